@@ -1,0 +1,58 @@
+/**
+ * The seam between the object model and the channel drivers (technology `SIP`, later `Local`).
+ * A driver creates the technology side of each call and reports upward only through the
+ * ChannelEvents it is handed; core never imports a driver.
+ */
+import type { CallerId } from '../model/snapshots.js';
+
+/** What core asks of the technology side of one channel. */
+export interface ChannelTechnology {
+  /** Driver-level call identifier shown as `protocol_id` (the SIP Call-ID). */
+  readonly protocolId: string;
+  /** The media leg carrying this channel's audio, once one exists. */
+  readonly mediaLegId: string | undefined;
+  /** Inbound: accept the call (SIP 200 OK with the SDP answer). Resolves when the answer is sent. */
+  answer(): Promise<void>;
+  /** Inbound: tell the caller the call is ringing (SIP 180). */
+  indicateRinging(): Promise<void>;
+  /** Inbound: open early media without answering (SIP 183 with SDP). */
+  indicateProgress(): Promise<void>;
+  /**
+   * End the call with a Q.850 cause: BYE when answered, a final error response when an inbound
+   * call is unanswered, CANCEL when an outbound call is unanswered. Must be safe to call twice.
+   */
+  hangup(cause: number): Promise<void>;
+}
+
+/** What a driver reports about a channel it created. */
+export interface ChannelTechnologyEvents {
+  /** The far end answered an outbound call. */
+  answered(): void;
+  /** The far end is ringing (outbound). */
+  ringing(): void;
+  /** The far end ended the call (BYE, CANCEL, error response) with this Q.850 cause. */
+  hungUp(cause: number): void;
+}
+
+/** An inbound call presented by a driver to core. */
+export interface InboundCall {
+  technology: string;
+  /** The endpoint (peer) resource the call came from, e.g. `alice`. */
+  endpoint: string;
+  /** The dialled extension (SIP Request-URI user part). */
+  exten: string;
+  /** The dialplan context from the endpoint configuration. */
+  context: string;
+  caller: CallerId;
+  language?: string;
+  tech: ChannelTechnology;
+}
+
+/** A registered channel driver. Outbound dialling (`requestChannel`) arrives with the PBX work. */
+export interface ChannelDriver {
+  readonly technology: string;
+  /** Other names accepted in dial strings and endpoint paths (`PJSIP` for `SIP`). */
+  readonly aliases: readonly string[];
+  /** Stops accepting calls and releases sockets. */
+  close(): Promise<void>;
+}
