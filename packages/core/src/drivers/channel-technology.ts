@@ -37,6 +37,8 @@ export interface ChannelTechnologyEvents {
 /** An inbound call presented by a driver to core. */
 export interface InboundCall {
   technology: string;
+  /** Channel name chosen by the driver: `SIP/<endpoint>-<8 hex digits>`. */
+  name: string;
   /** The endpoint (peer) resource the call came from, e.g. `alice`. */
   endpoint: string;
   /** The dialled extension (SIP Request-URI user part). */
@@ -46,6 +48,15 @@ export interface InboundCall {
   caller: CallerId;
   language?: string;
   tech: ChannelTechnology;
+}
+
+/** What core offers a driver. */
+export interface ChannelDriverHost {
+  /**
+   * Presents an inbound call: core creates the channel, runs the dialplan from `context`/`exten`
+   * and returns the callbacks through which the driver reports what the far end does.
+   */
+  acceptInbound(call: InboundCall): ChannelTechnologyEvents;
 }
 
 /** A registered channel driver. Outbound dialling (`requestChannel`) arrives with the PBX work. */
