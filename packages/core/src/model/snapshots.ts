@@ -34,8 +34,11 @@ export interface ChannelSnapshot {
   tenantid?: string;
 }
 
-/** Wire states of a playback (SPEC §2.12 names; `paused`/`continuing` are internal but shown by the reference). */
-export type PlaybackState = 'queued' | 'playing' | 'continuing' | 'paused' | 'done' | 'failed';
+/**
+ * Wire states of a playback (SPEC §2.12). A paused playback still shows `playing`; between two items
+ * of a list it shows `playing` as well, with the next item announced by PlaybackContinuing.
+ */
+export type PlaybackState = 'enqueued' | 'playing' | 'complete' | 'failed';
 
 export interface PlaybackSnapshot {
   id: string;

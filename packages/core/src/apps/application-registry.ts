@@ -1,0 +1,183 @@
+import type { Channel } from '../channels/channel.js';
+import { conflict, invalidArgument, notFound } from '../errors.js';
+import type { TimedDomainEvent } from '../events/domain-events.js';
+import type { EventBus } from '../events/event-bus.js';
+import type { Logger } from '../util/logger.js';
+import { Application, type ApplicationSink, type EventSourceKind } from './application.js';
+
+/** Application names are limited like the reference's (73 characters). */
+export const MAX_APPLICATION_NAME_LENGTH = 73;
+
+/** How a channel left an application. */
+export type ApplicationExit =
+  | { kind: 'hangup' }
+  | { kind: 'continue'; context?: string; exten?: string; priority?: number; label?: string }
+  /** The application was not registered when the channel tried to enter it. */
+  | { kind: 'failed'; reason: string };
+
+interface Session {
+  channel: Channel;
+  application: string;
+  resolve: (exit: ApplicationExit) => void;
+}
+
+/**
+ * Registered applications, the channels inside them, and the routing of domain events to the
+ * applications subscribed to their sources (SPEC §6.3).
+ */
+export class ApplicationRegistry {
+  readonly #apps = new Map<string, Application>();
+  readonly #sessions = new Map<string, Session>();
+  readonly #bus: EventBus;
+  readonly #log: Logger;
+
+  constructor(bus: EventBus, log: Logger) {
+    this.#bus = bus;
+    this.#log = log;
+    bus.subscribe((event) => this.#route(event));
+  }
+
+  static validateName(name: string): void {
+    if (name.length === 0 || name.length > MAX_APPLICATION_NAME_LENGTH) {
+      throw invalidArgument(`Application name must be 1 to ${MAX_APPLICATION_NAME_LENGTH} characters`);
+    }
+  }
+
+  /**
+   * Registers (or takes over) an application for a connection. A previous connection serving the
+   * same name is told ApplicationReplaced and receives nothing more for it.
+   */
+  register(name: string, sink: ApplicationSink, options: { subscribeAll?: boolean } = {}): Application {
+    ApplicationRegistry.validateName(name);
+    const existing = this.#apps.get(name);
+    if (existing) {
+      const previous = existing.sink;
+      existing.sink = sink;
+      existing.subscribeAll = options.subscribeAll ?? false;
+      if (previous !== sink) this.#deliverSafely(previous, { type: 'ApplicationReplaced', timestamp: new Date() });
+      return existing;
+    }
+    const app = new Application(name, sink, options.subscribeAll ?? false);
+    this.#apps.set(name, app);
+    this.#log.info({ application: name }, 'application registered');
+    return app;
+  }
+
+  /** Unregisters when `sink` still serves the application (a replaced connection unregisters nothing). */
+  unregister(name: string, sink: ApplicationSink): void {
+    const app = this.#apps.get(name);
+    if (!app || app.sink !== sink) return;
+    this.#apps.delete(name);
+    this.#log.info({ application: name }, 'application unregistered');
+  }
+
+  get(name: string): Application | undefined {
+    return this.#apps.get(name);
+  }
+
+  require(name: string): Application {
+    const app = this.#apps.get(name);
+    if (!app) throw notFound('Application not found');
+    return app;
+  }
+
+  list(): Application[] {
+    return [...this.#apps.values()];
+  }
+
+  /**
+   * Puts a channel in an application; resolves when it leaves (continue, move, hangup).
+   * The application is subscribed to the channel at once (SPEC §6.3 rule 1).
+   */
+  enter(channel: Channel, name: string, args: string[]): Promise<ApplicationExit> {
+    const app = this.#apps.get(name);
+    if (!app) return Promise.resolve({ kind: 'failed', reason: `application '${name}' is not registered` });
+    if (this.#sessions.has(channel.id)) return Promise.resolve({ kind: 'failed', reason: 'channel already in an application' });
+    if (channel.isDestroyed) return Promise.resolve({ kind: 'hangup' });
+    return new Promise<ApplicationExit>((resolve) => {
+      this.#sessions.set(channel.id, { channel, application: name, resolve });
+      channel.application = name;
+      app.subscribe('channel', channel.id);
+      this.#bus.publish({ type: 'AppStart', application: name, channel: channel.snapshot(), args });
+      channel.onHangup(() => this.#leave(channel.id, { kind: 'hangup' }));
+    });
+  }
+
+  /** Sends a channel back to the dialplan (continue). */
+  continueInDialplan(channel: Channel, target: Omit<Extract<ApplicationExit, { kind: 'continue' }>, 'kind'>): void {
+    if (!this.#sessions.has(channel.id)) throw conflict('Channel not in an application');
+    this.#leave(channel.id, { kind: 'continue', ...target });
+  }
+
+  /** The application a channel is in, or a 409 for a channel outside every application. */
+  requireControlled(channel: Channel): string {
+    const session = this.#sessions.get(channel.id);
+    if (!session) throw conflict('Channel not in an application');
+    return session.application;
+  }
+
+  subscribe(name: string, kind: EventSourceKind, id: string): Application {
+    const app = this.require(name);
+    app.subscribe(kind, id);
+    return app;
+  }
+
+  #leave(channelId: string, exit: ApplicationExit): void {
+    const session = this.#sessions.get(channelId);
+    if (!session) return;
+    this.#sessions.delete(channelId);
+    session.channel.application = undefined;
+    this.#bus.publish({ type: 'AppEnd', application: session.application, channel: session.channel.snapshot() });
+    session.resolve(exit);
+  }
+
+  #route(event: TimedDomainEvent): void {
+    for (const app of this.#recipients(event)) {
+      if (app.passesFilter(event.type)) this.#deliverSafely(app.sink, event);
+    }
+    if (event.type === 'ChannelDestroyed') {
+      for (const app of this.#apps.values()) app.forget('channel', event.channel.id);
+    }
+  }
+
+  #recipients(event: TimedDomainEvent): Application[] {
+    switch (event.type) {
+      case 'AppStart':
+      case 'AppEnd': {
+        const app = this.#apps.get(event.application);
+        return app ? [app] : [];
+      }
+      case 'PlaybackStarted':
+      case 'PlaybackContinuing':
+      case 'PlaybackFinished': {
+        const [kind, id] = splitTarget(event.playback.target_uri);
+        return kind ? this.#subscribedTo(kind, id) : [];
+      }
+      case 'ChannelVarset':
+        return event.channel ? this.#subscribedTo('channel', event.channel.id) : this.list().filter((a) => a.subscribeAll);
+      default:
+        return this.#subscribedTo('channel', event.channel.id);
+    }
+  }
+
+  #subscribedTo(kind: EventSourceKind, id: string): Application[] {
+    const found: Application[] = [];
+    for (const app of this.#apps.values()) if (app.isSubscribed(kind, id)) found.push(app);
+    return found;
+  }
+
+  #deliverSafely(sink: ApplicationSink, event: Parameters<ApplicationSink>[0]): void {
+    try {
+      sink(event);
+    } catch (err) {
+      this.#log.error({ err, eventType: event.type }, 'application event delivery failed');
+    }
+  }
+}
+
+function splitTarget(targetUri: string): [EventSourceKind | undefined, string] {
+  const colon = targetUri.indexOf(':');
+  const kind = targetUri.slice(0, colon);
+  const id = targetUri.slice(colon + 1);
+  return kind === 'channel' || kind === 'bridge' ? [kind, id] : [undefined, id];
+}

@@ -1,0 +1,65 @@
+import { conflict, invalidArgument, notFound } from '../errors.js';
+import type { EventBus } from '../events/event-bus.js';
+import type { Logger } from '../util/logger.js';
+import { Channel, type ChannelInit } from './channel.js';
+
+/** Caller-chosen identifiers are limited like the reference's (149 characters). */
+export const MAX_CHANNEL_ID_LENGTH = 149;
+
+/**
+ * Every live channel, by id. Channels remove themselves on destruction. Generated ids take the
+ * `<epoch seconds>.<sequence>` form that clients of the reference expect.
+ */
+export class ChannelRegistry {
+  readonly #channels = new Map<string, Channel>();
+  readonly #bus: EventBus;
+  readonly #log: Logger;
+  readonly #epoch = Math.floor(Date.now() / 1000);
+  #sequence = 0;
+
+  constructor(bus: EventBus, log: Logger) {
+    this.#bus = bus;
+    this.#log = log;
+  }
+
+  get size(): number {
+    return this.#channels.size;
+  }
+
+  nextId(): string {
+    this.#sequence += 1;
+    return `${this.#epoch}.${this.#sequence}`;
+  }
+
+  /** Checks a caller-chosen id before anything is created for it. */
+  assertIdAvailable(id: string): void {
+    if (id.length === 0 || id.length > MAX_CHANNEL_ID_LENGTH) {
+      throw invalidArgument(`Channel id must be 1 to ${MAX_CHANNEL_ID_LENGTH} characters`);
+    }
+    if (this.#channels.has(id)) throw conflict('Channel with the same id already exists');
+  }
+
+  create(init: Omit<ChannelInit, 'id'> & { id?: string }): Channel {
+    const id = init.id ?? this.nextId();
+    this.assertIdAvailable(id);
+    const channel = new Channel({ ...init, id }, this.#bus, this.#log);
+    this.#channels.set(id, channel);
+    channel.onHangup(() => this.#channels.delete(id));
+    this.#bus.publish({ type: 'ChannelCreated', channel: channel.snapshot() });
+    return channel;
+  }
+
+  get(id: string): Channel | undefined {
+    return this.#channels.get(id);
+  }
+
+  require(id: string): Channel {
+    const channel = this.#channels.get(id);
+    if (!channel) throw notFound('Channel not found');
+    return channel;
+  }
+
+  list(): Channel[] {
+    return [...this.#channels.values()];
+  }
+}

@@ -1,0 +1,196 @@
+import type { ChannelTechnology } from '../drivers/channel-technology.js';
+import { CoreError, preconditionFailed } from '../errors.js';
+import type { EventBus } from '../events/event-bus.js';
+import { canTransition, type ChannelState } from '../model/channel-state.js';
+import type { CallerId, ChannelSnapshot, DialplanLocation } from '../model/snapshots.js';
+import type { Logger } from '../util/logger.js';
+import { formatWireDate } from '../util/time.js';
+import { CAUSE_NORMAL_CLEARING, causeText } from './hangup-causes.js';
+
+export interface ChannelInit {
+  id: string;
+  name: string;
+  technology: string;
+  endpoint: string;
+  direction: 'inbound' | 'outbound';
+  state: ChannelState;
+  caller: CallerId;
+  language: string;
+  dialplan: Pick<DialplanLocation, 'context' | 'exten' | 'priority'>;
+  tech: ChannelTechnology;
+  /** Names of variables shown in every snapshot (ari.conf `channelvars`). */
+  snapshotVariables: readonly string[];
+}
+
+/** Things that must happen, in order, when a channel goes away (playbacks end, the app is left). */
+export type ChannelHangupHook = (channel: Channel, cause: number) => void;
+
+/**
+ * One call leg. The channel owns its state machine and its variables; the technology side (SIP)
+ * owns the signalling. A channel is never moved to a "hung up" state: it is destroyed.
+ */
+export class Channel {
+  readonly id: string;
+  readonly name: string;
+  readonly technology: string;
+  readonly endpoint: string;
+  readonly direction: 'inbound' | 'outbound';
+  readonly createdAt = new Date();
+  readonly tech: ChannelTechnology;
+  caller: CallerId;
+  connected: CallerId = { name: '', number: '' };
+  accountcode = '';
+  language: string;
+  readonly dialplan: DialplanLocation;
+  /** Name of the application the channel is in, while it is in one. */
+  application: string | undefined;
+  hangupCause: number | undefined;
+
+  #state: ChannelState;
+  readonly #variables = new Map<string, string>();
+  readonly #snapshotVariables: readonly string[];
+  readonly #abort = new AbortController();
+  readonly #hooks: ChannelHangupHook[] = [];
+  readonly #bus: EventBus;
+  readonly #log: Logger;
+  #destroyed = false;
+
+  constructor(init: ChannelInit, bus: EventBus, log: Logger) {
+    this.id = init.id;
+    this.name = init.name;
+    this.technology = init.technology;
+    this.endpoint = init.endpoint;
+    this.direction = init.direction;
+    this.tech = init.tech;
+    this.caller = init.caller;
+    this.language = init.language;
+    this.dialplan = { ...init.dialplan, app_name: '', app_data: '' };
+    this.#state = init.state;
+    this.#snapshotVariables = init.snapshotVariables;
+    this.#bus = bus;
+    this.#log = log.child({ channel: init.name });
+  }
+
+  get state(): ChannelState {
+    return this.#state;
+  }
+
+  get isDestroyed(): boolean {
+    return this.#destroyed;
+  }
+
+  /** Aborted when the channel hangs up: long-running work on the channel listens to it. */
+  get hangupSignal(): AbortSignal {
+    return this.#abort.signal;
+  }
+
+  snapshot(): ChannelSnapshot {
+    const snapshot: ChannelSnapshot = {
+      id: this.id,
+      protocol_id: this.tech.protocolId,
+      name: this.name,
+      state: this.#state,
+      caller: { ...this.caller },
+      connected: { ...this.connected },
+      accountcode: this.accountcode,
+      dialplan: { ...this.dialplan },
+      creationtime: formatWireDate(this.createdAt),
+      language: this.language,
+    };
+    if (this.#snapshotVariables.length > 0) {
+      const vars: Record<string, string> = {};
+      for (const name of this.#snapshotVariables) vars[name] = this.#variables.get(name) ?? '';
+      snapshot.channelvars = vars;
+    }
+    return snapshot;
+  }
+
+  setState(next: ChannelState): void {
+    if (this.#destroyed || next === this.#state) return;
+    if (!canTransition(this.#state, next)) {
+      this.#log.warn({ from: this.#state, to: next }, 'refused channel state change');
+      return;
+    }
+    this.#state = next;
+    this.#bus.publish({ type: 'ChannelStateChange', channel: this.snapshot() });
+  }
+
+  getVariable(name: string): string | undefined {
+    return this.#variables.get(name);
+  }
+
+  setVariable(name: string, value: string): void {
+    this.#variables.set(name, value);
+    this.#bus.publish({ type: 'ChannelVarset', channel: this.snapshot(), variable: name, value });
+  }
+
+  /** Records which dialplan application runs now (shown as `dialplan.app_name`/`app_data`). */
+  enterDialplanApp(location: Pick<DialplanLocation, 'context' | 'exten' | 'priority'>, app: string, data: string): void {
+    Object.assign(this.dialplan, location, { app_name: app, app_data: data });
+    this.#bus.publish({ type: 'ChannelDialplan', channel: this.snapshot(), dialplan_app: app, dialplan_app_data: data });
+  }
+
+  /** Answers an inbound channel; a channel that is already up stays up. */
+  async answer(): Promise<void> {
+    this.#assertAlive();
+    if (this.#state === 'Up') return;
+    if (this.direction === 'outbound') throw preconditionFailed('Channel is not answered yet');
+    await this.tech.answer();
+    this.setState('Up');
+  }
+
+  /** Sends ringing (inbound, unanswered only). */
+  async indicateRinging(): Promise<void> {
+    this.#assertAlive();
+    if (this.#state === 'Up') return;
+    await this.tech.indicateRinging();
+    this.setState('Ringing');
+  }
+
+  /** Opens early media without answering (inbound, unanswered only). */
+  async indicateProgress(): Promise<void> {
+    this.#assertAlive();
+    if (this.#state === 'Up') return;
+    await this.tech.indicateProgress();
+  }
+
+  onHangup(hook: ChannelHangupHook): void {
+    this.#hooks.push(hook);
+  }
+
+  /** Hangs up from our side (API, dialplan, shutdown). */
+  async hangup(cause = CAUSE_NORMAL_CLEARING, soft = false): Promise<void> {
+    if (this.#destroyed) return;
+    this.#bus.publish({ type: 'ChannelHangupRequest', channel: this.snapshot(), cause, soft });
+    this.destroy(cause);
+    try {
+      await this.tech.hangup(cause);
+    } catch (err) {
+      this.#log.warn({ err }, 'technology hangup failed');
+    }
+  }
+
+  /** The far end hung up, or the driver gave up on the call. */
+  remoteHangup(cause: number): void {
+    this.destroy(cause);
+  }
+
+  destroy(cause: number): void {
+    if (this.#destroyed) return;
+    this.#destroyed = true;
+    this.hangupCause = cause;
+    this.#abort.abort(new CoreError('conflict', 'Channel hung up'));
+    for (const hook of this.#hooks) {
+      try {
+        hook(this, cause);
+      } catch (err) {
+        this.#log.error({ err }, 'hangup hook failed');
+      }
+    }
+    this.#bus.publish({ type: 'ChannelDestroyed', channel: this.snapshot(), cause, cause_txt: causeText(cause) });
+  }
+
+  #assertAlive(): void {
+    if (this.#destroyed) throw new CoreError('not_found', 'Channel not found');
+  }
+}

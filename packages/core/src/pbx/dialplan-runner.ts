@@ -1,0 +1,147 @@
+import type { ApplicationRegistry } from '../apps/application-registry.js';
+import type { Channel } from '../channels/channel.js';
+import { CAUSE_NORMAL_CLEARING } from '../channels/hangup-causes.js';
+import type { DialplanPriority } from '../config/types.js';
+import type { PlaybackManager } from '../playback/playback-manager.js';
+import type { Logger } from '../util/logger.js';
+import { BUILTIN_APPLICATIONS } from './builtin-apps.js';
+import type { DialplanAppContext, DialplanApplication, DialplanFlow } from './dialplan-app.js';
+import { channelVariable } from './channel-variables.js';
+
+/** The parts of the dialplan the runner reads (implemented by dialplan/Dialplan). */
+export interface DialplanLookup {
+  findPriority(context: string, exten: string, priority: number): DialplanPriority | undefined;
+  findLabel(context: string, exten: string, label: string): number | undefined;
+}
+
+export interface DialplanText {
+  /** Expands `${…}` and `$[…]` with a variable lookup. */
+  expand(text: string, lookup: (name: string) => string | undefined): string;
+  /** Splits application arguments on commas, honouring quotes, parentheses and escapes. */
+  splitArgs(text: string): string[];
+}
+
+export interface DialplanLocationRef {
+  context: string;
+  exten: string;
+  priority: number;
+}
+
+/** Stops a channel that loops through the dialplan without ever waiting (a `Goto` loop). */
+const MAX_STEPS_WITHOUT_WAITING = 10_000;
+
+/**
+ * Executes the dialplan for one channel: priority by priority, each application awaited, until
+ * the channel hangs up or runs off the end (then it is hung up, as operators expect).
+ */
+export class DialplanRunner {
+  readonly #apps = new Map<string, DialplanApplication>(Object.entries(BUILTIN_APPLICATIONS));
+  readonly #dialplan: () => DialplanLookup;
+  readonly #text: DialplanText;
+  readonly #applications: ApplicationRegistry;
+  readonly #playbacks: PlaybackManager;
+  readonly #globals: Map<string, string>;
+  readonly #log: Logger;
+
+  constructor(deps: {
+    dialplan: () => DialplanLookup;
+    text: DialplanText;
+    applications: ApplicationRegistry;
+    playbacks: PlaybackManager;
+    globals: Map<string, string>;
+    log: Logger;
+  }) {
+    this.#dialplan = deps.dialplan;
+    this.#text = deps.text;
+    this.#applications = deps.applications;
+    this.#playbacks = deps.playbacks;
+    this.#globals = deps.globals;
+    this.#log = deps.log;
+  }
+
+  /** Adds or replaces a dialplan application (drivers register Dial this way). */
+  registerApplication(name: string, app: DialplanApplication): void {
+    this.#apps.set(name.toLowerCase(), app);
+  }
+
+  /** Runs until the channel leaves the dialplan; never rejects. */
+  async run(channel: Channel, start: DialplanLocationRef): Promise<void> {
+    const log = this.#log.child({ channel: channel.name });
+    const ctx: DialplanAppContext = {
+      channel,
+      applications: this.#applications,
+      playbacks: this.#playbacks,
+      globals: this.#globals,
+      log,
+      sleep: (ms) => sleepUnlessHungUp(channel.hangupSignal, ms),
+    };
+    let location = { ...start };
+    let steps = 0;
+    try {
+      while (!channel.isDestroyed) {
+        const step = this.#dialplan().findPriority(location.context, location.exten, location.priority);
+        if (!step) {
+          log.info({ ...location }, 'no more dialplan; hanging up');
+          await channel.hangup(CAUSE_NORMAL_CLEARING);
+          return;
+        }
+        steps += 1;
+        if (steps > MAX_STEPS_WITHOUT_WAITING) {
+          log.warn({ ...location }, 'dialplan loop detected; hanging up');
+          await channel.hangup(CAUSE_NORMAL_CLEARING);
+          return;
+        }
+        const flow = await this.#execute(ctx, location, step);
+        if (flow.kind === 'stop') return;
+        location = this.#nextLocation(location, flow);
+      }
+    } catch (err) {
+      if (!channel.isDestroyed) {
+        log.error({ err }, 'dialplan application failed; hanging up');
+        await channel.hangup(CAUSE_NORMAL_CLEARING);
+      }
+    }
+  }
+
+  async #execute(ctx: DialplanAppContext, location: DialplanLocationRef, step: DialplanPriority): Promise<DialplanFlow> {
+    const { channel } = ctx;
+    const lookup = (name: string) => channelVariable(channel, name, location, this.#globals);
+    const data = this.#text.expand(step.appData, lookup);
+    channel.enterDialplanApp(location, step.app, data);
+    const app = this.#apps.get(step.app.toLowerCase());
+    if (!app) {
+      ctx.log.warn({ app: step.app, file: step.file, line: step.line }, 'unknown dialplan application; hanging up');
+      await channel.hangup(CAUSE_NORMAL_CLEARING);
+      return { kind: 'stop' };
+    }
+    const args = data.length > 0 ? this.#text.splitArgs(data) : [];
+    return await app(ctx, args);
+  }
+
+  #nextLocation(current: DialplanLocationRef, flow: Exclude<DialplanFlow, { kind: 'stop' }>): DialplanLocationRef {
+    if (flow.kind === 'next') return { ...current, priority: current.priority + 1 };
+    const context = flow.context ?? current.context;
+    const exten = flow.exten ?? current.exten;
+    if (flow.label !== undefined) {
+      const priority = this.#dialplan().findLabel(context, exten, flow.label);
+      // An unknown label leaves the dialplan (priority 0 never exists).
+      return { context, exten, priority: priority ?? 0 };
+    }
+    return { context, exten, priority: flow.priority ?? 1 };
+  }
+}
+
+function sleepUnlessHungUp(signal: AbortSignal, ms: number): Promise<void> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
