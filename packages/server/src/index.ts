@@ -1,1 +1,2 @@
-export {};
+export { startServer, defaultMediaWorkers, type RunningServer, type ListeningAddress } from './server.js';
+export { parseArgs, USAGE, type CommandLine } from './args.js';
