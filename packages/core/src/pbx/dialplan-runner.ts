@@ -10,13 +10,13 @@ import { channelVariable } from './channel-variables.js';
 
 /** The parts of the dialplan the runner reads (implemented by dialplan/Dialplan). */
 export interface DialplanLookup {
-  findPriority(context: string, exten: string, priority: number): DialplanPriority | undefined;
-  findLabel(context: string, exten: string, label: string): number | undefined;
+  findPriority(context: string, exten: string, priority: number): { priority: DialplanPriority } | undefined;
+  findLabel(context: string, exten: string, label: string): { priority: DialplanPriority } | undefined;
 }
 
 export interface DialplanText {
-  /** Expands `${…}` and `$[…]` with a variable lookup. */
-  expand(text: string, lookup: (name: string) => string | undefined): string;
+  /** Expands `${…}` and `$[…]`; `lookup` answers `${NAME}` (args undefined) and `${FUNC(args)}`. */
+  expand(text: string, lookup: (name: string, args?: string) => string | undefined, options?: { warn?: (message: string) => void }): string;
   /** Splits application arguments on commas, honouring quotes, parentheses and escapes. */
   splitArgs(text: string): string[];
 }
@@ -79,7 +79,7 @@ export class DialplanRunner {
     let steps = 0;
     try {
       while (!channel.isDestroyed) {
-        const step = this.#dialplan().findPriority(location.context, location.exten, location.priority);
+        const step = this.#dialplan().findPriority(location.context, location.exten, location.priority)?.priority;
         if (!step) {
           log.info({ ...location }, 'no more dialplan; hanging up');
           await channel.hangup(CAUSE_NORMAL_CLEARING);
@@ -105,8 +105,9 @@ export class DialplanRunner {
 
   async #execute(ctx: DialplanAppContext, location: DialplanLocationRef, step: DialplanPriority): Promise<DialplanFlow> {
     const { channel } = ctx;
-    const lookup = (name: string) => channelVariable(channel, name, location, this.#globals);
-    const data = this.#text.expand(step.appData, lookup);
+    const lookup = (name: string, args?: string) =>
+      channelVariable(channel, args === undefined ? name : `${name}(${args})`, location, this.#globals);
+    const data = this.#text.expand(step.appData, lookup, { warn: (message) => ctx.log.warn({ app: step.app }, message) });
     channel.enterDialplanApp(location, step.app, data);
     const app = this.#apps.get(step.app.toLowerCase());
     if (!app) {
@@ -123,9 +124,9 @@ export class DialplanRunner {
     const context = flow.context ?? current.context;
     const exten = flow.exten ?? current.exten;
     if (flow.label !== undefined) {
-      const priority = this.#dialplan().findLabel(context, exten, flow.label);
+      const found = this.#dialplan().findLabel(context, exten, flow.label);
       // An unknown label leaves the dialplan (priority 0 never exists).
-      return { context, exten, priority: priority ?? 0 };
+      return { context, exten, priority: found?.priority.priority ?? 0 };
     }
     return { context, exten, priority: flow.priority ?? 1 };
   }

@@ -1,0 +1,103 @@
+import assert from 'node:assert/strict';
+import { beforeEach, describe, it } from 'node:test';
+import { ChannelRegistry } from '../channels/channel-registry.js';
+import { EventBus } from '../events/event-bus.js';
+import { RecordingTechnology, settle } from '../test-support.js';
+import { silentLogger } from '../util/logger.js';
+import type { ApplicationEvent } from './application.js';
+import { ApplicationRegistry } from './application-registry.js';
+
+describe('ApplicationRegistry', () => {
+  let bus: EventBus;
+  let apps: ApplicationRegistry;
+  let channels: ChannelRegistry;
+  const newChannel = () =>
+    channels.create({
+      name: 'SIP/a-00000001',
+      technology: 'SIP',
+      endpoint: 'a',
+      direction: 'inbound',
+      state: 'Ring',
+      caller: { name: '', number: '' },
+      language: 'en',
+      dialplan: { context: 'c', exten: '100', priority: 1 },
+      tech: new RecordingTechnology(),
+      snapshotVariables: [],
+    });
+
+  beforeEach(() => {
+    bus = new EventBus();
+    apps = new ApplicationRegistry(bus, silentLogger);
+    channels = new ChannelRegistry(bus, silentLogger);
+  });
+
+  it('subscribes an application to a channel that enters it and ends with AppEnd on hangup', async () => {
+    const received: ApplicationEvent[] = [];
+    const other: ApplicationEvent[] = [];
+    apps.register('demo', (e) => received.push(e));
+    apps.register('bystander', (e) => other.push(e));
+    const channel = newChannel();
+    const exit = apps.enter(channel, 'demo', ['x']);
+    channel.setState('Up');
+    channel.remoteHangup(16);
+    assert.deepEqual(await exit, { kind: 'hangup' });
+    assert.deepEqual(
+      received.map((e) => e.type),
+      ['AppStart', 'ChannelStateChange', 'AppEnd', 'ChannelDestroyed'],
+    );
+    assert.equal(other.length, 0, 'unsubscribed applications get nothing');
+    assert.deepEqual(apps.require('demo').snapshot().channel_ids, []);
+  });
+
+  it('fails to enter an application that is not registered', async () => {
+    const exit = await apps.enter(newChannel(), 'nobody', []);
+    assert.equal(exit.kind, 'failed');
+  });
+
+  it('continues in the dialplan when told to', async () => {
+    apps.register('demo', () => undefined);
+    const channel = newChannel();
+    const exit = apps.enter(channel, 'demo', []);
+    apps.continueInDialplan(channel, { exten: '200' });
+    assert.deepEqual(await exit, { kind: 'continue', exten: '200' });
+    assert.throws(() => apps.requireControlled(channel));
+  });
+
+  it('counts subscriptions: events stop only when the count returns to zero', () => {
+    const received: string[] = [];
+    const app = apps.register('watcher', (e) => received.push(e.type));
+    const channel = newChannel();
+    app.subscribe('channel', channel.id);
+    app.subscribe('channel', channel.id);
+    assert.ok(app.unsubscribe('channel', channel.id));
+    channel.setState('Ringing');
+    assert.ok(app.unsubscribe('channel', channel.id));
+    assert.equal(app.unsubscribe('channel', channel.id), false);
+    channel.setState('Up');
+    assert.deepEqual(received, ['ChannelStateChange']);
+  });
+
+  it('applies event filters with the deny list winning', () => {
+    const received: string[] = [];
+    const app = apps.register('filtered', (e) => received.push(e.type), { subscribeAll: true });
+    app.setEventFilter(['ChannelStateChange', 'ChannelDestroyed'], ['ChannelDestroyed']);
+    const channel = newChannel();
+    channel.setState('Up');
+    channel.remoteHangup(16);
+    assert.deepEqual(received, ['ChannelStateChange']);
+  });
+
+  it('tells a replaced connection ApplicationReplaced and stops sending to it', async () => {
+    const first: string[] = [];
+    const second: string[] = [];
+    const firstSink = (e: ApplicationEvent) => first.push(e.type);
+    apps.register('demo', firstSink, { subscribeAll: true });
+    apps.register('demo', (e) => second.push(e.type), { subscribeAll: true });
+    newChannel();
+    await settle();
+    assert.deepEqual(first, ['ApplicationReplaced']);
+    assert.deepEqual(second, ['ChannelCreated']);
+    apps.unregister('demo', firstSink);
+    assert.ok(apps.get('demo'), 'a replaced connection cannot unregister the application');
+  });
+});
