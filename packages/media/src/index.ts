@@ -1,1 +1,61 @@
-export {};
+/**
+ * @switchboard/media: the media engine (worker threads owning RTP sockets) and the pieces it is
+ * built from that benchmarks and tests use directly (G.711, RTP headers, RFC 4733 events, WAV).
+ */
+export { MediaEngine, type MediaEngineOptions } from './media-engine.js';
+export type {
+  AudioCodecName,
+  CodecBinding,
+  CreateLegRequest,
+  LegCounters,
+  LegRemote,
+  MediaDirection,
+  MediaLegInfo,
+  MediaNotification,
+  MediaNotificationListener,
+  PlayFileRequest,
+  PlaybackEndReason,
+  RtpCounters,
+} from './types.js';
+export type { MediaLogger } from './logger.js';
+export {
+  EngineNotRunningError,
+  InvalidArgumentError,
+  LegNotFoundError,
+  MediaError,
+  type MediaErrorCode,
+  PortsExhaustedError,
+  WorkerClosedError,
+  WorkerDiedError,
+} from './errors.js';
+export {
+  ALAW_SILENCE,
+  ULAW_SILENCE,
+  alawToLinear,
+  decodeAlaw,
+  decodeUlaw,
+  encodeAlaw,
+  encodeUlaw,
+  linearToAlaw,
+  linearToUlaw,
+  ulawToLinear,
+} from './codecs/g711.js';
+export {
+  RTP_HEADER_SIZE,
+  RTP_VERSION,
+  type RtpHeaderFields,
+  type RtpPacketInfo,
+  type RtpParseFailure,
+  type RtpParseResult,
+  parseRtpPacket,
+  writeRtpHeader,
+} from './rtp/rtp-header.js';
+export {
+  TELEPHONE_EVENT_SIZE,
+  type TelephoneEvent,
+  dtmfDigitForEvent,
+  parseTelephoneEvent,
+  writeTelephoneEvent,
+} from './rtp/telephone-event.js';
+export { WavFormatError, type WavInfo, parseWav } from './audio/wav.js';
+export { FRAME_MS, Pacer, frameDueAt, framesDueBy } from './playback/pacer.js';

@@ -41,7 +41,7 @@ export interface AriConfig {
   channelVars: string[];
   allowedOrigins: string[];
   users: AriUser[];
-  /** Seconds a WebSocket write may take before the connection is dropped. */
+  /** Milliseconds a WebSocket write may take before the connection is dropped. */
   websocketWriteTimeoutMs: number;
 }
 

@@ -105,8 +105,7 @@ export class DialplanRunner {
 
   async #execute(ctx: DialplanAppContext, location: DialplanLocationRef, step: DialplanPriority): Promise<DialplanFlow> {
     const { channel } = ctx;
-    const lookup = (name: string, args?: string) =>
-      channelVariable(channel, args === undefined ? name : `${name}(${args})`, location, this.#globals);
+    const lookup = (name: string, args?: string) => channelVariable(channel, name, args, location, this.#globals);
     const data = this.#text.expand(step.appData, lookup, { warn: (message) => ctx.log.warn({ app: step.app }, message) });
     channel.enterDialplanApp(location, step.app, data);
     const app = this.#apps.get(step.app.toLowerCase());

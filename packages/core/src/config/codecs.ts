@@ -1,0 +1,96 @@
+/**
+ * `allow`/`disallow` in pjsip.conf endpoints, processed in the order written (`disallow = all`
+ * then `allow = ulaw,alaw`), with codecs named the way operators name them. The order of `allow`
+ * is the preference order offered in SDP.
+ */
+import type { AudioCodecName } from '../media/media-engine.js';
+import type { Logger } from '../util/logger.js';
+import type { IniOption } from './ini.js';
+import { splitList } from './values.js';
+
+/** Codecs the media engine can carry today, in default preference order (what `all` means). */
+export const SUPPORTED_CODECS: readonly AudioCodecName[] = ['PCMU', 'PCMA'];
+
+const CODEC_ALIASES: Record<string, AudioCodecName> = {
+  ulaw: 'PCMU',
+  mulaw: 'PCMU',
+  pcmu: 'PCMU',
+  g711u: 'PCMU',
+  alaw: 'PCMA',
+  pcma: 'PCMA',
+  g711a: 'PCMA',
+};
+
+/** Codec names Asterisk knows that we cannot carry yet: accepted with a warning, then dropped. */
+const KNOWN_UNSUPPORTED = new Set([
+  'g722',
+  'opus',
+  'g729',
+  'gsm',
+  'ilbc',
+  'speex',
+  'speex16',
+  'speex32',
+  'g726',
+  'g726aal2',
+  'adpcm',
+  'lpc10',
+  'g723',
+  'g719',
+  'siren7',
+  'siren14',
+  'codec2',
+  'silk',
+  'silk8',
+  'silk12',
+  'silk16',
+  'silk24',
+  'slin',
+  'slin12',
+  'slin16',
+  'slin24',
+  'slin32',
+  'slin44',
+  'slin48',
+  'slin96',
+  'slin192',
+  'testlaw',
+  'h261',
+  'h263',
+  'h263p',
+  'h264',
+  'h265',
+  'mpeg4',
+  'vp8',
+  'vp9',
+  'red',
+  't140',
+  't140red',
+  'jpeg',
+  'png',
+]);
+
+/**
+ * Applies one `allow` (allowing = true) or `disallow` option to the current codec list and returns
+ * the new list. `all` adds or removes every supported codec; `!name` inverts the option, as in Asterisk.
+ */
+export function applyCodecOption(current: readonly AudioCodecName[], option: IniOption, allowing: boolean, log: Logger): AudioCodecName[] {
+  let codecs = [...current];
+  for (const item of splitList(option.value)) {
+    const inverted = item.startsWith('!');
+    const allow = inverted ? !allowing : allowing;
+    // `ulaw:20` carries a packetisation time; we always use 20 ms, so the suffix is dropped.
+    const name = (inverted ? item.slice(1) : item).split(':')[0].trim().toLowerCase();
+    const targets = name === 'all' ? SUPPORTED_CODECS : CODEC_ALIASES[name] ? [CODEC_ALIASES[name]] : [];
+    if (targets.length === 0) {
+      const reason = KNOWN_UNSUPPORTED.has(name) ? 'is not supported yet' : 'is not a known codec';
+      log.warn({ file: option.file, line: option.line, codec: name }, `codec '${name}' ${reason}; ignored in ${option.rawKey}`);
+      continue;
+    }
+    for (const codec of targets) {
+      if (allow && !codecs.includes(codec)) codecs.push(codec);
+      if (!allow) codecs = codecs.filter((c) => c !== codec);
+    }
+  }
+  return codecs;
+}

@@ -1,0 +1,78 @@
+/**
+ * switchboard.conf: server-wide options.
+ *
+ *   [options]      systemname, entityid, defaultlanguage, mediaworkers
+ *   [directories]  sounds (comma list, searched in order), recordings
+ *
+ * Defaults (also when the file is missing): systemname = the host name, entityid = derived from the
+ * machine (see entity-id.ts), defaultlanguage = en, mediaworkers = 0 (one per spare core),
+ * sounds = <confDir>/../sounds, recordings = <confDir>/../recordings. Relative directories resolve
+ * against the conf directory.
+ */
+import { hostname } from 'node:os';
+import { resolve } from 'node:path';
+import type { Logger } from '../util/logger.js';
+import { deriveEntityId, ENTITY_ID_PATTERN } from './entity-id.js';
+import type { IniDocument } from './ini.js';
+import { applyOptions, warnUnsupportedSection } from './option-table.js';
+import type { GeneralConfig } from './types.js';
+import { invalid, parseInteger, requireNonEmpty, splitList } from './values.js';
+
+export function defaultGeneralConfig(confDir: string): GeneralConfig {
+  return {
+    entityId: deriveEntityId(),
+    systemName: hostname(),
+    defaultLanguage: 'en',
+    soundDirs: [resolve(confDir, '..', 'sounds')],
+    recordingDir: resolve(confDir, '..', 'recordings'),
+    mediaWorkers: 0,
+  };
+}
+
+export function readGeneralConfig(doc: IniDocument | undefined, confDir: string, log: Logger): GeneralConfig {
+  const config = defaultGeneralConfig(confDir);
+  if (!doc) return config;
+  for (const section of doc.sections) {
+    if (section.isTemplate) continue;
+    if (section.name === 'options') {
+      applyOptions({
+        section,
+        log,
+        handlers: {
+          systemname: (o) => {
+            config.systemName = requireNonEmpty(o);
+          },
+          entityid: (o) => {
+            const id = o.value.trim().toLowerCase();
+            if (!ENTITY_ID_PATTERN.test(id)) throw invalid(o, 'expected a MAC-style id such as 00:11:22:33:44:55');
+            config.entityId = id;
+          },
+          defaultlanguage: (o) => {
+            config.defaultLanguage = requireNonEmpty(o);
+          },
+          mediaworkers: (o) => {
+            config.mediaWorkers = parseInteger(o, 0, 256);
+          },
+        },
+      });
+    } else if (section.name === 'directories') {
+      applyOptions({
+        section,
+        log,
+        handlers: {
+          sounds: (o) => {
+            const dirs = splitList(o.value);
+            if (dirs.length === 0) throw invalid(o, 'expected one or more directories');
+            config.soundDirs = dirs.map((d) => resolve(confDir, d));
+          },
+          recordings: (o) => {
+            config.recordingDir = resolve(confDir, requireNonEmpty(o));
+          },
+        },
+      });
+    } else {
+      warnUnsupportedSection(log, section);
+    }
+  }
+  return config;
+}

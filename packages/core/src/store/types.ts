@@ -1,0 +1,146 @@
+/**
+ * What must survive a restart, behind narrow interfaces: SQLite implements them today; PostgreSQL
+ * or Redis can replace it for several nodes sharing state. Every operation returns a promise for
+ * that reason, even though SQLite answers synchronously. Times are milliseconds since the epoch.
+ */
+
+export interface GlobalVariable {
+  name: string;
+  value: string;
+}
+
+export interface GlobalVariableStore {
+  get(name: string): Promise<string | undefined>;
+  set(name: string, value: string): Promise<void>;
+  /** True when something was deleted. */
+  delete(name: string): Promise<boolean>;
+  all(): Promise<GlobalVariable[]>;
+}
+
+export interface DeviceStateRecord {
+  /** Full device name, e.g. `App:alice`. */
+  name: string;
+  state: string;
+  updatedAt: number;
+}
+
+export interface DeviceStateStore {
+  get(name: string): Promise<DeviceStateRecord | undefined>;
+  /** `updatedAt` defaults to now. */
+  set(name: string, state: string, updatedAt?: number): Promise<void>;
+  delete(name: string): Promise<boolean>;
+  all(): Promise<DeviceStateRecord[]>;
+}
+
+export interface MailboxRecord {
+  name: string;
+  oldMessages: number;
+  newMessages: number;
+}
+
+export interface MailboxStore {
+  get(name: string): Promise<MailboxRecord | undefined>;
+  set(mailbox: MailboxRecord): Promise<void>;
+  delete(name: string): Promise<boolean>;
+  all(): Promise<MailboxRecord[]>;
+}
+
+/** A SIP registration binding (RFC 3261 §10.3): one Contact URI of one address-of-record. */
+export interface ContactRecord {
+  aor: string;
+  uri: string;
+  expiresAt: number;
+  /** Path header values (RFC 3327), joined with commas. */
+  path?: string;
+  userAgent?: string;
+  /** Where the REGISTER came from, for NAT traversal. */
+  viaAddress?: string;
+  viaPort?: number;
+  callId?: string;
+  cseq?: number;
+  endpoint?: string;
+}
+
+export interface ContactStore {
+  get(aor: string, uri: string): Promise<ContactRecord | undefined>;
+  listByAor(aor: string): Promise<ContactRecord[]>;
+  all(): Promise<ContactRecord[]>;
+  /** Inserts or replaces the binding (aor, uri). */
+  put(contact: ContactRecord): Promise<void>;
+  delete(aor: string, uri: string): Promise<boolean>;
+  /** Replaces all bindings of an aor at once (a REGISTER with `remove_existing`, or `Contact: *`). */
+  replaceAor(aor: string, contacts: ContactRecord[]): Promise<void>;
+  /** Removes bindings that expired at or before `now`; returns how many. */
+  deleteExpired(now: number): Promise<number>;
+}
+
+export type CdrDisposition = 'ANSWERED' | 'NO ANSWER' | 'BUSY' | 'FAILED' | 'CONGESTION';
+
+/** One call detail record, with Asterisk's CDR field names. */
+export interface CdrRecord {
+  start: Date;
+  answer?: Date;
+  end: Date;
+  /** Seconds from start to end. */
+  duration: number;
+  /** Seconds from answer to end. */
+  billsec: number;
+  src: string;
+  dst: string;
+  dcontext: string;
+  channel: string;
+  dstchannel: string;
+  lastapp: string;
+  lastdata: string;
+  disposition: CdrDisposition;
+  amaflags: string;
+  accountcode: string;
+  uniqueid: string;
+  linkedid: string;
+  userfield: string;
+}
+
+export interface StoredCdr extends CdrRecord {
+  id: number;
+}
+
+export interface CdrStore {
+  /** Returns the record's id. */
+  insert(record: CdrRecord): Promise<number>;
+  /** The most recent records, newest first. */
+  recent(limit: number): Promise<StoredCdr[]>;
+}
+
+/** One field of a dynamic configuration object (the API's ConfigTuple). */
+export interface ConfigTupleRecord {
+  attribute: string;
+  value: string;
+}
+
+export interface ConfigObjectRecord {
+  configClass: string;
+  objectType: string;
+  id: string;
+  /** In the order given; an attribute may repeat (`allow`). */
+  fields: ConfigTupleRecord[];
+}
+
+export interface ConfigObjectStore {
+  get(configClass: string, objectType: string, id: string): Promise<ConfigObjectRecord | undefined>;
+  /** Creates or replaces the object. */
+  put(object: ConfigObjectRecord): Promise<void>;
+  delete(configClass: string, objectType: string, id: string): Promise<boolean>;
+  /** All objects, or those of one class, or of one class and type. */
+  list(configClass?: string, objectType?: string): Promise<ConfigObjectRecord[]>;
+}
+
+export interface Store {
+  readonly globals: GlobalVariableStore;
+  readonly deviceStates: DeviceStateStore;
+  readonly mailboxes: MailboxStore;
+  readonly contacts: ContactStore;
+  readonly cdr: CdrStore;
+  readonly configObjects: ConfigObjectStore;
+  /** Flushes and closes; calling it again does nothing. */
+  close(): Promise<void>;
+}

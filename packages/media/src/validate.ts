@@ -1,0 +1,67 @@
+/**
+ * Checks of request fields at the engine's boundary, on the main thread, so a bad value is refused
+ * with `invalid_argument` before it reaches a worker.
+ */
+import { isIP } from 'node:net';
+import { InvalidArgumentError } from './errors.js';
+import type { LegRemote, MediaDirection } from './types.js';
+
+const DIRECTIONS: readonly MediaDirection[] = ['sendrecv', 'sendonly', 'recvonly', 'inactive'];
+
+/** G.711 runs at 8000 Hz only (RFC 3551 §4.5.14). */
+const G711_CLOCK_RATE = 8000;
+
+function isPayloadType(value: unknown): value is number {
+  // RFC 3550 §5.1: seven bits.
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= 127;
+}
+
+export function validateIpAddress(what: string, address: unknown): string {
+  if (typeof address !== 'string' || isIP(address) === 0)
+    throw new InvalidArgumentError(`${what} must be an IP address, got ${String(address)}`);
+  return address;
+}
+
+export function validateRemote(remote: LegRemote): LegRemote {
+  validateIpAddress('remote address', remote.address);
+  if (!Number.isInteger(remote.port) || remote.port < 1 || remote.port > 65535) {
+    throw new InvalidArgumentError(`remote port must be an integer in 1-65535, got ${remote.port}`);
+  }
+  const codec = remote.codec;
+  if (typeof codec !== 'object' || codec === null) throw new InvalidArgumentError('remote codec is missing');
+  if (codec.name !== 'PCMU' && codec.name !== 'PCMA') throw new InvalidArgumentError(`unsupported codec ${String(codec.name)}`);
+  if (!isPayloadType(codec.payloadType)) throw new InvalidArgumentError(`codec payload type must be 0-127, got ${codec.payloadType}`);
+  if (codec.clockRate !== G711_CLOCK_RATE) {
+    throw new InvalidArgumentError(`${codec.name} runs at ${G711_CLOCK_RATE} Hz, got clock rate ${codec.clockRate}`);
+  }
+  const event = remote.telephoneEventPayloadType;
+  if (event !== undefined) {
+    if (!isPayloadType(event)) throw new InvalidArgumentError(`telephone-event payload type must be 0-127, got ${event}`);
+    if (event === codec.payloadType) throw new InvalidArgumentError(`telephone-event and ${codec.name} cannot share payload type ${event}`);
+  }
+  if (remote.direction !== undefined && !DIRECTIONS.includes(remote.direction)) {
+    throw new InvalidArgumentError(`direction must be one of ${DIRECTIONS.join(', ')}, got ${String(remote.direction)}`);
+  }
+  // A plain copy: only the fields the worker uses cross the thread boundary.
+  const copy: LegRemote = {
+    address: remote.address,
+    port: remote.port,
+    codec: { name: codec.name, payloadType: codec.payloadType, clockRate: codec.clockRate },
+  };
+  if (event !== undefined) copy.telephoneEventPayloadType = event;
+  if (remote.direction !== undefined) copy.direction = remote.direction;
+  return copy;
+}
+
+export function validateOffsetMs(offsetMs: number | undefined): number {
+  if (offsetMs === undefined) return 0;
+  if (typeof offsetMs !== 'number' || !Number.isFinite(offsetMs) || offsetMs < 0) {
+    throw new InvalidArgumentError(`offsetMs must be a non-negative number, got ${String(offsetMs)}`);
+  }
+  return offsetMs;
+}
+
+export function validateNonEmpty(what: string, value: unknown): string {
+  if (typeof value !== 'string' || value.length === 0) throw new InvalidArgumentError(`${what} must be a non-empty string`);
+  return value;
+}

@@ -1,0 +1,17 @@
+/**
+ * Entry point of a media worker thread (compiled to dist/worker.js, started by the engine).
+ * It connects a WorkerHost to the parent port and announces itself with the ready handshake.
+ */
+import { isMainThread, parentPort, workerData } from 'node:worker_threads';
+import type { MainToWorker, WorkerInit, WorkerToMain } from './protocol.js';
+import { WorkerHost } from './worker/worker-host.js';
+
+if (isMainThread || parentPort === null) {
+  throw new Error('worker.js is the media worker thread entry point; start it with new Worker()');
+}
+
+const port = parentPort;
+const init = workerData as WorkerInit;
+const host = new WorkerHost((message: WorkerToMain) => port.postMessage(message), init.workerIndex);
+port.on('message', (message: MainToWorker) => host.receive(message));
+host.ready();
