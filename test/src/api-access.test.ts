@@ -39,7 +39,7 @@ describe('API access', () => {
   });
 
   it('refuses REST requests without or with wrong credentials', async () => {
-    for (const headers of [{}, { authorization: basicAuth(API_USER, 'wrong') }]) {
+    for (const headers of [{}, { authorization: basicAuth(API_USER, 'wrong') }] as Record<string, string>[]) {
       const res = await fetch(`${sb.baseUrl}/ari/channels`, { headers });
       assert.equal(res.status, 401);
       assert.match(res.headers.get('www-authenticate') ?? '', /^Basic realm=/);

@@ -29,8 +29,8 @@ describe('first call through every package', () => {
 
   it('an application answers, plays a prompt and hangs up; the caller hears it', { timeout: 60_000 }, async () => {
     const events: AriEvent[] = [];
-    client.on('*', (event: AriEvent) => events.push(event));
-    client.on('AppStart', (_event: AriEvent, channel: AriChannel) => {
+    const record = (event: AriEvent) => events.push(event);
+    const onStart = (_event: AriEvent, channel: AriChannel) => {
       void (async () => {
         await channel.answer();
         const playback = client.Playback();
@@ -39,7 +39,9 @@ describe('first call through every package', () => {
         });
         await channel.play({ media: 'sound:hello-world' }, playback);
       })();
-    });
+    };
+    client.on('*', record);
+    client.on('AppStart', onStart);
     await client.start('demo');
 
     const rtp = await RtpReceiver.open();
@@ -87,6 +89,8 @@ describe('first call through every package', () => {
       assert.ok(gap > 15 && gap < 25, `median inter-packet gap ${gap.toFixed(2)} ms`);
       assert.ok(rms(packets.map((p) => p.payload)) > 300, 'audio is not silence');
     } finally {
+      client.removeListener('*', record);
+      client.removeListener('AppStart', onStart);
       rtp.close();
     }
   });
@@ -95,6 +99,7 @@ describe('first call through every package', () => {
     let seen: unknown[] = [];
     const handler = (_event: AriEvent, channel: AriChannel) => {
       void (async () => {
+        await channel.answer();
         seen = (await client.channels.list()) as unknown[];
         await channel.hangup();
       })();
@@ -105,7 +110,9 @@ describe('first call through every package', () => {
       const sipp = await runSipp('uac-wait-bye.xml', { host: '127.0.0.1', port: sb.sipPort }, { service: '100', keys: { rtpport: rtp.port } });
       assert.equal(sipp.code, 0, sipp.stdout.slice(-2000));
       assert.equal(seen.length, 1);
-      assert.match(String((seen[0] as { name: string }).name), /^SIP\/local-phone-/);
+      const listed = seen[0] as { name: string; state: string };
+      assert.match(listed.name, /^SIP\/local-phone-/);
+      assert.equal(listed.state, 'Up');
     } finally {
       client.removeListener('AppStart', handler);
       rtp.close();

@@ -1,1 +1,4 @@
-export {};
+export { type ApiServer, type ApiServerOptions, createApiServer } from './http/server.js';
+export { RESOURCES } from './resources/index.js';
+export { buildListing, buildResourceDoc, declaredErrorResponses } from './swagger/generator.js';
+export type { ResourceDecl, Operation } from './http/operation.js';

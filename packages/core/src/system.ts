@@ -50,7 +50,7 @@ export class SystemStatus {
         os: os.type(),
         kernel: os.release(),
         options: '',
-        machine: os.arch(),
+        machine: os.machine(),
         date: formatWireDate(this.startedAt),
         user: safeUsername(),
       };

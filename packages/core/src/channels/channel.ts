@@ -130,6 +130,15 @@ export class Channel {
     this.#bus.publish({ type: 'ChannelDialplan', channel: this.snapshot(), dialplan_app: app, dialplan_app_data: data });
   }
 
+  /**
+   * Media and state operations are refused on an outbound channel that has not answered yet
+   * (412 in the API); an inbound one can always take early media.
+   */
+  assertReadyForMedia(): void {
+    this.#assertAlive();
+    if (this.direction === 'outbound' && this.#state !== 'Up') throw preconditionFailed('Channel is not answered yet');
+  }
+
   /** Answers an inbound channel; a channel that is already up stays up. */
   async answer(): Promise<void> {
     this.#assertAlive();

@@ -67,6 +67,7 @@ export class PlaybackManager {
   /** Queues a media list on a channel; returns at once with the playback's first snapshot. */
   playOnChannel(channel: Channel, mediaUris: string[], options: PlayOptions = {}): PlaybackSnapshot {
     if (mediaUris.length === 0) throw invalidArgument('media is required');
+    channel.assertReadyForMedia();
     const id = options.playbackId ?? randomUUID();
     if (this.#playbacks.has(id)) throw conflict('A playback with this id already exists');
     const playback = new Playback({

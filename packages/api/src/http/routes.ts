@@ -1,0 +1,147 @@
+/**
+ * Registers declared operations with fastify. Routing follows the reference (README §1): a path is
+ * matched first (a literal segment beats a parameter), then the method; a known path with another
+ * method answers 405 with `Allow`, OPTIONS answers 204 with `Allow`. Each path is one fastify route
+ * for every method so that those answers come from one place.
+ */
+import type { Logger, SwitchboardCore } from '@switchboard/core';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
+import { ApiError } from './api-error.js';
+import type { ApiResult, Operation, WebSocketSession } from './operation.js';
+import { parseParameters } from './params.js';
+import { requestSources } from './request-sources.js';
+
+export interface RouteContext {
+  readonly core: SwitchboardCore;
+  readonly log: Logger;
+  /** `<prefix>/ari` */
+  readonly apiRoot: string;
+}
+
+export type MethodHandler = (request: FastifyRequest, reply: FastifyReply) => Promise<void> | void;
+
+const ALL_METHODS: readonly HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'];
+
+/** Every registered path as a pattern, to tell "unknown" from "unknown because of a trailing slash". */
+export class PathTable {
+  readonly #patterns: RegExp[] = [];
+
+  add(fastifyUrl: string): void {
+    const source = fastifyUrl
+      .split('/')
+      .map((segment) => (segment.startsWith(':') ? '[^/]+' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+      .join('/');
+    this.#patterns.push(new RegExp(`^${source}$`));
+  }
+
+  has(path: string): boolean {
+    return this.#patterns.some((pattern) => pattern.test(path));
+  }
+}
+
+export const trailingSlashNotFound = () => new ApiError(404, 'Resource not found; remove the trailing slash');
+
+/** `/channels/{channelId}` → `/channels/:channelId` */
+export const toFastifyUrl = (apiRoot: string, path: string) => apiRoot + path.replace(/\{([^}]+)\}/g, ':$1');
+
+/**
+ * One path with its handlers by method. `upgrade` takes GET for a WebSocket operation: its plain
+ * HTTP GET is refused with 426 and an upgrade runs the operation.
+ */
+export function registerPath(
+  app: FastifyInstance,
+  url: string,
+  handlers: ReadonlyMap<string, MethodHandler>,
+  paths: PathTable,
+  allowedOrigin: (origin: string | undefined) => boolean,
+  upgrade?: { operation: Extract<Operation, { kind: 'websocket' }>; context: RouteContext },
+): void {
+  const methods = [...handlers.keys(), ...(upgrade ? ['GET'] : [])];
+  const allow = ['OPTIONS', ...methods].join(',');
+  paths.add(url);
+  app.route({
+    method: ALL_METHODS.filter((m) => !(upgrade && m === 'GET')),
+    url,
+    handler: async (request, reply) => {
+      if (request.method === 'OPTIONS') {
+        answerOptions(request, reply, allow, allowedOrigin);
+        return;
+      }
+      // `/channels/` reaches `/channels/:channelId` with an empty id: that path does not exist.
+      if (Object.values(request.params as Record<string, string>).includes('')) throw trailingSlashNotFound();
+      const handler = handlers.get(request.method);
+      if (!handler) throw new ApiError(405, 'Invalid method', { Allow: allow });
+      await handler(request, reply);
+    },
+  });
+  if (upgrade) registerUpgrade(app, url, upgrade.operation, upgrade.context);
+}
+
+function answerOptions(request: FastifyRequest, reply: FastifyReply, allow: string, allowedOrigin: (o: string | undefined) => boolean) {
+  reply.header('Allow', allow);
+  if (allowedOrigin(request.headers.origin) && request.headers['access-control-request-method']) {
+    reply.header('Access-Control-Allow-Methods', allow);
+    const headers = request.headers['access-control-request-headers'];
+    if (headers) reply.header('Access-Control-Allow-Headers', headers);
+  }
+  reply.code(204).send();
+}
+
+/** The handler of a declared HTTP operation: parse, call, answer. */
+export function operationHandler(operation: Extract<Operation, { kind: 'http' }>, context: RouteContext): MethodHandler {
+  return async (request, reply) => {
+    const params = parseParameters(operation.parameters, requestSources(request));
+    const result = await operation.handler({ params, core: context.core, log: context.log, apiRoot: context.apiRoot });
+    sendResult(reply, result);
+  };
+}
+
+function sendResult(reply: FastifyReply, result: ApiResult): void {
+  switch (result.status) {
+    case 200:
+      reply.code(200).send(result.body);
+      return;
+    case 201:
+      reply.code(201).header('Location', result.location).send(result.body);
+      return;
+    default:
+      reply.code(result.status).send();
+  }
+}
+
+/**
+ * The WebSocket route: everything that can refuse the connection (parameters, application names,
+ * subprotocol) runs in preHandler, before the 101, so that a refusal is an ordinary HTTP answer.
+ */
+function registerUpgrade(
+  app: FastifyInstance,
+  url: string,
+  operation: Extract<Operation, { kind: 'websocket' }>,
+  context: RouteContext,
+): void {
+  const sessions = new WeakMap<object, WebSocketSession>();
+  app.route({
+    method: 'GET',
+    url,
+    preHandler: async (request) => {
+      if (!request.ws) return;
+      const offered = request.headers['sec-websocket-protocol'];
+      if (offered !== undefined && !offered.split(',').some((p) => p.trim() === operation.websocketProtocol)) {
+        throw new ApiError(400, `Unsupported WebSocket subprotocol; use ${operation.websocketProtocol}`);
+      }
+      const params = parseParameters(operation.parameters, requestSources(request));
+      const session = operation.open({ params, core: context.core, log: context.log, apiRoot: context.apiRoot });
+      sessions.set(request.raw, session);
+      request.raw.socket.once('close', () => session.abandon());
+    },
+    handler: () => {
+      throw new ApiError(426, 'WebSocket upgrade required', { Upgrade: 'websocket' });
+    },
+    wsHandler: (socket, request) => {
+      const session = sessions.get(request.raw);
+      sessions.delete(request.raw);
+      if (session) session.attach(socket);
+      else socket.terminate();
+    },
+  });
+}

@@ -1,0 +1,42 @@
+/**
+ * Serves the generated documents: `<apiRoot>/api-docs/resources.json` and one
+ * `<apiRoot>/api-docs/<resource>.json` per resource (GET only). `basePath` names the address the
+ * client used (its Host header), as the reference does, so swagger clients call us back there.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { ResourceDecl } from '../http/operation.js';
+import { type MethodHandler, type PathTable, registerPath } from '../http/routes.js';
+import { buildListing, buildResourceDoc } from './generator.js';
+
+export function registerApiDocs(
+  app: FastifyInstance,
+  apiRoot: string,
+  resources: readonly ResourceDecl[],
+  paths: PathTable,
+  allowedOrigin: (origin: string | undefined) => boolean,
+): void {
+  const basePath = (request: FastifyRequest) =>
+    request.headers.host ? `${request.protocol}://${request.headers.host}${apiRoot}` : undefined;
+  const get = (handler: MethodHandler) => new Map([['GET', handler]]);
+
+  registerPath(
+    app,
+    `${apiRoot}/api-docs/resources.json`,
+    get((request, reply) => {
+      reply.send(buildListing(resources, basePath(request)));
+    }),
+    paths,
+    allowedOrigin,
+  );
+  for (const resource of resources) {
+    registerPath(
+      app,
+      `${apiRoot}/api-docs/${resource.name}.json`,
+      get((request, reply) => {
+        reply.send(buildResourceDoc(resource, basePath(request)));
+      }),
+      paths,
+      allowedOrigin,
+    );
+  }
+}

@@ -1,0 +1,67 @@
+/** Models of channels.json (reference channels.md "Models"); field names are core's snapshot fields. */
+import type { CallerId, ChannelSnapshot, ChannelState, DialplanLocation } from '@switchboard/core';
+import { listOfAll, type ModelFor } from '../types.js';
+
+export const CallerIdModel = {
+  id: 'CallerID',
+  description: 'Caller identification',
+  properties: {
+    name: { type: 'string', description: 'Display name (may be empty)', required: true },
+    number: { type: 'string', description: 'Number (may be empty)', required: true },
+  },
+} as const satisfies ModelFor<CallerId>;
+
+export const DialplanCepModel = {
+  id: 'DialplanCEP',
+  description: 'Dialplan location (context/extension/priority)',
+  properties: {
+    context: { type: 'string', description: 'Context in the dialplan', required: true },
+    exten: { type: 'string', description: 'Extension in the dialplan', required: true },
+    priority: { type: 'long', description: 'Priority in the dialplan', required: true },
+    app_name: { type: 'string', description: 'Name of the current dialplan application', required: true },
+    app_data: { type: 'string', description: 'Parameter of the current dialplan application', required: true },
+  },
+} as const satisfies ModelFor<DialplanLocation>;
+
+export const ChannelModel = {
+  id: 'Channel',
+  description: 'A specific communication connection between the server and an endpoint.',
+  properties: {
+    id: { type: 'string', description: 'Unique identifier of the channel', required: true },
+    protocol_id: { type: 'string', description: 'Protocol id of the call (the SIP Call-ID); empty when there is none', required: true },
+    name: { type: 'string', description: 'Name of the channel (e.g. SIP/alice-00000001)', required: true },
+    state: {
+      type: 'string',
+      description: 'Channel state',
+      required: true,
+      allowableValues: listOfAll<ChannelState>()([
+        'Down',
+        'Rsrvd',
+        'OffHook',
+        'Dialing',
+        'Ring',
+        'Ringing',
+        'Up',
+        'Busy',
+        'Dialing Offhook',
+        'Pre-ring',
+        'Unknown',
+      ]),
+    },
+    caller: { type: 'CallerID', description: 'Caller identification', required: true },
+    connected: { type: 'CallerID', description: 'Connected line identification', required: true },
+    accountcode: { type: 'string', description: 'Account code (may be empty)', required: true },
+    dialplan: { type: 'DialplanCEP', description: 'Current location in the dialplan', required: true },
+    creationtime: { type: 'Date', description: 'Timestamp when the channel was created', required: true },
+    language: { type: 'string', description: 'The default spoken language', required: true },
+    channelvars: {
+      type: 'object',
+      description: 'Channel variables named in the channelvars option of the configuration',
+      required: false,
+    },
+    caller_rdnis: { type: 'string', description: 'The caller ID RDNIS; present only when set', required: false },
+    tenantid: { type: 'string', description: 'The tenant identifier; present only when set', required: false },
+  },
+} as const satisfies ModelFor<ChannelSnapshot>;
+
+export const CHANNEL_MODELS = [ChannelModel, CallerIdModel, DialplanCepModel];

@@ -1,0 +1,533 @@
+/**
+ * One inbound SIP call: the PBX policy on top of an IncomingInvite and its dialog. It identifies
+ * the caller, negotiates SDP, owns the media leg, presents the call to core, and is the
+ * `ChannelTechnology` core drives (answer, ringing, progress, hangup). Far-end events (BYE, CANCEL,
+ * a missing ACK) are reported through the `ChannelTechnologyEvents` core returned.
+ *
+ *   setup ──presented──> offered ──answer()──> answered ──ACK──> up
+ *     │                     │                    │               │
+ *     │ refused,            │ hangup(),          │ BYE,          │ hangup(): BYE
+ *     │ CANCEL              │ CANCEL, BYE        │ no ACK: BYE   │ BYE received
+ *     v                     v                    v               v
+ *   ended <─────────────────┴────────────────── ending (our BYE in flight) <── answered/up
+ *
+ * A hangup() while the 2xx waits for its ACK is held until the ACK (or its timeout) arrives:
+ * RFC 3261 §15 forbids the callee's BYE before then.
+ */
+import type {
+  ChannelDriverHost,
+  ChannelTechnology,
+  ChannelTechnologyEvents,
+  Logger,
+  MediaEngine,
+  SipEndpointConfig,
+  SipTransportConfig,
+} from '@switchboard/core';
+import type { Dialog } from '../dialog/dialog.js';
+import type { IncomingInvite } from '../dialog/incoming-invite.js';
+import { SipError } from '../errors.js';
+import type { SipRequest } from '../message/sip-message.js';
+import { isWildcardAddress, localAddressToward } from '../transport/local-address.js';
+import type { IncomingContext } from '../transport/transport.js';
+import { applyReceived } from '../transport/via-received.js';
+import {
+  CAUSE_BEARER_NOT_AVAILABLE,
+  CAUSE_NETWORK_OUT_OF_ORDER,
+  CAUSE_NORMAL_CLEARING,
+  CAUSE_RECOVERY_ON_TIMER_EXPIRY,
+  causeFromReasonHeader,
+  reasonHeaderForCause,
+  statusForCause,
+} from './hangup-causes.js';
+import { authenticateInbound, type InboundAuthenticator } from './identify.js';
+import {
+  answerDirection,
+  DEFAULT_TELEPHONE_EVENT_PT,
+  LocalSdpSession,
+  type MediaDirection,
+  negotiateAnswer,
+  negotiateOffer,
+  type OfferedStream,
+  offerCodecs,
+  type RemoteMedia,
+} from './sdp.js';
+
+export type InboundCallState = 'setup' | 'offered' | 'answered' | 'up' | 'ending' | 'ended';
+
+const TRANSITIONS: Record<InboundCallState, readonly InboundCallState[]> = {
+  setup: ['offered', 'ended'],
+  offered: ['answered', 'ended'],
+  answered: ['up', 'ending', 'ended'],
+  up: ['ending', 'ended'],
+  ending: ['ended'],
+  ended: [],
+};
+
+export interface InboundCallEnvironment {
+  host: ChannelDriverHost;
+  media: MediaEngine;
+  logger: Logger;
+  authenticators: readonly InboundAuthenticator[];
+  /** The configuration of the transport the INVITE arrived on. */
+  transportConfig: SipTransportConfig;
+  /** A unique channel name for this endpoint: `SIP/<endpoint>-<8 hex>`. */
+  channelName(endpoint: string): string;
+  /** Called once, when the call has ended and its media leg is released. */
+  onEnded(call: InboundCall): void;
+}
+
+const SDP = 'application/sdp';
+
+export class InboundCall implements ChannelTechnology {
+  readonly protocolId: string;
+  readonly invite: IncomingInvite;
+  readonly #context: IncomingContext;
+  readonly #env: InboundCallEnvironment;
+  readonly #log: Logger;
+  #state: InboundCallState = 'setup';
+  #endpoint: SipEndpointConfig | undefined;
+  #events: ChannelTechnologyEvents | undefined;
+  #legId: string | undefined;
+  #legReleased = false;
+  #mediaAddress = '';
+  #mediaPort = 0;
+  readonly #sdp = new LocalSdpSession();
+  /** The offer's m-lines when the caller made the offer; undefined for a late offer (RFC 3261 §13.2.1). */
+  #offerStreams: OfferedStream[] | undefined;
+  #remote: RemoteMedia | undefined;
+  /** Set when core hung up: no hungUp event is reported for a hangup core asked for. */
+  #hangupRequested = false;
+  #pendingByeCause: number | undefined;
+  #reported = false;
+  #byeDone: Promise<void> | undefined;
+  /** The latest re-INVITE, so that its 2xx retransmissions stop with the call. */
+  #reinvite: IncomingInvite | undefined;
+
+  constructor(invite: IncomingInvite, context: IncomingContext, env: InboundCallEnvironment) {
+    this.invite = invite;
+    this.protocolId = invite.request.callId;
+    this.#context = context;
+    this.#env = env;
+    this.#log = env.logger.child({ callId: this.protocolId });
+    invite.delegate = {
+      onCancel: (cancel) => this.#farEndEnded(causeFromReasonHeader(cancel.getHeaderList('Reason')) ?? CAUSE_NORMAL_CLEARING, 'CANCEL'),
+      onAck: (ack) => this.#receiveAck(ack),
+      onAckTimeout: () => this.#ackTimedOut(),
+      onTransportError: (err) => {
+        this.#log.warn({ err }, 'response could not be sent');
+        this.#farEndEnded(CAUSE_NETWORK_OUT_OF_ORDER, 'transport error');
+      },
+    };
+  }
+
+  get state(): InboundCallState {
+    return this.#state;
+  }
+
+  get mediaLegId(): string | undefined {
+    return this.#legId;
+  }
+
+  get endpoint(): SipEndpointConfig | undefined {
+    return this.#endpoint;
+  }
+
+  /** Identification, offer/answer, media leg, presentation to core (RFC 3261 §13.3.1). */
+  async start(): Promise<void> {
+    const request = this.invite.request;
+    const source = this.#context.source;
+    const auth = await authenticateInbound(this.#env.authenticators, request, source);
+    if (this.#state !== 'setup') return;
+    if (auth.kind === 'reject') {
+      this.#log.info({ source: `${source.address}:${source.port}`, status: auth.status }, 'inbound call refused');
+      this.#refuse(auth.status, { reason: auth.reason, headers: auth.headers });
+      return;
+    }
+    const endpoint = auth.endpoint;
+    this.#endpoint = endpoint;
+    if (endpoint.forceRport) {
+      // force_rport: answer to the packet's source port even if the caller did not ask (RFC 3581).
+      const updated = applyReceived(request.topVia, source, true);
+      if (updated !== undefined) request.replaceTopVia(updated);
+    }
+
+    if (request.body.length > 0) {
+      if (request.contentType !== SDP) {
+        this.#refuse(415, { headers: [['Accept', SDP]] });
+        return;
+      }
+      const outcome = negotiateOffer(request.bodyText, endpoint.codecs);
+      if (!outcome.ok) {
+        this.#log.info({ endpoint: endpoint.name, problem: outcome.reason }, 'offer refused');
+        // RFC 3261 §20.43: 305 "Incompatible media format".
+        this.#refuse(outcome.status, { headers: [['Warning', `305 switchboard "${outcome.reason}"`]] });
+        return;
+      }
+      this.#remote = outcome.remote;
+      this.#offerStreams = outcome.streams;
+    } else if (endpoint.codecs.length === 0) {
+      this.#refuse(488);
+      return;
+    }
+
+    try {
+      await this.#createMedia();
+    } catch (err) {
+      this.#log.error({ err }, 'media leg could not be set up');
+      this.#refuse(503);
+      return;
+    }
+    if (this.#state !== 'setup') return;
+
+    const uri = request.uri;
+    const exten = uri.kind === 'sip' && uri.user !== undefined && uri.user !== '' ? uri.user : 's';
+    this.#transition('offered');
+    let events: ChannelTechnologyEvents;
+    try {
+      events = this.#env.host.acceptInbound({
+        technology: 'SIP',
+        name: this.#env.channelName(endpoint.name),
+        endpoint: endpoint.name,
+        exten,
+        context: endpoint.context,
+        caller: endpoint.callerId ?? this.#callerFromRequest(request),
+        ...(endpoint.language !== undefined ? { language: endpoint.language } : {}),
+        tech: this,
+      });
+    } catch (err) {
+      this.#log.error({ err }, 'core refused the inbound call');
+      this.#hangupRequested = true;
+      this.#refuse(500);
+      return;
+    }
+    this.#events = events;
+  }
+
+  async indicateRinging(): Promise<void> {
+    if (this.#state !== 'offered') return;
+    this.invite.progress(180);
+    this.#adoptDialog();
+  }
+
+  async indicateProgress(): Promise<void> {
+    if (this.#state !== 'offered') return;
+    // An offer cannot go in an unreliable provisional response (RFC 3261 §13.2.1), so with a late
+    // offer the 183 carries no SDP.
+    const body = this.#offerStreams === undefined ? undefined : this.#localSdp();
+    this.invite.progress(183, body === undefined ? {} : { body, contentType: SDP });
+    this.#adoptDialog();
+  }
+
+  async answer(): Promise<void> {
+    if (this.#state === 'answered' || this.#state === 'up') return;
+    if (this.#state !== 'offered') throw new SipError(487, 'Request Terminated', 'the call ended before it was answered');
+    const body = this.#localSdp();
+    this.invite.accept({ body, contentType: SDP });
+    this.#transition('answered');
+    this.#adoptDialog();
+  }
+
+  async hangup(cause: number): Promise<void> {
+    this.#hangupRequested = true;
+    switch (this.#state) {
+      case 'setup':
+      case 'offered': {
+        const status = statusForCause(cause);
+        this.#refuse(status, { headers: [['Reason', reasonHeaderForCause(cause)]] });
+        return;
+      }
+      case 'answered':
+        // RFC 3261 §15: no BYE before the ACK (or its timeout); the leg goes now.
+        this.#pendingByeCause = cause;
+        await this.#releaseMedia();
+        return;
+      case 'up':
+        this.#sendBye(cause);
+        return;
+      case 'ending':
+      case 'ended':
+        return;
+    }
+  }
+
+  /** Driver shutdown: every call ends now, without waiting for an ACK (resolves when BYEs are answered). */
+  async shutdown(): Promise<void> {
+    switch (this.#state) {
+      case 'setup':
+      case 'offered':
+        this.#refuse(503);
+        this.#report(CAUSE_NORMAL_CLEARING);
+        return;
+      case 'answered':
+      case 'up':
+        this.invite.abandon();
+        this.#sendBye(this.#pendingByeCause ?? CAUSE_NORMAL_CLEARING);
+        this.#report(CAUSE_NORMAL_CLEARING);
+        await this.#byeDone;
+        return;
+      case 'ending':
+        await this.#byeDone;
+        return;
+      case 'ended':
+        return;
+    }
+  }
+
+  /** Handles a re-INVITE (RFC 3261 §14.2): the current session again, or the new offer answered. */
+  async receiveReinvite(reinvite: IncomingInvite): Promise<void> {
+    if (this.#state !== 'up' && this.#state !== 'answered') {
+      reinvite.reject(481);
+      return;
+    }
+    const endpoint = this.#endpoint;
+    const remote = this.#remote;
+    if (endpoint === undefined || this.#legId === undefined) {
+      reinvite.reject(500);
+      return;
+    }
+    this.#reinvite = reinvite;
+    const request = reinvite.request;
+    if (request.body.length === 0) {
+      // Offerless re-INVITE: our offer goes in the 2xx and the answer comes in the ACK.
+      reinvite.delegate = {
+        onAck: (ack) => void this.#applyAnswer(ack, 'ACK to re-INVITE'),
+        onAckTimeout: () => this.#ackTimedOut(),
+      };
+      const offer = this.#sdp.offer(this.#localAudio(this.#offerCodecList(endpoint), DEFAULT_TELEPHONE_EVENT_PT, 'sendrecv'));
+      reinvite.accept({ body: Buffer.from(offer), contentType: SDP });
+      return;
+    }
+    if (request.contentType !== SDP) {
+      reinvite.reject(415, { headers: [['Accept', SDP]] });
+      return;
+    }
+    // Keep the codec in use when the new offer still carries it.
+    const preferences = remote === undefined ? endpoint.codecs : [remote.codec.name, ...endpoint.codecs.filter((c) => c !== remote.codec.name)];
+    const outcome = negotiateOffer(request.bodyText, preferences);
+    if (!outcome.ok) {
+      reinvite.reject(488, { headers: [['Warning', `305 switchboard "${outcome.reason}"`]] });
+      return;
+    }
+    try {
+      await this.#env.media.setLegRemote(this.#legId, this.#legRemote(outcome.remote));
+    } catch (err) {
+      this.#log.error({ err }, 'media leg refused the new remote');
+      reinvite.reject(500);
+      return;
+    }
+    if (reinvite.state !== 'proceeding') return;
+    this.#remote = outcome.remote;
+    this.#offerStreams = outcome.streams;
+    reinvite.delegate = { onAckTimeout: () => this.#ackTimedOut() };
+    reinvite.accept({ body: this.#localSdp(), contentType: SDP });
+  }
+
+  /** The dialog exists once a tagged response went out; it carries our BYE and the far end's. */
+  #adoptDialog(): void {
+    const dialog = this.invite.dialog;
+    if (dialog === undefined || dialog.delegate.onBye !== undefined) return;
+    if (this.#endpoint?.rewriteContact === true && dialog.remoteTarget.kind === 'sip') {
+      // rewrite_contact: in-dialog requests go where the INVITE came from, not to a Contact behind NAT.
+      const target = dialog.remoteTarget.clone();
+      target.host = this.#context.source.address;
+      target.port = this.#context.source.port;
+      target.params.delete('transport');
+      target.params.delete('maddr');
+      dialog.remoteTarget = target;
+    }
+    dialog.delegate = {
+      onBye: (bye) => this.#farEndEnded(causeFromReasonHeader(bye.getHeaderList('Reason')) ?? CAUSE_NORMAL_CLEARING, 'BYE'),
+      onReinvite: (reinvite) => {
+        this.receiveReinvite(reinvite).catch((err: unknown) => {
+          this.#log.error({ err }, 're-INVITE handling failed');
+          if (reinvite.state === 'proceeding') reinvite.reject(500);
+        });
+      },
+    };
+  }
+
+  async #createMedia(): Promise<void> {
+    const transport = this.#env.transportConfig;
+    const leg = await this.#env.media.createLeg({ bindAddress: transport.bindAddress });
+    this.#legId = leg.legId;
+    this.#mediaPort = leg.localPort;
+    if (this.#state !== 'setup') {
+      await this.#releaseMedia();
+      return;
+    }
+    // The SDP must name a concrete address: the external one, else the bound one, else the
+    // address the caller reaches us on.
+    const external = transport.externalMediaAddress;
+    if (external !== undefined && external !== '') this.#mediaAddress = external;
+    else if (!isWildcardAddress(transport.bindAddress)) this.#mediaAddress = transport.bindAddress;
+    else if (!isWildcardAddress(leg.localAddress)) this.#mediaAddress = leg.localAddress;
+    else this.#mediaAddress = await localAddressToward(this.#context.source.address);
+    if (this.#remote !== undefined) await this.#env.media.setLegRemote(leg.legId, this.#legRemote(this.#remote));
+    if (this.#state !== 'setup') await this.#releaseMedia();
+  }
+
+  #legRemote(remote: RemoteMedia) {
+    return {
+      address: remote.address,
+      port: remote.port,
+      codec: remote.codec,
+      ...(remote.telephoneEventPayloadType !== undefined ? { telephoneEventPayloadType: remote.telephoneEventPayloadType } : {}),
+      direction: remote.direction,
+    };
+  }
+
+  /** The SDP we send: an answer to the caller's offer, or our offer when the INVITE had none. */
+  #localSdp(): Buffer {
+    const endpoint = this.#endpoint;
+    if (endpoint === undefined) throw new Error('SDP requested before the endpoint was identified');
+    const remote = this.#remote;
+    if (this.#offerStreams !== undefined && remote !== undefined) {
+      const audio = this.#localAudio(
+        [{ name: remote.codec.name, payloadType: remote.codec.payloadType }],
+        remote.telephoneEventPayloadType,
+        answerDirection(remote.direction),
+      );
+      return Buffer.from(this.#sdp.answer(audio, this.#offerStreams));
+    }
+    return Buffer.from(this.#sdp.offer(this.#localAudio(this.#offerCodecList(endpoint), DEFAULT_TELEPHONE_EVENT_PT, 'sendrecv')));
+  }
+
+  #offerCodecList(endpoint: SipEndpointConfig) {
+    return offerCodecs(endpoint.codecs);
+  }
+
+  #localAudio(
+    codecs: ReadonlyArray<{ name: RemoteMedia['codec']['name']; payloadType: number }>,
+    telephoneEventPayloadType: number | undefined,
+    direction: MediaDirection,
+  ) {
+    return {
+      address: this.#mediaAddress,
+      port: this.#mediaPort,
+      codecs,
+      ...(telephoneEventPayloadType !== undefined ? { telephoneEventPayloadType } : {}),
+      direction,
+    };
+  }
+
+  #receiveAck(ack: SipRequest): void {
+    if (this.#state !== 'answered') return;
+    this.#transition('up');
+    const cause = this.#pendingByeCause;
+    if (cause !== undefined) {
+      this.#sendBye(cause);
+      return;
+    }
+    if (this.#offerStreams === undefined) void this.#applyAnswer(ack, 'ACK');
+  }
+
+  /** The answer to our offer, carried by an ACK (RFC 3261 §13.2.1). Unusable: the call ends. */
+  async #applyAnswer(ack: SipRequest, what: string): Promise<void> {
+    const endpoint = this.#endpoint;
+    if (endpoint === undefined || this.#legId === undefined || this.#pendingByeCause !== undefined) return;
+    const outcome =
+      ack.body.length > 0 && ack.contentType === SDP
+        ? negotiateAnswer(ack.bodyText, endpoint.codecs)
+        : ({ ok: false, reason: `${what} carries no SDP answer` } as const);
+    if (!outcome.ok) {
+      this.#log.info({ problem: outcome.reason }, 'answer unusable; ending the call');
+      this.#sendBye(CAUSE_BEARER_NOT_AVAILABLE);
+      this.#report(CAUSE_BEARER_NOT_AVAILABLE);
+      return;
+    }
+    this.#remote = outcome.remote;
+    try {
+      await this.#env.media.setLegRemote(this.#legId, this.#legRemote(outcome.remote));
+    } catch (err) {
+      this.#log.error({ err }, 'media leg refused the answer');
+    }
+  }
+
+  #ackTimedOut(): void {
+    if (this.#state !== 'answered' && this.#state !== 'up') return;
+    // RFC 3261 §13.3.1.4: the session is ended with a BYE.
+    const cause = this.#pendingByeCause ?? CAUSE_RECOVERY_ON_TIMER_EXPIRY;
+    this.#sendBye(cause);
+    this.#report(CAUSE_RECOVERY_ON_TIMER_EXPIRY);
+  }
+
+  #farEndEnded(cause: number, what: string): void {
+    if (this.#state === 'ended') return;
+    this.#log.debug({ cause, what }, 'far end ended the call');
+    this.#end();
+    this.#report(cause);
+  }
+
+  #refuse(status: number, content: { reason?: string | undefined; headers?: ReadonlyArray<readonly [string, string]> | undefined } = {}): void {
+    if (this.invite.state === 'proceeding') {
+      this.invite.reject(status, {
+        ...(content.reason !== undefined ? { reason: content.reason } : {}),
+        ...(content.headers !== undefined ? { headers: content.headers } : {}),
+      });
+    }
+    this.#end();
+  }
+
+  #sendBye(cause: number): void {
+    if (this.#state !== 'answered' && this.#state !== 'up') return;
+    const dialog: Dialog | undefined = this.invite.dialog;
+    this.#transition('ending');
+    void this.#releaseMedia();
+    if (dialog === undefined || dialog.state === 'terminated') {
+      this.#end();
+      return;
+    }
+    this.#byeDone = dialog.sendRequest('BYE', { headers: [['Reason', reasonHeaderForCause(cause)]] }).then((outcome) => {
+      if (outcome.kind !== 'response') this.#log.debug({ outcome: outcome.kind }, 'BYE got no response');
+      this.#end();
+    });
+  }
+
+  #report(cause: number): void {
+    if (this.#reported || this.#hangupRequested) return;
+    this.#reported = true;
+    const events = this.#events;
+    if (events === undefined) return;
+    try {
+      events.hungUp(cause);
+    } catch (err) {
+      this.#log.error({ err }, 'hungUp listener failed');
+    }
+  }
+
+  #end(): void {
+    if (this.#state === 'ended') return;
+    this.#transition('ended');
+    // Nothing of this call may keep retransmitting once it is over.
+    this.invite.abandon();
+    this.#reinvite?.abandon();
+    this.invite.dialog?.terminate();
+    void this.#releaseMedia();
+    this.#env.onEnded(this);
+  }
+
+  async #releaseMedia(): Promise<void> {
+    const legId = this.#legId;
+    if (legId === undefined || this.#legReleased) return;
+    this.#legReleased = true;
+    try {
+      await this.#env.media.destroyLeg(legId);
+    } catch (err) {
+      this.#log.warn({ err, legId }, 'media leg could not be destroyed');
+    }
+  }
+
+  #callerFromRequest(request: SipRequest): { name: string; number: string } {
+    const from = request.from;
+    const uri = from.uri;
+    const number = uri.kind === 'sip' ? (uri.user ?? '') : (uri.telephoneNumber ?? '');
+    return { name: from.displayName ?? '', number };
+  }
+
+  #transition(to: InboundCallState): void {
+    const from = this.#state;
+    if (!TRANSITIONS[from].includes(to)) throw new Error(`call ${this.protocolId}: illegal transition ${from} -> ${to}`);
+    this.#state = to;
+    this.#log.debug({ from, to }, 'call state');
+  }
+}

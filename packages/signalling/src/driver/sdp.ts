@@ -1,0 +1,261 @@
+/**
+ * SDP offer/answer for one audio stream (RFC 3264, SDP syntax RFC 4566 via sdp-transform).
+ * Pure functions: an offer and the endpoint's codec preferences in, the media to set on the leg
+ * and the SDP to send out. RFC 4733 telephone-event is accepted with the payload type offered.
+ */
+import type { AudioCodecName, CodecBinding } from '@switchboard/core';
+import { type MediaDescription, parse, type SessionDescription, write } from 'sdp-transform';
+
+export type MediaDirection = 'sendrecv' | 'sendonly' | 'recvonly' | 'inactive';
+
+/** The far end's media as an offer or answer describes it. */
+export interface RemoteMedia {
+  address: string;
+  port: number;
+  codec: CodecBinding;
+  telephoneEventPayloadType?: number;
+  /** The peer's own direction attribute (`sendonly` when it puts us on hold). */
+  direction: MediaDirection;
+}
+
+/** One m-line of the offer, as the answer must mirror it (RFC 3264 §6: same number and order). */
+export interface OfferedStream {
+  type: string;
+  protocol: string;
+  payloads: string;
+  /** Whether this is the audio stream we accept. */
+  accepted: boolean;
+}
+
+export type OfferOutcome =
+  | { ok: true; remote: RemoteMedia; streams: OfferedStream[] }
+  | { ok: false; status: 488 | 400; reason: string };
+
+export type AnswerOutcome = { ok: true; remote: RemoteMedia } | { ok: false; reason: string };
+
+/** RFC 3551 static payload types of the codecs we know. */
+const STATIC_PAYLOAD_TYPES: Readonly<Record<number, AudioCodecName>> = { 0: 'PCMU', 8: 'PCMA' };
+const PREFERRED_PAYLOAD_TYPE: Readonly<Record<AudioCodecName, number>> = { PCMU: 0, PCMA: 8 };
+const CODEC_CLOCK_RATE = 8000;
+/** Payload type we offer for telephone-event when we make the offer. */
+export const DEFAULT_TELEPHONE_EVENT_PT = 101;
+/** Plain RTP profiles only: SRTP (SAVP) needs keys we cannot negotiate in this slice. */
+const ACCEPTED_PROTOCOLS = new Set(['RTP/AVP', 'RTP/AVPF']);
+
+function parseSdp(text: string): SessionDescription | undefined {
+  try {
+    const description = parse(text);
+    return Array.isArray(description.media) ? description : undefined;
+  } catch {
+    // sdp-transform does not throw on ordinary input; a throw means the text is not SDP.
+    return undefined;
+  }
+}
+
+/** Payload types of an m-line mapped to codec names (rtpmap first, static types for 0 and 8). */
+function formatsOf(media: MediaDescription): Array<{ pt: number; name: string; rate: number }> {
+  const formats: Array<{ pt: number; name: string; rate: number }> = [];
+  const payloads = String(media.payloads ?? '')
+    .split(/\s+/)
+    .filter((p) => /^\d{1,3}$/.test(p))
+    .map(Number);
+  for (const pt of payloads) {
+    const rtpmap = media.rtp?.find((entry) => entry.payload === pt);
+    if (rtpmap !== undefined) {
+      formats.push({ pt, name: rtpmap.codec.toUpperCase(), rate: rtpmap.rate ?? 0 });
+    } else if (STATIC_PAYLOAD_TYPES[pt] !== undefined) {
+      formats.push({ pt, name: STATIC_PAYLOAD_TYPES[pt], rate: CODEC_CLOCK_RATE });
+    }
+  }
+  return formats;
+}
+
+function connectionAddress(session: SessionDescription, media: MediaDescription): string | undefined {
+  return media.connection?.ip ?? session.connection?.ip;
+}
+
+function directionOf(session: SessionDescription, media: MediaDescription, address: string): MediaDirection {
+  let direction: MediaDirection = (media.direction ?? session.direction ?? 'sendrecv') as MediaDirection;
+  // RFC 3264 §8.4: the RFC 2543 way of holding, c=0.0.0.0, means "do not send to me".
+  if ((address === '0.0.0.0' || address === '::') && direction === 'sendrecv') direction = 'sendonly';
+  if (address === '0.0.0.0' && direction === 'recvonly') direction = 'inactive';
+  return direction;
+}
+
+function telephoneEventPt(formats: Array<{ pt: number; name: string; rate: number }>): number | undefined {
+  return formats.find((f) => f.name === 'TELEPHONE-EVENT' && f.rate === CODEC_CLOCK_RATE)?.pt;
+}
+
+/**
+ * Chooses the first codec of `preferences` that the offer's first usable audio stream carries
+ * (RFC 3264 §6.1). No usable audio stream or no common codec: 488 Not Acceptable Here.
+ */
+export function negotiateOffer(offerText: string, preferences: readonly AudioCodecName[]): OfferOutcome {
+  const offer = parseSdp(offerText);
+  if (offer === undefined) return { ok: false, status: 400, reason: 'SDP offer cannot be parsed' };
+  let remote: RemoteMedia | undefined;
+  let failure = 'no audio stream';
+  const streams: OfferedStream[] = offer.media.map((media) => {
+    const stream: OfferedStream = {
+      type: media.type,
+      protocol: media.protocol,
+      payloads: String(media.payloads ?? ''),
+      accepted: false,
+    };
+    if (remote !== undefined || media.type !== 'audio' || media.port === 0) return stream;
+    if (!ACCEPTED_PROTOCOLS.has(media.protocol.toUpperCase())) {
+      failure = `unsupported media protocol ${media.protocol}`;
+      return stream;
+    }
+    const address = connectionAddress(offer, media);
+    if (address === undefined) {
+      failure = 'audio stream without a connection address';
+      return stream;
+    }
+    const formats = formatsOf(media);
+    for (const name of preferences) {
+      const format = formats.find((f) => f.name === name && f.rate === CODEC_CLOCK_RATE);
+      if (format === undefined) continue;
+      remote = {
+        address,
+        port: media.port,
+        codec: { name, payloadType: format.pt, clockRate: CODEC_CLOCK_RATE },
+        direction: directionOf(offer, media, address),
+      };
+      const te = telephoneEventPt(formats);
+      if (te !== undefined) remote.telephoneEventPayloadType = te;
+      stream.accepted = true;
+      return stream;
+    }
+    failure = 'no common codec';
+    return stream;
+  });
+  if (remote === undefined) return { ok: false, status: 488, reason: failure };
+  return { ok: true, remote, streams };
+}
+
+/**
+ * Reads the answer to our offer (RFC 3264 §7): the first format of the answer's audio stream
+ * that we offered decides the codec.
+ */
+export function negotiateAnswer(answerText: string, offered: readonly AudioCodecName[]): AnswerOutcome {
+  const answer = parseSdp(answerText);
+  if (answer === undefined) return { ok: false, reason: 'SDP answer cannot be parsed' };
+  const media = answer.media.find((m) => m.type === 'audio' && m.port !== 0);
+  if (media === undefined) return { ok: false, reason: 'answer rejects the audio stream' };
+  const address = connectionAddress(answer, media);
+  if (address === undefined) return { ok: false, reason: 'audio stream without a connection address' };
+  const formats = formatsOf(media);
+  const chosen = formats.find((f) => (offered as readonly string[]).includes(f.name) && f.rate === CODEC_CLOCK_RATE);
+  if (chosen === undefined) return { ok: false, reason: 'answer has no codec we offered' };
+  const remote: RemoteMedia = {
+    address,
+    port: media.port,
+    codec: { name: chosen.name as AudioCodecName, payloadType: chosen.pt, clockRate: CODEC_CLOCK_RATE },
+    direction: directionOf(answer, media, address),
+  };
+  const te = telephoneEventPt(formats);
+  if (te !== undefined) remote.telephoneEventPayloadType = te;
+  return { ok: true, remote };
+}
+
+/** RFC 3264 §6.1: the answer's direction mirrors the offer's. */
+export function answerDirection(offered: MediaDirection): MediaDirection {
+  switch (offered) {
+    case 'sendonly':
+      return 'recvonly';
+    case 'recvonly':
+      return 'sendonly';
+    default:
+      return offered;
+  }
+}
+
+export interface LocalAudio {
+  /** Concrete address for c= and o= (never 0.0.0.0). */
+  address: string;
+  port: number;
+  /** Codecs in order (one for an answer, the preference list for an offer). */
+  codecs: ReadonlyArray<{ name: AudioCodecName; payloadType: number }>;
+  telephoneEventPayloadType?: number;
+  direction: MediaDirection;
+}
+
+/**
+ * Our side of the session: the o= line keeps its session id and increments its version only
+ * when the description changes (RFC 3264 §8, RFC 4566 §5.2).
+ */
+export class LocalSdpSession {
+  readonly sessionId: string;
+  #version: number;
+  #lastBody: string | undefined;
+
+  constructor(sessionId = String(Math.floor(Math.random() * 2 ** 31)), version = 1) {
+    this.sessionId = sessionId;
+    this.#version = version;
+  }
+
+  get version(): number {
+    return this.#version;
+  }
+
+  /** An answer to `streams`: the accepted audio stream carries `audio`, every other m-line port 0. */
+  answer(audio: LocalAudio, streams: readonly OfferedStream[]): string {
+    const media = streams.map((stream) =>
+      stream.accepted
+        ? audioMedia(audio, stream.protocol)
+        : ({ type: stream.type, port: 0, protocol: stream.protocol, payloads: stream.payloads, rtp: [], fmtp: [] } as MediaDescription),
+    );
+    return this.#render(audio.address, media);
+  }
+
+  /** An offer with every codec of `audio.codecs` and telephone-event. */
+  offer(audio: LocalAudio): string {
+    return this.#render(audio.address, [audioMedia(audio, 'RTP/AVP')]);
+  }
+
+  #render(address: string, media: MediaDescription[]): string {
+    const ipVer = address.includes(':') ? 6 : 4;
+    const description = (version: number): SessionDescription => ({
+      version: 0,
+      origin: { username: '-', sessionId: this.sessionId, sessionVersion: version, netType: 'IN', ipVer, address },
+      name: 'Switchboard',
+      connection: { version: ipVer, ip: address },
+      timing: { start: 0, stop: 0 },
+      media,
+    });
+    const body = write(description(0));
+    if (this.#lastBody !== undefined && this.#lastBody !== body) this.#version++;
+    this.#lastBody = body;
+    return write(description(this.#version));
+  }
+}
+
+function audioMedia(audio: LocalAudio, protocol: string): MediaDescription {
+  const rtp: MediaDescription['rtp'] = audio.codecs.map((codec) => ({
+    payload: codec.payloadType,
+    codec: codec.name as string,
+    rate: CODEC_CLOCK_RATE,
+  }));
+  const fmtp: MediaDescription['fmtp'] = [];
+  const te = audio.telephoneEventPayloadType;
+  if (te !== undefined) {
+    rtp.push({ payload: te, codec: 'telephone-event', rate: CODEC_CLOCK_RATE });
+    fmtp.push({ payload: te, config: '0-16' });
+  }
+  return {
+    type: 'audio',
+    port: audio.port,
+    protocol,
+    payloads: rtp.map((r) => r.payload).join(' '),
+    rtp,
+    fmtp,
+    ptime: 20,
+    direction: audio.direction,
+  };
+}
+
+/** Payload types for an offer: static ones for PCMU/PCMA. */
+export function offerCodecs(preferences: readonly AudioCodecName[]): Array<{ name: AudioCodecName; payloadType: number }> {
+  return preferences.map((name) => ({ name, payloadType: PREFERRED_PAYLOAD_TYPE[name] }));
+}

@@ -1,0 +1,531 @@
+/**
+ * The SIP driver over real UDP loopback sockets. The host (core) and the media engine are test
+ * doubles; every SIP message is real and crosses a socket. Protocol timers run on a fake clock.
+ */
+import assert from 'node:assert/strict';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import type {
+  ChannelDriverHost,
+  ChannelTechnologyEvents,
+  CreateLegRequest,
+  InboundCall,
+  LegRemote,
+  MediaEngine,
+  MediaLegInfo,
+  SipConfig,
+  SipEndpointConfig,
+} from '@switchboard/core';
+import { parse as parseSdp } from 'sdp-transform';
+import type { SipMessage, SipResponse } from '../message/sip-message.js';
+import { SDP_OFFER } from '../message/parser.fixtures.js';
+import { T1 } from '../transaction/timers.js';
+import { FakeClock } from '../test-support/fake-clock.js';
+import { UdpPeer, waitFor } from '../test-support/udp-peer.js';
+import { SipDriver } from './sip-driver.js';
+
+class FakeMedia implements MediaEngine {
+  legs = new Map<string, { request: CreateLegRequest; remotes: LegRemote[]; destroyed: boolean }>();
+  #next = 0;
+  failCreate = false;
+
+  async createLeg(request: CreateLegRequest): Promise<MediaLegInfo> {
+    if (this.failCreate) throw new Error('no ports');
+    const legId = `leg-${++this.#next}`;
+    this.legs.set(legId, { request, remotes: [], destroyed: false });
+    return { legId, localAddress: request.bindAddress, localPort: 30000 + this.#next * 2 };
+  }
+  async setLegRemote(legId: string, remote: LegRemote): Promise<void> {
+    this.legs.get(legId)?.remotes.push(remote);
+  }
+  async destroyLeg(legId: string): Promise<void> {
+    const leg = this.legs.get(legId);
+    if (leg) leg.destroyed = true;
+  }
+  async playFile(): Promise<void> {}
+  async stopPlayback(): Promise<void> {}
+  async getCounters() {
+    return { packetsSent: 0, packetsReceived: 0, bytesSent: 0, bytesReceived: 0 };
+  }
+  onNotification(): () => void {
+    return () => {};
+  }
+}
+
+class FakeHost implements ChannelDriverHost {
+  calls: InboundCall[] = [];
+  hungUp: Array<{ name: string; cause: number }> = [];
+  onAccept: ((call: InboundCall) => void) | undefined;
+
+  acceptInbound(call: InboundCall): ChannelTechnologyEvents {
+    this.calls.push(call);
+    this.onAccept?.(call);
+    return {
+      answered: () => {},
+      ringing: () => {},
+      hungUp: (cause) => this.hungUp.push({ name: call.name, cause }),
+    };
+  }
+}
+
+const ALICE: SipEndpointConfig = {
+  name: 'alice',
+  context: 'from-alice',
+  codecs: ['PCMU', 'PCMA'],
+  language: 'fr',
+  aors: [],
+  mailboxes: [],
+  dtmfMode: 'rfc4733',
+  forceRport: true,
+  rewriteContact: true,
+  rtpSymmetric: true,
+  directMedia: false,
+};
+
+function config(match: string[] = ['127.0.0.1/32'], endpoint: Partial<SipEndpointConfig> = {}): SipConfig {
+  return {
+    transports: [{ name: 'transport-udp', protocol: 'udp', bindAddress: '127.0.0.1', bindPort: 0 }],
+    endpoints: [{ ...ALICE, ...endpoint }],
+    identifies: [{ name: 'alice', endpoint: 'alice', match }],
+    aors: [],
+    auths: [],
+  };
+}
+
+interface Call {
+  callId: string;
+  fromTag: string;
+  branch: string;
+  cseq: number;
+  toTag?: string;
+  contact?: string;
+}
+
+let sequence = 0;
+
+function newCall(): Call {
+  sequence++;
+  return { callId: `call-${sequence}@127.0.0.1`, fromTag: `ft${sequence}`, branch: `z9hG4bKinv${sequence}`, cseq: 10 };
+}
+
+function request(
+  peer: UdpPeer,
+  call: Call,
+  method: string,
+  options: { branch?: string; cseq?: number; body?: string; uri?: string; headers?: string[]; toTag?: string | null } = {},
+): string {
+  const body = options.body ?? '';
+  const toTag = options.toTag === null ? undefined : (options.toTag ?? call.toTag);
+  return [
+    `${method} ${options.uri ?? 'sip:100@127.0.0.1'} SIP/2.0`,
+    `Via: SIP/2.0/UDP 127.0.0.1:${peer.port};branch=${options.branch ?? call.branch};rport`,
+    'Max-Forwards: 70',
+    `From: "Alice Liddell" <sip:alice@127.0.0.1:${peer.port}>;tag=${call.fromTag}`,
+    `To: <sip:100@127.0.0.1>${toTag === undefined ? '' : `;tag=${toTag}`}`,
+    `Call-ID: ${call.callId}`,
+    `CSeq: ${options.cseq ?? call.cseq} ${method}`,
+    `Contact: <sip:alice@127.0.0.1:${peer.port}>`,
+    ...(options.headers ?? []),
+    ...(body.length > 0 ? ['Content-Type: application/sdp'] : []),
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    '',
+    body,
+  ].join('\r\n');
+}
+
+/** The peer's 200 OK to a request the driver sent. */
+function okTo(request: SipMessage): string {
+  return [
+    'SIP/2.0 200 OK',
+    ...request.getHeaderFields('Via').map((v) => `Via: ${v}`),
+    `From: ${request.getHeader('From')}`,
+    `To: ${request.getHeader('To')}`,
+    `Call-ID: ${request.callId}`,
+    `CSeq: ${request.getHeader('CSeq')}`,
+    'Content-Length: 0',
+    '',
+    '',
+  ].join('\r\n');
+}
+
+const isBye = (m: SipMessage): boolean => m.type === 'request' && m.method === 'BYE';
+
+const sdpOffer = (port = 49170) => SDP_OFFER.replace('m=audio 49170', `m=audio ${port}`).replace(/192\.0\.2\.10/g, '127.0.0.1');
+
+describe('SipDriver over UDP loopback', () => {
+  let clock: FakeClock;
+  let media: FakeMedia;
+  let host: FakeHost;
+  let driver: SipDriver;
+  let peer: UdpPeer;
+  let port: number;
+
+  async function startDriver(sip: SipConfig): Promise<void> {
+    driver = new SipDriver({ config: sip, host, media, clock });
+    await driver.start();
+    port = driver.listening()[0].port;
+  }
+
+  beforeEach(async () => {
+    clock = new FakeClock();
+    media = new FakeMedia();
+    host = new FakeHost();
+    peer = await UdpPeer.open();
+    await startDriver(config());
+  });
+
+  afterEach(async () => {
+    await driver.close();
+    await peer.close();
+  });
+
+  /** INVITE → 100 → presented to core. */
+  async function offerCall(call: Call, body = sdpOffer()): Promise<InboundCall> {
+    await peer.send(request(peer, call, 'INVITE', { body }), port);
+    await peer.expectResponse(100, 'INVITE');
+    await waitFor(() => host.calls.some((c) => c.tech.protocolId === call.callId), 'the call to reach core');
+    const presented = host.calls.find((c) => c.tech.protocolId === call.callId);
+    assert.ok(presented);
+    return presented;
+  }
+
+  /** Answers, reads the 200 and sends the ACK. */
+  async function answerAndAck(call: Call, inbound: InboundCall, ackBody = ''): Promise<SipResponse> {
+    await inbound.tech.answer();
+    const ok = await peer.expectResponse(200, 'INVITE');
+    call.toTag = ok.to.tag;
+    call.contact = ok.contacts[0].uri.toString();
+    await peer.send(request(peer, call, 'ACK', { branch: `${call.branch}ack`, uri: call.contact, body: ackBody }), port);
+    return ok;
+  }
+
+  it('listens on the configured transport', () => {
+    const [listening] = driver.listening();
+    assert.equal(listening.protocol, 'udp');
+    assert.equal(listening.address, '127.0.0.1');
+    assert.ok(listening.port > 0);
+    assert.equal(driver.technology, 'SIP');
+    assert.deepEqual(driver.aliases, ['PJSIP']);
+  });
+
+  it('runs a whole call: 100, 180, 200 with SDP, ACK, BYE from the caller', async () => {
+    const call = newCall();
+    const inbound = await offerCall(call);
+    assert.match(inbound.name, /^SIP\/alice-[0-9a-f]{8}$/);
+    assert.equal(inbound.technology, 'SIP');
+    assert.equal(inbound.endpoint, 'alice');
+    assert.equal(inbound.exten, '100');
+    assert.equal(inbound.context, 'from-alice');
+    assert.equal(inbound.language, 'fr');
+    assert.deepEqual(inbound.caller, { name: 'Alice Liddell', number: 'alice' });
+    assert.equal(inbound.tech.protocolId, call.callId);
+
+    const legId = inbound.tech.mediaLegId;
+    assert.ok(legId);
+    const leg = media.legs.get(legId);
+    assert.equal(leg?.request.bindAddress, '127.0.0.1');
+    assert.deepEqual(leg?.remotes[0], {
+      address: '127.0.0.1',
+      port: 49170,
+      codec: { name: 'PCMU', payloadType: 0, clockRate: 8000 },
+      telephoneEventPayloadType: 101,
+      direction: 'sendrecv',
+    });
+
+    await inbound.tech.indicateRinging();
+    const ringing = await peer.expectResponse(180, 'INVITE');
+    const toTag = ringing.to.tag;
+    assert.ok(toTag);
+    assert.equal(ringing.contacts[0].uri.toString(), `sip:127.0.0.1:${port}`);
+    // received/rport were filled in on the request's Via and echoed (RFC 3581 §4).
+    assert.equal(ringing.topVia.rport, peer.port);
+
+    const ok = await answerAndAck(call, inbound);
+    assert.equal(ok.to.tag, toTag, 'the same To tag on every response');
+    assert.equal(ok.contentType, 'application/sdp');
+    assert.match(ok.getHeader('Allow') ?? '', /INVITE/);
+    const answer = parseSdp(ok.bodyText);
+    assert.equal(answer.connection?.ip, '127.0.0.1');
+    assert.equal(answer.media[0].port, media.legs.get(legId)?.request ? 30002 : 0);
+    assert.deepEqual(answer.media[0].rtp.map((r) => r.codec), ['PCMU', 'telephone-event']);
+    assert.equal(answer.media[0].rtp[1].payload, 101);
+
+    await peer.send(request(peer, call, 'BYE', { branch: 'z9hG4bKbye1', cseq: 11, uri: call.contact }), port);
+    await peer.expectResponse(200, 'BYE');
+    await waitFor(() => host.hungUp.length === 1, 'hungUp');
+    assert.deepEqual(host.hungUp, [{ name: inbound.name, cause: 16 }]);
+    await waitFor(() => media.legs.get(legId)?.destroyed === true, 'the media leg to be destroyed');
+    assert.equal(driver.activeCalls, 0);
+    // A late BYE retransmission is absorbed by its transaction and answered again.
+    await peer.send(request(peer, call, 'BYE', { branch: 'z9hG4bKbye1', cseq: 11, uri: call.contact }), port);
+    await peer.expectResponse(200, 'BYE');
+  });
+
+  it('refuses an unidentified caller with 403', async () => {
+    await driver.close();
+    await startDriver(config(['10.0.0.0/8']));
+    const call = newCall();
+    await peer.send(request(peer, call, 'INVITE', { body: sdpOffer() }), port);
+    await peer.expectResponse(100, 'INVITE');
+    const forbidden = await peer.expectResponse(403, 'INVITE');
+    assert.ok(forbidden.to.tag);
+    assert.equal(host.calls.length, 0);
+    assert.equal(media.legs.size, 0);
+  });
+
+  it('refuses with 403 when the identified endpoint is not configured', async () => {
+    await driver.close();
+    const sip = config();
+    sip.identifies = [{ name: 'ghost', endpoint: 'ghost', match: ['127.0.0.0/8'] }];
+    await startDriver(sip);
+    const call = newCall();
+    await peer.send(request(peer, call, 'INVITE', { body: sdpOffer() }), port);
+    await peer.expectResponse(403, 'INVITE');
+    assert.equal(host.calls.length, 0);
+  });
+
+  it('answers 488 when no codec is in common', async () => {
+    const call = newCall();
+    const g722 = sdpOffer().replace('RTP/AVP 0 8 101', 'RTP/AVP 9').replace(/a=rtpmap:[08] .*\r\n/g, '');
+    await peer.send(request(peer, call, 'INVITE', { body: g722 }), port);
+    const refused = await peer.expectResponse(488, 'INVITE');
+    assert.match(refused.getHeader('Warning') ?? '', /^305 /);
+    assert.equal(host.calls.length, 0);
+    assert.equal(media.legs.size, 0);
+  });
+
+  it('handles CANCEL: 200 to the CANCEL, 487 to the INVITE, hungUp with the Reason cause', async () => {
+    const call = newCall();
+    const inbound = await offerCall(call);
+    await inbound.tech.indicateRinging();
+    await peer.expectResponse(180, 'INVITE');
+    await peer.send(
+      request(peer, call, 'CANCEL', { headers: ['Reason: Q.850;cause=19;text="no answer"'], toTag: null }),
+      port,
+    );
+    await peer.expectResponse(200, 'CANCEL');
+    const terminated = await peer.expectResponse(487, 'INVITE');
+    assert.ok(terminated.to.tag);
+    await waitFor(() => host.hungUp.length === 1, 'hungUp');
+    assert.equal(host.hungUp[0].cause, 19);
+    const legId = inbound.tech.mediaLegId;
+    await waitFor(() => legId !== undefined && media.legs.get(legId)?.destroyed === true, 'leg destroyed');
+    // The 487 is retransmitted until the ACK (Timer G), then stops.
+    clock.advance(T1);
+    await peer.expectResponse(487, 'INVITE');
+    await peer.send(request(peer, call, 'ACK', { toTag: terminated.to.tag }), port);
+    await waitFor(() => true, 'ACK processed');
+    await assert.rejects(inbound.tech.answer(), /487/);
+  });
+
+  it('answers CANCEL without Reason with hungUp(16), and CANCEL for an unknown INVITE with 481', async () => {
+    const call = newCall();
+    await offerCall(call);
+    await peer.send(request(peer, call, 'CANCEL', { toTag: null }), port);
+    await peer.expectResponse(487, 'INVITE');
+    await waitFor(() => host.hungUp.length === 1, 'hungUp');
+    assert.equal(host.hungUp[0].cause, 16);
+    const stranger = newCall();
+    await peer.send(request(peer, stranger, 'CANCEL', { toTag: null }), port);
+    await peer.expectResponse(481, 'CANCEL');
+  });
+
+  it('absorbs a retransmitted INVITE in its transaction', async () => {
+    const call = newCall();
+    const text = request(peer, call, 'INVITE', { body: sdpOffer() });
+    await peer.send(text, port);
+    await peer.expectResponse(100, 'INVITE');
+    await waitFor(() => host.calls.length === 1, 'the call');
+    await peer.send(text, port);
+    // The transaction re-sends its last provisional response and the call is not presented again.
+    await peer.expectResponse(100, 'INVITE');
+    await peer.expectNothing(() => true);
+    assert.equal(host.calls.length, 1);
+    assert.equal(media.legs.size, 1);
+  });
+
+  it("sends a BYE when core hangs up and ends on the peer's 200", async () => {
+    const call = newCall();
+    const inbound = await offerCall(call);
+    await answerAndAck(call, inbound);
+    await waitFor(() => (inbound.tech as unknown as { state: string }).state === 'up', 'ACK to arrive');
+    await inbound.tech.hangup(16);
+    const bye = (await peer.expect(isBye, 'BYE')) as SipMessage & { type: 'request' };
+    assert.equal(bye.requestUri, `sip:alice@127.0.0.1:${peer.port}`);
+    assert.equal(bye.from.tag, call.toTag, 'From carries our tag');
+    assert.equal(bye.to.tag, call.fromTag);
+    assert.equal(bye.callId, call.callId);
+    assert.equal(bye.getHeader('Reason'), 'Q.850;cause=16');
+    await inbound.tech.hangup(16);
+    await peer.send(okTo(bye), port);
+    await waitFor(() => driver.activeCalls === 0, 'the call to end');
+    assert.equal(host.hungUp.length, 0, 'no hungUp for a hangup core asked for');
+    const legId = inbound.tech.mediaLegId;
+    assert.ok(legId && media.legs.get(legId)?.destroyed);
+    // In-dialog requests for the ended dialog get 481.
+    await peer.send(request(peer, call, 'BYE', { branch: 'z9hG4bKlate', cseq: 12, uri: call.contact }), port);
+    await peer.expectResponse(481, 'BYE');
+  });
+
+  it('retransmits the 200 until the ACK, doubling up to T2, and gives up with a BYE after 64*T1', async () => {
+    const call = newCall();
+    const inbound = await offerCall(call);
+    await inbound.tech.answer();
+    await peer.expectResponse(200, 'INVITE');
+    const expected = [500, 1000, 2000, 4000, 4000];
+    for (const interval of expected) {
+      await peer.expectNothing((m) => m.type === 'response' && m.status === 200, 20);
+      clock.advance(interval);
+      await peer.expectResponse(200, 'INVITE');
+    }
+    clock.advance(64 * T1);
+    const bye = await peer.expect(isBye, 'BYE after the ACK timeout');
+    await waitFor(() => host.hungUp.length === 1, 'hungUp');
+    assert.equal(host.hungUp[0].cause, 102);
+    await peer.send(okTo(bye), port);
+    await waitFor(() => driver.activeCalls === 0, 'the call to end');
+  });
+
+  it('holds a hangup until the ACK of the 200 (RFC 3261 §15)', async () => {
+    const call = newCall();
+    const inbound = await offerCall(call);
+    await inbound.tech.answer();
+    const ok = await peer.expectResponse(200, 'INVITE');
+    await inbound.tech.hangup(16);
+    await peer.expectNothing((m) => m.type === 'request' && m.method === 'BYE');
+    call.toTag = ok.to.tag;
+    await peer.send(request(peer, call, 'ACK', { branch: 'z9hG4bKack2', uri: ok.contacts[0].uri.toString() }), port);
+    const bye = await peer.expect(isBye, 'BYE after the ACK');
+    await peer.send(okTo(bye), port);
+    await waitFor(() => driver.activeCalls === 0, 'the call to end');
+  });
+
+  it('sends the offer in the 200 for an INVITE without SDP and takes the answer from the ACK', async () => {
+    const call = newCall();
+    const inbound = await offerCall(call, '');
+    const legId = inbound.tech.mediaLegId;
+    assert.ok(legId);
+    assert.equal(media.legs.get(legId)?.remotes.length, 0);
+    await inbound.tech.indicateProgress();
+    const progress = await peer.expectResponse(183, 'INVITE');
+    assert.equal(progress.body.length, 0, 'no offer in an unreliable provisional response');
+    const answerSdp = sdpOffer(45000).replace('RTP/AVP 0 8 101', 'RTP/AVP 8 101').replace('a=rtpmap:0 PCMU/8000\r\n', '');
+    const ok = await answerAndAck(call, inbound, answerSdp);
+    const offer = parseSdp(ok.bodyText);
+    assert.deepEqual(offer.media[0].rtp.map((r) => r.codec), ['PCMU', 'PCMA', 'telephone-event']);
+    await waitFor(() => (media.legs.get(legId)?.remotes.length ?? 0) === 1, 'the answer to be applied');
+    const remote = media.legs.get(legId)?.remotes[0];
+    assert.equal(remote?.port, 45000);
+    assert.equal(remote?.codec.name, 'PCMA');
+  });
+
+  it('sends 183 with the SDP answer for early media, and the same SDP version in the 200', async () => {
+    const call = newCall();
+    const inbound = await offerCall(call);
+    await inbound.tech.indicateProgress();
+    const progress = await peer.expectResponse(183, 'INVITE');
+    const ok = await answerAndAck(call, inbound);
+    assert.equal(parseSdp(progress.bodyText).origin.sessionVersion, parseSdp(ok.bodyText).origin.sessionVersion);
+  });
+
+  it('answers a re-INVITE with the current session and applies a hold offer', async () => {
+    const call = newCall();
+    const inbound = await offerCall(call);
+    const first = await answerAndAck(call, inbound);
+    const firstSdp = parseSdp(first.bodyText);
+    const hold = sdpOffer().replace('a=sendrecv', 'a=sendonly');
+    await peer.send(request(peer, call, 'INVITE', { branch: 'z9hG4bKre1', cseq: 11, uri: call.contact, body: hold }), port);
+    const ok = await peer.expectResponse(200, 'INVITE');
+    const answer = parseSdp(ok.bodyText);
+    assert.equal(answer.origin.sessionId, firstSdp.origin.sessionId);
+    assert.equal(answer.origin.sessionVersion, firstSdp.origin.sessionVersion + 1);
+    assert.equal(answer.media[0].direction, 'recvonly');
+    const legId = inbound.tech.mediaLegId;
+    assert.ok(legId);
+    assert.equal(media.legs.get(legId)?.remotes.at(-1)?.direction, 'sendonly');
+    await peer.send(request(peer, call, 'ACK', { branch: 'z9hG4bKre1ack', cseq: 11, uri: call.contact }), port);
+    // An out-of-order CSeq is refused (RFC 3261 §12.2.2).
+    await peer.send(request(peer, call, 'INVITE', { branch: 'z9hG4bKre2', cseq: 5, uri: call.contact, body: hold }), port);
+    await peer.expectResponse(500, 'INVITE');
+    // A re-INVITE with no common codec gets 488 and the call stays up.
+    const g722 = sdpOffer().replace('RTP/AVP 0 8 101', 'RTP/AVP 9').replace(/a=rtpmap:[08] .*\r\n/g, '');
+    await peer.send(request(peer, call, 'INVITE', { branch: 'z9hG4bKre3', cseq: 12, uri: call.contact, body: g722 }), port);
+    await peer.expectResponse(488, 'INVITE');
+    assert.equal(driver.activeCalls, 1);
+    await inbound.tech.hangup(16);
+    await peer.send(okTo(await peer.expect(isBye, 'BYE')), port);
+    await waitFor(() => driver.activeCalls === 0, 'the call to end');
+  });
+
+  it('rejects an unanswered call with the status mapped from the cause', async () => {
+    const call = newCall();
+    const inbound = await offerCall(call);
+    await inbound.tech.hangup(17);
+    const busy = await peer.expectResponse(486, 'INVITE');
+    assert.equal(busy.getHeader('Reason'), 'Q.850;cause=17');
+    await inbound.tech.hangup(17);
+    assert.equal(host.hungUp.length, 0);
+    const legId = inbound.tech.mediaLegId;
+    await waitFor(() => legId !== undefined && media.legs.get(legId)?.destroyed === true, 'leg destroyed');
+  });
+
+  it('copes with core hanging up while the call is being presented', async () => {
+    host.onAccept = (presented) => void presented.tech.hangup(1);
+    const call = newCall();
+    await peer.send(request(peer, call, 'INVITE', { body: sdpOffer() }), port);
+    await peer.expectResponse(404, 'INVITE');
+    await waitFor(() => driver.activeCalls === 0, 'the call to end');
+  });
+
+  it('answers 503 when no media leg can be had', async () => {
+    media.failCreate = true;
+    const call = newCall();
+    await peer.send(request(peer, call, 'INVITE', { body: sdpOffer() }), port);
+    await peer.expectResponse(503, 'INVITE');
+    assert.equal(host.calls.length, 0);
+  });
+
+  it('answers OPTIONS, unknown methods, stray in-dialog requests and malformed requests', async () => {
+    const call = newCall();
+    await peer.send(request(peer, call, 'OPTIONS', { uri: 'sip:127.0.0.1' }), port);
+    const options = await peer.expectResponse(200, 'OPTIONS');
+    assert.match(options.getHeader('Allow') ?? '', /INVITE, ACK, CANCEL, BYE, OPTIONS/);
+    assert.equal(options.getHeader('Accept'), 'application/sdp');
+
+    await peer.send(request(peer, newCall(), 'FROBNICATE'), port);
+    await peer.expectResponse(501, 'FROBNICATE');
+    await peer.send(request(peer, newCall(), 'REGISTER', { uri: 'sip:127.0.0.1' }), port);
+    await peer.expectResponse(405, 'REGISTER');
+    await peer.send(request(peer, newCall(), 'BYE', { toTag: 'nosuchdialog' }), port);
+    await peer.expectResponse(481, 'BYE');
+    await peer.send(request(peer, newCall(), 'INFO', { toTag: 'nosuchdialog' }), port);
+    await peer.expectResponse(481, 'INFO');
+
+    const badLength = request(peer, newCall(), 'INVITE', { body: sdpOffer() }).replace(/Content-Length: \d+/, 'Content-Length: 4000');
+    await peer.send(badLength, port);
+    const bad = await peer.expectResponse(400, 'INVITE');
+    assert.match(bad.getHeader('Warning') ?? '', /Content-Length/);
+    await peer.send('\u0000\u0001garbage\r\n\r\n', port);
+    await peer.send('\r\n\r\n', port);
+    await peer.expectNothing(() => true);
+
+    await peer.send(request(peer, newCall(), 'INVITE', { headers: ['Require: 100rel'], body: sdpOffer() }), port);
+    const ext = await peer.expectResponse(420, 'INVITE');
+    assert.equal(ext.getHeader('Unsupported'), '100rel');
+  });
+
+  it('close() sends BYE for answered calls and 503 for unanswered ones', async () => {
+    const answered = newCall();
+    const up = await offerCall(answered);
+    await answerAndAck(answered, up);
+    await waitFor(() => (up.tech as unknown as { state: string }).state === 'up', 'ACK to arrive');
+    const ringing = newCall();
+    await offerCall(ringing);
+    const closing = driver.close();
+    const bye = (await peer.expect(isBye, 'BYE')) as SipMessage & { type: 'request' };
+    await peer.expectResponse(503, 'INVITE');
+    await peer.send(okTo(bye), port);
+    await closing;
+    assert.equal(driver.activeCalls, 0);
+    assert.deepEqual(host.hungUp.map((h) => h.cause).sort(), [16, 16]);
+  });
+});

@@ -1,0 +1,47 @@
+/**
+ * Writes a message to bytes (RFC 3261 §7). Content-Length is always written from the actual body
+ * size, whatever header the message carried, so a relayed or edited message cannot lie about it.
+ *
+ * No header value can inject a header or a body: CR, LF and NUL in a value (or in a reason phrase
+ * or Request-URI) are replaced by a space. That is what the receiver would make of a folded line
+ * anyway (RFC 3261 §7.3.1: a CRLF followed by whitespace is equivalent to one SP).
+ */
+import type { SipMessage } from './sip-message.js';
+
+const UNSAFE = /[\r\n\0]/;
+const UNSAFE_ALL = /[\r\n\0]/g;
+
+function safe(text: string): string {
+  return UNSAFE.test(text) ? text.replace(UNSAFE_ALL, ' ') : text;
+}
+
+/** Header names must be tokens; anything else is replaced so that the line stays one header. */
+const UNSAFE_NAME = /[^A-Za-z0-9\-.!%*_+`'~]/g;
+
+function safeName(name: string): string {
+  UNSAFE_NAME.lastIndex = 0;
+  return UNSAFE_NAME.test(name) ? name.replace(UNSAFE_NAME, '-') : name;
+}
+
+export function serializeHead(message: SipMessage): string {
+  let out =
+    message.type === 'request'
+      ? `${safe(message.method)} ${safe(message.requestUri).replace(/ /g, '%20')} SIP/2.0\r\n`
+      : `SIP/2.0 ${message.status} ${safe(message.reason)}\r\n`;
+  for (const field of message.headers) {
+    if (field.key === 'content-length') continue;
+    out += `${safeName(field.name)}: ${safe(field.value)}\r\n`;
+  }
+  out += `Content-Length: ${message.body.length}\r\n\r\n`;
+  return out;
+}
+
+export function serializeMessage(message: SipMessage): Buffer {
+  const head = serializeHead(message);
+  if (message.body.length === 0) return Buffer.from(head, 'utf8');
+  const headLength = Buffer.byteLength(head, 'utf8');
+  const out = Buffer.allocUnsafe(headLength + message.body.length);
+  out.write(head, 0, 'utf8');
+  message.body.copy(out, headLength);
+  return out;
+}

@@ -1,0 +1,92 @@
+/**
+ * What the four transaction state machines share: the state, one transition table per kind,
+ * one `transition()` that refuses a move the table does not allow, and the named timers, which
+ * run on an injected clock and are all cancelled when the transaction terminates.
+ */
+import type { Clock, Logger } from '@switchboard/core';
+import type { Transport } from '../transport/transport.js';
+import type { TimerName } from './timers.js';
+
+export type TransactionKind = 'invite-client' | 'non-invite-client' | 'invite-server' | 'non-invite-server';
+
+export interface TransactionEnvironment {
+  clock: Clock;
+  logger: Logger;
+  /** Called once when the transaction reaches Terminated, so its owner can forget it. */
+  onTerminated(transaction: Transaction<string>): void;
+}
+
+export abstract class Transaction<S extends string> {
+  abstract readonly kind: TransactionKind;
+  readonly id: string;
+  readonly transport: Transport;
+  protected readonly env: TransactionEnvironment;
+  protected abstract readonly transitions: Readonly<Record<S, readonly S[]>>;
+  #state: S;
+  readonly #timers = new Map<TimerName, unknown>();
+
+  constructor(id: string, transport: Transport, initial: S, env: TransactionEnvironment) {
+    this.id = id;
+    this.transport = transport;
+    this.#state = initial;
+    this.env = env;
+  }
+
+  get state(): S {
+    return this.#state;
+  }
+
+  get terminated(): boolean {
+    return this.#state === 'terminated';
+  }
+
+  protected transition(to: S): void {
+    const from = this.#state;
+    if (!this.transitions[from].includes(to)) {
+      throw new Error(`${this.kind} transaction ${this.id}: illegal transition ${from} -> ${to}`);
+    }
+    this.#state = to;
+    this.env.logger.trace({ transaction: this.id, kind: this.kind, from, to }, 'transaction state');
+    if (to === 'terminated') {
+      for (const handle of this.#timers.values()) this.env.clock.clearTimeout(handle);
+      this.#timers.clear();
+      this.env.onTerminated(this);
+    }
+  }
+
+  protected startTimer(name: TimerName, ms: number, fire: () => void): void {
+    this.stopTimer(name);
+    const handle = this.env.clock.setTimeout(() => {
+      this.#timers.delete(name);
+      if (!this.terminated) fire();
+    }, ms);
+    this.#timers.set(name, handle);
+  }
+
+  protected stopTimer(name: TimerName): void {
+    const handle = this.#timers.get(name);
+    if (handle !== undefined) {
+      this.env.clock.clearTimeout(handle);
+      this.#timers.delete(name);
+    }
+  }
+
+  protected hasTimer(name: TimerName): boolean {
+    return this.#timers.has(name);
+  }
+
+  /** Watches a send; a failure is reported through `onTransportError` (RFC 3261 §17.1.4, §17.2.4). */
+  protected transmit(sending: Promise<void>): void {
+    sending.catch((err: unknown) => {
+      if (!this.terminated) this.onTransportError(err);
+    });
+  }
+
+  /** RFC 3261 §17.1.4 / §17.2.4: a transport failure terminates the transaction and informs the TU. */
+  protected abstract onTransportError(err: unknown): void;
+
+  /** Ends the transaction at once (the owner is shutting down). No TU callback follows. */
+  abort(): void {
+    if (!this.terminated) this.transition('terminated' as S);
+  }
+}

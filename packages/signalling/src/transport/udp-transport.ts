@@ -1,0 +1,207 @@
+/**
+ * SIP over UDP (RFC 3261 §18): one datagram socket per configured transport. The receive path is
+ * parse → check the identifying headers → Via received/rport (§18.2.1, RFC 3581) → delegate.
+ * Malformed requests that can still be identified are answered 400 here, statelessly, so the
+ * layers above only ever see well-formed messages (§8.2, §21.4.1); everything else is dropped
+ * and logged at debug.
+ */
+import { createSocket, type RemoteInfo, type Socket } from 'node:dgram';
+import { lookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
+import type { Logger } from '@switchboard/core';
+import { SipParseError, SipTransportError } from '../errors.js';
+import { createResponse } from '../message/builders.js';
+import { newTag } from '../message/ids.js';
+import { DEFAULT_PARSE_LIMITS, type ParseLimits, parseMessage } from '../message/parser.js';
+import { serializeMessage } from '../message/serializer.js';
+import { type SipMessage, SipRequest, type SipResponse } from '../message/sip-message.js';
+import { canAnswer, findEssentialProblem } from '../message/validate.js';
+import { isWildcardAddress, localAddressToward } from './local-address.js';
+import type { PeerAddress, Transport, TransportDelegate } from './transport.js';
+import { applyReceived, normaliseAddress, responseDestination } from './via-received.js';
+
+export interface UdpTransportOptions {
+  name: string;
+  bindAddress: string;
+  bindPort: number;
+  externalSignalingAddress?: string | undefined;
+  logger: Logger;
+  limits?: Partial<ParseLimits>;
+}
+
+/** Largest UDP payload over IPv4 (65535 − 8 byte UDP header − 20 byte IP header). */
+const MAX_DATAGRAM = 65507;
+
+export class UdpTransport implements Transport {
+  readonly name: string;
+  readonly protocol = 'udp';
+  readonly viaTransport = 'UDP';
+  readonly reliable = false;
+  delegate: TransportDelegate | undefined;
+  /** Logs every message in full at trace level; switchable at run time. */
+  traceMessages = false;
+
+  readonly #options: UdpTransportOptions;
+  readonly #log: Logger;
+  readonly #limits: ParseLimits;
+  #socket: Socket | undefined;
+  #ipv6 = false;
+  #localAddress = '';
+  #localPort = 0;
+  #closed = false;
+
+  constructor(options: UdpTransportOptions) {
+    this.name = options.name;
+    this.#options = options;
+    this.#log = options.logger;
+    this.#limits = { ...DEFAULT_PARSE_LIMITS, ...options.limits };
+  }
+
+  get localAddress(): string {
+    return this.#localAddress;
+  }
+
+  get localPort(): number {
+    return this.#localPort;
+  }
+
+  /** Binds the socket; resolves with the bound address and port. */
+  listen(): Promise<PeerAddress> {
+    const { bindAddress, bindPort } = this.#options;
+    this.#ipv6 = isIP(bindAddress) === 6;
+    const socket = createSocket({ type: this.#ipv6 ? 'udp6' : 'udp4', reuseAddr: false });
+    this.#socket = socket;
+    return new Promise((resolve, reject) => {
+      const onError = (err: Error) => {
+        reject(new SipTransportError(`cannot bind ${this.name} to ${bindAddress}:${bindPort}`, { cause: err }));
+      };
+      socket.once('error', onError);
+      socket.bind(bindPort, bindAddress, () => {
+        socket.off('error', onError);
+        socket.on('error', (err) => this.#log.error({ err, transport: this.name }, 'socket error'));
+        socket.on('message', (data, rinfo) => {
+          try {
+            this.#receive(data, rinfo);
+          } catch (err) {
+            // A bug above the transport must not take the socket (and every other call) down.
+            this.#log.error({ err, transport: this.name }, 'failed to process a received message');
+          }
+        });
+        const bound = socket.address();
+        this.#localAddress = bound.address;
+        this.#localPort = bound.port;
+        resolve({ address: bound.address, port: bound.port });
+      });
+    });
+  }
+
+  async advertisedHost(peer: string): Promise<string> {
+    const external = this.#options.externalSignalingAddress;
+    if (external !== undefined && external !== '') return external;
+    if (!isWildcardAddress(this.#localAddress)) return this.#localAddress;
+    return localAddressToward(normaliseAddress(peer));
+  }
+
+  async send(message: SipMessage, destination: PeerAddress): Promise<void> {
+    const socket = this.#socket;
+    if (socket === undefined || this.#closed) throw new SipTransportError(`transport ${this.name} is closed`);
+    const data = serializeMessage(message);
+    if (data.length > MAX_DATAGRAM) throw new SipTransportError(`message of ${data.length} bytes does not fit a datagram`);
+    const address = await this.#resolve(destination.address);
+    if (this.traceMessages) {
+      this.#log.trace({ to: `${address}:${destination.port}`, text: data.toString('utf8') }, 'sip message sent');
+    }
+    await new Promise<void>((resolve, reject) => {
+      socket.send(data, destination.port, address, (err) => {
+        if (err) reject(new SipTransportError(`send to ${address}:${destination.port} failed`, { cause: err }));
+        else resolve();
+      });
+    });
+  }
+
+  sendResponse(response: SipResponse): Promise<void> {
+    return this.send(response, responseDestination(response.topVia));
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    const socket = this.#socket;
+    if (socket === undefined) return;
+    await new Promise<void>((resolve) => socket.close(() => resolve()));
+  }
+
+  /** A host name is resolved (RFC 3263 §5 reduced to an A/AAAA lookup); addresses match the socket family. */
+  async #resolve(host: string): Promise<string> {
+    let address = host;
+    if (isIP(host) === 0) {
+      try {
+        address = (await lookup(host, { family: this.#ipv6 ? 0 : 4 })).address;
+      } catch (err) {
+        throw new SipTransportError(`cannot resolve ${host}`, { cause: err });
+      }
+    }
+    if (this.#ipv6 && isIP(address) === 4) return `::ffff:${address}`;
+    if (!this.#ipv6 && isIP(address) === 6) throw new SipTransportError(`cannot reach IPv6 ${address} from ${this.name}`);
+    return address;
+  }
+
+  #receive(data: Buffer, rinfo: RemoteInfo): void {
+    const source: PeerAddress = { address: normaliseAddress(rinfo.address), port: rinfo.port };
+    if (isKeepAlive(data)) {
+      this.#log.trace({ source }, 'keep-alive received');
+      return;
+    }
+    if (this.traceMessages) this.#log.trace({ from: `${source.address}:${source.port}`, text: data.toString('utf8') }, 'sip message received');
+
+    let message: SipMessage;
+    try {
+      message = parseMessage(data, { datagram: true, limits: this.#limits });
+    } catch (err) {
+      if (!(err instanceof SipParseError)) throw err;
+      this.#rejectMalformed(err.partial, err.message, err.status, source);
+      return;
+    }
+    const problem = findEssentialProblem(message);
+    if (problem !== undefined) {
+      this.#rejectMalformed(message, problem, 400, source);
+      return;
+    }
+    const delegate = this.delegate;
+    if (delegate === undefined) return;
+    if (message.type === 'request') {
+      const updated = applyReceived(message.topVia, source);
+      if (updated !== undefined) message.replaceTopVia(updated);
+      delegate.onRequest(message, { transport: this, source });
+    } else {
+      delegate.onResponse(message, { transport: this, source });
+    }
+  }
+
+  #rejectMalformed(partial: unknown, problem: string, status: number, source: PeerAddress): void {
+    if (!(partial instanceof SipRequest) || !canAnswer(partial)) {
+      this.#log.debug({ source, problem }, 'dropped malformed message');
+      return;
+    }
+    this.#log.debug({ source, problem, method: partial.method }, 'malformed request answered');
+    const updated = applyReceived(partial.topVia, source);
+    if (updated !== undefined) partial.replaceTopVia(updated);
+    // RFC 3261 §20.43: a Warning tells the sender what was wrong (399 = miscellaneous warning).
+    const response = createResponse(partial, status, {
+      toTag: newTag(),
+      headers: [['Warning', `399 switchboard "${problem.replace(/["\\]/g, '')}"`]],
+    });
+    this.sendResponse(response).catch((err: unknown) => {
+      this.#log.debug({ err, source }, 'could not answer a malformed request');
+    });
+  }
+}
+
+/** CRLF keep-alives and the 4-byte null pings some phones send (RFC 5626 §4.4.1 style traffic). */
+function isKeepAlive(data: Buffer): boolean {
+  if (data.length > 8) return false;
+  for (const byte of data) {
+    if (byte !== 0x0d && byte !== 0x0a && byte !== 0x20 && byte !== 0x00) return false;
+  }
+  return true;
+}
