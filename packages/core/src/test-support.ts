@@ -3,7 +3,18 @@
  * plays by hand, and a channel technology that records what core asked of it.
  */
 import type { ChannelTechnology } from './drivers/channel-technology.js';
-import type { MediaEngine, MediaNotification, PlayFileRequest } from './media/media-engine.js';
+import type {
+  CreateBridgeRequest,
+  CreateSnoopRequest,
+  JoinBridgeOptions,
+  MediaEngine,
+  MediaNotification,
+  MediaTarget,
+  PlayFileRequest,
+  PlayToneRequest,
+  StartRecordingRequest,
+  TalkDetectionOptions,
+} from './media/media-engine.js';
 
 export class RecordingMediaEngine implements MediaEngine {
   readonly plays: { legId: string; request: PlayFileRequest }[] = [];
@@ -27,6 +38,71 @@ export class RecordingMediaEngine implements MediaEngine {
   onNotification(listener: (n: MediaNotification) => void) {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
+  }
+  /** Every other request, by method name and arguments, for tests that check what core asked. */
+  readonly requests: { method: string; args: unknown[] }[] = [];
+  #record(method: string, ...args: unknown[]): Promise<void> {
+    this.requests.push({ method, args });
+    return Promise.resolve();
+  }
+  playTone(target: MediaTarget, request: PlayToneRequest) {
+    return this.#record('playTone', target, request);
+  }
+  playFileOnBridge(bridgeId: string, request: PlayFileRequest) {
+    this.plays.push({ legId: `bridge:${bridgeId}`, request });
+    return this.#record('playFileOnBridge', bridgeId, request);
+  }
+  stopBridgePlayback(bridgeId: string, playbackId: string) {
+    this.stops.push(playbackId);
+    return this.#record('stopBridgePlayback', bridgeId, playbackId);
+  }
+  createBridge(request: CreateBridgeRequest) {
+    return this.#record('createBridge', request);
+  }
+  destroyBridge(bridgeId: string) {
+    return this.#record('destroyBridge', bridgeId);
+  }
+  joinBridge(bridgeId: string, legId: string, options?: JoinBridgeOptions) {
+    return this.#record('joinBridge', bridgeId, legId, options);
+  }
+  leaveBridge(bridgeId: string, legId: string) {
+    return this.#record('leaveBridge', bridgeId, legId);
+  }
+  setBridgeParticipant(bridgeId: string, legId: string, options: JoinBridgeOptions) {
+    return this.#record('setBridgeParticipant', bridgeId, legId, options);
+  }
+  startRecording(target: MediaTarget, request: StartRecordingRequest) {
+    return this.#record('startRecording', target, request);
+  }
+  stopRecording(recordingId: string, options: { discard: boolean }) {
+    return this.#record('stopRecording', recordingId, options);
+  }
+  setRecordingState(recordingId: string, state: { paused?: boolean; muted?: boolean }) {
+    return this.#record('setRecordingState', recordingId, state);
+  }
+  sendDtmf(legId: string, request: { digits: string; durationMs: number; betweenMs: number }) {
+    return this.#record('sendDtmf', legId, request);
+  }
+  setLegMute(legId: string, mute: { inbound: boolean; outbound: boolean }) {
+    return this.#record('setLegMute', legId, mute);
+  }
+  setTalkDetection(legId: string, options: TalkDetectionOptions | null) {
+    return this.#record('setTalkDetection', legId, options);
+  }
+  setInbandDtmfDetection(legId: string, enabled: boolean) {
+    return this.#record('setInbandDtmfDetection', legId, enabled);
+  }
+  async createSnoopLeg(request: CreateSnoopRequest) {
+    await this.#record('createSnoopLeg', request);
+    return { legId: `snoop-${this.requests.length}` };
+  }
+  async getRtpStatistics(legId: string) {
+    await this.#record('getRtpStatistics', legId);
+    return { txcount: 0, rxcount: 0, txploss: 0, rxploss: 0, local_ssrc: 1, remote_ssrc: 2, txoctetcount: 0, rxoctetcount: 0 };
+  }
+  /** Delivers a notification as the engine would. */
+  emit(notification: MediaNotification): void {
+    for (const l of this.#listeners) l(notification);
   }
   /** Ends the most recent play request with the given reason. */
   finishLast(reason: 'complete' | 'failed' = 'complete'): void {

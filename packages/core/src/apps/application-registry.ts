@@ -1,6 +1,7 @@
 import type { Channel } from '../channels/channel.js';
 import { conflict, invalidArgument, notFound } from '../errors.js';
 import type { TimedDomainEvent } from '../events/domain-events.js';
+import type { BridgeSnapshot, ChannelSnapshot } from '../model/snapshots.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { Logger } from '../util/logger.js';
 import { Application, type ApplicationSink, type EventSourceKind } from './application.js';
@@ -140,30 +141,99 @@ export class ApplicationRegistry {
     }
   }
 
+  /** The applications an event concerns (SPEC §6.3): named ones, or those subscribed to a source in it. */
   #recipients(event: TimedDomainEvent): Application[] {
     switch (event.type) {
       case 'AppStart':
-      case 'AppEnd': {
+      case 'AppEnd':
+      case 'ChannelUserevent':
+      case 'ApplicationMoveFailed': {
         const app = this.#apps.get(event.application);
         return app ? [app] : [];
       }
       case 'PlaybackStarted':
       case 'PlaybackContinuing':
-      case 'PlaybackFinished': {
-        const [kind, id] = splitTarget(event.playback.target_uri);
-        return kind ? this.#subscribedTo(kind, id) : [];
-      }
+      case 'PlaybackFinished':
+        return this.#subscribedToTarget(event.playback.target_uri);
+      case 'RecordingStarted':
+      case 'RecordingFinished':
+      case 'RecordingFailed':
+        return this.#subscribedToTarget(event.recording.target_uri);
       case 'ChannelVarset':
-        return event.channel ? this.#subscribedTo('channel', event.channel.id) : this.list().filter((a) => a.subscribeAll);
+        return event.channel ? this.#subscribedToChannel(event.channel) : this.list().filter((a) => a.subscribeAll);
+      case 'BridgeCreated':
+      case 'BridgeDestroyed':
+      case 'BridgeVideoSourceChanged':
+        return this.#matching((app) => app.isSubscribed('bridge', event.bridge.id));
+      case 'BridgeMerged':
+        return this.#matching((app) => app.isSubscribed('bridge', event.bridge.id) || app.isSubscribed('bridge', event.bridge_from.id));
+      case 'ChannelEnteredBridge':
+      case 'ChannelLeftBridge':
+        return this.#matching((app) => app.isSubscribed('bridge', event.bridge.id) || this.#wantsChannel(app, event.channel));
+      case 'BridgeBlindTransfer':
+        return this.#involving(
+          [event.channel, event.replace_channel, event.transferee],
+          [event.bridge],
+        );
+      case 'BridgeAttendedTransfer':
+        return this.#involving(
+          [
+            event.transferer_first_leg,
+            event.transferer_second_leg,
+            event.replace_channel,
+            event.transferee,
+            event.transfer_target,
+            event.destination_link_first_leg,
+            event.destination_link_second_leg,
+            event.destination_threeway_channel,
+          ],
+          [event.transferer_first_leg_bridge, event.transferer_second_leg_bridge, event.destination_threeway_bridge],
+        );
+      case 'Dial':
+        return this.#involving([event.peer, event.caller, event.forwarded], []);
+      case 'DeviceStateChanged':
+        return this.#matching((app) => app.isSubscribed('deviceState', event.device_state.name));
+      case 'EndpointStateChange':
+      case 'ContactStatusChange':
+      case 'PeerStatusChange':
+        return this.#matching((app) => wantsEndpoint(app, event.endpoint.technology, event.endpoint.resource));
+      case 'TextMessageReceived':
+        return event.endpoint
+          ? this.#matching((app) => wantsEndpoint(app, event.endpoint?.technology ?? '', event.endpoint?.resource ?? ''))
+          : [];
       default:
-        return this.#subscribedTo('channel', event.channel.id);
+        return this.#subscribedToChannel(event.channel);
     }
   }
 
-  #subscribedTo(kind: EventSourceKind, id: string): Application[] {
+  #matching(predicate: (app: Application) => boolean): Application[] {
     const found: Application[] = [];
-    for (const app of this.#apps.values()) if (app.isSubscribed(kind, id)) found.push(app);
+    for (const app of this.#apps.values()) if (predicate(app)) found.push(app);
     return found;
+  }
+
+  #subscribedToTarget(targetUri: string): Application[] {
+    const [kind, id] = splitTarget(targetUri);
+    return kind ? this.#matching((app) => app.isSubscribed(kind, id)) : [];
+  }
+
+  #subscribedToChannel(channel: ChannelSnapshot): Application[] {
+    return this.#matching((app) => this.#wantsChannel(app, channel));
+  }
+
+  /** A channel's events reach subscribers of the channel and of its endpoint or technology (SPEC §6.3 rule 2). */
+  #wantsChannel(app: Application, channel: ChannelSnapshot): boolean {
+    if (app.isSubscribed('channel', channel.id)) return true;
+    const endpoint = endpointOfChannelName(channel.name);
+    return endpoint !== undefined && wantsEndpoint(app, endpoint.technology, endpoint.resource);
+  }
+
+  #involving(channels: (ChannelSnapshot | undefined)[], bridges: (BridgeSnapshot | undefined)[]): Application[] {
+    return this.#matching(
+      (app) =>
+        channels.some((c) => c !== undefined && this.#wantsChannel(app, c)) ||
+        bridges.some((b) => b !== undefined && app.isSubscribed('bridge', b.id)),
+    );
   }
 
   #deliverSafely(sink: ApplicationSink, event: Parameters<ApplicationSink>[0]): void {
@@ -173,6 +243,20 @@ export class ApplicationRegistry {
       this.#log.error({ err, eventType: event.type }, 'application event delivery failed');
     }
   }
+}
+
+/** Endpoint subscriptions are `tech/resource`, or `tech` alone for the technology endpoint. */
+function wantsEndpoint(app: Application, technology: string, resource: string): boolean {
+  return app.isSubscribed('endpoint', `${technology}/${resource}`) || app.hasExactSubscription('endpoint', technology);
+}
+
+/** `SIP/alice-0000000a` → SIP, alice: channel names carry their endpoint. */
+export function endpointOfChannelName(name: string): { technology: string; resource: string } | undefined {
+  const slash = name.indexOf('/');
+  if (slash <= 0) return undefined;
+  const rest = name.slice(slash + 1);
+  const dash = rest.lastIndexOf('-');
+  return { technology: name.slice(0, slash), resource: dash > 0 ? rest.slice(0, dash) : rest };
 }
 
 function splitTarget(targetUri: string): [EventSourceKind | undefined, string] {

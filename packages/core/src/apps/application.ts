@@ -66,6 +66,11 @@ export class Application {
     return this.subscribeAll || map.has('') || map.has(id);
   }
 
+  /** Subscribed to exactly this id (not through "all" or subscribeAll). */
+  hasExactSubscription(kind: EventSourceKind, id: string): boolean {
+    return this.#subscriptions[kind].has(id);
+  }
+
   setEventFilter(allowed: string[] | undefined, disallowed: string[] | undefined): void {
     if (allowed !== undefined) this.#allowed = [...new Set(allowed)];
     if (disallowed !== undefined) this.#disallowed = [...new Set(disallowed)];

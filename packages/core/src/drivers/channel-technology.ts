@@ -3,6 +3,7 @@
  * A driver creates the technology side of each call and reports upward only through the
  * ChannelEvents it is handed; core never imports a driver.
  */
+import type { AudioCodecName } from '../media/media-engine.js';
 import type { CallerId } from '../model/snapshots.js';
 
 /** What core asks of the technology side of one channel. */
@@ -30,6 +31,12 @@ export interface ChannelTechnologyEvents {
   answered(): void;
   /** The far end is ringing (outbound). */
   ringing(): void;
+  /** Early media started (outbound 183 with SDP). */
+  progress?(): void;
+  /** The far end put the call on hold (`sendonly`/`inactive`) or resumed it. */
+  held?(onHold: boolean): void;
+  /** An RFC 4733 or SIP INFO digit arrived. */
+  dtmf?(digit: string, durationMs: number): void;
   /** The far end ended the call (BYE, CANCEL, error response) with this Q.850 cause. */
   hungUp(cause: number): void;
 }
@@ -59,11 +66,37 @@ export interface ChannelDriverHost {
   acceptInbound(call: InboundCall): ChannelTechnologyEvents;
 }
 
-/** A registered channel driver. Outbound dialling (`requestChannel`) arrives with the PBX work. */
+/** An outbound call to prepare: the part of a dial string after the technology. */
+export interface OutboundCallRequest {
+  /**
+   * `alice` (every registered contact of the endpoint), `alice/sip:alice@192.0.2.5:5060` (a given
+   * URI through the endpoint), or `trunk/5551234` (a number through a trunk endpoint).
+   */
+  resource: string;
+  caller: CallerId;
+  /** Codecs the new channel may use (API `formats`); absent means the endpoint's own list. */
+  formats?: AudioCodecName[];
+  /** Variables given at creation; drivers read the ones they understand (SIP headers). */
+  variables: Record<string, string>;
+}
+
+/** A prepared outbound call: the channel exists (state Down) before it dials. */
+export interface OutboundCall {
+  /** Channel name chosen by the driver, e.g. `SIP/alice-0000000b`. */
+  name: string;
+  endpoint: string;
+  tech: ChannelTechnology;
+  /** Starts ringing the far end; progress is reported through `events`. Rejects when it cannot start. */
+  dial(events: ChannelTechnologyEvents, options: { timeoutSeconds: number }): Promise<void>;
+}
+
+/** A registered channel driver. */
 export interface ChannelDriver {
   readonly technology: string;
   /** Other names accepted in dial strings and endpoint paths (`PJSIP` for `SIP`). */
   readonly aliases: readonly string[];
+  /** Builds an outbound call for `resource`; throws CoreError not_found for an unknown endpoint. */
+  prepareOutbound?(request: OutboundCallRequest): OutboundCall;
   /** Stops accepting calls and releases sockets. */
   close(): Promise<void>;
 }

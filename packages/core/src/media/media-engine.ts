@@ -8,8 +8,8 @@
  * caused them.
  */
 
-/** Audio codecs the engine knows by their SDP encoding name (RFC 3551 names). */
-export type AudioCodecName = 'PCMU' | 'PCMA';
+/** Audio codecs the engine knows by their SDP encoding name (RFC 3551 / RFC 7587 names). */
+export type AudioCodecName = 'PCMU' | 'PCMA' | 'G722' | 'opus' | 'L16';
 
 export interface CodecBinding {
   name: AudioCodecName;
@@ -47,14 +47,148 @@ export interface PlayFileRequest {
   file: string;
   /** Start this many milliseconds into the file. */
   offsetMs?: number;
+  /** Start again from the beginning at the end, until stopped (music on hold). */
+  loop?: boolean;
+}
+
+/**
+ * One step of a tone (indications.conf syntax `f1+f2/ms`, `f1*f2/ms` for modulation, `!` for
+ * play-once). No frequencies means silence for `durationMs`; `durationMs` 0 means "forever".
+ */
+export interface ToneSegment {
+  frequencies: number[];
+  /** `f1*f2`: amplitude modulation instead of a sum. */
+  modulated?: boolean;
+  durationMs: number;
+  /** `!` in the pattern: this step is not repeated when the pattern loops. */
+  once?: boolean;
+}
+
+export interface PlayToneRequest {
+  playbackId: string;
+  segments: ToneSegment[];
+  /** Loop the pattern until stopped (ringback, busy); tones end only when stopped otherwise. */
+  repeat: boolean;
+}
+
+/** Where media goes: one leg, or every participant of a media bridge. */
+export type MediaTarget = { kind: 'leg'; legId: string } | { kind: 'bridge'; bridgeId: string };
+
+export interface CreateBridgeRequest {
+  bridgeId: string;
+  /**
+   * `mixing`: every participant hears everyone but itself (two legs with one codec are relayed
+   * packet by packet without decoding). `holding`: participants hear only the announcer and
+   * bridge media, never each other.
+   */
+  kind: 'mixing' | 'holding';
+}
+
+export interface JoinBridgeOptions {
+  role?: 'participant' | 'announcer';
+  /** The leg's audio is not sent into the bridge. */
+  mute?: boolean;
+  /** DTMF from the leg is not passed to the other participants. */
+  absorbDtmf?: boolean;
+}
+
+export type RecordingFormat = 'wav' | 'ulaw' | 'alaw' | 'g722' | 'sln' | 'ogg' | 'mp3';
+
+export interface StartRecordingRequest {
+  recordingId: string;
+  /** Absolute path, already checked to be inside the recording directory. */
+  file: string;
+  format: RecordingFormat;
+  /** Add to an existing file instead of replacing it. */
+  append?: boolean;
+  /** 0 or absent: no limit. */
+  maxDurationMs?: number;
+  /** Stop after this much continuous silence; also enables talking/silence accounting. */
+  maxSilenceMs?: number;
+  /** Play a beep to the target before recording starts. */
+  beep?: boolean;
+  /** DTMF digits that end the recording (`any` for every digit). */
+  terminateOn?: string;
+}
+
+export type RecordingEndReason = 'stopped' | 'canceled' | 'max-duration' | 'max-silence' | 'dtmf' | 'target-gone' | 'failed';
+
+export type SnoopDirection = 'none' | 'in' | 'out' | 'both';
+
+export interface CreateSnoopRequest {
+  /** The leg being snooped on. */
+  sourceLegId: string;
+  /** Which of the source's audio the snoop leg hears: `in` = what the source receives from its phone. */
+  spy: SnoopDirection;
+  /** Which way audio written to the snoop leg is injected into the source. */
+  whisper: SnoopDirection;
+}
+
+export interface TalkDetectionOptions {
+  /** Average energy above which a frame counts as talking (16-bit linear RMS). */
+  energyThreshold: number;
+  /** Talking must last this long before TalkingStarted. */
+  talkMs: number;
+  /** Silence must last this long before TalkingFinished. */
+  silenceMs: number;
+}
+
+/** RTP/RTCP statistics of a leg, with the reference's RTPstat field names. */
+export interface RtpStatistics {
+  txcount: number;
+  rxcount: number;
+  txjitter?: number;
+  rxjitter?: number;
+  remote_maxjitter?: number;
+  remote_minjitter?: number;
+  remote_normdevjitter?: number;
+  remote_stdevjitter?: number;
+  local_maxjitter?: number;
+  local_minjitter?: number;
+  local_normdevjitter?: number;
+  local_stdevjitter?: number;
+  txploss: number;
+  rxploss: number;
+  remote_maxrxploss?: number;
+  remote_minrxploss?: number;
+  remote_normdevrxploss?: number;
+  remote_stdevrxploss?: number;
+  local_maxrxploss?: number;
+  local_minrxploss?: number;
+  local_normdevrxploss?: number;
+  local_stdevrxploss?: number;
+  rtt?: number;
+  maxrtt?: number;
+  minrtt?: number;
+  normdevrtt?: number;
+  stdevrtt?: number;
+  local_ssrc: number;
+  remote_ssrc: number;
+  txoctetcount: number;
+  rxoctetcount: number;
+  channel_uniqueid: string;
 }
 
 export type PlaybackEndReason = 'complete' | 'stopped' | 'failed';
 
 export type MediaNotification =
   | { type: 'playbackStarted'; legId: string; playbackId: string }
-  | { type: 'playbackFinished'; legId: string; playbackId: string; reason: PlaybackEndReason; error?: string }
+  /** For a bridge playback, `legId` is empty and `bridgeId` is set. */
+  | { type: 'playbackFinished'; legId: string; bridgeId?: string; playbackId: string; reason: PlaybackEndReason; error?: string }
   | { type: 'dtmfReceived'; legId: string; digit: string; durationMs: number }
+  | { type: 'talkingStarted'; legId: string }
+  | { type: 'talkingFinished'; legId: string; durationMs: number }
+  | { type: 'recordingStarted'; recordingId: string }
+  | {
+      type: 'recordingFinished';
+      recordingId: string;
+      reason: RecordingEndReason;
+      durationMs: number;
+      /** Present when `maxSilenceMs` was given. */
+      talkingMs?: number;
+      silenceMs?: number;
+      error?: string;
+    }
   | { type: 'legFailed'; legId: string; error: string }
   | { type: 'workerDied'; workerIndex: number; legIds: string[]; error: string };
 
@@ -75,4 +209,37 @@ export interface MediaEngine {
   stopPlayback(legId: string, playbackId: string): Promise<void>;
   getCounters(legId: string): Promise<RtpCounters>;
   onNotification(listener: (notification: MediaNotification) => void): () => void;
+
+  /** Plays a tone pattern on a leg or bridge; finishes like a file playback (only when stopped if it repeats). */
+  playTone(target: MediaTarget, request: PlayToneRequest): Promise<void>;
+  /** Plays a file to every participant of a bridge, queued by core. */
+  playFileOnBridge(bridgeId: string, request: PlayFileRequest): Promise<void>;
+  stopBridgePlayback(bridgeId: string, playbackId: string): Promise<void>;
+
+  createBridge(request: CreateBridgeRequest): Promise<void>;
+  /** Removes every leg from the bridge (they stay alive) and frees it. */
+  destroyBridge(bridgeId: string): Promise<void>;
+  /** Legs may live on different workers; they must still hear each other. */
+  joinBridge(bridgeId: string, legId: string, options?: JoinBridgeOptions): Promise<void>;
+  leaveBridge(bridgeId: string, legId: string): Promise<void>;
+  setBridgeParticipant(bridgeId: string, legId: string, options: JoinBridgeOptions): Promise<void>;
+
+  startRecording(target: MediaTarget, request: StartRecordingRequest): Promise<void>;
+  /** Ends a recording; `discard` deletes the file (cancel). */
+  stopRecording(recordingId: string, options: { discard: boolean }): Promise<void>;
+  /** A paused recording writes nothing; a muted one writes silence. */
+  setRecordingState(recordingId: string, state: { paused?: boolean; muted?: boolean }): Promise<void>;
+
+  /** Sends RFC 4733 events (in-band tones when none was negotiated); resolves when the last one ends. */
+  sendDtmf(legId: string, request: { digits: string; durationMs: number; betweenMs: number }): Promise<void>;
+  /** `inbound`: drop what the phone sends; `outbound`: send silence to the phone. */
+  setLegMute(legId: string, mute: { inbound: boolean; outbound: boolean }): Promise<void>;
+  setTalkDetection(legId: string, options: TalkDetectionOptions | null): Promise<void>;
+  /** Detect DTMF in the audio (Goertzel) as well as RFC 4733 events. */
+  setInbandDtmfDetection(legId: string, enabled: boolean): Promise<void>;
+
+  /** A leg without a socket that hears (spy) and/or speaks into (whisper) another leg. */
+  createSnoopLeg(request: CreateSnoopRequest): Promise<{ legId: string }>;
+
+  getRtpStatistics(legId: string): Promise<Omit<RtpStatistics, 'channel_uniqueid'>>;
 }

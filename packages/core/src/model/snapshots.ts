@@ -73,3 +73,97 @@ export interface ApplicationSnapshot {
 export interface Variable {
   value: string;
 }
+
+export type BridgeVideoMode = 'none' | 'talker' | 'sfu' | 'single';
+
+export interface BridgeSnapshot {
+  id: string;
+  technology: string;
+  bridge_type: 'mixing' | 'holding';
+  bridge_class: string;
+  creator: string;
+  name: string;
+  channels: string[];
+  video_mode?: BridgeVideoMode;
+  video_source_id?: string;
+  /** Wire date. */
+  creationtime: string;
+  bridgevars?: Record<string, string>;
+}
+
+/** Reference states of a live recording. */
+export type LiveRecordingState = 'queued' | 'recording' | 'paused' | 'done' | 'failed' | 'canceled';
+
+export interface LiveRecordingSnapshot {
+  name: string;
+  format: string;
+  /** `channel:{id}` or `bridge:{id}` */
+  target_uri: string;
+  state: LiveRecordingState;
+  /** Seconds (SPEC §2.11 `total_duration`; the reference's `duration` is sent too). */
+  total_duration?: number;
+  duration?: number;
+  /** Seconds; only when silence detection was enabled. */
+  talking_duration?: number;
+  silence_duration?: number;
+  /** Why it failed. */
+  cause?: string;
+}
+
+export interface StoredRecordingSnapshot {
+  name: string;
+  format: string;
+}
+
+export type EndpointState = 'unknown' | 'offline' | 'online';
+
+export interface EndpointSnapshot {
+  technology: string;
+  resource: string;
+  state?: EndpointState;
+  channel_ids: string[];
+}
+
+export type DeviceStateValue =
+  | 'UNKNOWN'
+  | 'NOT_INUSE'
+  | 'INUSE'
+  | 'BUSY'
+  | 'INVALID'
+  | 'UNAVAILABLE'
+  | 'RINGING'
+  | 'RINGINUSE'
+  | 'ONHOLD';
+
+export interface DeviceStateSnapshot {
+  name: string;
+  state: DeviceStateValue;
+}
+
+export interface MailboxSnapshot {
+  name: string;
+  old_messages: number;
+  new_messages: number;
+}
+
+export interface TextMessageSnapshot {
+  from: string;
+  to: string;
+  body: string;
+  variables?: Record<string, string>;
+}
+
+export interface ContactInfoSnapshot {
+  uri: string;
+  contact_status: 'Unreachable' | 'Reachable' | 'Unknown' | 'NonQualified' | 'Removed';
+  aor: string;
+  roundtrip_usec?: string;
+}
+
+export interface PeerSnapshot {
+  peer_status: string;
+  cause?: string;
+  address?: string;
+  port?: string;
+  time?: string;
+}
