@@ -4,6 +4,7 @@
  */
 import type { ChannelTechnology } from './drivers/channel-technology.js';
 import type {
+  CreateLegRequest,
   CreateBridgeRequest,
   CreateSnoopRequest,
   JoinBridgeOptions,
@@ -21,7 +22,7 @@ export class RecordingMediaEngine implements MediaEngine {
   readonly stops: string[] = [];
   readonly #listeners = new Set<(n: MediaNotification) => void>();
 
-  async createLeg() {
+  async createLeg(_request?: CreateLegRequest) {
     return { legId: 'leg-1', localAddress: '127.0.0.1', localPort: 10000 };
   }
   async setLegRemote() {}

@@ -5,6 +5,7 @@
  * is not declared for its operation fails the test").
  */
 import assert from 'node:assert/strict';
+import { RecordingMediaEngine } from '@switchboard/core/testing';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -70,30 +71,20 @@ export function testConfig(
 }
 
 /** Records what core asks of the media engine; tests end file playback with `finish`. */
-export class FakeMediaEngine implements MediaEngine {
+export class FakeMediaEngine extends RecordingMediaEngine {
   readonly played: (PlayFileRequest & { legId: string })[] = [];
-  readonly #listeners = new Set<(n: MediaNotification) => void>();
   #legs = 0;
 
-  async createLeg(_request: CreateLegRequest): Promise<MediaLegInfo> {
+  override async createLeg(_request: CreateLegRequest): Promise<MediaLegInfo> {
     this.#legs += 1;
     return { legId: `leg-${this.#legs}`, localAddress: '127.0.0.1', localPort: 10000 + 2 * this.#legs };
   }
-  async setLegRemote(_legId: string, _remote: LegRemote): Promise<void> {}
-  async destroyLeg(_legId: string): Promise<void> {}
-  async playFile(legId: string, request: PlayFileRequest): Promise<void> {
+  override async playFile(legId: string, request: PlayFileRequest): Promise<void> {
     this.played.push({ ...request, legId });
-  }
-  async stopPlayback(_legId: string, _playbackId: string): Promise<void> {}
-  async getCounters(_legId: string): Promise<RtpCounters> {
-    return { packetsSent: 0, packetsReceived: 0, bytesSent: 0, bytesReceived: 0 };
-  }
-  onNotification(listener: (n: MediaNotification) => void): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+    await super.playFile(legId, request);
   }
   finish(legId: string, playbackId: string, reason: 'complete' | 'failed' = 'complete'): void {
-    for (const listener of this.#listeners) listener({ type: 'playbackFinished', legId, playbackId, reason });
+    this.emit({ type: 'playbackFinished', legId, playbackId, reason });
   }
 }
 

@@ -14,6 +14,9 @@ type OwnFields<T extends WireEventType> = Omit<Extract<ApplicationEvent, { type:
 
 const channel = (description: string): PropertyDecl => ({ type: 'Channel', description, required: true });
 const playback = (description: string): PropertyDecl => ({ type: 'Playback', description, required: true });
+const bridge = (description: string): PropertyDecl => ({ type: 'Bridge', description, required: true });
+const recording = (description: string): PropertyDecl => ({ type: 'LiveRecording', description, required: true });
+const endpoint = (description: string): PropertyDecl => ({ type: 'Endpoint', description, required: true });
 
 export const EVENT_MODELS: { readonly [T in WireEventType]: ModelFor<OwnFields<T>> & { readonly id: T } } = {
   AppStart: {
@@ -101,6 +104,190 @@ export const EVENT_MODELS: { readonly [T in WireEventType]: ModelFor<OwnFields<T
     id: 'PlaybackFinished',
     description: 'Event showing the completion of a media playback operation.',
     properties: { playback: playback('Playback control object') },
+  },
+  ChannelHold: {
+    id: 'ChannelHold',
+    description: 'A channel initiated a media hold.',
+    properties: {
+      channel: channel('The channel that initiated the hold event'),
+      musicclass: { type: 'string', description: 'The music on hold class that the initiator requested', required: false },
+    },
+  },
+  ChannelUnhold: {
+    id: 'ChannelUnhold',
+    description: 'A channel initiated a media unhold.',
+    properties: { channel: channel('The channel that initiated the unhold event') },
+  },
+  ChannelTalkingStarted: {
+    id: 'ChannelTalkingStarted',
+    description: 'Talking was detected on the channel.',
+    properties: { channel: channel('The channel on which talking started') },
+  },
+  ChannelTalkingFinished: {
+    id: 'ChannelTalkingFinished',
+    description: 'Talking is no longer detected on the channel.',
+    properties: {
+      channel: channel('The channel on which talking completed'),
+      duration: { type: 'int', description: 'The length of time, in milliseconds, that talking was detected', required: true },
+    },
+  },
+  ChannelConnectedLine: {
+    id: 'ChannelConnectedLine',
+    description: 'Channel connected line has changed.',
+    properties: { channel: channel('The channel whose connected line has changed') },
+  },
+  ChannelCallerId: {
+    id: 'ChannelCallerId',
+    description: 'Channel changed Caller ID.',
+    properties: {
+      caller_presentation: { type: 'int', description: 'The integer representation of the Caller Presentation value', required: true },
+      caller_presentation_txt: { type: 'string', description: 'The text representation of the Caller Presentation value', required: true },
+      channel: channel('The channel that changed Caller ID'),
+    },
+  },
+  ChannelUserevent: {
+    id: 'ChannelUserevent',
+    description: 'User-generated event with additional user-defined fields in the object.',
+    properties: {
+      eventname: { type: 'string', description: 'The name of the user event', required: true },
+      channel: { type: 'Channel', description: 'A channel that is signaled with the user event', required: false },
+      bridge: { type: 'Bridge', description: 'A bridge that is signaled with the user event', required: false },
+      endpoint: { type: 'Endpoint', description: 'An endpoint that is signaled with the user event', required: false },
+      userevent: { type: 'object', description: 'Custom Userevent data', required: true },
+    },
+  },
+  ApplicationMoveFailed: {
+    id: 'ApplicationMoveFailed',
+    description: 'Notification that trying to move a channel to another application failed.',
+    properties: {
+      channel: channel('The channel that could not be moved'),
+      destination: { type: 'string', description: 'The application the channel was to be moved to', required: true },
+      args: { type: 'List[string]', description: 'Arguments to the application', required: true },
+    },
+  },
+  Dial: {
+    id: 'Dial',
+    description: 'Dialing state has changed.',
+    properties: {
+      caller: { type: 'Channel', description: 'The calling channel', required: false },
+      peer: channel('The dialed channel'),
+      forward: { type: 'string', description: 'Forwarding target requested by the original dialed channel', required: false },
+      forwarded: { type: 'Channel', description: 'Channel that the caller has been forwarded to', required: false },
+      dialstring: { type: 'string', description: 'The dial string for calling the peer channel', required: false },
+      dialstatus: { type: 'string', description: 'Current status of the dialing attempt to the peer', required: true },
+    },
+  },
+  BridgeCreated: {
+    id: 'BridgeCreated',
+    description: 'Notification that a bridge has been created.',
+    properties: { bridge: bridge('The new bridge') },
+  },
+  BridgeDestroyed: {
+    id: 'BridgeDestroyed',
+    description: 'Notification that a bridge has been destroyed.',
+    properties: { bridge: bridge('The destroyed bridge') },
+  },
+  BridgeMerged: {
+    id: 'BridgeMerged',
+    description: 'Notification that one bridge has merged into another.',
+    properties: { bridge: bridge('The surviving bridge'), bridge_from: bridge('The bridge merged into it') },
+  },
+  BridgeVideoSourceChanged: {
+    id: 'BridgeVideoSourceChanged',
+    description: 'Notification that the source of video in a bridge has changed.',
+    properties: {
+      bridge: bridge('The bridge with its new video source'),
+      old_video_source_id: { type: 'string', description: 'The previous video source channel, if any', required: false },
+    },
+  },
+  ChannelEnteredBridge: {
+    id: 'ChannelEnteredBridge',
+    description: 'Notification that a channel has entered a bridge.',
+    properties: { bridge: bridge('The bridge'), channel: { type: 'Channel', description: 'The channel that entered', required: false } },
+  },
+  ChannelLeftBridge: {
+    id: 'ChannelLeftBridge',
+    description: 'Notification that a channel has left a bridge.',
+    properties: { bridge: bridge('The bridge'), channel: channel('The channel that left') },
+  },
+  BridgeBlindTransfer: {
+    id: 'BridgeBlindTransfer',
+    description: 'Notification that a blind transfer has occurred.',
+    properties: {
+      channel: channel('The channel performing the blind transfer'),
+      replace_channel: { type: 'Channel', description: 'The channel that is replacing transferer when the transferee(s) can not be transferred directly', required: false },
+      transferee: { type: 'Channel', description: 'The channel that is being transferred', required: false },
+      exten: { type: 'string', description: 'The extension transferred to', required: true },
+      context: { type: 'string', description: 'The context transferred to', required: true },
+      result: { type: 'string', description: 'The result of the transfer attempt', required: true },
+      is_external: { type: 'boolean', description: 'Whether the transfer was externally initiated or not', required: true },
+      bridge: { type: 'Bridge', description: 'The bridge being transferred', required: false },
+    },
+  },
+  BridgeAttendedTransfer: {
+    id: 'BridgeAttendedTransfer',
+    description: 'Notification that an attended transfer has occurred.',
+    properties: {
+      transferer_first_leg: channel('First leg of the transferer'),
+      transferer_second_leg: channel('Second leg of the transferer'),
+      replace_channel: { type: 'Channel', description: 'The channel that is replacing transferer_first_leg in the swap', required: false },
+      transferee: { type: 'Channel', description: 'The channel that is being transferred', required: false },
+      transfer_target: { type: 'Channel', description: 'The channel that is being transferred to', required: false },
+      result: { type: 'string', description: 'The result of the transfer attempt', required: true },
+      is_external: { type: 'boolean', description: 'Whether the transfer was externally initiated or not', required: true },
+      transferer_first_leg_bridge: { type: 'Bridge', description: 'Bridge the transferer first leg is in', required: false },
+      transferer_second_leg_bridge: { type: 'Bridge', description: 'Bridge the transferer second leg is in', required: false },
+      destination_type: { type: 'string', description: 'How the transfer was accomplished', required: true },
+      destination_bridge: { type: 'string', description: 'Bridge that survived the merge result', required: false },
+      destination_application: { type: 'string', description: 'Application that has been transferred into', required: false },
+      destination_link_first_leg: { type: 'Channel', description: 'First leg of a link transfer result', required: false },
+      destination_link_second_leg: { type: 'Channel', description: 'Second leg of a link transfer result', required: false },
+      destination_threeway_channel: { type: 'Channel', description: 'Transferer channel that survived the threeway result', required: false },
+      destination_threeway_bridge: { type: 'Bridge', description: 'Bridge that survived the threeway result', required: false },
+    },
+  },
+  RecordingStarted: {
+    id: 'RecordingStarted',
+    description: 'Event showing the start of a recording operation.',
+    properties: { recording: recording('Recording control object') },
+  },
+  RecordingFinished: {
+    id: 'RecordingFinished',
+    description: 'Event showing the completion of a recording operation.',
+    properties: { recording: recording('Recording control object') },
+  },
+  RecordingFailed: {
+    id: 'RecordingFailed',
+    description: 'Event showing failure of a recording operation.',
+    properties: { recording: recording('Recording control object') },
+  },
+  DeviceStateChanged: {
+    id: 'DeviceStateChanged',
+    description: 'Notification that a device state has changed.',
+    properties: { device_state: { type: 'DeviceState', description: 'Device state object', required: true } },
+  },
+  EndpointStateChange: {
+    id: 'EndpointStateChange',
+    description: 'Endpoint state changed.',
+    properties: { endpoint: endpoint('The endpoint') },
+  },
+  ContactStatusChange: {
+    id: 'ContactStatusChange',
+    description: 'The state of a contact on an endpoint has changed.',
+    properties: { endpoint: endpoint('The endpoint'), contact_info: { type: 'ContactInfo', description: 'The contact', required: true } },
+  },
+  PeerStatusChange: {
+    id: 'PeerStatusChange',
+    description: 'The state of a peer associated with an endpoint has changed.',
+    properties: { endpoint: endpoint('The endpoint'), peer: { type: 'Peer', description: 'The peer', required: true } },
+  },
+  TextMessageReceived: {
+    id: 'TextMessageReceived',
+    description: 'A text message was received from an endpoint.',
+    properties: {
+      message: { type: 'TextMessage', description: 'The message', required: true },
+      endpoint: { type: 'Endpoint', description: 'The endpoint that received it', required: false },
+    },
   },
   ApplicationReplaced: {
     id: 'ApplicationReplaced',
