@@ -66,8 +66,20 @@ export interface DialogInit {
 
 /** Methods this stack recognises by name; other unknown methods are answered 501 (RFC 3261 §8.2.1). */
 const KNOWN_METHODS = new Set([
-  'INVITE', 'ACK', 'BYE', 'CANCEL', 'OPTIONS', 'REGISTER', 'PRACK', 'SUBSCRIBE', 'NOTIFY', 'PUBLISH', 'INFO',
-  'REFER', 'MESSAGE', 'UPDATE',
+  'INVITE',
+  'ACK',
+  'BYE',
+  'CANCEL',
+  'OPTIONS',
+  'REGISTER',
+  'PRACK',
+  'SUBSCRIBE',
+  'NOTIFY',
+  'PUBLISH',
+  'INFO',
+  'REFER',
+  'MESSAGE',
+  'UPDATE',
 ]);
 
 export function isKnownMethod(method: string): boolean {
@@ -188,19 +200,28 @@ export class Dialog {
     to.tag = this.remoteTag;
     const from = this.localUri.clone();
     from.tag = this.localTag;
-    const via = new Via(this.transport.viaTransport, this.localHost, this.localPort, new Map([
-      ['branch', newBranch()],
-      ['rport', null],
-    ]));
-    const request = new SipRequest(method, requestUri, headerFields([
-      ['Via', via.toString()],
-      ['Max-Forwards', '70'],
-      ['From', from.toString()],
-      ['To', to.toString()],
-      ['Call-ID', this.callId],
-      ['CSeq', `${seq} ${method}`],
-      ...routes.map((route) => ['Route', route] as const),
-    ]));
+    const via = new Via(
+      this.transport.viaTransport,
+      this.localHost,
+      this.localPort,
+      new Map([
+        ['branch', newBranch()],
+        ['rport', null],
+      ]),
+    );
+    const request = new SipRequest(
+      method,
+      requestUri,
+      headerFields([
+        ['Via', via.toString()],
+        ['Max-Forwards', '70'],
+        ['From', from.toString()],
+        ['To', to.toString()],
+        ['Call-ID', this.callId],
+        ['CSeq', `${seq} ${method}`],
+        ...routes.map((route) => ['Route', route] as const),
+      ]),
+    );
     if (method === 'INVITE' || method === 'UPDATE' || method === 'REFER' || method === 'NOTIFY') {
       request.addHeader('Contact', this.localContact);
     }
@@ -306,6 +327,8 @@ export class Dialog {
       });
       return;
     }
+    // §17.2.1: a 100 Trying at once, as the answer may wait for the media to be changed.
+    this.#respond(transaction, request, 100);
     // §12.2.2: a target refresh request updates the remote target from its Contact.
     const contact = request.contacts[0];
     if (contact !== undefined && contact.uri.kind === 'sip') this.remoteTarget = contact.uri;

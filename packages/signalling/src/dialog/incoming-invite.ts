@@ -85,6 +85,7 @@ export class IncomingInvite {
     this.#services = services;
     this.#log = services.logger;
     init.dialog?.setPendingInvite(this);
+    services.trackInvite(init.transaction, this);
     this.transaction.user = {
       onTransportError: (err) => this.delegate.onTransportError?.(err),
     };

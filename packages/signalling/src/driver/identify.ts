@@ -70,7 +70,10 @@ export class IdentifyByAddress implements InboundAuthenticator {
       if (!rule.ranges.some((range) => rangeContains(range, source.address))) continue;
       const endpoint = this.#endpoints.get(rule.endpoint);
       if (endpoint === undefined) {
-        this.#log.info({ identify: rule.name, endpoint: rule.endpoint, source: source.address }, 'caller identified as an unknown endpoint');
+        this.#log.info(
+          { identify: rule.name, endpoint: rule.endpoint, source: source.address },
+          'caller identified as an unknown endpoint',
+        );
         return { kind: 'reject', status: 403 };
       }
       return { kind: 'accept', endpoint };

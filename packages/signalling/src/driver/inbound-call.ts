@@ -42,13 +42,13 @@ import {
 import { authenticateInbound, type InboundAuthenticator } from './identify.js';
 import {
   answerDirection,
-  DEFAULT_TELEPHONE_EVENT_PT,
+  type LocalAudio,
   LocalSdpSession,
   type MediaDirection,
   negotiateAnswer,
   negotiateOffer,
   type OfferedStream,
-  offerCodecs,
+  offerFormats,
   type RemoteMedia,
 } from './sdp.js';
 
@@ -63,9 +63,12 @@ const TRANSITIONS: Record<InboundCallState, readonly InboundCallState[]> = {
   ended: [],
 };
 
+/** The part of the media engine a SIP call uses: its RTP leg. */
+export type SipMediaEngine = Pick<MediaEngine, 'createLeg' | 'setLegRemote' | 'destroyLeg'>;
+
 export interface InboundCallEnvironment {
   host: ChannelDriverHost;
-  media: MediaEngine;
+  media: SipMediaEngine;
   logger: Logger;
   authenticators: readonly InboundAuthenticator[];
   /** The configuration of the transport the INVITE arrived on. */
@@ -293,7 +296,7 @@ export class InboundCall implements ChannelTechnology {
         onAck: (ack) => void this.#applyAnswer(ack, 'ACK to re-INVITE'),
         onAckTimeout: () => this.#ackTimedOut(),
       };
-      const offer = this.#sdp.offer(this.#localAudio(this.#offerCodecList(endpoint), DEFAULT_TELEPHONE_EVENT_PT, 'sendrecv'));
+      const offer = this.#sdp.offer(this.#localAudio(offerFormats(endpoint.codecs), 'sendrecv'));
       reinvite.accept({ body: Buffer.from(offer), contentType: SDP });
       return;
     }
@@ -302,7 +305,8 @@ export class InboundCall implements ChannelTechnology {
       return;
     }
     // Keep the codec in use when the new offer still carries it.
-    const preferences = remote === undefined ? endpoint.codecs : [remote.codec.name, ...endpoint.codecs.filter((c) => c !== remote.codec.name)];
+    const preferences =
+      remote === undefined ? endpoint.codecs : [remote.codec.name, ...endpoint.codecs.filter((c) => c !== remote.codec.name)];
     const outcome = negotiateOffer(request.bodyText, preferences);
     if (!outcome.ok) {
       reinvite.reject(488, { headers: [['Warning', `305 switchboard "${outcome.reason}"`]] });
@@ -315,7 +319,11 @@ export class InboundCall implements ChannelTechnology {
       reinvite.reject(500);
       return;
     }
-    if (reinvite.state !== 'proceeding') return;
+    if (reinvite.state !== 'proceeding') {
+      // Cancelled while the leg was being changed: the session stays as it was (RFC 3261 §14.1).
+      if (remote !== undefined && this.#state === 'up') await this.#env.media.setLegRemote(this.#legId, this.#legRemote(remote));
+      return;
+    }
     this.#remote = outcome.remote;
     this.#offerStreams = outcome.streams;
     reinvite.delegate = { onAckTimeout: () => this.#ackTimedOut() };
@@ -382,32 +390,18 @@ export class InboundCall implements ChannelTechnology {
     if (endpoint === undefined) throw new Error('SDP requested before the endpoint was identified');
     const remote = this.#remote;
     if (this.#offerStreams !== undefined && remote !== undefined) {
-      const audio = this.#localAudio(
-        [{ name: remote.codec.name, payloadType: remote.codec.payloadType }],
-        remote.telephoneEventPayloadType,
-        answerDirection(remote.direction),
-      );
-      return Buffer.from(this.#sdp.answer(audio, this.#offerStreams));
+      const te = remote.telephoneEventPayloadType;
+      const formats = {
+        codecs: [{ name: remote.codec.name, payloadType: remote.codec.payloadType }],
+        telephoneEvents: te === undefined ? [] : [{ payloadType: te, clockRate: remote.codec.clockRate }],
+      };
+      return Buffer.from(this.#sdp.answer(this.#localAudio(formats, answerDirection(remote.direction)), this.#offerStreams));
     }
-    return Buffer.from(this.#sdp.offer(this.#localAudio(this.#offerCodecList(endpoint), DEFAULT_TELEPHONE_EVENT_PT, 'sendrecv')));
+    return Buffer.from(this.#sdp.offer(this.#localAudio(offerFormats(endpoint.codecs), 'sendrecv')));
   }
 
-  #offerCodecList(endpoint: SipEndpointConfig) {
-    return offerCodecs(endpoint.codecs);
-  }
-
-  #localAudio(
-    codecs: ReadonlyArray<{ name: RemoteMedia['codec']['name']; payloadType: number }>,
-    telephoneEventPayloadType: number | undefined,
-    direction: MediaDirection,
-  ) {
-    return {
-      address: this.#mediaAddress,
-      port: this.#mediaPort,
-      codecs,
-      ...(telephoneEventPayloadType !== undefined ? { telephoneEventPayloadType } : {}),
-      direction,
-    };
+  #localAudio(formats: Pick<LocalAudio, 'codecs' | 'telephoneEvents'>, direction: MediaDirection): LocalAudio {
+    return { address: this.#mediaAddress, port: this.#mediaPort, ...formats, direction };
   }
 
   #receiveAck(ack: SipRequest): void {
@@ -458,7 +452,10 @@ export class InboundCall implements ChannelTechnology {
     this.#report(cause);
   }
 
-  #refuse(status: number, content: { reason?: string | undefined; headers?: ReadonlyArray<readonly [string, string]> | undefined } = {}): void {
+  #refuse(
+    status: number,
+    content: { reason?: string | undefined; headers?: ReadonlyArray<readonly [string, string]> | undefined } = {},
+  ): void {
     if (this.invite.state === 'proceeding') {
       this.invite.reject(status, {
         ...(content.reason !== undefined ? { reason: content.reason } : {}),

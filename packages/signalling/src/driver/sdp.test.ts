@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parse } from 'sdp-transform';
-import { answerDirection, LocalSdpSession, negotiateAnswer, negotiateOffer, offerCodecs } from './sdp.js';
+import { answerDirection, LocalSdpSession, negotiateAnswer, negotiateOffer, offerFormats } from './sdp.js';
 
 const offer = (mLines: string[], session: string[] = ['c=IN IP4 192.0.2.10']): string =>
   ['v=0', 'o=- 1 1 IN IP4 192.0.2.10', 's=-', ...session, 't=0 0', ...mLines, ''].join('\r\n');
@@ -32,10 +32,38 @@ describe('SDP offer/answer (RFC 3264)', () => {
     assert.ok(staticOnly.ok);
     assert.equal(staticOnly.remote.codec.name, 'PCMA');
     assert.equal(staticOnly.remote.telephoneEventPayloadType, undefined);
-    const dynamic = negotiateOffer(offer(['m=audio 40000 RTP/AVP 96 97', 'a=rtpmap:96 pcmu/8000', 'a=rtpmap:97 telephone-event/8000']), ['PCMU']);
+    const dynamic = negotiateOffer(offer(['m=audio 40000 RTP/AVP 96 97', 'a=rtpmap:96 pcmu/8000', 'a=rtpmap:97 telephone-event/8000']), [
+      'PCMU',
+    ]);
     assert.ok(dynamic.ok);
     assert.deepEqual(dynamic.remote.codec, { name: 'PCMU', payloadType: 96, clockRate: 8000 });
     assert.equal(dynamic.remote.telephoneEventPayloadType, 97);
+  });
+
+  it('matches wideband codecs by their RTP clock rate, with telephone-event at the same rate', () => {
+    const wideband = offer([
+      'm=audio 40000 RTP/AVP 96 9 97 101',
+      'a=rtpmap:96 opus/48000/2',
+      'a=rtpmap:97 telephone-event/48000',
+      'a=rtpmap:101 telephone-event/8000',
+    ]);
+    const opus = negotiateOffer(wideband, ['opus', 'PCMU']);
+    assert.ok(opus.ok);
+    assert.deepEqual(opus.remote.codec, { name: 'opus', payloadType: 96, clockRate: 48000 });
+    assert.equal(opus.remote.telephoneEventPayloadType, 97);
+    const g722 = negotiateOffer(wideband, ['G722']);
+    assert.ok(g722.ok);
+    assert.deepEqual(g722.remote.codec, { name: 'G722', payloadType: 9, clockRate: 8000 });
+    assert.equal(g722.remote.telephoneEventPayloadType, 101);
+    const formats = offerFormats(['opus', 'PCMU', 'PCMA']);
+    assert.deepEqual(formats.telephoneEvents, [
+      { payloadType: 101, clockRate: 48000 },
+      { payloadType: 102, clockRate: 8000 },
+    ]);
+    const session = new LocalSdpSession('9', 1);
+    const written = parse(session.offer({ address: '192.0.2.1', port: 30000, ...formats, direction: 'sendrecv' }));
+    assert.equal(written.media[0].payloads, '111 0 8 101 102');
+    assert.deepEqual(written.media[0].rtp[0], { payload: 111, codec: 'opus', rate: 48000, encoding: 2 });
   });
 
   it('answers 488 when there is no common codec or no usable audio stream', () => {
@@ -71,7 +99,7 @@ describe('SDP offer/answer (RFC 3264)', () => {
         address: '198.51.100.1',
         port: 30000,
         codecs: [{ name: 'PCMA', payloadType: 8 }],
-        telephoneEventPayloadType: 101,
+        telephoneEvents: [{ payloadType: 101, clockRate: 8000 }],
         direction: 'sendrecv',
       },
       outcome.streams,
@@ -85,14 +113,17 @@ describe('SDP offer/answer (RFC 3264)', () => {
     assert.equal(answer.media[0].port, 0);
     assert.equal(answer.media[1].port, 30000);
     assert.equal(answer.media[1].payloads, '8 101');
-    assert.deepEqual(answer.media[1].rtp.map((r) => r.codec), ['PCMA', 'telephone-event']);
+    assert.deepEqual(
+      answer.media[1].rtp.map((r) => r.codec),
+      ['PCMA', 'telephone-event'],
+    );
     assert.equal(answer.media[1].fmtp[0].config, '0-16');
     assert.equal(answer.media[1].direction, 'sendrecv');
   });
 
   it('increments the o= version only when the description changes', () => {
     const session = new LocalSdpSession('1', 1);
-    const audio = { address: '192.0.2.1', port: 30000, codecs: offerCodecs(['PCMU', 'PCMA']), direction: 'sendrecv' as const };
+    const audio = { address: '192.0.2.1', port: 30000, ...offerFormats(['PCMU', 'PCMA']), direction: 'sendrecv' as const };
     assert.equal(parse(session.offer(audio)).origin.sessionVersion, 1);
     assert.equal(parse(session.offer(audio)).origin.sessionVersion, 1);
     assert.equal(parse(session.offer({ ...audio, direction: 'sendonly' })).origin.sessionVersion, 2);

@@ -27,20 +27,56 @@ export interface OfferedStream {
   accepted: boolean;
 }
 
-export type OfferOutcome =
-  | { ok: true; remote: RemoteMedia; streams: OfferedStream[] }
-  | { ok: false; status: 488 | 400; reason: string };
+export type OfferOutcome = { ok: true; remote: RemoteMedia; streams: OfferedStream[] } | { ok: false; status: 488 | 400; reason: string };
 
 export type AnswerOutcome = { ok: true; remote: RemoteMedia } | { ok: false; reason: string };
 
-/** RFC 3551 static payload types of the codecs we know. */
-const STATIC_PAYLOAD_TYPES: Readonly<Record<number, AudioCodecName>> = { 0: 'PCMU', 8: 'PCMA' };
-const PREFERRED_PAYLOAD_TYPE: Readonly<Record<AudioCodecName, number>> = { PCMU: 0, PCMA: 8 };
-const CODEC_CLOCK_RATE = 8000;
-/** Payload type we offer for telephone-event when we make the offer. */
+interface CodecDescription {
+  /** Encoding name as written in a=rtpmap. */
+  encoding: string;
+  /** RTP clock rate (for G.722 8000, although it samples at 16 kHz: RFC 3551 §4.5.2). */
+  clockRate: number;
+  channels?: number;
+  /** RFC 3551 static payload type, when the codec has one. */
+  staticPayloadType?: number;
+  /** Payload type we use in our own offers. */
+  offerPayloadType: number;
+  fmtp?: string;
+}
+
+/** Every codec the media engine names, as SDP describes it. */
+export const CODECS: Readonly<Record<AudioCodecName, CodecDescription>> = {
+  PCMU: { encoding: 'PCMU', clockRate: 8000, staticPayloadType: 0, offerPayloadType: 0 },
+  PCMA: { encoding: 'PCMA', clockRate: 8000, staticPayloadType: 8, offerPayloadType: 8 },
+  G722: { encoding: 'G722', clockRate: 8000, staticPayloadType: 9, offerPayloadType: 9 },
+  // RFC 7587 §7: always opus/48000/2, whatever is actually sent.
+  opus: { encoding: 'opus', clockRate: 48000, channels: 2, offerPayloadType: 111, fmtp: 'useinbandfec=1' },
+  // Linear 16-bit at the engine's 8 kHz (Asterisk's `slin`); dynamic payload type (RFC 3551 §4.5.11).
+  L16: { encoding: 'L16', clockRate: 8000, offerPayloadType: 118 },
+};
+
+const STATIC_PAYLOAD_TYPES = new Map<number, AudioCodecName>(
+  (Object.entries(CODECS) as Array<[AudioCodecName, CodecDescription]>)
+    .filter(([, codec]) => codec.staticPayloadType !== undefined)
+    .map(([name, codec]) => [codec.staticPayloadType as number, name]),
+);
+
+/** First payload type we offer for telephone-event; one more per further clock rate. */
 export const DEFAULT_TELEPHONE_EVENT_PT = 101;
 /** Plain RTP profiles only: SRTP (SAVP) needs keys we cannot negotiate in this slice. */
 const ACCEPTED_PROTOCOLS = new Set(['RTP/AVP', 'RTP/AVPF']);
+
+interface Format {
+  pt: number;
+  /** Encoding name in upper case. */
+  name: string;
+  rate: number;
+}
+
+function formatMatches(format: Format, codec: AudioCodecName): boolean {
+  const description = CODECS[codec];
+  return format.name === description.encoding.toUpperCase() && format.rate === description.clockRate;
+}
 
 function parseSdp(text: string): SessionDescription | undefined {
   try {
@@ -53,8 +89,8 @@ function parseSdp(text: string): SessionDescription | undefined {
 }
 
 /** Payload types of an m-line mapped to codec names (rtpmap first, static types for 0 and 8). */
-function formatsOf(media: MediaDescription): Array<{ pt: number; name: string; rate: number }> {
-  const formats: Array<{ pt: number; name: string; rate: number }> = [];
+function formatsOf(media: MediaDescription): Format[] {
+  const formats: Format[] = [];
   const payloads = String(media.payloads ?? '')
     .split(/\s+/)
     .filter((p) => /^\d{1,3}$/.test(p))
@@ -63,8 +99,9 @@ function formatsOf(media: MediaDescription): Array<{ pt: number; name: string; r
     const rtpmap = media.rtp?.find((entry) => entry.payload === pt);
     if (rtpmap !== undefined) {
       formats.push({ pt, name: rtpmap.codec.toUpperCase(), rate: rtpmap.rate ?? 0 });
-    } else if (STATIC_PAYLOAD_TYPES[pt] !== undefined) {
-      formats.push({ pt, name: STATIC_PAYLOAD_TYPES[pt], rate: CODEC_CLOCK_RATE });
+    } else {
+      const name = STATIC_PAYLOAD_TYPES.get(pt);
+      if (name !== undefined) formats.push({ pt, name: CODECS[name].encoding.toUpperCase(), rate: CODECS[name].clockRate });
     }
   }
   return formats;
@@ -82,8 +119,9 @@ function directionOf(session: SessionDescription, media: MediaDescription, addre
   return direction;
 }
 
-function telephoneEventPt(formats: Array<{ pt: number; name: string; rate: number }>): number | undefined {
-  return formats.find((f) => f.name === 'TELEPHONE-EVENT' && f.rate === CODEC_CLOCK_RATE)?.pt;
+/** RFC 4733 §2.1: telephone-event runs at the clock rate of the audio it goes with. */
+function telephoneEventPt(formats: readonly Format[], clockRate: number): number | undefined {
+  return formats.find((f) => f.name === 'TELEPHONE-EVENT' && f.rate === clockRate)?.pt;
 }
 
 /**
@@ -114,15 +152,16 @@ export function negotiateOffer(offerText: string, preferences: readonly AudioCod
     }
     const formats = formatsOf(media);
     for (const name of preferences) {
-      const format = formats.find((f) => f.name === name && f.rate === CODEC_CLOCK_RATE);
+      const format = formats.find((f) => formatMatches(f, name));
       if (format === undefined) continue;
+      const clockRate = CODECS[name].clockRate;
       remote = {
         address,
         port: media.port,
-        codec: { name, payloadType: format.pt, clockRate: CODEC_CLOCK_RATE },
+        codec: { name, payloadType: format.pt, clockRate },
         direction: directionOf(offer, media, address),
       };
-      const te = telephoneEventPt(formats);
+      const te = telephoneEventPt(formats, clockRate);
       if (te !== undefined) remote.telephoneEventPayloadType = te;
       stream.accepted = true;
       return stream;
@@ -146,15 +185,23 @@ export function negotiateAnswer(answerText: string, offered: readonly AudioCodec
   const address = connectionAddress(answer, media);
   if (address === undefined) return { ok: false, reason: 'audio stream without a connection address' };
   const formats = formatsOf(media);
-  const chosen = formats.find((f) => (offered as readonly string[]).includes(f.name) && f.rate === CODEC_CLOCK_RATE);
+  let chosen: { format: Format; name: AudioCodecName } | undefined;
+  for (const format of formats) {
+    const name = offered.find((codec) => formatMatches(format, codec));
+    if (name !== undefined) {
+      chosen = { format, name };
+      break;
+    }
+  }
   if (chosen === undefined) return { ok: false, reason: 'answer has no codec we offered' };
+  const clockRate = CODECS[chosen.name].clockRate;
   const remote: RemoteMedia = {
     address,
     port: media.port,
-    codec: { name: chosen.name as AudioCodecName, payloadType: chosen.pt, clockRate: CODEC_CLOCK_RATE },
+    codec: { name: chosen.name, payloadType: chosen.format.pt, clockRate },
     direction: directionOf(answer, media, address),
   };
-  const te = telephoneEventPt(formats);
+  const te = telephoneEventPt(formats, clockRate);
   if (te !== undefined) remote.telephoneEventPayloadType = te;
   return { ok: true, remote };
 }
@@ -176,9 +223,15 @@ export interface LocalAudio {
   address: string;
   port: number;
   /** Codecs in order (one for an answer, the preference list for an offer). */
-  codecs: ReadonlyArray<{ name: AudioCodecName; payloadType: number }>;
-  telephoneEventPayloadType?: number;
+  codecs: ReadonlyArray<LocalCodec>;
+  /** RFC 4733 telephone-event payload types, one per clock rate. */
+  telephoneEvents: ReadonlyArray<{ payloadType: number; clockRate: number }>;
   direction: MediaDirection;
+}
+
+export interface LocalCodec {
+  name: AudioCodecName;
+  payloadType: number;
 }
 
 /**
@@ -232,16 +285,21 @@ export class LocalSdpSession {
 }
 
 function audioMedia(audio: LocalAudio, protocol: string): MediaDescription {
-  const rtp: MediaDescription['rtp'] = audio.codecs.map((codec) => ({
-    payload: codec.payloadType,
-    codec: codec.name as string,
-    rate: CODEC_CLOCK_RATE,
-  }));
+  const rtp: MediaDescription['rtp'] = [];
   const fmtp: MediaDescription['fmtp'] = [];
-  const te = audio.telephoneEventPayloadType;
-  if (te !== undefined) {
-    rtp.push({ payload: te, codec: 'telephone-event', rate: CODEC_CLOCK_RATE });
-    fmtp.push({ payload: te, config: '0-16' });
+  for (const codec of audio.codecs) {
+    const description = CODECS[codec.name];
+    rtp.push({
+      payload: codec.payloadType,
+      codec: description.encoding,
+      rate: description.clockRate,
+      ...(description.channels !== undefined ? { encoding: description.channels } : {}),
+    });
+    if (description.fmtp !== undefined) fmtp.push({ payload: codec.payloadType, config: description.fmtp });
+  }
+  for (const te of audio.telephoneEvents) {
+    rtp.push({ payload: te.payloadType, codec: 'telephone-event', rate: te.clockRate });
+    fmtp.push({ payload: te.payloadType, config: '0-16' });
   }
   return {
     type: 'audio',
@@ -255,7 +313,10 @@ function audioMedia(audio: LocalAudio, protocol: string): MediaDescription {
   };
 }
 
-/** Payload types for an offer: static ones for PCMU/PCMA. */
-export function offerCodecs(preferences: readonly AudioCodecName[]): Array<{ name: AudioCodecName; payloadType: number }> {
-  return preferences.map((name) => ({ name, payloadType: PREFERRED_PAYLOAD_TYPE[name] }));
+/** What we offer: every preferred codec, then telephone-event at each clock rate among them. */
+export function offerFormats(preferences: readonly AudioCodecName[]): Pick<LocalAudio, 'codecs' | 'telephoneEvents'> {
+  const codecs = preferences.map((name) => ({ name, payloadType: CODECS[name].offerPayloadType }));
+  const rates = [...new Set(preferences.map((name) => CODECS[name].clockRate))];
+  const telephoneEvents = rates.map((clockRate, i) => ({ payloadType: DEFAULT_TELEPHONE_EVENT_PT + i, clockRate }));
+  return { codecs, telephoneEvents };
 }

@@ -10,7 +10,6 @@ import type {
   CreateLegRequest,
   InboundCall,
   LegRemote,
-  MediaEngine,
   MediaLegInfo,
   SipConfig,
   SipEndpointConfig,
@@ -21,12 +20,15 @@ import { SDP_OFFER } from '../message/parser.fixtures.js';
 import { T1 } from '../transaction/timers.js';
 import { FakeClock } from '../test-support/fake-clock.js';
 import { UdpPeer, waitFor } from '../test-support/udp-peer.js';
+import type { SipMediaEngine } from './inbound-call.js';
 import { SipDriver } from './sip-driver.js';
 
-class FakeMedia implements MediaEngine {
+class FakeMedia implements SipMediaEngine {
   legs = new Map<string, { request: CreateLegRequest; remotes: LegRemote[]; destroyed: boolean }>();
   #next = 0;
   failCreate = false;
+  /** When set, setLegRemote waits for it (to hold a re-INVITE open). */
+  gate: Promise<void> | undefined;
 
   async createLeg(request: CreateLegRequest): Promise<MediaLegInfo> {
     if (this.failCreate) throw new Error('no ports');
@@ -35,19 +37,12 @@ class FakeMedia implements MediaEngine {
     return { legId, localAddress: request.bindAddress, localPort: 30000 + this.#next * 2 };
   }
   async setLegRemote(legId: string, remote: LegRemote): Promise<void> {
+    if (this.gate !== undefined) await this.gate;
     this.legs.get(legId)?.remotes.push(remote);
   }
   async destroyLeg(legId: string): Promise<void> {
     const leg = this.legs.get(legId);
     if (leg) leg.destroyed = true;
-  }
-  async playFile(): Promise<void> {}
-  async stopPlayback(): Promise<void> {}
-  async getCounters() {
-    return { packetsSent: 0, packetsReceived: 0, bytesSent: 0, bytesReceived: 0 };
-  }
-  onNotification(): () => void {
-    return () => {};
   }
 }
 
@@ -151,7 +146,7 @@ const isBye = (m: SipMessage): boolean => m.type === 'request' && m.method === '
 
 const sdpOffer = (port = 49170) => SDP_OFFER.replace('m=audio 49170', `m=audio ${port}`).replace(/192\.0\.2\.10/g, '127.0.0.1');
 
-describe('SipDriver over UDP loopback', () => {
+describe('SipDriver over UDP loopback', { timeout: 30_000 }, () => {
   let clock: FakeClock;
   let media: FakeMedia;
   let host: FakeHost;
@@ -174,7 +169,10 @@ describe('SipDriver over UDP loopback', () => {
   });
 
   afterEach(async () => {
-    await driver.close();
+    // Calls still up get a BYE nobody answers: the close deadline runs on the fake clock.
+    const closing = driver.close();
+    clock.advance(5000);
+    await closing;
     await peer.close();
   });
 
@@ -245,8 +243,11 @@ describe('SipDriver over UDP loopback', () => {
     assert.match(ok.getHeader('Allow') ?? '', /INVITE/);
     const answer = parseSdp(ok.bodyText);
     assert.equal(answer.connection?.ip, '127.0.0.1');
-    assert.equal(answer.media[0].port, media.legs.get(legId)?.request ? 30002 : 0);
-    assert.deepEqual(answer.media[0].rtp.map((r) => r.codec), ['PCMU', 'telephone-event']);
+    assert.equal(answer.media[0].port, 30002);
+    assert.deepEqual(
+      answer.media[0].rtp.map((r) => r.codec),
+      ['PCMU', 'telephone-event'],
+    );
     assert.equal(answer.media[0].rtp[1].payload, 101);
 
     await peer.send(request(peer, call, 'BYE', { branch: 'z9hG4bKbye1', cseq: 11, uri: call.contact }), port);
@@ -285,7 +286,9 @@ describe('SipDriver over UDP loopback', () => {
 
   it('answers 488 when no codec is in common', async () => {
     const call = newCall();
-    const g722 = sdpOffer().replace('RTP/AVP 0 8 101', 'RTP/AVP 9').replace(/a=rtpmap:[08] .*\r\n/g, '');
+    const g722 = sdpOffer()
+      .replace('RTP/AVP 0 8 101', 'RTP/AVP 9')
+      .replace(/a=rtpmap:[08] .*\r\n/g, '');
     await peer.send(request(peer, call, 'INVITE', { body: g722 }), port);
     const refused = await peer.expectResponse(488, 'INVITE');
     assert.match(refused.getHeader('Warning') ?? '', /^305 /);
@@ -298,10 +301,7 @@ describe('SipDriver over UDP loopback', () => {
     const inbound = await offerCall(call);
     await inbound.tech.indicateRinging();
     await peer.expectResponse(180, 'INVITE');
-    await peer.send(
-      request(peer, call, 'CANCEL', { headers: ['Reason: Q.850;cause=19;text="no answer"'], toTag: null }),
-      port,
-    );
+    await peer.send(request(peer, call, 'CANCEL', { headers: ['Reason: Q.850;cause=19;text="no answer"'], toTag: null }), port);
     await peer.expectResponse(200, 'CANCEL');
     const terminated = await peer.expectResponse(487, 'INVITE');
     assert.ok(terminated.to.tag);
@@ -411,7 +411,10 @@ describe('SipDriver over UDP loopback', () => {
     const answerSdp = sdpOffer(45000).replace('RTP/AVP 0 8 101', 'RTP/AVP 8 101').replace('a=rtpmap:0 PCMU/8000\r\n', '');
     const ok = await answerAndAck(call, inbound, answerSdp);
     const offer = parseSdp(ok.bodyText);
-    assert.deepEqual(offer.media[0].rtp.map((r) => r.codec), ['PCMU', 'PCMA', 'telephone-event']);
+    assert.deepEqual(
+      offer.media[0].rtp.map((r) => r.codec),
+      ['PCMU', 'PCMA', 'telephone-event'],
+    );
     await waitFor(() => (media.legs.get(legId)?.remotes.length ?? 0) === 1, 'the answer to be applied');
     const remote = media.legs.get(legId)?.remotes[0];
     assert.equal(remote?.port, 45000);
@@ -447,13 +450,42 @@ describe('SipDriver over UDP loopback', () => {
     await peer.send(request(peer, call, 'INVITE', { branch: 'z9hG4bKre2', cseq: 5, uri: call.contact, body: hold }), port);
     await peer.expectResponse(500, 'INVITE');
     // A re-INVITE with no common codec gets 488 and the call stays up.
-    const g722 = sdpOffer().replace('RTP/AVP 0 8 101', 'RTP/AVP 9').replace(/a=rtpmap:[08] .*\r\n/g, '');
+    const g722 = sdpOffer()
+      .replace('RTP/AVP 0 8 101', 'RTP/AVP 9')
+      .replace(/a=rtpmap:[08] .*\r\n/g, '');
     await peer.send(request(peer, call, 'INVITE', { branch: 'z9hG4bKre3', cseq: 12, uri: call.contact, body: g722 }), port);
     await peer.expectResponse(488, 'INVITE');
     assert.equal(driver.activeCalls, 1);
     await inbound.tech.hangup(16);
     await peer.send(okTo(await peer.expect(isBye, 'BYE')), port);
     await waitFor(() => driver.activeCalls === 0, 'the call to end');
+  });
+
+  it('answers a CANCEL of a re-INVITE with 487 and keeps the call and its media as they were', async () => {
+    const call = newCall();
+    const inbound = await offerCall(call);
+    await answerAndAck(call, inbound);
+    const legId = inbound.tech.mediaLegId;
+    assert.ok(legId);
+    let release: () => void = () => {};
+    media.gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const moved = sdpOffer(47000);
+    await peer.send(request(peer, call, 'INVITE', { branch: 'z9hG4bKre9', cseq: 20, uri: call.contact, body: moved }), port);
+    await peer.expectResponse(100, 'INVITE');
+    await peer.send(request(peer, call, 'CANCEL', { branch: 'z9hG4bKre9', cseq: 20, uri: call.contact }), port);
+    await peer.expectResponse(200, 'CANCEL');
+    await peer.expectResponse(487, 'INVITE');
+    media.gate = undefined;
+    release();
+    await waitFor(() => media.legs.get(legId)?.remotes.at(-1)?.port === 49170, 'the old remote to be restored');
+    assert.equal(driver.activeCalls, 1);
+    assert.equal(host.hungUp.length, 0);
+    // The dialog takes the next re-INVITE.
+    await peer.send(request(peer, call, 'INVITE', { branch: 'z9hG4bKre10', cseq: 21, uri: call.contact, body: moved }), port);
+    await peer.expectResponse(200, 'INVITE');
+    assert.equal(media.legs.get(legId)?.remotes.at(-1)?.port, 47000);
   });
 
   it('rejects an unanswered call with the status mapped from the cause', async () => {

@@ -8,7 +8,6 @@ import {
   type ChannelDriverHost,
   type Clock,
   type Logger,
-  type MediaEngine,
   type SipConfig,
   type SipTransportConfig,
   silentLogger,
@@ -21,12 +20,13 @@ import { UdpTransport } from '../transport/udp-transport.js';
 import { UserAgentCore } from '../ua/user-agent-core.js';
 import { ChannelNamer } from './channel-names.js';
 import { IdentifyByAddress, type InboundAuthenticator } from './identify.js';
-import { InboundCall } from './inbound-call.js';
+import { InboundCall, type SipMediaEngine } from './inbound-call.js';
 
 export interface SipDriverOptions {
   config: SipConfig;
   host: ChannelDriverHost;
-  media: MediaEngine;
+  /** The engine (a full MediaEngine will do); the driver only creates, points and destroys legs. */
+  media: SipMediaEngine;
   logger?: Logger;
   clock?: Clock;
   /** Server/User-Agent header value. */

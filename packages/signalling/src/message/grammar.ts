@@ -10,7 +10,7 @@ const TOKEN = new Uint8Array(128);
 for (let c = 0x30; c <= 0x39; c++) TOKEN[c] = 1;
 for (let c = 0x41; c <= 0x5a; c++) TOKEN[c] = 1;
 for (let c = 0x61; c <= 0x7a; c++) TOKEN[c] = 1;
-for (const ch of '-.!%*_+`\'~') TOKEN[ch.charCodeAt(0)] = 1;
+for (const ch of "-.!%*_+`'~") TOKEN[ch.charCodeAt(0)] = 1;
 
 export function isTokenChar(code: number): boolean {
   return code < 128 && TOKEN[code] === 1;
@@ -82,6 +82,10 @@ export function quote(value: string): string {
  * commas inside quoted strings and inside `<...>` (a URI may carry commas in its parameters).
  */
 export function splitList(value: string): string[] {
+  if (!value.includes(',')) {
+    const single = value.trim();
+    return single.length > 0 ? [single] : [];
+  }
   const parts: string[] = [];
   let start = 0;
   let angle = false;

@@ -69,7 +69,7 @@ export const GOOD = {
     '   <sip:alice@atlanta.example.com>;tag=1928301774',
     'Call-ID: a84b4c76e66710',
     'CSeq: 63104 OPTIONS',
-    'Subject: I know you\'re there,',
+    "Subject: I know you're there,",
     '\tpick up the phone',
     'Content-Length: 0',
     '',
@@ -163,9 +163,7 @@ export const MALFORMED: ReadonlyArray<{ name: string; input: Buffer; answerable:
   { name: 'binary garbage', input: Buffer.from([0x00, 0xff, 0x13, 0x37, 0x80, 0x81, 0x0d, 0x0a, 0x0d, 0x0a, 0xfe]), answerable: false },
   {
     name: '10k headers',
-    input: Buffer.from(
-      `OPTIONS sip:x@192.0.2.1 SIP/2.0\r\n${'X-H: v\r\n'.repeat(10_000).slice(0, 60_000)}\r\n`,
-    ),
+    input: Buffer.from(`OPTIONS sip:x@192.0.2.1 SIP/2.0\r\n${'X-H: v\r\n'.repeat(10_000).slice(0, 60_000)}\r\n`),
     answerable: false,
   },
   {

@@ -130,7 +130,10 @@ describe('parser: malformed messages', () => {
   it('reports 505 for an unsupported version', () => {
     const fixture = MALFORMED.find((f) => f.name === 'unsupported SIP version');
     assert.ok(fixture);
-    assert.throws(() => parseMessage(fixture.input), (err: unknown) => err instanceof SipParseError && err.status === 505);
+    assert.throws(
+      () => parseMessage(fixture.input),
+      (err: unknown) => err instanceof SipParseError && err.status === 505,
+    );
   });
 
   for (const fixture of BAD_ESSENTIALS) {
@@ -155,8 +158,8 @@ describe('parser: fuzz', () => {
     };
   }
 
-  const seeds = [GOOD.invite, GOOD.compact, GOOD.folded, GOOD.ipv6, GOOD.quotedDisplay, GOOD.response, GOOD.bareLf].map(
-    (text) => Buffer.from(text),
+  const seeds = [GOOD.invite, GOOD.compact, GOOD.folded, GOOD.ipv6, GOOD.quotedDisplay, GOOD.response, GOOD.bareLf].map((text) =>
+    Buffer.from(text),
   );
   const alphabet = Buffer.from(':;,<>"\\ \t\r\n@[]=/%0123456789abcSIP.z9hG4bK-');
 
@@ -197,7 +200,8 @@ describe('parser: fuzz', () => {
       try {
         message = parseMessage(input);
       } catch (err) {
-        if (!(err instanceof SipParseError)) throw new Error(`input #${i} threw ${String(err)}: ${JSON.stringify(input.toString('latin1'))}`);
+        if (!(err instanceof SipParseError))
+          throw new Error(`input #${i} threw ${String(err)}: ${JSON.stringify(input.toString('latin1'))}`);
         continue;
       }
       parsed++;
@@ -209,7 +213,8 @@ describe('parser: fuzz', () => {
         void message.vias;
         serializeMessage(message);
       } catch (err) {
-        if (!(err instanceof SipParseError)) throw new Error(`input #${i} view threw ${String(err)}: ${JSON.stringify(input.toString('latin1'))}`);
+        if (!(err instanceof SipParseError))
+          throw new Error(`input #${i} view threw ${String(err)}: ${JSON.stringify(input.toString('latin1'))}`);
       }
     }
     assert.ok(parsed > 1000, `only ${parsed} inputs parsed; the mutations are too destructive to test the views`);

@@ -152,10 +152,10 @@ export function parseMessage(buf: Buffer, options: ParseOptions = {}): SipMessag
     contentLength = available;
   } else if (contentLength > available) {
     problemStatus = 400;
-    throw new SipParseError(
-      `body has ${available} bytes, fewer than Content-Length ${contentLength}`,
-      { status: problemStatus, partial: message },
-    );
+    throw new SipParseError(`body has ${available} bytes, fewer than Content-Length ${contentLength}`, {
+      status: problemStatus,
+      partial: message,
+    });
   }
   // RFC 3261 §18.3: on a datagram, bytes past Content-Length are discarded.
   if (contentLength > 0) message.body = buf.subarray(bodyStart, bodyStart + contentLength);

@@ -16,7 +16,10 @@ describe('serializer', () => {
       assert.equal(second.type, first.type);
       assert.deepEqual(
         second.headers.map((h) => [h.key, h.value]),
-        first.headers.filter((h) => h.key !== 'content-length').map((h) => [h.key, h.value]).concat([['content-length', String(first.body.length)]]),
+        first.headers
+          .filter((h) => h.key !== 'content-length')
+          .map((h) => [h.key, h.value])
+          .concat([['content-length', String(first.body.length)]]),
       );
       assert.deepEqual(second.body, first.body);
       assert.equal(serializeMessage(second).toString(), serializeMessage(first).toString());

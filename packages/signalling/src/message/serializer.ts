@@ -6,21 +6,30 @@
  * or Request-URI) are replaced by a space. That is what the receiver would make of a folded line
  * anyway (RFC 3261 §7.3.1: a CRLF followed by whitespace is equivalent to one SP).
  */
+import { isTokenChar } from './grammar.js';
 import type { SipMessage } from './sip-message.js';
 
-const UNSAFE = /[\r\n\0]/;
 const UNSAFE_ALL = /[\r\n\0]/g;
 
+/** Values are checked with a plain loop: this runs for every header of every message sent. */
 function safe(text: string): string {
-  return UNSAFE.test(text) ? text.replace(UNSAFE_ALL, ' ') : text;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code === 0x0d || code === 0x0a || code === 0x00) return text.replace(UNSAFE_ALL, ' ');
+  }
+  return text;
 }
 
 /** Header names must be tokens; anything else is replaced so that the line stays one header. */
-const UNSAFE_NAME = /[^A-Za-z0-9\-.!%*_+`'~]/g;
-
 function safeName(name: string): string {
-  UNSAFE_NAME.lastIndex = 0;
-  return UNSAFE_NAME.test(name) ? name.replace(UNSAFE_NAME, '-') : name;
+  for (let i = 0; i < name.length; i++) {
+    if (!isTokenChar(name.charCodeAt(i))) {
+      let out = '';
+      for (let k = 0; k < name.length; k++) out += isTokenChar(name.charCodeAt(k)) ? name[k] : '-';
+      return out;
+    }
+  }
+  return name;
 }
 
 export function serializeHead(message: SipMessage): string {

@@ -37,7 +37,5 @@ export function canAnswer(message: SipMessage): boolean {
     if (err instanceof SipParseError) return false;
     throw err;
   }
-  return (
-    message.hasHeader('From') && message.hasHeader('To') && message.hasHeader('Call-ID') && message.hasHeader('CSeq')
-  );
+  return message.hasHeader('From') && message.hasHeader('To') && message.hasHeader('Call-ID') && message.hasHeader('CSeq');
 }

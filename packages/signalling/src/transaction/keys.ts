@@ -13,7 +13,7 @@ export function serverTransactionKey(request: SipRequest, method?: string): stri
   const via = request.topVia;
   const m = method ?? (request.method === 'ACK' ? 'INVITE' : request.method);
   const branch = via.branch;
-  if (branch !== undefined && branch.startsWith(BRANCH_MAGIC_COOKIE)) return `${branch}|${via.sentBy}|${m}`;
+  if (branch?.startsWith(BRANCH_MAGIC_COOKIE)) return `${branch}|${via.sentBy}|${m}`;
   return `2543|${request.requestUri}|${request.from.tag ?? ''}|${request.callId}|${request.cseq.seq}|${via.toString()}|${m}`;
 }
 

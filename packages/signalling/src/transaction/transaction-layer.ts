@@ -100,12 +100,7 @@ export class TransactionLayer implements TransportDelegate {
    * Starts a client transaction for a request whose top Via already carries a fresh branch
    * (RFC 3261 §8.1.1.7). The request is sent at once.
    */
-  sendRequest(
-    request: SipRequest,
-    transport: Transport,
-    destination: PeerAddress,
-    user: ClientTransactionUser,
-  ): ClientTransaction {
+  sendRequest(request: SipRequest, transport: Transport, destination: PeerAddress, user: ClientTransactionUser): ClientTransaction {
     const branch = request.topVia.branch;
     if (branch === undefined) throw new Error('a client request needs a branch in its top Via');
     const key = clientTransactionKey(branch, request.method);

@@ -185,7 +185,10 @@ describe('transactions (RFC 3261 §17) on a fake clock', () => {
       tx.receiveResponse(copy(response(bye, 200)));
       tx.receiveResponse(copy(response(bye, 200)));
       assert.equal(tx.state, 'completed');
-      assert.deepEqual(user.responses.map((r) => r.status), [100, 200]);
+      assert.deepEqual(
+        user.responses.map((r) => r.status),
+        [100, 200],
+      );
       clock.advance(T4 - 1);
       assert.equal(tx.state, 'completed');
       clock.advance(1);

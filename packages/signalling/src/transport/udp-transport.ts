@@ -152,7 +152,8 @@ export class UdpTransport implements Transport {
       this.#log.trace({ source }, 'keep-alive received');
       return;
     }
-    if (this.traceMessages) this.#log.trace({ from: `${source.address}:${source.port}`, text: data.toString('utf8') }, 'sip message received');
+    if (this.traceMessages)
+      this.#log.trace({ from: `${source.address}:${source.port}`, text: data.toString('utf8') }, 'sip message received');
 
     let message: SipMessage;
     try {

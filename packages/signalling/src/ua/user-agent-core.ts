@@ -6,7 +6,7 @@
  * It knows nothing of channels.
  */
 import type { Clock, Logger } from '@switchboard/core';
-import { Dialog, dialogKey, isKnownMethod } from '../dialog/dialog.js';
+import { type Dialog, dialogKey, isKnownMethod } from '../dialog/dialog.js';
 import { IncomingInvite } from '../dialog/incoming-invite.js';
 import type { DialogServices } from '../dialog/services.js';
 import { createResponse } from '../message/builders.js';
@@ -61,6 +61,7 @@ export class UserAgentCore implements TransactionLayerUser {
       removeDialog: (dialog) => {
         if (this.#dialogs.get(dialog.id) === dialog) this.#dialogs.delete(dialog.id);
       },
+      trackInvite: (transaction, invite) => this.#invites.set(transaction, invite),
       sendRequest: (request, transport, nextHop, user) => this.#sendRequest(request, transport, nextHop, user),
     };
     options.transactions.user = this;
@@ -188,7 +189,6 @@ export class UserAgentCore implements TransactionLayerUser {
       .then((localHost) => {
         if (transaction.finalResponseSent || transaction.terminated) return;
         const invite = new IncomingInvite({ request, transaction, transport: context.transport, localHost }, this.#services);
-        this.#invites.set(transaction, invite);
         delegate.onInvite(invite, context);
       })
       .catch((err: unknown) => {
