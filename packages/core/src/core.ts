@@ -15,6 +15,32 @@ import { SoundIndex } from './sounds/sound-index.js';
 import { SystemStatus } from './system.js';
 import { type Logger, silentLogger } from './util/logger.js';
 import { type Clock, systemClock } from './util/time.js';
+import type { ChannelFlowControl } from './channels/channel-flow.js';
+import type { ChannelMediaControl } from './channels/channel-media-control.js';
+import { createChannelServices } from './channels/channel-services.js';
+import type { ChannelVariableAccess } from './channels/variable-access.js';
+import type { OriginateService } from './originate/originate-service.js';
+import type { SnoopService } from './snoop/snoop-service.js';
+import type { Store } from './store/types.js';
+import { loadDialplanConfig } from './config/load-config.js';
+import { EndpointRegistry } from './endpoints/endpoint-registry.js';
+import { TextMessageService } from './endpoints/text-messages.js';
+import { DeviceStateRegistry } from './device-states/device-state-registry.js';
+import { MAILBOX_MODULE, MailboxRegistry } from './mailboxes/mailbox-registry.js';
+import { ModuleRegistry } from './modules/module-registry.js';
+import { defineBuiltinModules } from './modules/builtin-modules.js';
+import { LogChannelRegistry } from './logging/log-channel-registry.js';
+import { readLogFiles } from './logging/logger-config.js';
+import { DynamicConfig } from './dynamic-config/dynamic-config.js';
+import { GlobalVariables } from './dynamic-config/global-variables.js';
+import { EventSources } from './user-events/event-sources.js';
+import { SubscriptionService } from './user-events/subscriptions.js';
+import { UserEventService } from './user-events/user-events.js';
+import { BridgeRegistry } from './bridges/bridge-registry.js';
+import { BridgeMusic } from './bridges/bridge-music.js';
+import { RecordingManager } from './recordings/recording-manager.js';
+import { StoredRecordings } from './recordings/stored-recordings.js';
+import { ToneResolver } from './playback/tone-resolver.js';
 
 /** Q.850 "unallocated number": the dialled extension does not exist. */
 const CAUSE_UNALLOCATED = 1;
@@ -24,6 +50,12 @@ export interface CoreOptions {
   media: MediaEngine;
   logger?: Logger;
   clock?: Clock;
+  /** Device states, mailboxes, dynamic configuration and global variables persist here. */
+  store?: Store;
+  /** Where file log channels live (`<data dir>/log`); without it there are no log channels. */
+  logDirectory?: string;
+  /** Recording formats the media engine can write; wav, ulaw, alaw, sln and g722 when absent. */
+  recordingFormats?: readonly string[];
 }
 
 /**
@@ -36,11 +68,33 @@ export class SwitchboardCore implements ChannelDriverHost {
   readonly channels: ChannelRegistry;
   readonly applications: ApplicationRegistry;
   readonly playbacks: PlaybackManager;
+  readonly bridges: BridgeRegistry;
+  readonly recordings: RecordingManager;
   readonly sounds: SoundIndex;
   readonly system: SystemStatus;
   readonly dialplanRunner: DialplanRunner;
   readonly globals: Map<string, string>;
   readonly media: MediaEngine;
+  readonly endpoints: EndpointRegistry;
+  readonly textMessages: TextMessageService;
+  readonly deviceStates: DeviceStateRegistry;
+  readonly mailboxes: MailboxRegistry;
+  readonly modules: ModuleRegistry;
+  /** Undefined when the server was started without a log directory. */
+  readonly logChannels: LogChannelRegistry | undefined;
+  readonly dynamicConfig: DynamicConfig;
+  readonly globalVariables: GlobalVariables;
+  readonly eventSources: EventSources;
+  readonly subscriptions: SubscriptionService;
+  readonly userEvents: UserEventService;
+  /** Mute, hold, music on hold, silence, ringback and DTMF of channels; media notifications → channel events. */
+  readonly channelMedia: ChannelMediaControl;
+  readonly channelVariables: ChannelVariableAccess;
+  /** continue, move, redirect. */
+  readonly channelFlow: ChannelFlowControl;
+  /** originate, create, dial. */
+  readonly originator: OriginateService;
+  readonly snoops: SnoopService;
   readonly #drivers = new Map<string, ChannelDriver>();
   readonly #log: Logger;
   #dialplan: Dialplan;
@@ -59,12 +113,35 @@ export class SwitchboardCore implements ChannelDriverHost {
       options.config.general.defaultLanguage,
       log.child({ module: 'switchboard:core:sounds' }),
     );
+    this.recordings = new RecordingManager({
+      bus: this.bus,
+      media: options.media,
+      stored: new StoredRecordings(options.config.general.recordingDir),
+      formats: options.recordingFormats,
+      log: log.child({ module: 'switchboard:core:recordings' }),
+      clock: options.clock ?? systemClock,
+    });
     this.playbacks = new PlaybackManager({
       bus: this.bus,
       media: options.media,
       sounds: this.sounds,
       log: log.child({ module: 'switchboard:core:playback' }),
       clock: options.clock ?? systemClock,
+      tones: new ToneResolver(options.config.indications),
+      recordingFile: (name) => this.recordings.stored.playableFile(name),
+    });
+    this.bridges = new BridgeRegistry({
+      bus: this.bus,
+      media: options.media,
+      applications: this.applications,
+      channels: this.channels,
+      music: new BridgeMusic({
+        config: options.config.musicOnHold,
+        confDir: options.config.confDir,
+        media: options.media,
+        log: log.child({ module: 'switchboard:core:moh' }),
+      }),
+      log: log.child({ module: 'switchboard:core:bridges' }),
     });
     this.system = new SystemStatus(() => this.config);
     this.globals = new Map(Object.entries(options.config.dialplan.globals));
@@ -77,6 +154,84 @@ export class SwitchboardCore implements ChannelDriverHost {
       globals: this.globals,
       log: log.child({ module: 'switchboard:core:dialplan' }),
     });
+    const channelServices = createChannelServices({
+      config: () => this.config,
+      bus: this.bus,
+      media: this.media,
+      channels: this.channels,
+      applications: this.applications,
+      dialplanRunner: this.dialplanRunner,
+      globals: this.globals,
+      clock: options.clock ?? systemClock,
+      log,
+      driverFor: (technology) => this.driverFor(technology),
+      track: (work) => this.#track(work),
+    });
+    this.channelMedia = channelServices.channelMedia;
+    this.channelVariables = channelServices.channelVariables;
+    this.channelFlow = channelServices.channelFlow;
+    this.originator = channelServices.originator;
+    this.snoops = channelServices.snoops;
+    const store = options.store;
+    this.endpoints = new EndpointRegistry(this.bus, this.channels);
+    for (const endpoint of options.config.sip.endpoints) this.endpoints.add('SIP', endpoint.name);
+    this.textMessages = new TextMessageService(this.bus, this.endpoints);
+    this.deviceStates = new DeviceStateRegistry({ bus: this.bus, channels: this.channels, endpoints: this.endpoints, store: store?.deviceStates });
+    this.modules = new ModuleRegistry(log.child({ module: 'switchboard:core:modules' }));
+    this.mailboxes = new MailboxRegistry({
+      store: store?.mailboxes,
+      enabled: () => this.modules.isLoaded(MAILBOX_MODULE),
+      log: log.child({ module: 'switchboard:core:mailboxes' }),
+    });
+    this.logChannels =
+      options.logDirectory === undefined ? undefined : new LogChannelRegistry(options.logDirectory, log.child({ module: 'switchboard:core:logging' }));
+    this.logChannels?.applyConfig(readLogFiles(options.config.confDir));
+    this.dynamicConfig = new DynamicConfig({ store: store?.configObjects, sip: () => this.config.sip, log: log.child({ module: 'switchboard:core:config' }) });
+    this.dynamicConfig.onChange(({ configClass, objectType, id, fields }) => {
+      if (configClass !== 'res_pjsip' || objectType !== 'endpoint') return;
+      if (fields) this.endpoints.add('SIP', id);
+      else this.endpoints.remove('SIP', id);
+    });
+    this.globalVariables = new GlobalVariables(this.bus, store?.globals, this.globals);
+    this.eventSources = new EventSources(this.channels, this.endpoints);
+    this.subscriptions = new SubscriptionService(this.applications, this.eventSources);
+    this.userEvents = new UserEventService(this.bus, this.applications, this.eventSources);
+    const logChannels = this.logChannels;
+    defineBuiltinModules(this.modules, {
+      applicationCount: () => this.applications.list().length,
+      channelCount: (technology) => this.channels.list().filter((c) => technology === undefined || c.technology === technology).length,
+      mailboxListenerCount: () => this.mailboxes.listenerCount,
+      reloadDialplan: () => this.reloadDialplan(),
+      ...(logChannels ? { reloadLogger: () => logChannels.applyConfig(readLogFiles(this.config.confDir)) } : {}),
+      mailboxesLoaded: () => this.mailboxes.announceAll(),
+    });
+  }
+
+  /**
+   * Loads what the store keeps (global variables set through the API, endpoints created through
+   * dynamic configuration). The server awaits it once after construction, before serving.
+   */
+  async restore(): Promise<void> {
+    await this.globalVariables.restore();
+    for (const object of await this.dynamicConfig.stored('res_pjsip', 'endpoint')) this.endpoints.add('SIP', object.id);
+  }
+
+  /**
+   * Re-reads extensions.conf and swaps the dialplan; channels already running keep the steps they
+   * are on and continue in the new dialplan. A file that cannot be parsed leaves the old one.
+   */
+  reloadDialplan(): void {
+    const dialplan = loadDialplanConfig(this.config.confDir, this.#log);
+    this.#dialplan = new Dialplan(dialplan);
+    for (const [name, value] of Object.entries(dialplan.globals)) this.globals.set(name, value);
+    this.system.lastReloadAt = new Date();
+    this.#log.info({ contexts: dialplan.contexts.length }, 'dialplan reloaded');
+  }
+
+  #track(work: Promise<void>): void {
+    const guarded = work.catch((err: unknown) => this.#log.error({ err }, 'channel work failed'));
+    this.#running.add(guarded);
+    void guarded.finally(() => this.#running.delete(guarded));
   }
 
   registerDriver(driver: ChannelDriver): void {
@@ -104,6 +259,8 @@ export class SwitchboardCore implements ChannelDriverHost {
     return {
       answered: () => channel.setState('Up'),
       ringing: () => channel.setState('Ringing'),
+      held: (onHold) => this.channelMedia.remoteHold(channel, onHold),
+      dtmf: (digit, durationMs) => this.channelMedia.remoteDtmf(channel, digit, durationMs),
       hungUp: (cause) => channel.remoteHangup(cause),
     };
   }
@@ -123,5 +280,6 @@ export class SwitchboardCore implements ChannelDriverHost {
   async shutdown(): Promise<void> {
     await Promise.allSettled(this.channels.list().map((c) => c.hangup(CAUSE_NORMAL_CLEARING)));
     await Promise.allSettled([...this.#running]);
+    this.logChannels?.close();
   }
 }

@@ -2,7 +2,9 @@
  * Test doubles for core's unit tests: a media engine that records requests and lets a test finish
  * plays by hand, and a channel technology that records what core asked of it.
  */
-import type { ChannelTechnology } from './drivers/channel-technology.js';
+import type { ChannelDriver, ChannelTechnology, ChannelTechnologyEvents, OutboundCallRequest } from './drivers/channel-technology.js';
+import type { DialplanConfig, SwitchboardConfig } from './config/types.js';
+import { CoreError } from './errors.js';
 import type {
   CreateLegRequest,
   CreateBridgeRequest,
@@ -133,3 +135,78 @@ export class RecordingTechnology implements ChannelTechnology {
 
 /** Lets pending promise callbacks run. */
 export const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** An outbound call as a driver would prepare it; tests drive the far end through `events`. */
+export class FakeOutboundCall {
+  readonly name: string;
+  readonly endpoint: string;
+  readonly tech: RecordingTechnology;
+  events: ChannelTechnologyEvents | undefined;
+  dialOptions: { timeoutSeconds: number } | undefined;
+  /** Set to make `dial` reject, as a driver that cannot reach the far end does. */
+  failDial = false;
+
+  constructor(name: string, endpoint: string) {
+    this.name = name;
+    this.endpoint = endpoint;
+    this.tech = new RecordingTechnology();
+  }
+
+  async dial(events: ChannelTechnologyEvents, options: { timeoutSeconds: number }) {
+    if (this.failDial) throw new Error('unreachable');
+    this.events = events;
+    this.dialOptions = options;
+  }
+}
+
+/**
+ * A driver of technology `SIP` (alias `PJSIP`) that prepares FakeOutboundCalls; a resource
+ * starting with `nobody` is an unknown endpoint, as a real driver reports it.
+ */
+export class FakeChannelDriver implements ChannelDriver {
+  readonly technology = 'SIP';
+  readonly aliases = ['PJSIP'] as const;
+  readonly requests: OutboundCallRequest[] = [];
+  readonly calls: FakeOutboundCall[] = [];
+  /** Applied to every call before it is handed out (e.g. `failDial`). */
+  configure: (call: FakeOutboundCall) => void = () => undefined;
+
+  prepareOutbound(request: OutboundCallRequest): FakeOutboundCall {
+    if (request.resource.startsWith('nobody')) throw new CoreError('not_found', 'Endpoint not found');
+    this.requests.push(request);
+    const endpoint = request.resource.split('/')[0] ?? request.resource;
+    const call = new FakeOutboundCall(`SIP/${endpoint}-${String(this.calls.length + 1).padStart(8, '0')}`, endpoint);
+    this.configure(call);
+    this.calls.push(call);
+    return call;
+  }
+
+  lastCall(): FakeOutboundCall {
+    const call = this.calls[this.calls.length - 1];
+    if (!call) throw new Error('no call prepared');
+    return call;
+  }
+
+  async close() {}
+}
+
+/** A configuration for a core built in a test: no files, no SIP, the given dialplan and sound directory. */
+export function testCoreConfig(options: { soundDir?: string; dialplan?: DialplanConfig } = {}) {
+  const config: SwitchboardConfig = {
+    confDir: '/nonexistent',
+    general: {
+      entityId: '02:00:5e:00:53:01',
+      systemName: 'test',
+      defaultLanguage: 'en',
+      soundDirs: options.soundDir ? [options.soundDir] : [],
+      recordingDir: '/nonexistent/recordings',
+      mediaWorkers: 1,
+    },
+    http: { enabled: false, bindAddress: '127.0.0.1', bindPort: 0, prefix: '' },
+    ari: { enabled: true, channelVars: [], allowedOrigins: [], users: [], websocketWriteTimeoutMs: 100 },
+    sip: { transports: [], endpoints: [], identifies: [], aors: [], auths: [] },
+    rtp: { rtpStart: 10000, rtpEnd: 20000 },
+    dialplan: options.dialplan ?? { contexts: [], globals: {} },
+  };
+  return config;
+}

@@ -6,6 +6,8 @@
 export type MediaErrorCode =
   | 'invalid_argument' // a request field is malformed (bad address, port, codec, offset)
   | 'leg_not_found' // no leg with that id (never created, destroyed, or lost with its worker)
+  | 'bridge_not_found' // no media bridge with that id (never created, destroyed, or lost with its worker)
+  | 'recording_not_found' // no live recording with that id (never started, or already finished)
   | 'port_in_use' // the chosen RTP port is bound by someone else (the engine tries the next one)
   | 'ports_exhausted' // every even port of the configured range is taken
   | 'bind_failed' // the RTP socket could not be bound for another reason (address not local, …)
@@ -38,6 +40,11 @@ export class LegNotFoundError extends MediaError {
 }
 
 export const legNotFound = (legId: string): LegNotFoundError => new LegNotFoundError(`no media leg ${legId}`);
+
+export const bridgeNotFound = (bridgeId: string): MediaError => new MediaError('bridge_not_found', `no media bridge ${bridgeId}`);
+
+export const recordingNotFound = (recordingId: string): MediaError =>
+  new MediaError('recording_not_found', `no live recording ${recordingId}`);
 
 export class PortsExhaustedError extends MediaError {
   constructor(message: string) {

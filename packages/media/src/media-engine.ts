@@ -2,25 +2,49 @@
  * The media engine as the rest of the server sees it: a main-thread proxy over a pool of media
  * worker threads. It allocates RTP ports, places each leg on a worker, forwards calls as protocol
  * requests, fans worker notifications out to listeners, and replaces a worker that dies.
- * No RTP packet ever passes through this thread.
+ * No RTP packet or audio frame ever passes through this thread.
+ *
+ * Bridges: each bridge has a home worker that mixes for it. A member leg on another worker is
+ * linked to the home by a MessageChannel created here, one port transferred to each worker
+ * (bridge/bridge-link.ts); frames then flow worker to worker. An empty, idle bridge moves its home
+ * to the worker of the first leg that joins it, so most bridges never need a link.
  *
  *     idle ──start()──► starting ──all workers ready──► running ──close()──► closing ──► closed
  *                          └──a worker failed to start──────────────────────────────────┘
  */
 import { randomUUID } from 'node:crypto';
+import { MessageChannel } from 'node:worker_threads';
 import { PortAllocator } from './engine/port-allocator.js';
+import {
+  validateBridgeKind,
+  validateDtmf,
+  validateJoinOptions,
+  validateRecording,
+  validateSegments,
+  validateSnoopDirection,
+  validateTalkDetection,
+  validateTarget,
+} from './engine/validate-media.js';
 import { WorkerChannel } from './engine/worker-channel.js';
-import { EngineNotRunningError, MediaError, PortsExhaustedError, WorkerDiedError, legNotFound } from './errors.js';
+import { EngineNotRunningError, InvalidArgumentError, MediaError, PortsExhaustedError, WorkerDiedError, bridgeNotFound, legNotFound, recordingNotFound } from './errors.js';
 import { type MediaLogger, scopedLogger, silentMediaLogger } from './logger.js';
 import type { WorkerNotification } from './protocol.js';
 import type {
+  CreateBridgeRequest,
   CreateLegRequest,
+  CreateSnoopRequest,
+  JoinBridgeOptions,
   LegCounters,
   LegRemote,
+  LegRtpStatistics,
   MediaLegInfo,
   MediaNotification,
   MediaNotificationListener,
+  MediaTarget,
   PlayFileRequest,
+  PlayToneRequest,
+  StartRecordingRequest,
+  TalkDetectionOptions,
 } from './types.js';
 import { validateIpAddress, validateNonEmpty, validateOffsetMs, validateRemote } from './validate.js';
 
@@ -51,6 +75,29 @@ interface LegRecord {
   /** The playback last accepted on this leg and not yet reported finished. */
   playbackId: string | null;
   destroying: Promise<void> | null;
+  /** A snoop leg has no socket (and no port). */
+  snoop: boolean;
+  /** The bridge the leg is a member of. */
+  bridgeId: string | null;
+}
+
+interface BridgeRecord {
+  bridgeId: string;
+  kind: 'mixing' | 'holding';
+  /** The home worker, which mixes for the bridge. */
+  channel: WorkerChannel;
+  members: Set<string>;
+  /** The bridge playback last accepted and not yet reported finished. */
+  playbackId: string | null;
+  /** Live recordings of the bridge. */
+  recordings: number;
+}
+
+interface RecordingRecord {
+  recordingId: string;
+  channel: WorkerChannel;
+  /** The bridge recorded, or null for a leg. */
+  bridgeId: string | null;
 }
 
 const WORKER_SCRIPT = new URL('./worker.js', import.meta.url);
@@ -71,6 +118,8 @@ export class MediaEngine {
   #load: number[] = [];
   #nextSlot = 0;
   readonly #legs = new Map<string, LegRecord>();
+  readonly #bridges = new Map<string, BridgeRecord>();
+  readonly #recordings = new Map<string, RecordingRecord>();
   readonly #listeners = new Set<MediaNotificationListener>();
   readonly #restartTimers = new Set<NodeJS.Timeout>();
   #closing: Promise<void> | null = null;
@@ -147,6 +196,8 @@ export class MediaEngine {
       created: false,
       playbackId: null,
       destroying: null,
+      snoop: false,
+      bridgeId: null,
     };
     this.#legs.set(record.legId, record);
     this.#load[slot] += 1;
@@ -201,6 +252,7 @@ export class MediaEngine {
     if (record.destroying !== null) return record.destroying;
     record.destroying = (async () => {
       try {
+        await this.#leaveCurrentBridge(record);
         await record.channel.request({ type: 'destroyLeg', legId });
       } catch (error) {
         const gone = error instanceof MediaError && (error.code === 'worker_died' || error.code === 'worker_closed');
@@ -222,14 +274,218 @@ export class MediaEngine {
     const playbackId = validateNonEmpty('playbackId', request.playbackId);
     const file = validateNonEmpty('file', request.file);
     const offsetMs = validateOffsetMs(request.offsetMs);
-    await record.channel.request({ type: 'playFile', legId, playbackId, file, offsetMs });
+    const loop = request.loop === true;
+    await record.channel.request({ type: 'playFile', target: { kind: 'leg', legId }, playbackId, file, offsetMs, loop });
     record.playbackId = playbackId;
   }
 
   /** Stops the playback if it is still the leg's current one (finished `stopped`); otherwise does nothing. */
   async stopPlayback(legId: string, playbackId: string): Promise<void> {
     const record = this.#leg(legId);
-    await record.channel.request({ type: 'stopPlayback', legId, playbackId });
+    await record.channel.request({ type: 'stopPlayback', target: { kind: 'leg', legId }, playbackId });
+  }
+
+  /**
+   * Plays a tone pattern on a leg (replacing its playback) or to every member of a bridge. A
+   * pattern that does not repeat finishes `complete` at its end; a repeating one only when stopped.
+   */
+  async playTone(target: MediaTarget, request: PlayToneRequest): Promise<void> {
+    const checked = validateTarget(target);
+    const playbackId = validateNonEmpty('playbackId', request.playbackId);
+    const segments = validateSegments(request.segments);
+    const command = { type: 'playTone' as const, target: checked, playbackId, segments, repeat: request.repeat === true };
+    if (checked.kind === 'leg') {
+      const record = this.#leg(checked.legId);
+      await record.channel.request(command);
+      record.playbackId = playbackId;
+    } else {
+      const bridge = this.#bridge(checked.bridgeId);
+      await bridge.channel.request(command);
+      bridge.playbackId = playbackId;
+    }
+  }
+
+  /** Plays a file into a bridge: every member hears it mixed with the others; nobody is muted. */
+  async playFileOnBridge(bridgeId: string, request: PlayFileRequest): Promise<void> {
+    const bridge = this.#bridge(bridgeId);
+    const playbackId = validateNonEmpty('playbackId', request.playbackId);
+    const file = validateNonEmpty('file', request.file);
+    const offsetMs = validateOffsetMs(request.offsetMs);
+    await bridge.channel.request({ type: 'playFile', target: { kind: 'bridge', bridgeId }, playbackId, file, offsetMs, loop: request.loop === true });
+    bridge.playbackId = playbackId;
+  }
+
+  async stopBridgePlayback(bridgeId: string, playbackId: string): Promise<void> {
+    const bridge = this.#bridge(bridgeId);
+    await bridge.channel.request({ type: 'stopPlayback', target: { kind: 'bridge', bridgeId }, playbackId });
+  }
+
+  // ── bridges ─────────────────────────────────────────────────────────────────────────────
+
+  async createBridge(request: CreateBridgeRequest): Promise<void> {
+    this.#assertRunning();
+    const bridgeId = validateNonEmpty('bridgeId', request.bridgeId);
+    const kind = validateBridgeKind(request.kind);
+    if (this.#bridges.has(bridgeId)) throw new InvalidArgumentError(`media bridge ${bridgeId} already exists`);
+    const channel = this.#slots[this.#pickSlot()];
+    const record: BridgeRecord = { bridgeId, kind, channel, members: new Set(), playbackId: null, recordings: 0 };
+    this.#bridges.set(bridgeId, record);
+    try {
+      await channel.request({ type: 'createBridge', bridgeId, kind });
+    } catch (error) {
+      if (this.#bridges.get(bridgeId) === record) this.#bridges.delete(bridgeId);
+      throw error;
+    }
+  }
+
+  /** Removes every leg from the bridge (they stay alive), stops its media and recordings, frees it. */
+  async destroyBridge(bridgeId: string): Promise<void> {
+    const bridge = this.#bridge(bridgeId);
+    this.#bridges.delete(bridgeId);
+    const members = [...bridge.members].map((legId) => this.#legs.get(legId)).filter((r): r is LegRecord => r !== undefined);
+    for (const record of members) record.bridgeId = null;
+    await this.#tolerateGone(bridge.channel.request({ type: 'destroyBridge', bridgeId }));
+    await Promise.all(
+      members.filter((record) => record.channel !== bridge.channel).map((record) => this.#tolerateGone(record.channel.request({ type: 'unlinkLeg', legId: record.legId }))),
+    );
+  }
+
+  /**
+   * Adds a leg to a bridge (leaving the bridge it was in). A leg on another worker than the
+   * bridge's home is linked to it by a MessageChannel between the two workers.
+   */
+  async joinBridge(bridgeId: string, legId: string, options?: JoinBridgeOptions): Promise<void> {
+    const bridge = this.#bridge(bridgeId);
+    const record = this.#leg(legId);
+    const checked = validateJoinOptions(options);
+    if (record.bridgeId !== null && record.bridgeId !== bridgeId) await this.#leaveCurrentBridge(record);
+    if (bridge.members.size === 0 && bridge.playbackId === null && bridge.recordings === 0 && bridge.channel !== record.channel) {
+      await this.#moveHome(bridge, record.channel);
+    }
+    if (record.bridgeId === bridgeId && record.channel !== bridge.channel) {
+      // Re-joining over a link: the new link replaces the old one on both sides.
+      await this.#tolerateGone(record.channel.request({ type: 'unlinkLeg', legId }));
+    }
+    if (record.channel === bridge.channel) {
+      await bridge.channel.request({ type: 'joinBridge', bridgeId, legId, options: checked });
+    } else {
+      const { port1, port2 } = new MessageChannel();
+      await bridge.channel.request({ type: 'joinBridge', bridgeId, legId, options: checked, port: port1 }, [port1]);
+      try {
+        await record.channel.request({ type: 'linkLeg', bridgeId, legId, port: port2 }, [port2]);
+      } catch (error) {
+        await this.#tolerateGone(bridge.channel.request({ type: 'leaveBridge', bridgeId, legId }));
+        throw error;
+      }
+    }
+    record.bridgeId = bridgeId;
+    bridge.members.add(legId);
+  }
+
+  async leaveBridge(bridgeId: string, legId: string): Promise<void> {
+    const bridge = this.#bridge(bridgeId);
+    const record = this.#leg(legId);
+    if (!bridge.members.has(legId)) throw legNotFound(`${legId} in bridge ${bridgeId}`);
+    await this.#leaveCurrentBridge(record);
+  }
+
+  async setBridgeParticipant(bridgeId: string, legId: string, options: JoinBridgeOptions): Promise<void> {
+    const bridge = this.#bridge(bridgeId);
+    if (!bridge.members.has(legId)) throw legNotFound(`${legId} in bridge ${bridgeId}`);
+    await bridge.channel.request({ type: 'setBridgeParticipant', bridgeId, legId, options: validateJoinOptions(options) });
+  }
+
+  // ── recordings ──────────────────────────────────────────────────────────────────────────
+
+  /**
+   * Records a leg (what its phone sends) or a bridge (its mix). Resolves once the worker has
+   * accepted it; a format or file problem finishes it `failed` right after.
+   */
+  async startRecording(target: MediaTarget, request: StartRecordingRequest): Promise<void> {
+    const checked = validateTarget(target);
+    const recording = validateRecording(request);
+    if (this.#recordings.has(recording.recordingId)) throw new InvalidArgumentError(`recording ${recording.recordingId} is already live`);
+    const bridge = checked.kind === 'bridge' ? this.#bridge(checked.bridgeId) : null;
+    const channel = bridge !== null ? bridge.channel : this.#leg(checked.kind === 'leg' ? checked.legId : '').channel;
+    const record: RecordingRecord = { recordingId: recording.recordingId, channel, bridgeId: bridge?.bridgeId ?? null };
+    this.#recordings.set(recording.recordingId, record);
+    if (bridge !== null) bridge.recordings += 1;
+    try {
+      await channel.request({ type: 'startRecording', target: checked, request: recording });
+    } catch (error) {
+      this.#forgetRecording(recording.recordingId);
+      throw error;
+    }
+  }
+
+  /** Ends a recording: its file is completed, or deleted with `discard` (`canceled`). */
+  async stopRecording(recordingId: string, options: { discard: boolean }): Promise<void> {
+    const record = this.#recording(recordingId);
+    await record.channel.request({ type: 'stopRecording', recordingId, discard: options.discard === true });
+  }
+
+  async setRecordingState(recordingId: string, state: { paused?: boolean; muted?: boolean }): Promise<void> {
+    const record = this.#recording(recordingId);
+    const command: { type: 'setRecordingState'; recordingId: string; paused?: boolean; muted?: boolean } = { type: 'setRecordingState', recordingId };
+    if (state.paused !== undefined) command.paused = state.paused === true;
+    if (state.muted !== undefined) command.muted = state.muted === true;
+    await record.channel.request(command);
+  }
+
+  // ── leg features ────────────────────────────────────────────────────────────────────────
+
+  /** Sends digits (RFC 4733 events, or in-band tones without telephone-event); resolves after the last. */
+  async sendDtmf(legId: string, request: { digits: string; durationMs: number; betweenMs: number }): Promise<void> {
+    const record = this.#leg(legId);
+    await record.channel.request({ type: 'sendDtmf', legId, ...validateDtmf(request) });
+  }
+
+  async setLegMute(legId: string, mute: { inbound: boolean; outbound: boolean }): Promise<void> {
+    const record = this.#leg(legId);
+    await record.channel.request({ type: 'setLegMute', legId, inbound: mute.inbound === true, outbound: mute.outbound === true });
+  }
+
+  async setTalkDetection(legId: string, options: TalkDetectionOptions | null): Promise<void> {
+    const record = this.#leg(legId);
+    await record.channel.request({ type: 'setTalkDetection', legId, options: validateTalkDetection(options) });
+  }
+
+  async setInbandDtmfDetection(legId: string, enabled: boolean): Promise<void> {
+    const record = this.#leg(legId);
+    await record.channel.request({ type: 'setInbandDtmfDetection', legId, enabled: enabled === true });
+  }
+
+  /** A leg without a socket on the source's worker that hears (spy) and/or whispers into the source. */
+  async createSnoopLeg(request: CreateSnoopRequest): Promise<{ legId: string }> {
+    const source = this.#leg(request.sourceLegId);
+    const spy = validateSnoopDirection('spy', request.spy);
+    const whisper = validateSnoopDirection('whisper', request.whisper);
+    const record: LegRecord = {
+      legId: randomUUID(),
+      slot: source.slot,
+      channel: source.channel,
+      port: -1,
+      created: false,
+      playbackId: null,
+      destroying: null,
+      snoop: true,
+      bridgeId: null,
+    };
+    this.#legs.set(record.legId, record);
+    this.#load[record.slot] += 1;
+    try {
+      await record.channel.request({ type: 'createSnoopLeg', legId: record.legId, sourceLegId: source.legId, spy, whisper });
+    } catch (error) {
+      this.#forget(record);
+      throw error;
+    }
+    record.created = true;
+    return { legId: record.legId };
+  }
+
+  async getRtpStatistics(legId: string): Promise<LegRtpStatistics> {
+    const record = this.#leg(legId);
+    return record.channel.request({ type: 'getRtpStatistics', legId });
   }
 
   async getCounters(legId: string): Promise<LegCounters> {
@@ -255,6 +511,58 @@ export class MediaEngine {
     const record = this.#legs.get(legId);
     if (record === undefined || !record.created) throw legNotFound(legId);
     return record;
+  }
+
+  #bridge(bridgeId: string): BridgeRecord {
+    this.#assertRunning();
+    const record = this.#bridges.get(bridgeId);
+    if (record === undefined) throw bridgeNotFound(bridgeId);
+    return record;
+  }
+
+  #recording(recordingId: string): RecordingRecord {
+    this.#assertRunning();
+    const record = this.#recordings.get(recordingId);
+    if (record === undefined) throw recordingNotFound(recordingId);
+    return record;
+  }
+
+  #forgetRecording(recordingId: string): void {
+    const record = this.#recordings.get(recordingId);
+    if (record === undefined) return;
+    this.#recordings.delete(recordingId);
+    const bridge = record.bridgeId === null ? undefined : this.#bridges.get(record.bridgeId);
+    if (bridge !== undefined && bridge.recordings > 0) bridge.recordings -= 1;
+  }
+
+  /** A request whose worker has gone away (died or closed) has nothing left to undo. */
+  async #tolerateGone(request: Promise<unknown>): Promise<void> {
+    try {
+      await request;
+    } catch (error) {
+      const gone = error instanceof MediaError && (error.code === 'worker_died' || error.code === 'worker_closed' || error.code === 'bridge_not_found' || error.code === 'leg_not_found');
+      if (!gone) throw error;
+    }
+  }
+
+  /** Takes a leg out of its bridge on both workers involved. */
+  async #leaveCurrentBridge(record: LegRecord): Promise<void> {
+    const bridgeId = record.bridgeId;
+    if (bridgeId === null) return;
+    record.bridgeId = null;
+    const bridge = this.#bridges.get(bridgeId);
+    if (bridge === undefined) return;
+    bridge.members.delete(record.legId);
+    await this.#tolerateGone(bridge.channel.request({ type: 'leaveBridge', bridgeId, legId: record.legId }));
+    if (record.channel !== bridge.channel) await this.#tolerateGone(record.channel.request({ type: 'unlinkLeg', legId: record.legId }));
+  }
+
+  /** Re-creates an empty, idle bridge on another worker, so that its first member needs no link. */
+  async #moveHome(bridge: BridgeRecord, channel: WorkerChannel): Promise<void> {
+    const old = bridge.channel;
+    await channel.request({ type: 'createBridge', bridgeId: bridge.bridgeId, kind: bridge.kind });
+    bridge.channel = channel;
+    await this.#tolerateGone(old.request({ type: 'destroyBridge', bridgeId: bridge.bridgeId }));
   }
 
   /** The least-loaded live worker; ties go round-robin so equal workers take turns. */
@@ -295,9 +603,15 @@ export class MediaEngine {
 
   #fromWorker(notification: WorkerNotification): void {
     if (notification.type === 'playbackFinished') {
-      const record = this.#legs.get(notification.legId);
-      if (record?.playbackId === notification.playbackId) record.playbackId = null;
+      if (notification.bridgeId !== undefined) {
+        const bridge = this.#bridges.get(notification.bridgeId);
+        if (bridge?.playbackId === notification.playbackId) bridge.playbackId = null;
+      } else {
+        const record = this.#legs.get(notification.legId);
+        if (record?.playbackId === notification.playbackId) record.playbackId = null;
+      }
     }
+    if (notification.type === 'recordingFinished') this.#forgetRecording(notification.recordingId);
     this.#emit(notification);
   }
 
@@ -332,8 +646,42 @@ export class MediaEngine {
         error: `media worker ${slot} died`,
       });
     }
+    this.#endWorkerMedia(channel, lost, slot);
     this.#emit({ type: 'workerDied', workerIndex: slot, legIds: lost.map((record) => record.legId), error });
     this.#restart(slot);
+  }
+
+  /**
+   * What a dead worker took with it besides legs: the bridges homed there (their members on other
+   * workers are unlinked and stay alive), its recordings (finished `failed`), and memberships of
+   * its legs in bridges elsewhere.
+   */
+  #endWorkerMedia(channel: WorkerChannel, lost: LegRecord[], slot: number): void {
+    const error = `media worker ${slot} died`;
+    for (const record of lost) {
+      const bridge = record.bridgeId === null ? undefined : this.#bridges.get(record.bridgeId);
+      if (bridge === undefined || bridge.channel === channel) continue;
+      bridge.members.delete(record.legId);
+      void this.#tolerateGone(bridge.channel.request({ type: 'leaveBridge', bridgeId: bridge.bridgeId, legId: record.legId })).catch(() => {});
+    }
+    for (const bridge of [...this.#bridges.values()]) {
+      if (bridge.channel !== channel) continue;
+      this.#bridges.delete(bridge.bridgeId);
+      for (const legId of bridge.members) {
+        const member = this.#legs.get(legId);
+        if (member === undefined) continue;
+        member.bridgeId = null;
+        void this.#tolerateGone(member.channel.request({ type: 'unlinkLeg', legId })).catch(() => {});
+      }
+      if (bridge.playbackId !== null) {
+        this.#emit({ type: 'playbackFinished', legId: '', bridgeId: bridge.bridgeId, playbackId: bridge.playbackId, reason: 'failed', error });
+      }
+    }
+    for (const record of [...this.#recordings.values()]) {
+      if (record.channel !== channel) continue;
+      this.#forgetRecording(record.recordingId);
+      this.#emit({ type: 'recordingFinished', recordingId: record.recordingId, reason: 'failed', durationMs: 0, error });
+    }
   }
 
   #restart(slot: number): void {

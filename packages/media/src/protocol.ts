@@ -8,27 +8,74 @@
  *                                    { kind: 'log', level, fields, msg }     forwarded log lines
  *                                    { kind: 'closed' }                      last message, after `close`
  *
+ * Commands that hand a worker a MessagePort (`joinBridge` with a remote member, `linkLeg`) transfer
+ * it with the request; frames between workers then flow on those ports (bridge/bridge-link.ts),
+ * never through the main thread.
+ *
  * Ordering: the worker posts a request's reply before any notification that request caused, and
  * one port carries everything, so the engine resolves the caller's promise (and Node drains its
  * microtasks) before it hands those notifications to listeners.
  */
+import type { MessagePort } from 'node:worker_threads';
 import type { WireError } from './errors.js';
 import type { LogLevel } from './logger.js';
-import type { LegCounters, LegRemote, MediaNotification } from './types.js';
+import type {
+  BridgeKind,
+  JoinBridgeOptions,
+  LegCounters,
+  LegRemote,
+  LegRtpStatistics,
+  MediaNotification,
+  MediaTarget,
+  SnoopDirection,
+  StartRecordingRequest,
+  TalkDetectionOptions,
+  ToneSegment,
+} from './types.js';
 
 /** Every command the engine sends to a worker. */
 export type WorkerCommand =
   /** Bind an RTP socket on `bindAddress:port` for a new leg. Fails with `port_in_use` when taken. */
   | { type: 'createLeg'; legId: string; bindAddress: string; port: number }
+  /** A leg without a socket that hears and/or whispers into `sourceLegId` (on this worker). */
+  | { type: 'createSnoopLeg'; legId: string; sourceLegId: string; spy: SnoopDirection; whisper: SnoopDirection }
   /** Set or change where the leg sends, with which codec, and whether it may send or receive. */
   | { type: 'setLegRemote'; legId: string; remote: LegRemote }
-  /** Stop the leg's playback (finished `stopped`) and close its socket. */
+  /** Stop the leg's playback (finished `stopped`), end its recordings, leave its bridge, close its socket. */
   | { type: 'destroyLeg'; legId: string }
   /** Start playing a WAV file; replaces the current playback, which finishes `stopped`. */
-  | { type: 'playFile'; legId: string; playbackId: string; file: string; offsetMs: number }
-  /** Stop a playback if it is still the leg's current one; otherwise nothing happens. */
-  | { type: 'stopPlayback'; legId: string; playbackId: string }
+  | { type: 'playFile'; target: MediaTarget; playbackId: string; file: string; offsetMs: number; loop: boolean }
+  /** Start playing a tone pattern; replaces the current playback like a file. */
+  | { type: 'playTone'; target: MediaTarget; playbackId: string; segments: ToneSegment[]; repeat: boolean }
+  /** Stop a playback if it is still the target's current one; otherwise nothing happens. */
+  | { type: 'stopPlayback'; target: MediaTarget; playbackId: string }
   | { type: 'getCounters'; legId: string }
+  | { type: 'getRtpStatistics'; legId: string }
+  /** A bridge whose mixing runs on this worker (its home). */
+  | { type: 'createBridge'; bridgeId: string; kind: BridgeKind }
+  /** Remove every member (their links close), stop bridge media and recordings, free the bridge. */
+  | { type: 'destroyBridge'; bridgeId: string }
+  /**
+   * Add a member to a bridge homed here: a leg of this worker (`port` absent), or a leg of another
+   * worker reached through `port` (its worker got the other end with `linkLeg`).
+   */
+  | { type: 'joinBridge'; bridgeId: string; legId: string; options: JoinBridgeOptions; port?: MessagePort }
+  /** On the leg's worker: connect the leg to a bridge homed on another worker through `port`. */
+  | { type: 'linkLeg'; bridgeId: string; legId: string; port: MessagePort }
+  | { type: 'leaveBridge'; bridgeId: string; legId: string }
+  /** On the leg's worker: close the leg's link to a bridge on another worker. */
+  | { type: 'unlinkLeg'; legId: string }
+  | { type: 'setBridgeParticipant'; bridgeId: string; legId: string; options: JoinBridgeOptions }
+  /** Record a leg's inbound audio or a bridge's mix; file/format problems finish it `failed` after the reply. */
+  | { type: 'startRecording'; target: MediaTarget; request: StartRecordingRequest }
+  /** Replies once the file is complete (or deleted); `recordingFinished` follows the reply. */
+  | { type: 'stopRecording'; recordingId: string; discard: boolean }
+  | { type: 'setRecordingState'; recordingId: string; paused?: boolean; muted?: boolean }
+  /** Replies when the last digit has been sent. */
+  | { type: 'sendDtmf'; legId: string; digits: string; durationMs: number; betweenMs: number }
+  | { type: 'setLegMute'; legId: string; inbound: boolean; outbound: boolean }
+  | { type: 'setTalkDetection'; legId: string; options: TalkDetectionOptions | null }
+  | { type: 'setInbandDtmfDetection'; legId: string; enabled: boolean }
   /** Destroy every leg and stop the tick; the engine ends the thread after the reply. */
   | { type: 'close' };
 
@@ -38,11 +85,28 @@ export type CommandOf<T extends CommandType> = Extract<WorkerCommand, { type: T 
 /** The result of each command's successful reply. */
 export interface CommandResults {
   createLeg: { localAddress: string; localPort: number };
+  createSnoopLeg: null;
   setLegRemote: null;
   destroyLeg: null;
   playFile: null;
+  playTone: null;
   stopPlayback: null;
   getCounters: LegCounters;
+  getRtpStatistics: LegRtpStatistics;
+  createBridge: null;
+  destroyBridge: null;
+  joinBridge: null;
+  linkLeg: null;
+  leaveBridge: null;
+  unlinkLeg: null;
+  setBridgeParticipant: null;
+  startRecording: null;
+  stopRecording: null;
+  setRecordingState: null;
+  sendDtmf: null;
+  setLegMute: null;
+  setTalkDetection: null;
+  setInbandDtmfDetection: null;
   close: null;
 }
 

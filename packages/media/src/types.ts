@@ -6,7 +6,7 @@
  */
 
 /** Audio codecs the engine knows by their SDP encoding name (RFC 3551 §4.5.14 names). */
-export type AudioCodecName = 'PCMU' | 'PCMA';
+export type AudioCodecName = 'PCMU' | 'PCMA' | 'G722' | 'opus' | 'L16';
 
 export interface CodecBinding {
   name: AudioCodecName;
@@ -46,14 +46,154 @@ export interface PlayFileRequest {
   file: string;
   /** Start this many milliseconds into the file. */
   offsetMs?: number;
+  /** Start again from the beginning at the end, until stopped (music on hold). */
+  loop?: boolean;
 }
+
+/**
+ * One step of a tone (indications.conf syntax `f1+f2/ms`, `f1*f2/ms` for modulation, `!` for
+ * play-once). No frequencies means silence for `durationMs`; `durationMs` 0 means "forever".
+ */
+export interface ToneSegment {
+  frequencies: number[];
+  /** `f1*f2`: amplitude modulation instead of a sum. */
+  modulated?: boolean;
+  durationMs: number;
+  /** `!` in the pattern: this step is not repeated when the pattern loops. */
+  once?: boolean;
+}
+
+export interface PlayToneRequest {
+  playbackId: string;
+  segments: ToneSegment[];
+  /** Loop the pattern until stopped (ringback, busy). */
+  repeat: boolean;
+}
+
+/** Where media goes: one leg, or every participant of a media bridge. */
+export type MediaTarget = { kind: 'leg'; legId: string } | { kind: 'bridge'; bridgeId: string };
+
+export type BridgeKind = 'mixing' | 'holding';
+
+export interface CreateBridgeRequest {
+  bridgeId: string;
+  /**
+   * `mixing`: every participant hears everyone but itself (two legs with one codec are relayed
+   * packet by packet without decoding). `holding`: participants hear only the announcer and
+   * bridge media, never each other.
+   */
+  kind: BridgeKind;
+}
+
+export interface JoinBridgeOptions {
+  role?: 'participant' | 'announcer';
+  /** The leg's audio is not sent into the bridge. */
+  mute?: boolean;
+  /** DTMF from the leg is not passed to the other participants. */
+  absorbDtmf?: boolean;
+}
+
+export type RecordingFormat = 'wav' | 'ulaw' | 'alaw' | 'g722' | 'sln' | 'ogg' | 'mp3';
+
+export interface StartRecordingRequest {
+  recordingId: string;
+  /** Absolute path, already checked to be inside the recording directory. */
+  file: string;
+  format: RecordingFormat;
+  /** Add to an existing file instead of replacing it. */
+  append?: boolean;
+  /** 0 or absent: no limit. */
+  maxDurationMs?: number;
+  /** Stop after this much continuous silence; also enables talking/silence accounting. */
+  maxSilenceMs?: number;
+  /** Play a beep to the target before recording starts. */
+  beep?: boolean;
+  /** DTMF digits that end the recording (`any` for every digit). */
+  terminateOn?: string;
+}
+
+export type RecordingEndReason = 'stopped' | 'canceled' | 'max-duration' | 'max-silence' | 'dtmf' | 'target-gone' | 'failed';
+
+export type SnoopDirection = 'none' | 'in' | 'out' | 'both';
+
+export interface CreateSnoopRequest {
+  /** The leg being snooped on. */
+  sourceLegId: string;
+  /** Which of the source's audio the snoop leg hears: `in` = what the source receives from its phone. */
+  spy: SnoopDirection;
+  /** Which way audio written to the snoop leg is injected into the source. */
+  whisper: SnoopDirection;
+}
+
+export interface TalkDetectionOptions {
+  /** Average energy above which a frame counts as talking (16-bit linear RMS). */
+  energyThreshold: number;
+  /** Talking must last this long before TalkingStarted. */
+  talkMs: number;
+  /** Silence must last this long before TalkingFinished. */
+  silenceMs: number;
+}
+
+/** RTP/RTCP statistics of a leg, with the reference's RTPstat field names. */
+export interface RtpStatistics {
+  txcount: number;
+  rxcount: number;
+  txjitter?: number;
+  rxjitter?: number;
+  remote_maxjitter?: number;
+  remote_minjitter?: number;
+  remote_normdevjitter?: number;
+  remote_stdevjitter?: number;
+  local_maxjitter?: number;
+  local_minjitter?: number;
+  local_normdevjitter?: number;
+  local_stdevjitter?: number;
+  txploss: number;
+  rxploss: number;
+  remote_maxrxploss?: number;
+  remote_minrxploss?: number;
+  remote_normdevrxploss?: number;
+  remote_stdevrxploss?: number;
+  local_maxrxploss?: number;
+  local_minrxploss?: number;
+  local_normdevrxploss?: number;
+  local_stdevrxploss?: number;
+  rtt?: number;
+  maxrtt?: number;
+  minrtt?: number;
+  normdevrtt?: number;
+  stdevrtt?: number;
+  local_ssrc: number;
+  remote_ssrc: number;
+  txoctetcount: number;
+  rxoctetcount: number;
+  channel_uniqueid: string;
+}
+
+/** What `getRtpStatistics` returns: the channel's unique id is core's to add. */
+export type LegRtpStatistics = Omit<RtpStatistics, 'channel_uniqueid'>;
 
 export type PlaybackEndReason = 'complete' | 'stopped' | 'failed';
 
 export type MediaNotification =
   | { type: 'playbackStarted'; legId: string; playbackId: string }
-  | { type: 'playbackFinished'; legId: string; playbackId: string; reason: PlaybackEndReason; error?: string }
+  /** For a bridge playback, `legId` is empty and `bridgeId` is set. */
+  | { type: 'playbackFinished'; legId: string; bridgeId?: string; playbackId: string; reason: PlaybackEndReason; error?: string }
   | { type: 'dtmfReceived'; legId: string; digit: string; durationMs: number }
+  | { type: 'talkingStarted'; legId: string }
+  | { type: 'talkingFinished'; legId: string; durationMs: number }
+  | { type: 'recordingStarted'; recordingId: string }
+  | {
+      type: 'recordingFinished';
+      recordingId: string;
+      reason: RecordingEndReason;
+      /** Length of the audio written (paused time is not counted). */
+      durationMs: number;
+      /** Present when `maxSilenceMs` was given. */
+      talkingMs?: number;
+      silenceMs?: number;
+      error?: string;
+    }
   | { type: 'legFailed'; legId: string; error: string }
   | { type: 'workerDied'; workerIndex: number; legIds: string[]; error: string };
 

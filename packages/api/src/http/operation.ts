@@ -19,11 +19,13 @@ export interface ApiCall<V> {
 }
 
 export type ApiResult =
-  | { readonly status: 200; readonly body: unknown }
+  /** `contentType` set: `body` is the raw bytes of a file (a stored recording), sent as they are. */
+  | { readonly status: 200; readonly body: unknown; readonly contentType?: string }
   | { readonly status: 201; readonly body: unknown; readonly location: string }
   | { readonly status: 202 | 204 };
 
 export const ok = (body: unknown): ApiResult => ({ status: 200, body });
+export const okBinary = (body: Buffer, contentType: string): ApiResult => ({ status: 200, body, contentType });
 export const created = (location: string, body: unknown): ApiResult => ({ status: 201, body, location });
 export const noContent = (): ApiResult => ({ status: 204 });
 

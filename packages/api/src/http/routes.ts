@@ -99,6 +99,7 @@ export function operationHandler(operation: Extract<Operation, { kind: 'http' }>
 function sendResult(reply: FastifyReply, result: ApiResult): void {
   switch (result.status) {
     case 200:
+      if (result.contentType !== undefined) reply.type(result.contentType);
       reply.code(200).send(result.body);
       return;
     case 201:

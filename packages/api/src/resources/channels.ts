@@ -6,6 +6,7 @@ import { CHANNEL_MODELS } from '../swagger/models/channels.js';
 import type { ParameterDecl } from '../swagger/types.js';
 import { answeredOrInboundChannel, controlledChannel } from './lookups.js';
 import { playbackLocation } from './playbacks.js';
+import { channelRecordApi } from './channel-recording.js';
 
 const channelId = {
   name: 'channelId',
@@ -198,6 +199,7 @@ export const channelsResource: ResourceDecl = {
     { path: '/channels/{channelId}/answer', description: 'Answer a channel', operations: [answer] },
     { path: '/channels/{channelId}/play', description: 'Play media to a channel', operations: [play] },
     { path: '/channels/{channelId}/play/{playbackId}', description: 'Play media to a channel', operations: [playWithId] },
+    channelRecordApi,
   ],
   models: CHANNEL_MODELS,
 };

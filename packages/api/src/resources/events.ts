@@ -1,7 +1,8 @@
 /** The `events` resource: the WebSocket that delivers events to applications (SPEC §4.2, §6). */
 import { MAX_APPLICATION_NAME_LENGTH } from '@switchboard/core';
 import { badRequest } from '../http/api-error.js';
-import { defineWebSocketOperation, type ResourceDecl } from '../http/operation.js';
+import { defineOperation, defineWebSocketOperation, noContent, type ResourceDecl } from '../http/operation.js';
+import { isPlainObject } from '../http/variables.js';
 import { EventConnection } from '../events/event-connection.js';
 import { EVENTS_RESOURCE_MODELS } from '../swagger/models/events.js';
 
@@ -45,11 +46,47 @@ const eventWebsocket = defineWebSocketOperation({
   },
 });
 
+const userEvent = defineOperation({
+  httpMethod: 'POST',
+  nickname: 'userEvent',
+  summary: 'Generate a user event.',
+  notes: 'Sent as ChannelUserevent to the application; the body variables and eventname make up its userevent object. Device states are not accepted as sources.',
+  responseClass: 'void',
+  since: ['12.3.0'],
+  parameters: [
+    { name: 'eventName', description: 'Event name', paramType: 'path', dataType: 'string', required: true },
+    { name: 'application', description: 'The name of the application that will receive this event', paramType: 'query', dataType: 'string', required: true },
+    {
+      name: 'source',
+      description: 'URI for event source (channel:{channelId}, bridge:{bridgeId}, endpoint:{tech}/{resource})',
+      paramType: 'query',
+      dataType: 'string',
+      required: false,
+      allowMultiple: true,
+    },
+    { name: 'variables', description: 'The "variables" key in the body object holds custom key/value pairs to add to the user event.', paramType: 'body', dataType: 'containers', required: false },
+  ],
+  errorResponses: [
+    { code: 400, reason: 'Invalid event source URI or userevent data.' },
+    { code: 404, reason: 'Application does not exist.' },
+    { code: 422, reason: 'Event source not found.' },
+  ],
+  handler: ({ core, params }) => {
+    const variables = params.variables ?? {};
+    if (!isPlainObject(variables)) throw badRequest('variables must be a JSON object');
+    core.userEvents.send(params.application, params.eventName, params.source ?? [], variables);
+    return noContent();
+  },
+});
+
 export const eventsResource: ResourceDecl = {
   name: 'events',
   description: 'WebSocket resource',
   swaggerVersion: '1.2',
   since: ['12.0.0'],
-  apis: [{ path: '/events', description: 'Events from the server to applications', operations: [eventWebsocket] }],
+  apis: [
+    { path: '/events', description: 'Events from the server to applications', operations: [eventWebsocket] },
+    { path: '/events/user/{eventName}', description: 'User events for applications', operations: [userEvent] },
+  ],
   models: EVENTS_RESOURCE_MODELS,
 };

@@ -1,6 +1,10 @@
 /** The `system` resource (reference system.md; the reference names it `asterisk`). */
 import type { InfoSection } from '@switchboard/core';
 import { defineOperation, ok, type ResourceDecl } from '../http/operation.js';
+import { CONFIG_APIS } from './system-config.js';
+import { LOGGING_APIS } from './system-logging.js';
+import { MODULE_APIS } from './system-modules.js';
+import { VARIABLE_APIS } from './system-variables.js';
 import { SYSTEM_MODELS } from '../swagger/models/system.js';
 
 const INFO_SECTIONS = ['build', 'system', 'config', 'status'] as const satisfies readonly InfoSection[];
@@ -47,6 +51,10 @@ export const systemResource: ResourceDecl = {
   apis: [
     { path: '/system/info', description: 'System information', operations: [getInfo] },
     { path: '/system/ping', description: 'System ping', operations: [ping] },
+    ...CONFIG_APIS,
+    ...MODULE_APIS,
+    ...LOGGING_APIS,
+    ...VARIABLE_APIS,
   ],
   models: SYSTEM_MODELS,
 };

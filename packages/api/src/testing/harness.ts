@@ -22,7 +22,7 @@ import type {
   RtpCounters,
   SwitchboardConfig,
 } from '@switchboard/core';
-import { SwitchboardCore } from '@switchboard/core';
+import { openStore, SwitchboardCore } from '@switchboard/core';
 import type { InjectOptions, LightMyRequestResponse as InjectResponse } from 'fastify';
 import type { Operation } from '../http/operation.js';
 import { type ApiServer, createApiServer } from '../http/server.js';
@@ -129,7 +129,9 @@ export async function startHarness(options: { prefix?: string; users?: AriUser[]
     writeFileSync(path, '');
   }
   const media = new FakeMediaEngine();
-  const core = new SwitchboardCore({ config: testConfig(dir, options), media });
+  // A real store and log directory, so the administrative resources behave as in the server.
+  const store = openStore(join(dir, 'data'));
+  const core = new SwitchboardCore({ config: testConfig(dir, options), media, store, logDirectory: join(dir, 'log') });
   const server = createApiServer(core);
   await server.app.ready();
   const prefix = (options.prefix ?? '').replace(/^\/+|\/+$/g, '');
@@ -169,6 +171,8 @@ export async function startHarness(options: { prefix?: string; users?: AriUser[]
     },
     async close() {
       await server.close();
+      core.logChannels?.close();
+      await store.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };

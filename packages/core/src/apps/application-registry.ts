@@ -110,6 +110,27 @@ export class ApplicationRegistry {
     this.#leave(channel.id, { kind: 'continue', ...target });
   }
 
+  /**
+   * Moves a controlled channel to another application (AppEnd in the old one, AppStart in the new
+   * one); whoever waits on `enter` keeps waiting. A destination that is not registered leaves the
+   * channel where it is and tells its application ApplicationMoveFailed (SPEC §4.4 rule 9).
+   */
+  move(channel: Channel, name: string, args: string[]): boolean {
+    const session = this.#sessions.get(channel.id);
+    if (!session) throw conflict('Channel not in an application');
+    const destination = this.#apps.get(name);
+    if (!destination) {
+      this.#bus.publish({ type: 'ApplicationMoveFailed', application: session.application, channel: channel.snapshot(), destination: name, args });
+      return false;
+    }
+    this.#bus.publish({ type: 'AppEnd', application: session.application, channel: channel.snapshot() });
+    session.application = name;
+    channel.application = name;
+    destination.subscribe('channel', channel.id);
+    this.#bus.publish({ type: 'AppStart', application: name, channel: channel.snapshot(), args });
+    return true;
+  }
+
   /** The application a channel is in, or a 409 for a channel outside every application. */
   requireControlled(channel: Channel): string {
     const session = this.#sessions.get(channel.id);

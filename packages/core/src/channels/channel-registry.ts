@@ -59,6 +59,15 @@ export class ChannelRegistry {
     return channel;
   }
 
+  /**
+   * The channel whose technology carries `legId` (media notifications name legs, not channels).
+   * A scan is enough: legs are asked for on DTMF and talk events, not per packet.
+   */
+  findByMediaLeg(legId: string): Channel | undefined {
+    for (const channel of this.#channels.values()) if (channel.tech.mediaLegId === legId) return channel;
+    return undefined;
+  }
+
   list(): Channel[] {
     return [...this.#channels.values()];
   }

@@ -1,5 +1,5 @@
 import type { ChannelTechnology } from '../drivers/channel-technology.js';
-import { CoreError, preconditionFailed } from '../errors.js';
+import { CoreError, notImplemented, preconditionFailed } from '../errors.js';
 import type { EventBus } from '../events/event-bus.js';
 import { canTransition, type ChannelState } from '../model/channel-state.js';
 import type { CallerId, ChannelSnapshot, DialplanLocation } from '../model/snapshots.js';
@@ -20,6 +20,10 @@ export interface ChannelInit {
   tech: ChannelTechnology;
   /** Names of variables shown in every snapshot (ari.conf `channelvars`). */
   snapshotVariables: readonly string[];
+  /** Redirecting number (RDNIS), when the call came with one. */
+  callerRdnis?: string;
+  /** Tenant identifier from the endpoint configuration, when set. */
+  tenantId?: string;
 }
 
 /** Things that must happen, in order, when a channel goes away (playbacks end, the app is left). */
@@ -45,10 +49,13 @@ export class Channel {
   /** Name of the application the channel is in, while it is in one. */
   application: string | undefined;
   hangupCause: number | undefined;
+  callerRdnis: string;
+  tenantId: string;
 
   #state: ChannelState;
   readonly #variables = new Map<string, string>();
-  readonly #snapshotVariables: readonly string[];
+  /** Grows when a variable is set with `report_events` (reference setChannelVar). */
+  readonly #snapshotVariables: string[];
   readonly #abort = new AbortController();
   readonly #hooks: ChannelHangupHook[] = [];
   readonly #bus: EventBus;
@@ -66,7 +73,9 @@ export class Channel {
     this.language = init.language;
     this.dialplan = { ...init.dialplan, app_name: '', app_data: '' };
     this.#state = init.state;
-    this.#snapshotVariables = init.snapshotVariables;
+    this.#snapshotVariables = [...init.snapshotVariables];
+    this.callerRdnis = init.callerRdnis ?? '';
+    this.tenantId = init.tenantId ?? '';
     this.#bus = bus;
     this.#log = log.child({ channel: init.name });
   }
@@ -102,6 +111,9 @@ export class Channel {
       for (const name of this.#snapshotVariables) vars[name] = this.#variables.get(name) ?? '';
       snapshot.channelvars = vars;
     }
+    // Both are shown only when set (reference channels.md, Channel model).
+    if (this.callerRdnis !== '') snapshot.caller_rdnis = this.callerRdnis;
+    if (this.tenantId !== '') snapshot.tenantid = this.tenantId;
     return snapshot;
   }
 
@@ -122,6 +134,28 @@ export class Channel {
   setVariable(name: string, value: string): void {
     this.#variables.set(name, value);
     this.#bus.publish({ type: 'ChannelVarset', channel: this.snapshot(), variable: name, value });
+  }
+
+  /** Removes a variable (a set without a value); ChannelVarset announces it with an empty value. */
+  unsetVariable(name: string): void {
+    this.#variables.delete(name);
+    this.#bus.publish({ type: 'ChannelVarset', channel: this.snapshot(), variable: name, value: '' });
+  }
+
+  /** Shows `name` in the `channelvars` of every later snapshot (setChannelVar with report_events). */
+  reportVariable(name: string): void {
+    if (!this.#snapshotVariables.includes(name)) this.#snapshotVariables.push(name);
+  }
+
+  /** Publishes ChannelCallerId after the caller identification changed. */
+  setCaller(caller: CallerId): void {
+    this.caller = { ...caller };
+    this.#bus.publish({
+      type: 'ChannelCallerId',
+      channel: this.snapshot(),
+      caller_presentation: 0,
+      caller_presentation_txt: 'Presentation Allowed, Not Screened',
+    });
   }
 
   /** Records which dialplan application runs now (shown as `dialplan.app_name`/`app_data`). */
@@ -161,6 +195,16 @@ export class Channel {
     this.#assertAlive();
     if (this.#state === 'Up') return;
     await this.tech.indicateProgress();
+  }
+
+  /**
+   * Asks the technology to send the call elsewhere (SIP 302 or REFER). `resource` is the part of
+   * the target endpoint after the technology, already checked to be of this channel's technology.
+   */
+  async redirect(resource: string): Promise<void> {
+    this.#assertAlive();
+    if (!this.tech.redirect) throw notImplemented(`Technology ${this.technology} cannot redirect a call`);
+    await this.tech.redirect(resource);
   }
 
   onHangup(hook: ChannelHangupHook): void {

@@ -30,6 +30,7 @@ const CAUSE_TEXT: Record<number, string> = {
   17: 'User busy',
   18: 'No user responding',
   19: 'User alerting, no answer',
+  20: 'Subscriber absent',
   21: 'Call Rejected',
   26: 'Answered elsewhere',
   27: 'Destination out of order',
@@ -38,6 +39,8 @@ const CAUSE_TEXT: Record<number, string> = {
   34: 'Circuit/channel congestion',
   38: 'Network out of order',
   41: 'Temporary failure',
+  42: 'Switching equipment congestion',
+  44: 'Requested channel not available',
   58: 'Bearer capability not available',
   127: 'Interworking, unspecified',
 };

@@ -9,6 +9,8 @@
  *   pjsip.conf        no transports or endpoints (nothing listens for SIP)
  *   rtp.conf          ports 10000-20000
  *   extensions.conf   no contexts, no globals
+ *   indications.conf  country = us with the US tones
+ *   musiconhold.conf  class `default` playing <confDir>/../sounds/moh
  *
  * An option we do not implement is a warning; a file that cannot be parsed, or a value that is
  * invalid for an option we do implement, throws ConfigError naming the file and line.
@@ -19,6 +21,8 @@ import { type Logger, silentLogger } from '../util/logger.js';
 import { readAriConfig } from './ari-config.js';
 import { readGeneralConfig } from './general-config.js';
 import { readHttpConfig } from './http-config.js';
+import { readIndicationsConfig } from './indications-config.js';
+import { readMusicOnHoldConfig } from './musiconhold-config.js';
 import type { IniFileSource } from './ini.js';
 import { diskFileSource, readIniFile } from './ini-file.js';
 import { readSipConfig } from './pjsip-config.js';
@@ -32,6 +36,8 @@ export const CONFIG_FILES = {
   sip: 'pjsip.conf',
   rtp: 'rtp.conf',
   dialplan: 'extensions.conf',
+  indications: 'indications.conf',
+  musicOnHold: 'musiconhold.conf',
 } as const;
 
 export function loadConfig(confDir: string, log: Logger = silentLogger, source: IniFileSource = diskFileSource): SwitchboardConfig {
@@ -53,6 +59,8 @@ export function loadConfig(confDir: string, log: Logger = silentLogger, source: 
     sip: readSipConfig(read(CONFIG_FILES.sip), dir, configLog),
     rtp: readRtpConfig(read(CONFIG_FILES.rtp), configLog),
     dialplan: parseDialplan(read(CONFIG_FILES.dialplan), configLog.child({ module: 'switchboard:core:dialplan' })),
+    indications: readIndicationsConfig(read(CONFIG_FILES.indications), configLog),
+    musicOnHold: readMusicOnHoldConfig(read(CONFIG_FILES.musicOnHold), dir, configLog),
   };
   warnAboutMissingContexts(config, configLog);
   return config;

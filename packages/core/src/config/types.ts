@@ -153,6 +153,33 @@ export interface DialplanConfig {
   globals: Record<string, string>;
 }
 
+/** One tone zone of indications.conf: tone name → pattern (see playback/tone-pattern.ts). */
+export interface ToneZone {
+  description: string;
+  tones: Record<string, string>;
+}
+
+/** indications.conf */
+export interface IndicationsConfig {
+  /** The zone used when a request names none (`[general] country`). */
+  country: string;
+  /** By lower-case zone name. */
+  zones: Record<string, ToneZone>;
+}
+
+/** One musiconhold.conf class (mode `files`). */
+export interface MusicOnHoldClass {
+  name: string;
+  /** Absolute directory of the class's WAV files. */
+  directory: string;
+  sort: 'alpha' | 'random';
+}
+
+/** musiconhold.conf */
+export interface MusicOnHoldConfig {
+  classes: Record<string, MusicOnHoldClass>;
+}
+
 export interface SwitchboardConfig {
   /** Absolute path of the conf directory this was read from. */
   confDir: string;
@@ -162,4 +189,8 @@ export interface SwitchboardConfig {
   sip: SipConfig;
   rtp: RtpConfig;
   dialplan: DialplanConfig;
+  /** Absent (hand-built configurations): the built-in defaults of indications-config.ts. */
+  indications?: IndicationsConfig;
+  /** Absent (hand-built configurations): the built-in defaults of musiconhold-config.ts. */
+  musicOnHold?: MusicOnHoldConfig;
 }

@@ -23,6 +23,13 @@ export interface ChannelTechnology {
    * call is unanswered, CANCEL when an outbound call is unanswered. Must be safe to call twice.
    */
   hangup(cause: number): Promise<void>;
+  /**
+   * Optional: send the call to another destination of the same technology (`resource` is the part
+   * of the target endpoint after `SIP/`): a 302 for an unanswered inbound call, REFER once answered.
+   * The driver reports the end of the call through `hungUp` as usual. Without it the API's redirect
+   * answers 501.
+   */
+  redirect?(resource: string): Promise<void>;
 }
 
 /** What a driver reports about a channel it created. */
@@ -86,7 +93,10 @@ export interface OutboundCall {
   name: string;
   endpoint: string;
   tech: ChannelTechnology;
-  /** Starts ringing the far end; progress is reported through `events`. Rejects when it cannot start. */
+  /**
+   * Starts ringing the far end; progress is reported through `events`. Rejects when it cannot start.
+   * `timeoutSeconds` 0 means no limit; core also hangs up an unanswered call when its limit passes.
+   */
   dial(events: ChannelTechnologyEvents, options: { timeoutSeconds: number }): Promise<void>;
 }
 

@@ -27,6 +27,14 @@ export interface DialplanLocationRef {
   priority: number;
 }
 
+/** A place to start in the dialplan: a priority, or a label that wins over it. */
+export interface DialplanTarget {
+  context: string;
+  exten: string;
+  priority?: number;
+  label?: string;
+}
+
 /** Stops a channel that loops through the dialplan without ever waiting (a `Goto` loop). */
 const MAX_STEPS_WITHOUT_WAITING = 10_000;
 
@@ -62,6 +70,17 @@ export class DialplanRunner {
   /** Adds or replaces a dialplan application (drivers register Dial this way). */
   registerApplication(name: string, app: DialplanApplication): void {
     this.#apps.set(name.toLowerCase(), app);
+  }
+
+  /** The priority number a label stands for, or undefined when the label does not exist. */
+  findLabel(context: string, exten: string, label: string): number | undefined {
+    return this.#dialplan().findLabel(context, exten, label)?.priority.priority;
+  }
+
+  /** Runs from a target that may name a label instead of a priority; an unknown label ends the call. */
+  runTarget(channel: Channel, target: DialplanTarget): Promise<void> {
+    const priority = target.label === undefined ? (target.priority ?? 1) : (this.findLabel(target.context, target.exten, target.label) ?? 0);
+    return this.run(channel, { context: target.context, exten: target.exten, priority });
   }
 
   /** Runs until the channel leaves the dialplan; never rejects. */

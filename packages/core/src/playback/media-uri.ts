@@ -20,8 +20,8 @@ const DIGIT_SOUNDS: Record<string, string> = { '*': 'digits/star', '#': 'digits/
 const CHARACTER_SOUNDS: Record<string, string> = { ...DIGIT_SOUNDS, '-': 'letters/dash', '.': 'letters/dot', '@': 'letters/at' };
 
 /**
- * Turns one media URI into the sound files that make it up. Schemes that need the media engine
- * to synthesise audio (tones) or stored recordings are resolved by their own owners once they exist.
+ * Turns one media URI into the sound files that make it up. Tones and stored recordings are
+ * resolved in playable-media.ts, which calls this for everything else.
  */
 export function resolveMedia(uri: string, language: string, sounds: SoundIndex): ResolvedMedia {
   const parsed = parseMediaUri(uri);

@@ -2,13 +2,14 @@ import { randomUUID } from 'node:crypto';
 import type { Channel } from '../channels/channel.js';
 import { conflict, invalidArgument, notFound } from '../errors.js';
 import type { EventBus } from '../events/event-bus.js';
-import type { MediaEngine, MediaNotification } from '../media/media-engine.js';
+import type { MediaEngine, MediaNotification, MediaTarget, ToneSegment } from '../media/media-engine.js';
 import type { PlaybackSnapshot } from '../model/snapshots.js';
 import type { SoundIndex } from '../sounds/sound-index.js';
 import type { Logger } from '../util/logger.js';
 import type { Clock } from '../util/time.js';
-import { resolveMedia } from './media-uri.js';
+import { resolvePlayable } from './playable-media.js';
 import { Playback, type PlaybackControl } from './playback.js';
+import { ToneResolver } from './tone-resolver.js';
 
 export interface PlayOptions {
   playbackId?: string;
@@ -17,10 +18,19 @@ export interface PlayOptions {
   skipMs?: number;
 }
 
+/** A bridge as playbacks see it: something to play into that can go away. */
+export interface PlaybackBridge {
+  readonly id: string;
+  readonly isDestroyed: boolean;
+  onDestroy(hook: () => void): void;
+}
+
 /** What is playing right now for an active playback. */
 interface ActiveMedia {
-  legId: string;
+  target: MediaTarget;
   files: string[];
+  /** Set while the current item is a tone (played by the engine until stopped). */
+  tone: ToneSegment[] | undefined;
   /** Id of the current file's play request in the media engine; notifications for others are stale. */
   mediaPlayId: string;
   /** Position in the current file when it (re)started, and when that was. */
@@ -42,17 +52,32 @@ export class PlaybackManager {
   readonly #byMediaPlayId = new Map<string, Playback>();
   readonly #waiters = new Map<string, ((p: Playback) => void)[]>();
   readonly #channels = new Map<string, Channel>();
+  readonly #bridges = new Map<string, PlaybackBridge>();
   readonly #bus: EventBus;
   readonly #media: MediaEngine;
   readonly #sounds: SoundIndex;
+  readonly #tones: ToneResolver;
+  readonly #recordingFile: (name: string) => string | undefined;
   readonly #log: Logger;
   readonly #clock: Clock;
   #mediaPlaySequence = 0;
 
-  constructor(deps: { bus: EventBus; media: MediaEngine; sounds: SoundIndex; log: Logger; clock: Clock }) {
+  constructor(deps: {
+    bus: EventBus;
+    media: MediaEngine;
+    sounds: SoundIndex;
+    log: Logger;
+    clock: Clock;
+    /** Tone names and zones (indications.conf); the built-in US zone when absent. */
+    tones?: ToneResolver;
+    /** Where `recording:` URIs find their WAV file; without it they fail. */
+    recordingFile?: (name: string) => string | undefined;
+  }) {
     this.#bus = deps.bus;
     this.#media = deps.media;
     this.#sounds = deps.sounds;
+    this.#tones = deps.tones ?? new ToneResolver();
+    this.#recordingFile = deps.recordingFile ?? (() => undefined);
     this.#log = deps.log;
     this.#clock = deps.clock;
     this.#media.onNotification((n) => this.#onMediaNotification(n));
@@ -68,23 +93,44 @@ export class PlaybackManager {
   playOnChannel(channel: Channel, mediaUris: string[], options: PlayOptions = {}): PlaybackSnapshot {
     if (mediaUris.length === 0) throw invalidArgument('media is required');
     channel.assertReadyForMedia();
+    const playback = this.#create(mediaUris, { kind: 'channel', id: channel.id }, options.lang ?? channel.language, options);
+    this.#channels.set(channel.id, channel);
+    return this.#enqueue(playback, (stopAll) => channel.onHangup(stopAll));
+  }
+
+  /**
+   * Queues a media list on a bridge: it plays to every participant, after the bridge's earlier
+   * playbacks (SPEC §4.5 rule 4). Sounds use `lang`, else the default language.
+   */
+  playOnBridge(bridge: PlaybackBridge, mediaUris: string[], options: PlayOptions & { defaultLanguage: string }): PlaybackSnapshot {
+    if (mediaUris.length === 0) throw invalidArgument('media is required');
+    if (bridge.isDestroyed) throw notFound('Bridge not found');
+    const playback = this.#create(mediaUris, { kind: 'bridge', id: bridge.id }, options.lang ?? options.defaultLanguage, options);
+    this.#bridges.set(bridge.id, bridge);
+    return this.#enqueue(playback, (stopAll) => bridge.onDestroy(stopAll));
+  }
+
+  #create(mediaUris: string[], target: Playback['target'], language: string, options: PlayOptions): Playback {
     const id = options.playbackId ?? randomUUID();
     if (this.#playbacks.has(id)) throw conflict('A playback with this id already exists');
-    const playback = new Playback({
+    return new Playback({
       id,
       mediaUris,
-      target: { kind: 'channel', id: channel.id },
-      language: options.lang ?? channel.language,
+      target,
+      language,
       skipMs: options.skipMs ?? DEFAULT_SKIP_MS,
       offsetMs: Math.max(0, options.offsetMs ?? 0),
     });
-    this.#playbacks.set(id, playback);
-    this.#channels.set(channel.id, channel);
+  }
+
+  /** `whenTargetGoes` registers the end of every playback of the target when it goes away. */
+  #enqueue(playback: Playback, whenTargetGoes: (stopAll: () => void) => void): PlaybackSnapshot {
+    this.#playbacks.set(playback.id, playback);
     const key = targetKey(playback);
     const queue = this.#queues.get(key) ?? [];
     if (queue.length === 0) {
       this.#queues.set(key, queue);
-      channel.onHangup(() => this.#stopAllOn(key));
+      whenTargetGoes(() => this.#stopAllOn(key));
     }
     queue.push(playback);
     const snapshot = playback.snapshot();
@@ -109,7 +155,7 @@ export class PlaybackManager {
     if (playback.isFinished) return;
     const active = this.#active.get(id);
     this.#finish(playback, 'done');
-    if (active) await this.#media.stopPlayback(active.legId, active.mediaPlayId).catch(() => undefined);
+    if (active) await this.#stopMedia(active);
   }
 
   async control(id: string, operation: PlaybackControl): Promise<void> {
@@ -117,6 +163,7 @@ export class PlaybackManager {
     playback.assertControlAllowed(operation);
     const active = this.#active.get(id);
     if (!active) throw conflict('Playback is not playing');
+    if (active.tone) return this.#controlTone(playback, active, operation);
     const position = this.#positionMs(active);
     switch (operation) {
       case 'pause':
@@ -124,7 +171,7 @@ export class PlaybackManager {
         active.pausedAtMs = position;
         playback.transition('paused');
         this.#forgetMediaPlay(active);
-        await this.#media.stopPlayback(active.legId, active.mediaPlayId).catch(() => undefined);
+        await this.#stopMedia(active);
         return;
       case 'unpause':
         if (playback.phase !== 'paused') return;
@@ -144,10 +191,45 @@ export class PlaybackManager {
     }
   }
 
+  /** Tones cannot seek (SPEC §3 rule 4); pause stops them and unpause/restart start them over. */
+  async #controlTone(playback: Playback, active: ActiveMedia, operation: PlaybackControl): Promise<void> {
+    switch (operation) {
+      case 'reverse':
+      case 'forward':
+        throw conflict(`A tone cannot be ${operation === 'reverse' ? 'reversed' : 'fast-forwarded'}`);
+      case 'pause':
+        if (playback.phase === 'paused') return;
+        playback.transition('paused');
+        this.#forgetMediaPlay(active);
+        await this.#stopMedia(active);
+        return;
+      case 'unpause':
+        if (playback.phase !== 'paused') return;
+        playback.transition('playing');
+        await this.#playFile(playback, active, 0);
+        return;
+      case 'restart':
+        await this.#stopMedia(active);
+        await this.#playFile(playback, active, 0);
+        return;
+    }
+  }
+
   async #startNext(key: string): Promise<void> {
     const playback = this.#queues.get(key)?.[0];
     if (!playback) {
       this.#queues.delete(key);
+      return;
+    }
+    if (playback.target.kind === 'bridge') {
+      const bridge = this.#bridges.get(playback.target.id);
+      if (!bridge || bridge.isDestroyed) {
+        this.#finish(playback, 'failed');
+        return;
+      }
+      playback.transition('playing');
+      this.#active.set(playback.id, emptyActive({ kind: 'bridge', bridgeId: bridge.id }));
+      await this.#startItem(playback, playback.offsetMs);
       return;
     }
     const channel = this.#channels.get(playback.target.id);
@@ -169,20 +251,25 @@ export class PlaybackManager {
       return;
     }
     playback.transition('playing');
-    this.#active.set(playback.id, { legId, files: [], mediaPlayId: '', fileOffsetMs: 0, startedAt: 0, pausedAtMs: 0 });
+    this.#active.set(playback.id, emptyActive({ kind: 'leg', legId }));
     await this.#startItem(playback, playback.offsetMs);
   }
 
   async #startItem(playback: Playback, offsetMs: number): Promise<void> {
     const active = this.#active.get(playback.id);
     if (!active || playback.isFinished) return;
-    const resolved = resolveMedia(playback.currentUri, playback.language, this.#sounds);
-    if (!resolved.ok) {
+    const resolved = resolvePlayable(playback.currentUri, playback.language, {
+      sounds: this.#sounds,
+      tones: this.#tones,
+      recordingFile: this.#recordingFile,
+    });
+    if (resolved.kind === 'error') {
       this.#log.info({ playback: playback.id, media: playback.currentUri, error: resolved.error }, 'media item failed');
       this.#itemFailed(playback);
       return;
     }
-    active.files = resolved.files;
+    active.files = resolved.kind === 'files' ? resolved.files : [];
+    active.tone = resolved.kind === 'tone' ? resolved.segments : undefined;
     playback.fileIndex = 0;
     this.#bus.publish({ type: 'PlaybackStarted', playback: playback.snapshot() });
     await this.#playFile(playback, active, offsetMs);
@@ -190,7 +277,7 @@ export class PlaybackManager {
 
   async #playFile(playback: Playback, active: ActiveMedia, offsetMs: number): Promise<void> {
     const file = active.files[playback.fileIndex];
-    if (file === undefined) return;
+    if (file === undefined && !active.tone) return;
     this.#forgetMediaPlay(active);
     this.#mediaPlaySequence += 1;
     active.mediaPlayId = `${playback.id}#${this.#mediaPlaySequence}`;
@@ -198,7 +285,12 @@ export class PlaybackManager {
     active.startedAt = this.#clock.now();
     this.#byMediaPlayId.set(active.mediaPlayId, playback);
     try {
-      await this.#media.playFile(active.legId, { playbackId: active.mediaPlayId, file, offsetMs });
+      const playbackId = active.mediaPlayId;
+      const target = active.target;
+      if (active.tone) await this.#media.playTone(target, { playbackId, segments: active.tone, repeat: true });
+      else if (file === undefined) return;
+      else if (target.kind === 'bridge') await this.#media.playFileOnBridge(target.bridgeId, { playbackId, file, offsetMs });
+      else await this.#media.playFile(target.legId, { playbackId, file, offsetMs });
     } catch (err) {
       this.#log.warn({ err, playback: playback.id, file }, 'media engine refused the file');
       if (this.#byMediaPlayId.get(active.mediaPlayId) === playback) this.#itemFailed(playback);
@@ -262,6 +354,7 @@ export class PlaybackManager {
     if (queue.length === 0) {
       this.#queues.delete(key);
       if (playback.target.kind === 'channel') this.#channels.delete(playback.target.id);
+      else this.#bridges.delete(playback.target.id);
     } else if (wasHead) {
       void this.#startNext(key);
     }
@@ -275,6 +368,14 @@ export class PlaybackManager {
     for (const playback of queue) this.#finish(playback, 'done');
   }
 
+  async #stopMedia(active: ActiveMedia): Promise<void> {
+    const stopping =
+      active.target.kind === 'bridge'
+        ? this.#media.stopBridgePlayback(active.target.bridgeId, active.mediaPlayId)
+        : this.#media.stopPlayback(active.target.legId, active.mediaPlayId);
+    await stopping.catch(() => undefined);
+  }
+
   #forgetMediaPlay(active: ActiveMedia): void {
     this.#byMediaPlayId.delete(active.mediaPlayId);
   }
@@ -282,6 +383,10 @@ export class PlaybackManager {
   #positionMs(active: ActiveMedia): number {
     return active.fileOffsetMs + Math.max(0, this.#clock.now() - active.startedAt);
   }
+}
+
+function emptyActive(target: MediaTarget): ActiveMedia {
+  return { target, files: [], tone: undefined, mediaPlayId: '', fileOffsetMs: 0, startedAt: 0, pausedAtMs: 0 };
 }
 
 function targetKey(playback: Playback): string {

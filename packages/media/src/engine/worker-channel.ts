@@ -9,7 +9,7 @@
  *        └──exit / error / timeout before ready──► died  (start() rejects; onDied is not called)
  *     starting ──close()──► closing
  */
-import { Worker } from 'node:worker_threads';
+import { type Transferable, Worker } from 'node:worker_threads';
 import { type MediaError, WorkerClosedError, WorkerDiedError, mediaErrorFromWire } from '../errors.js';
 import type { MediaLogger } from '../logger.js';
 import type { CommandOf, CommandResults, CommandType, WorkerInit, WorkerNotification, WorkerToMain } from '../protocol.js';
@@ -109,14 +109,17 @@ export class WorkerChannel {
     return this.#ready;
   }
 
-  /** Sends a command and resolves with its reply's result, or rejects with its error. */
-  async request<T extends CommandType>(command: CommandOf<T>): Promise<CommandResults[T]> {
+  /**
+   * Sends a command and resolves with its reply's result, or rejects with its error. `transfer`
+   * lists objects that move to the worker with it (the MessagePorts of a cross-worker bridge link).
+   */
+  async request<T extends CommandType>(command: CommandOf<T>, transfer: readonly Transferable[] = []): Promise<CommandResults[T]> {
     if (this.#state === 'starting' && this.#ready !== null) await this.#ready;
     if (this.#state !== 'ready') throw this.#unavailable();
-    return this.#send(command);
+    return this.#send(command, transfer);
   }
 
-  #send<T extends CommandType>(command: CommandOf<T>): Promise<CommandResults[T]> {
+  #send<T extends CommandType>(command: CommandOf<T>, transfer: readonly Transferable[] = []): Promise<CommandResults[T]> {
     const worker = this.#worker;
     if (worker === null) return Promise.reject(this.#unavailable());
     const id = this.#nextId++;
@@ -124,7 +127,7 @@ export class WorkerChannel {
       // The reply's result is typed by the command it answers (protocol.ts CommandResults).
       this.#pending.set(id, { resolve: (result) => resolve(result as CommandResults[T]), reject });
       try {
-        worker.postMessage({ kind: 'request', id, command });
+        worker.postMessage({ kind: 'request', id, command }, [...transfer]);
       } catch (error) {
         this.#pending.delete(id);
         reject(error instanceof Error ? error : new Error(String(error)));

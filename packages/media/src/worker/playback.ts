@@ -1,14 +1,14 @@
 /**
- * One playback on one leg, inside a worker: its state, its audio, and its place in the schedule.
+ * One playback (a file, a looping file, or a tone) on a leg or a bridge, inside a worker: its state
+ * and the frames it hands out, one per media tick.
  *
- *     loading ──begin()──► playing ──last frame taken──► finished (complete)
+ *     loading ──begin()──► playing ──source ended──► finished (complete)
  *        │                    │
- *        └──stop / fail───────┴──stop──────────────────► finished (stopped | failed)
+ *        └──stop / fail───────┴──stop / fail───────► finished (stopped | failed)
  *
- * The leg owns sockets and the RTP stream; this class only hands out 160-sample frames when the
- * pacer says they are due. Time is passed in, so it can be driven by a test without sleeping.
+ * The owner (an endpoint or a bridge) asks for the next frame on each 20 ms tick of the worker's
+ * media clock, so pacing lives in one place (worker-host.ts) and this class has no notion of time.
  */
-import { Pacer } from '../playback/pacer.js';
 
 export type PlaybackState = 'loading' | 'playing' | 'finished';
 
@@ -21,13 +21,51 @@ const TRANSITIONS: Record<PlaybackState, readonly PlaybackState[]> = {
 /** Samples per 20 ms frame at 8 kHz. */
 export const SAMPLES_PER_FRAME = 160;
 
+/** Where a playback's audio comes from: 8 kHz frames, one at a time. */
+export interface FrameSource {
+  /** Fills `out` (160 samples) with the next frame; false when the source has ended (out untouched). */
+  next(out: Int16Array): boolean;
+  /** The source has nothing more to give: the frame last taken was the final one. */
+  readonly done: boolean;
+}
+
+/** A decoded file's samples, split into 160-sample frames; the last is padded with silence. */
+export class SampleSource implements FrameSource {
+  readonly #samples: Int16Array;
+  readonly #loop: boolean;
+  #position = 0;
+
+  /** `start` skips into the first pass only (an offset); a loop starts again from sample 0. */
+  constructor(samples: Int16Array, options: { loop?: boolean; start?: number } = {}) {
+    this.#samples = samples;
+    this.#loop = options.loop === true && samples.length > 0;
+    this.#position = Math.min(options.start ?? 0, samples.length);
+  }
+
+  get done(): boolean {
+    return !this.#loop && this.#position >= this.#samples.length;
+  }
+
+  next(out: Int16Array): boolean {
+    if (this.#position >= this.#samples.length) {
+      if (!this.#loop) return false;
+      this.#position = 0;
+    }
+    const end = Math.min(this.#position + SAMPLES_PER_FRAME, this.#samples.length);
+    out.set(this.#samples.subarray(this.#position, end));
+    if (end - this.#position < SAMPLES_PER_FRAME) out.fill(0, end - this.#position);
+    this.#position = end;
+    return true;
+  }
+}
+
 export class Playback {
   readonly id: string;
   #state: PlaybackState = 'loading';
-  #samples: Int16Array = new Int16Array(0);
-  #pacer: Pacer | null = null;
-  /** Holds the last, partial frame padded with silence, so no frame is ever short. */
-  readonly #padded = new Int16Array(SAMPLES_PER_FRAME);
+  #source: FrameSource | null = null;
+  #framesOut = 0;
+  /** Reused for every frame: the consumer encodes or mixes it before asking for the next. */
+  readonly #frame = new Int16Array(SAMPLES_PER_FRAME);
 
   constructor(id: string) {
     this.id = id;
@@ -44,51 +82,31 @@ export class Playback {
     this.#state = next;
   }
 
-  /** The audio is loaded: the schedule starts at `nowMs`. */
-  begin(samples: Int16Array, nowMs: number): void {
+  /** The audio is ready: frames flow from the next tick on. */
+  begin(source: FrameSource): void {
     this.#transition('playing');
-    this.#samples = samples;
-    this.#pacer = new Pacer(nowMs, Math.ceil(samples.length / SAMPLES_PER_FRAME));
+    this.#source = source;
   }
 
   finish(): void {
     this.#transition('finished');
   }
 
-  get totalFrames(): number {
-    return this.#pacer?.totalFrames ?? 0;
+  /** Frames handed out so far (0 means the next frame is the first: the playback starts). */
+  get framesOut(): number {
+    return this.#framesOut;
   }
 
-  /** Every frame has been handed out. */
+  /** The source has nothing more: the frame last handed out was the final one (report `complete`). */
   get exhausted(): boolean {
-    return this.#pacer === null || this.#pacer.done;
+    return this.#source !== null && this.#source.done;
   }
 
-  /** Index of the next frame to hand out. */
-  get nextFrameIndex(): number {
-    return this.#pacer?.taken ?? 0;
-  }
-
-  /** How many frames are due by `nowMs`; the caller then takes that many with `frame()`. */
-  due(nowMs: number): number {
-    return this.#state === 'playing' && this.#pacer !== null ? this.#pacer.take(nowMs) : 0;
-  }
-
-  /** When frame `index` was due (its place in the schedule, not when it was actually sent). */
-  dueAt(index: number): number {
-    return this.#pacer === null ? 0 : this.#pacer.startMs + index * this.#pacer.frameMs;
-  }
-
-  /**
-   * The samples of frame `index` (a view into the audio, or the padded copy for a short last
-   * frame; valid until the next call).
-   */
-  frame(index: number): Int16Array {
-    const start = index * SAMPLES_PER_FRAME;
-    const end = start + SAMPLES_PER_FRAME;
-    if (end <= this.#samples.length) return this.#samples.subarray(start, end);
-    this.#padded.fill(0);
-    this.#padded.set(this.#samples.subarray(start));
-    return this.#padded;
+  /** The next frame (a view valid until the next call), or null when not playing or ended. */
+  nextFrame(): Int16Array | null {
+    if (this.#state !== 'playing' || this.#source === null) return null;
+    if (!this.#source.next(this.#frame)) return null;
+    this.#framesOut += 1;
+    return this.#frame;
   }
 }

@@ -1,21 +1,32 @@
 /**
  * One RTP leg inside a worker: its UDP socket, its outgoing stream (SSRC, sequence, timestamp), its
- * send target (symmetric RTP), its counters, its DTMF detector and its current playback.
+ * send target (symmetric RTP), its counters and its DTMF detector. What it plays is decided
+ * outside (worker/media-endpoint.ts): the worker's media tick hands it one frame at a time through
+ * `writeFrame`, and takes what the peer sent through `readFrame`.
  * Received datagrams are hostile input: each is validated and anything unexpected is counted and
  * dropped; nothing a peer sends can throw out of the receive handler.
  */
 import { randomBytes } from 'node:crypto';
 import dgram from 'node:dgram';
 import { isIP } from 'node:net';
-import { encodeAlaw, encodeUlaw } from '../codecs/g711.js';
+import { LegAudio } from '../audio/leg-audio.js';
+import { isCodecSupported } from '../codecs/index.js';
 import { MediaError } from '../errors.js';
 import type { LogLevel } from '../logger.js';
-import { loadPlaybackAudio } from '../playback/playback-audio.js';
 import type { WorkerNotification } from '../protocol.js';
-import { RTP_HEADER_SIZE, parseRtpPacket, writeRtpHeader } from '../rtp/rtp-header.js';
-import { DtmfEndDetector, parseTelephoneEvent } from '../rtp/telephone-event.js';
-import type { LegCounters, LegRemote, PlaybackEndReason } from '../types.js';
-import { Playback, SAMPLES_PER_FRAME } from './playback.js';
+import { RtpStatsTracker, type RtpStatisticsSnapshot } from '../rtp/rtcp-stats.js';
+import { RtcpSocket } from '../rtp/rtcp-socket.js';
+import { buildBye } from '../rtp/rtcp.js';
+import { RTP_HEADER_SIZE, type RtpPacketInfo, parseRtpPacket, writeRtpHeader } from '../rtp/rtp-header.js';
+import { DtmfEndDetector, TELEPHONE_EVENT_SIZE, type TelephoneEvent, parseTelephoneEvent, writeTelephoneEvent } from '../rtp/telephone-event.js';
+import type { LegCounters, LegRemote } from '../types.js';
+
+/** A received packet handed to a relay before any decoding (`payload` is a view valid during the call). */
+export interface TappedPacket {
+  kind: 'audio' | 'event';
+  info: RtpPacketInfo;
+  payload: Uint8Array;
+}
 
 /** What a leg needs from the worker that hosts it. */
 export interface LegHost {
@@ -23,8 +34,6 @@ export interface LegHost {
   log(level: LogLevel, fields: Record<string, unknown>, msg: string): void;
   /** Monotonic milliseconds (performance.now in a worker). */
   now(): number;
-  /** The leg has a playback that needs ticks. */
-  wantTicks(leg: RtpLeg): void;
 }
 
 interface Address {
@@ -58,7 +67,15 @@ export class RtpLeg {
   /** The next packet starts a talkspurt (RFC 3551 §4.1: marker on the first packet after silence). */
   #markerPending = true;
 
-  #playback: Playback | null = null;
+  /** Jitter buffer, codec and resampling between packets and the media tick's PCM (set with the remote). */
+  #audio: LegAudio | null = null;
+  /** RFC 3550 statistics of both directions, for RTCP reports and RTPstat. */
+  #rtcp: RtcpSocket | null = null;
+  #rtcpLatched: Address | null = null;
+  readonly #stats = new RtpStatsTracker({ localSsrc: this.#ssrc, clockRate: 8000, cname: `switchboard-${this.#ssrc.toString(16)}` });
+  /** Sees every valid audio/event packet before decoding (a two-party relay); null when none. */
+  packetTap: ((packet: TappedPacket) => void) | null = null;
+  #remoteSsrc = 0;
   readonly #dtmf = new DtmfEndDetector();
   readonly #counters: LegCounters = { packetsSent: 0, packetsReceived: 0, bytesSent: 0, bytesReceived: 0, packetsDropped: 0 };
   #sendErrorLogged = false;
@@ -72,6 +89,24 @@ export class RtpLeg {
     this.localPort = bound.port;
     socket.on('message', (datagram, rinfo) => this.#receive(datagram, rinfo));
     socket.on('error', (error) => this.#socketFailed(error));
+    this.#openRtcp(bound.address, bound.port + 1);
+  }
+
+  /** RFC 3550 §11: RTCP on the next port; without it the leg still carries RTP. */
+  #openRtcp(address: string, port: number): void {
+    void RtcpSocket.open(address, port, {
+      received: (packets, from) => {
+        // RFC 4961 symmetric RTCP: report back to where the peer's RTCP comes from.
+        this.#rtcpLatched = from;
+        this.#stats.onRtcp(packets, Date.now());
+      },
+      report: () => (this.#remoteSsrc === 0 && this.#counters.packetsSent === 0 ? null : this.#stats.buildReport(Date.now())),
+      target: () => this.#rtcpLatched ?? (this.#remote === null ? null : { address: this.#remote.address, port: this.#remote.port + 1 }),
+      problem: (what) => this.#host.log('debug', { legId: this.id }, what),
+    }).then((rtcp) => {
+      if (rtcp !== null && this.#closed) rtcp.close();
+      else this.#rtcp = rtcp;
+    });
   }
 
   /** Binds a socket for a new leg. Rejects with `port_in_use` when the port is taken. */
@@ -96,89 +131,129 @@ export class RtpLeg {
   setRemote(remote: LegRemote): void {
     const moved = this.#remote === null || this.#remote.address !== remote.address || this.#remote.port !== remote.port;
     // A new remote address (a re-INVITE moving the media) must not keep sending to the old source.
-    if (moved) this.#latched = null;
+    if (moved) {
+      this.#latched = null;
+      this.#rtcpLatched = null;
+    }
+    if (!isCodecSupported(remote.codec.name)) {
+      throw new MediaError('invalid_argument', `codec ${remote.codec.name} is not available on this server`);
+    }
+    // A different codec (or payload type) needs a new codec pipeline; the same one keeps its state.
+    const previous = this.#remote?.codec;
+    if (this.#audio === null || previous?.name !== remote.codec.name || previous.payloadType !== remote.codec.payloadType) {
+      this.#audio = new LegAudio(remote.codec.name, {
+        digit: (digit) => this.#host.notify({ type: 'dtmfReceived', legId: this.id, digit: digit.digit, durationMs: digit.durationMs }),
+      });
+      this.#stats.clockRate = this.#audio.clockRate;
+    }
+    // Without RFC 4733 the peer can only send digits as tones: listen for them in the audio.
+    this.#audio.setInbandDtmf(remote.telephoneEventPayloadType === undefined);
     this.#remote = remote;
+  }
+
+  /** RTPstat figures of this leg (RFC 3550 A.3/A.8 receive side, counts of the send side). */
+  get rtpStatistics(): RtpStatisticsSnapshot {
+    return this.#stats.statistics();
   }
 
   get counters(): LegCounters {
     return { ...this.#counters };
   }
 
-  get hasActivePlayback(): boolean {
-    return this.#playback !== null && this.#playback.state !== 'finished';
+  get remote(): LegRemote | null {
+    return this.#remote;
   }
 
-  /** Starts a playback, replacing the current one. Emits through the host; never throws for file problems. */
-  play(playbackId: string, file: string, offsetMs: number): void {
-    this.#endPlayback('stopped');
-    const playback = new Playback(playbackId);
-    this.#playback = playback;
-    if (this.#remote === null) {
-      this.#endPlayback('failed', `leg ${this.id} has no remote yet: call setLegRemote before playing`);
-      return;
-    }
-    loadPlaybackAudio(file, offsetMs).then(
-      (samples) => {
-        // The playback may have been stopped or replaced while the file was read.
-        if (this.#playback !== playback || playback.state !== 'loading') return;
-        playback.begin(samples, this.#host.now());
-        this.#markerPending = true;
-        if (playback.exhausted) {
-          this.#endPlayback('complete');
-          return;
-        }
-        this.#host.wantTicks(this);
-        this.tick(this.#host.now()); // the first frame is due at once
-      },
-      (error: unknown) => {
-        if (this.#playback !== playback || playback.state !== 'loading') return;
-        this.#endPlayback('failed', error instanceof Error ? error.message : String(error));
-      },
-    );
+  get ssrc(): number {
+    return this.#ssrc;
   }
 
-  /** Stops the playback if it is still the current one; a stale id is not an error. */
-  stopPlayback(playbackId: string): void {
-    if (this.#playback?.id === playbackId) this.#endPlayback('stopped');
+  /** SSRC of the last valid packet received (0 before any). */
+  get remoteSsrc(): number {
+    return this.#remoteSsrc;
   }
 
-  /** Ends the current playback as `failed` (used when the leg's tick hit a bug). */
-  failPlayback(error: string): void {
-    this.#endPlayback('failed', error);
+  /** Where the outgoing stream continues: a relay anchors its rewriting here. */
+  get streamPosition(): { nextSequence: number; nextTimestamp: number } {
+    return { nextSequence: this.#sequence, nextTimestamp: this.#nextTimestamp };
   }
 
-  /** Sends every frame of the current playback that is due by `nowMs`. */
-  tick(nowMs: number): void {
-    const playback = this.#playback;
-    if (playback === null || playback.state !== 'playing') return;
-    const first = playback.nextFrameIndex;
-    const count = playback.due(nowMs);
-    for (let index = first; index < first + count; index += 1) {
-      this.#sendFrame(playback.frame(index), playback.dueAt(index));
-      if (index === 0) this.#host.notify({ type: 'playbackStarted', legId: this.id, playbackId: playback.id });
-    }
-    if (playback.exhausted) this.#endPlayback('complete');
+  /** The next frame starts a talkspurt: it carries the marker bit (RFC 3551 §4.1). */
+  startTalkspurt(): void {
+    this.#markerPending = true;
+  }
+
+  /**
+   * One 20 ms frame of what the peer sent, decoded to linear PCM at `rateHz` (8000, 16000 or
+   * 48000), concealed when a packet is missing, or null when there is nothing to play (before the
+   * first packet, or the peer went quiet). Packets wait in the jitter buffer until this is called.
+   */
+  readFrame(rateHz: number): Int16Array | null {
+    return this.#audio?.readFrame(rateHz) ?? null;
+  }
+
+  /**
+   * Encodes (with the negotiated codec, resampling from `rateHz`) and sends one 20 ms frame at the
+   * media tick's time (accounted silently while on hold).
+   */
+  writeFrame(pcm: Int16Array, rateHz: number): void {
+    this.#sendFrame(pcm, rateHz, this.#host.now());
+  }
+
+  /**
+   * Sends a payload another leg received, in this leg's own stream: our SSRC, and the sequence
+   * number and timestamp the relay computed from this leg's `streamPosition` (RFC 3550 §7.1: a
+   * translator may change them as long as each stream stays consistent).
+   */
+  sendRelayed(kind: 'audio' | 'event', payload: Uint8Array, header: { sequenceNumber: number; timestamp: number; marker: boolean }, samples: number): void {
+    const remote = this.#remote;
+    if (remote === null || this.#closed) return;
+    const payloadType = kind === 'audio' ? remote.codec.payloadType : remote.telephoneEventPayloadType;
+    if (payloadType === undefined) return; // the peer did not negotiate telephone-event
+    this.#sequence = (header.sequenceNumber + 1) & 0xffff;
+    const end = (header.timestamp + samples) >>> 0;
+    // An event's packets share its start timestamp (RFC 4733 §2.5.1.3); only audio moves the clock.
+    if (kind === 'audio' || ((end - this.#nextTimestamp) | 0) > 0) this.#nextTimestamp = end;
+    this.#lastFrameAt = this.#host.now();
+    this.#markerPending = false;
+    if (!this.#mayTransmit()) return;
+    const packet = Buffer.allocUnsafe(RTP_HEADER_SIZE + payload.length);
+    writeRtpHeader(packet, { payloadType, marker: header.marker, sequenceNumber: header.sequenceNumber, timestamp: header.timestamp, ssrc: this.#ssrc });
+    packet.set(payload, RTP_HEADER_SIZE);
+    this.#transmit(packet);
+  }
+
+  /**
+   * Sends one RFC 4733 event packet (§2.3) in this leg's stream with the event's start timestamp;
+   * returns false when the peer negotiated no telephone-event payload type.
+   */
+  sendEvent(event: TelephoneEvent, timestamp: number, marker: boolean): boolean {
+    const remote = this.#remote;
+    if (remote === null || remote.telephoneEventPayloadType === undefined || this.#closed) return false;
+    const packet = Buffer.allocUnsafe(RTP_HEADER_SIZE + TELEPHONE_EVENT_SIZE);
+    writeRtpHeader(packet, { payloadType: remote.telephoneEventPayloadType, marker, sequenceNumber: this.#sequence, timestamp, ssrc: this.#ssrc });
+    writeTelephoneEvent(packet, event, RTP_HEADER_SIZE);
+    this.#sequence = (this.#sequence + 1) & 0xffff;
+    if (this.#mayTransmit()) this.#transmit(packet);
+    return true;
+  }
+
+  /** The timestamp the next audio frame would carry: an event starts there (RFC 4733 §2.5.1.3). */
+  claimTimestamp(samples: number): number {
+    const timestamp = this.#nextTimestamp;
+    this.#nextTimestamp = (timestamp + samples) >>> 0;
+    this.#lastFrameAt = this.#host.now();
+    return timestamp;
   }
 
   close(): void {
     if (this.#closed) return;
-    this.#endPlayback('stopped');
     this.#closed = true;
+    this.packetTap = null;
     this.#socket.close();
-  }
-
-  #endPlayback(reason: PlaybackEndReason, error?: string): void {
-    const playback = this.#playback;
-    if (playback === null) return;
-    this.#playback = null;
-    if (playback.state === 'finished') return;
-    playback.finish();
-    this.#markerPending = true;
-    this.#host.notify(
-      error === undefined
-        ? { type: 'playbackFinished', legId: this.id, playbackId: playback.id, reason }
-        : { type: 'playbackFinished', legId: this.id, playbackId: playback.id, reason, error },
-    );
+    // RFC 3550 §6.6: a BYE tells the peer this source is leaving.
+    this.#rtcp?.close(buildBye([this.#ssrc]));
+    this.#rtcp = null;
   }
 
   #mayTransmit(): boolean {
@@ -188,24 +263,28 @@ export class RtpLeg {
   }
 
   /** Encodes and sends one frame, or accounts for it silently when the peer does not want audio. */
-  #sendFrame(samples: Int16Array, dueAt: number): void {
+  #sendFrame(samples: Int16Array, rateHz: number, dueAt: number): void {
     const remote = this.#remote;
-    if (remote === null) return;
+    const audio = this.#audio;
+    if (remote === null || audio === null) return;
+    const frameTimestamps = audio.timestampsPerFrame;
     // RFC 3550 §5.1: the timestamp follows the sampling clock, so after a pause between playbacks
     // it advances by the elapsed time (never less than one frame), keeping the stream monotonic.
     let timestamp = this.#nextTimestamp;
     if (this.#lastFrameAt !== null && this.#markerPending) {
       const elapsed = Math.round(((dueAt - this.#lastFrameAt) * remote.codec.clockRate) / 1000);
-      if (elapsed > SAMPLES_PER_FRAME) timestamp = (timestamp + elapsed - SAMPLES_PER_FRAME) >>> 0;
+      if (elapsed > frameTimestamps) timestamp = (timestamp + elapsed - frameTimestamps) >>> 0;
     }
-    this.#nextTimestamp = (timestamp + SAMPLES_PER_FRAME) >>> 0;
+    this.#nextTimestamp = (timestamp + frameTimestamps) >>> 0;
     this.#lastFrameAt = dueAt;
 
     if (!this.#mayTransmit() || this.#closed) {
       this.#markerPending = true;
       return;
     }
-    const packet = Buffer.allocUnsafe(RTP_HEADER_SIZE + samples.length);
+    const payload = audio.encodeFrame(samples, rateHz);
+    if (payload === null) return;
+    const packet = Buffer.allocUnsafe(RTP_HEADER_SIZE + payload.length);
     writeRtpHeader(packet, {
       payloadType: remote.codec.payloadType,
       marker: this.#markerPending,
@@ -213,11 +292,15 @@ export class RtpLeg {
       timestamp,
       ssrc: this.#ssrc,
     });
-    if (remote.codec.name === 'PCMA') encodeAlaw(samples, packet, RTP_HEADER_SIZE);
-    else encodeUlaw(samples, packet, RTP_HEADER_SIZE);
+    packet.set(payload, RTP_HEADER_SIZE);
     this.#sequence = (this.#sequence + 1) & 0xffff;
     this.#markerPending = false;
+    this.#transmit(packet);
+  }
 
+  #transmit(packet: Buffer): void {
+    const remote = this.#remote;
+    if (remote === null) return;
     const target = this.#latched ?? remote;
     this.#socket.send(packet, target.port, target.address, (error) => {
       if (error && !this.#sendErrorLogged) {
@@ -227,6 +310,8 @@ export class RtpLeg {
     });
     this.#counters.packetsSent += 1;
     this.#counters.bytesSent += packet.length;
+    // Our packets carry no CSRC or extension: the payload follows the 12-byte header.
+    this.#stats.onSend(packet.length - RTP_HEADER_SIZE, packet.readUInt32BE(4), Date.now());
   }
 
   #receive(datagram: Buffer, from: dgram.RemoteInfo): void {
@@ -260,6 +345,16 @@ export class RtpLeg {
     // rewrote the peer's advertised address.
     if (this.#latched === null || this.#latched.address !== from.address || this.#latched.port !== from.port) {
       this.#latched = { address: from.address, port: from.port };
+    }
+    this.#remoteSsrc = packet.ssrc;
+    const payload = datagram.subarray(packet.payloadOffset, packet.payloadOffset + packet.payloadLength);
+    this.packetTap?.({ kind: isAudio ? 'audio' : 'event', info: packet, payload });
+    const { ssrc, sequenceNumber, timestamp } = packet;
+    this.#stats.onReceive({ ssrc, sequenceNumber, timestamp, payloadOctets: payload.length }, Date.now());
+    if (isAudio) {
+      // Into the jitter buffer; decoded only when the media tick reads a frame.
+      this.#audio?.receive(packet, payload, this.#host.now());
+      return;
     }
     if (isEvent) {
       const event = parseTelephoneEvent(datagram.subarray(packet.payloadOffset, packet.payloadOffset + packet.payloadLength));

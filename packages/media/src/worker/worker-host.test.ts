@@ -81,9 +81,9 @@ describe('WorkerHost', () => {
   it('posts the reply to a replacing playFile before the replaced playback finishes stopped', { timeout: 5000 }, async () => {
     await h.reply(h.send({ type: 'createLeg', legId: 'a', bindAddress: '127.0.0.1', port: 0 }));
     await h.reply(h.send({ type: 'setLegRemote', legId: 'a', remote }));
-    await h.reply(h.send({ type: 'playFile', legId: 'a', playbackId: 'first', file: tone, offsetMs: 0 }));
+    await h.reply(h.send({ type: 'playFile', target: { kind: 'leg', legId: 'a' }, loop: false, playbackId: 'first', file: tone, offsetMs: 0 }));
     await waitFor('first started', () => h.messages.find((m) => m.kind === 'notification' && m.notification.type === 'playbackStarted'));
-    const second = h.send({ type: 'playFile', legId: 'a', playbackId: 'second', file: tone, offsetMs: 0 });
+    const second = h.send({ type: 'playFile', target: { kind: 'leg', legId: 'a' }, loop: false, playbackId: 'second', file: tone, offsetMs: 0 });
     await h.reply(second);
     await waitFor('first stopped', () => (h.indexOfFinish('first') >= 0 ? true : undefined));
     assert.ok(h.indexOfReply(second) < h.indexOfFinish('first'), 'reply first, then the notification it caused');
@@ -98,7 +98,7 @@ describe('WorkerHost', () => {
 
   it('fails a playback on a leg without a remote, after the reply', { timeout: 5000 }, async () => {
     await h.reply(h.send({ type: 'createLeg', legId: 'a', bindAddress: '127.0.0.1', port: 0 }));
-    const id = h.send({ type: 'playFile', legId: 'a', playbackId: 'p', file: tone, offsetMs: 0 });
+    const id = h.send({ type: 'playFile', target: { kind: 'leg', legId: 'a' }, loop: false, playbackId: 'p', file: tone, offsetMs: 0 });
     await h.reply(id);
     assert.ok(h.indexOfReply(id) < h.indexOfFinish('p'));
     const finish = h.messages[h.indexOfFinish('p')];
@@ -110,7 +110,7 @@ describe('WorkerHost', () => {
   it('finishes at once, complete and without starting, when the offset is past the end', { timeout: 5000 }, async () => {
     await h.reply(h.send({ type: 'createLeg', legId: 'a', bindAddress: '127.0.0.1', port: 0 }));
     await h.reply(h.send({ type: 'setLegRemote', legId: 'a', remote }));
-    await h.reply(h.send({ type: 'playFile', legId: 'a', playbackId: 'p', file: tone, offsetMs: 60_000 }));
+    await h.reply(h.send({ type: 'playFile', target: { kind: 'leg', legId: 'a' }, loop: false, playbackId: 'p', file: tone, offsetMs: 60_000 }));
     await waitFor('finish', () => (h.indexOfFinish('p') >= 0 ? true : undefined));
     const finish = h.messages[h.indexOfFinish('p')];
     assert.ok(finish.kind === 'notification' && finish.notification.type === 'playbackFinished');
@@ -121,7 +121,7 @@ describe('WorkerHost', () => {
   it('stops the playback when the leg is destroyed, and forgets the leg', { timeout: 5000 }, async () => {
     await h.reply(h.send({ type: 'createLeg', legId: 'a', bindAddress: '127.0.0.1', port: 0 }));
     await h.reply(h.send({ type: 'setLegRemote', legId: 'a', remote }));
-    await h.reply(h.send({ type: 'playFile', legId: 'a', playbackId: 'p', file: tone, offsetMs: 0 }));
+    await h.reply(h.send({ type: 'playFile', target: { kind: 'leg', legId: 'a' }, loop: false, playbackId: 'p', file: tone, offsetMs: 0 }));
     const destroy = h.send({ type: 'destroyLeg', legId: 'a' });
     await h.reply(destroy);
     assert.ok(h.indexOfReply(destroy) < h.indexOfFinish('p'));

@@ -1,25 +1,64 @@
 /**
- * The worker side of the protocol: owns the worker's legs, answers each request exactly once, and
- * runs the playback tick. It talks through a `post` function, so it can be driven without a thread.
+ * The worker side of the protocol: owns the worker's legs, bridges, links and recordings, answers
+ * each request exactly once, and runs the media tick. It talks through a `post` function, so it
+ * can be driven without a thread.
  *
  * Ordering rule (see protocol.ts): notifications raised while a command is being handled are held
- * back and posted right after that command's reply.
+ * back and posted right after that command's reply; an asynchronous command's own outcome
+ * notifications (a stopped recording's `recordingFinished`) are held until its reply too.
+ *
+ * The media tick: frame n of the worker's clock is due at start + n × 20 ms on the monotonic
+ * clock (playback/pacer.ts arithmetic), checked every 5 ms, so timer jitter never accumulates.
+ * Each frame runs in phases so that every consumer sees the same instant:
+ *
+ *   1. capture   every endpoint reads what its leg received (RTP legs before snoop legs, which
+ *                hear their source's capture of the same frame); leg recordings are fed
+ *   2. links     legs bridged on another worker send their frame up
+ *   3. bridges   each bridge homed here mixes (or relays) for its members; bridge recordings fed
+ *   4. links     the mix from other workers' bridges becomes those legs' bridge output
+ *   5. render    every endpoint sends its frame (beep, playback, DTMF, bridge output, whisper)
  */
-import { InvalidArgumentError, MediaError, legNotFound, mediaErrorToWire } from '../errors.js';
+import { Bridge } from '../bridge/bridge.js';
+import { BridgeLink } from '../bridge/bridge-link.js';
+import { type BridgeMember, LocalMember, RemoteMember } from '../bridge/members.js';
+import { InvalidArgumentError, MediaError, bridgeNotFound, legNotFound, mediaErrorToWire, recordingNotFound } from '../errors.js';
 import type { LogLevel } from '../logger.js';
+import { Pacer } from '../playback/pacer.js';
+import { loadPlaybackAudio } from '../playback/playback-audio.js';
 import type { CommandResults, CommandType, MainToWorker, WorkerCommand, WorkerNotification, WorkerToMain } from '../protocol.js';
+import { Recorder } from '../recording/recorder.js';
+import { SnoopLeg } from '../snoop/snoop-leg.js';
+import type { LegRtpStatistics, MediaTarget } from '../types.js';
+import { MediaEndpoint } from './media-endpoint.js';
+import { type FrameSource, SAMPLES_PER_FRAME, SampleSource } from './playback.js';
 import { type LegHost, RtpLeg } from './rtp-leg.js';
+import { ToneSource } from './tone-frames.js';
 
-/** How often the worker looks for due packets. Packets leave at most this late; the schedule never drifts. */
+/** How often the worker looks for due frames. Frames leave at most this late; the schedule never drifts. */
 export const TICK_MS = 5;
+/** After a stall, at most this many overdue frames are produced at once; the rest are skipped. */
+const MAX_CATCH_UP_FRAMES = 5;
+
+type Result = CommandResults[CommandType];
+
+interface RecordingEntry {
+  recorder: Recorder;
+  target: MediaTarget;
+}
 
 export class WorkerHost implements LegHost {
   readonly #post: (message: WorkerToMain) => void;
   readonly #workerIndex: number;
   readonly #now: () => number;
-  readonly #legs = new Map<string, RtpLeg>();
-  /** Legs with a playback under way; the tick runs only while this is non-empty. */
-  readonly #ticking = new Set<RtpLeg>();
+  readonly #rtpLegs = new Map<string, RtpLeg>();
+  readonly #endpoints = new Map<string, MediaEndpoint>();
+  readonly #bridges = new Map<string, Bridge>();
+  /** Local legs that are members of a bridge homed here: leg id → bridge. */
+  readonly #homeOf = new Map<string, Bridge>();
+  /** Local legs that are members of a bridge homed on another worker. */
+  readonly #links = new Map<string, BridgeLink>();
+  readonly #recordings = new Map<string, RecordingEntry>();
+  #clock: Pacer | null = null;
   #timer: NodeJS.Timeout | null = null;
   /** Notifications raised during the synchronous part of a command, posted after its reply. */
   #held: WorkerNotification[] | null = null;
@@ -33,6 +72,8 @@ export class WorkerHost implements LegHost {
   // ── LegHost ──────────────────────────────────────────────────────────────────────────────
 
   notify(notification: WorkerNotification): void {
+    if (notification.type === 'dtmfReceived') this.#routeDtmf(notification.legId, notification.digit, notification.durationMs);
+    if (notification.type === 'recordingFinished') this.#recordings.delete(notification.recordingId);
     if (this.#held !== null) this.#held.push(notification);
     else this.#post({ kind: 'notification', notification });
   }
@@ -45,11 +86,6 @@ export class WorkerHost implements LegHost {
     return this.#now();
   }
 
-  wantTicks(leg: RtpLeg): void {
-    this.#ticking.add(leg);
-    if (this.#timer === null) this.#timer = setInterval(() => this.#tick(), TICK_MS);
-  }
-
   // ── requests ─────────────────────────────────────────────────────────────────────────────
 
   ready(): void {
@@ -58,7 +94,7 @@ export class WorkerHost implements LegHost {
 
   receive(message: MainToWorker): void {
     const { id, command } = message;
-    const succeed = (result: CommandResults[CommandType], held: WorkerNotification[]): void => {
+    const succeed = (result: Result, held: WorkerNotification[]): void => {
       this.#post({ kind: 'reply', id, ok: true, result });
       this.#flush(held);
       if (command.type === 'close') this.#post({ kind: 'closed' });
@@ -73,17 +109,17 @@ export class WorkerHost implements LegHost {
 
     const held: WorkerNotification[] = [];
     this.#held = held;
-    let outcome: CommandResults[CommandType] | Promise<CommandResults[CommandType]>;
+    let outcome: Result | Promise<Result>;
     try {
-      outcome = this.#execute(command);
+      outcome = this.#execute(command, held);
     } catch (error) {
       this.#held = null;
       fail(error, held);
       return;
     }
     this.#held = null;
-    // A synchronous command is answered at once; an asynchronous one (binding a socket) when it
-    // settles. Either way its held notifications follow its reply.
+    // A synchronous command is answered at once; an asynchronous one (binding a socket, closing a
+    // recording's file, sending digits) when it settles. Either way its held notifications follow its reply.
     if (outcome instanceof Promise) {
       outcome.then(
         (result) => succeed(result, held),
@@ -98,80 +134,363 @@ export class WorkerHost implements LegHost {
     for (const notification of held) this.#post({ kind: 'notification', notification });
   }
 
-  #leg(legId: string): RtpLeg {
-    const leg = this.#legs.get(legId);
+  #endpoint(legId: string): MediaEndpoint {
+    const endpoint = this.#endpoints.get(legId);
+    if (endpoint === undefined) throw legNotFound(legId);
+    return endpoint;
+  }
+
+  #rtpLeg(legId: string): RtpLeg {
+    const leg = this.#rtpLegs.get(legId);
     if (leg === undefined) throw legNotFound(legId);
     return leg;
   }
 
-  #execute(command: WorkerCommand): CommandResults[CommandType] | Promise<CommandResults[CommandType]> {
+  #bridge(bridgeId: string): Bridge {
+    const bridge = this.#bridges.get(bridgeId);
+    if (bridge === undefined) throw bridgeNotFound(bridgeId);
+    return bridge;
+  }
+
+  #recording(recordingId: string): RecordingEntry {
+    const entry = this.#recordings.get(recordingId);
+    if (entry === undefined) throw recordingNotFound(recordingId);
+    return entry;
+  }
+
+  #execute(command: WorkerCommand, held: WorkerNotification[]): Result | Promise<Result> {
     switch (command.type) {
       case 'createLeg':
         return this.#createLeg(command.legId, command.bindAddress, command.port);
-      case 'setLegRemote':
-        // The engine validated the remote before sending it (validate.ts).
-        this.#leg(command.legId).setRemote(command.remote);
-        return null;
-      case 'destroyLeg': {
-        const leg = this.#leg(command.legId);
-        this.#legs.delete(command.legId);
-        this.#ticking.delete(leg);
-        leg.close();
-        this.log('debug', { legId: leg.id, port: leg.localPort, counters: leg.counters }, 'RTP leg destroyed');
+      case 'createSnoopLeg': {
+        if (this.#endpoints.has(command.legId)) throw new InvalidArgumentError(`media leg ${command.legId} already exists`);
+        const source = this.#endpoint(command.sourceLegId);
+        const snoop = new SnoopLeg(command.legId, source, command.spy, command.whisper);
+        this.#endpoints.set(command.legId, new MediaEndpoint(snoop, (n) => this.notify(n)));
+        this.#wake();
         return null;
       }
-      case 'playFile':
-        this.#leg(command.legId).play(command.playbackId, command.file, command.offsetMs);
+      case 'setLegRemote':
+        // The engine validated the remote before sending it (validate.ts).
+        this.#rtpLeg(command.legId).setRemote(command.remote);
         return null;
+      case 'destroyLeg':
+        this.#destroyLeg(command.legId);
+        return null;
+      case 'playFile':
+        this.#play(command.target, command.playbackId, () =>
+          loadPlaybackAudio(command.file, 0).then((samples) => new SampleSource(samples, { loop: command.loop, start: Math.round((command.offsetMs * 8000) / 1000) })),
+        );
+        return null;
+      case 'playTone': {
+        const source = new ToneSource(command.segments, command.repeat);
+        this.#play(command.target, command.playbackId, () => Promise.resolve(source));
+        return null;
+      }
       case 'stopPlayback':
-        this.#leg(command.legId).stopPlayback(command.playbackId);
+        if (command.target.kind === 'leg') this.#endpoint(command.target.legId).stopPlayback(command.playbackId);
+        else this.#bridge(command.target.bridgeId).stopPlayback(command.playbackId);
         return null;
       case 'getCounters':
-        return this.#leg(command.legId).counters;
-      case 'close':
-        this.#closeAll();
+        return this.#rtpLeg(command.legId).counters;
+      case 'getRtpStatistics':
+        return this.#statistics(command.legId);
+      case 'createBridge':
+        if (this.#bridges.has(command.bridgeId)) throw new InvalidArgumentError(`media bridge ${command.bridgeId} already exists`);
+        this.#bridges.set(command.bridgeId, new Bridge(command.bridgeId, command.kind, (n) => this.notify(n), (member) => this.#rtpOf(member)));
         return null;
+      case 'destroyBridge': {
+        const bridge = this.#bridge(command.bridgeId);
+        for (const legId of bridge.memberIds()) this.#leaveHome(bridge, legId);
+        bridge.close();
+        this.#bridges.delete(command.bridgeId);
+        return null;
+      }
+      case 'joinBridge':
+        this.#join(command.bridgeId, command.legId, command);
+        return null;
+      case 'linkLeg':
+        this.#link(command.bridgeId, command.legId, command.port);
+        return null;
+      case 'leaveBridge': {
+        const bridge = this.#bridge(command.bridgeId);
+        this.#leaveHome(bridge, command.legId);
+        return null;
+      }
+      case 'unlinkLeg':
+        this.#unlink(command.legId);
+        return null;
+      case 'setBridgeParticipant':
+        if (!this.#bridge(command.bridgeId).update(command.legId, command.options)) throw legNotFound(command.legId);
+        return null;
+      case 'startRecording':
+        this.#startRecording(command.target, command, held);
+        return null;
+      case 'stopRecording': {
+        const entry = this.#recording(command.recordingId);
+        this.#detachRecorder(entry);
+        return entry.recorder.finish('stopped', { discard: command.discard }).then((notification) => {
+          this.#recordings.delete(command.recordingId);
+          held.push(notification);
+          return null;
+        });
+      }
+      case 'setRecordingState':
+        this.#recording(command.recordingId).recorder.setState({ paused: command.paused, muted: command.muted });
+        return null;
+      case 'sendDtmf': {
+        const done = this.#endpoint(command.legId).sendDigits(command.digits, command.durationMs, command.betweenMs);
+        this.#wake();
+        return done.then(() => null);
+      }
+      case 'setLegMute': {
+        const endpoint = this.#endpoint(command.legId);
+        endpoint.muteInbound = command.inbound;
+        endpoint.muteOutbound = command.outbound;
+        return null;
+      }
+      case 'setTalkDetection':
+        this.#endpoint(command.legId).setTalkDetection(command.options);
+        this.#wake();
+        return null;
+      case 'setInbandDtmfDetection':
+        this.#endpoint(command.legId).setInbandDtmfDetection(command.enabled);
+        this.#wake();
+        return null;
+      case 'close':
+        return this.#closeAll();
     }
   }
 
   async #createLeg(legId: string, bindAddress: string, port: number): Promise<CommandResults['createLeg']> {
-    if (this.#legs.has(legId)) throw new InvalidArgumentError(`media leg ${legId} already exists`);
+    if (this.#endpoints.has(legId)) throw new InvalidArgumentError(`media leg ${legId} already exists`);
     const leg = await RtpLeg.open(legId, bindAddress, port, this);
-    this.#legs.set(legId, leg);
+    this.#rtpLegs.set(legId, leg);
+    this.#endpoints.set(legId, new MediaEndpoint(leg, (n) => this.notify(n), leg));
     this.log('debug', { legId, address: leg.localAddress, port: leg.localPort }, 'RTP leg created');
     return { localAddress: leg.localAddress, localPort: leg.localPort };
   }
 
-  #closeAll(): void {
-    for (const leg of this.#legs.values()) leg.close();
-    this.#legs.clear();
-    this.#ticking.clear();
+  #destroyLeg(legId: string): void {
+    const endpoint = this.#endpoint(legId);
+    const home = this.#homeOf.get(legId);
+    if (home !== undefined) this.#leaveHome(home, legId);
+    this.#unlink(legId);
+    // Snoop legs of this one lose their source: they stay, and hear silence.
+    for (const other of this.#endpoints.values()) if (other.io instanceof SnoopLeg && other.io.sourceId === legId) other.io.detach();
+    for (const recorder of endpoint.recorders) this.#recordings.delete(recorder.id);
+    this.#endpoints.delete(legId);
+    this.#rtpLegs.delete(legId);
+    endpoint.close();
+    const leg = endpoint.io instanceof RtpLeg ? endpoint.io : null;
+    this.log('debug', { legId, port: leg?.localPort, counters: leg?.counters }, 'media leg destroyed');
+  }
+
+  #play(target: MediaTarget, playbackId: string, load: () => Promise<FrameSource>): void {
+    if (target.kind === 'bridge') {
+      this.#bridge(target.bridgeId).play(playbackId, load, () => this.#wake());
+      this.#wake();
+      return;
+    }
+    const endpoint = this.#endpoint(target.legId);
+    const leg = this.#rtpLegs.get(target.legId);
+    if (leg !== undefined && leg.remote === null) {
+      endpoint.play(playbackId, () => Promise.reject(new Error(`leg ${target.legId} has no remote yet: call setLegRemote before playing`)), () => {});
+      return;
+    }
+    endpoint.play(playbackId, load, () => this.#wake());
+  }
+
+  #rtpOf(member: BridgeMember): RtpLeg | null {
+    return member.endpoint === null ? null : (this.#rtpLegs.get(member.legId) ?? null);
+  }
+
+  #sendDtmfOn(endpoint: MediaEndpoint): (digit: string, durationMs: number) => void {
+    return (digit, durationMs) => {
+      void endpoint.sendDigits(digit, durationMs, 0);
+      this.#wake();
+    };
+  }
+
+  #join(bridgeId: string, legId: string, command: Extract<WorkerCommand, { type: 'joinBridge' }>): void {
+    const bridge = this.#bridge(bridgeId);
+    let member: BridgeMember;
+    const port = command.port;
+    if (port === undefined) {
+      const endpoint = this.#endpoint(legId);
+      const previous = this.#homeOf.get(legId);
+      if (previous !== undefined && previous !== bridge) this.#leaveHome(previous, legId);
+      this.#unlink(legId);
+      member = new LocalMember(endpoint, this.#sendDtmfOn(endpoint));
+      endpoint.bridgeId = bridgeId;
+      this.#homeOf.set(legId, bridge);
+    } else {
+      member = new RemoteMember(
+        legId,
+        port,
+        (digit, durationMs) => this.#bridgeDtmf(bridge, legId, digit, durationMs),
+        () => {
+          // The leg's worker died (or unlinked): drop the membership.
+          if (this.#bridges.get(bridgeId) === bridge) bridge.remove(legId);
+        },
+      );
+    }
+    bridge.add(member, command.options);
+    this.#wake();
+  }
+
+  #leaveHome(bridge: Bridge, legId: string): void {
+    const member = bridge.remove(legId);
+    if (member?.endpoint != null) {
+      member.endpoint.bridgeId = null;
+      this.#homeOf.delete(legId);
+    }
+  }
+
+  #link(bridgeId: string, legId: string, port: import('node:worker_threads').MessagePort): void {
+    const endpoint = this.#endpoint(legId);
+    const home = this.#homeOf.get(legId);
+    if (home !== undefined) this.#leaveHome(home, legId);
+    this.#unlink(legId);
+    const link = new BridgeLink(bridgeId, endpoint, port, this.#sendDtmfOn(endpoint), () => {
+      // The bridge's worker died: the leg is out of the bridge.
+      if (this.#links.get(legId) !== link) return;
+      this.#links.delete(legId);
+      endpoint.bridgeId = null;
+    });
+    this.#links.set(legId, link);
+    endpoint.bridgeId = bridgeId;
+    this.#wake();
+  }
+
+  #unlink(legId: string): void {
+    const link = this.#links.get(legId);
+    if (link === undefined) return;
+    this.#links.delete(legId);
+    link.close();
+    link.endpoint.bridgeId = null;
+  }
+
+  #routeDtmf(legId: string, digit: string, durationMs: number): void {
+    const endpoint = this.#endpoints.get(legId);
+    if (endpoint !== undefined) for (const recorder of endpoint.recorders) recorder.dtmf(digit);
+    const home = this.#homeOf.get(legId);
+    if (home !== undefined) this.#bridgeDtmf(home, legId, digit, durationMs);
+    this.#links.get(legId)?.forwardDtmf(digit, durationMs);
+  }
+
+  #bridgeDtmf(bridge: Bridge, legId: string, digit: string, durationMs: number): void {
+    bridge.dtmfFrom(legId, digit, durationMs);
+    for (const recorder of bridge.recorders) recorder.dtmf(digit);
+  }
+
+  #startRecording(target: MediaTarget, command: Extract<WorkerCommand, { type: 'startRecording' }>, held: WorkerNotification[]): void {
+    const request = command.request;
+    if (this.#recordings.has(request.recordingId)) throw new InvalidArgumentError(`recording ${request.recordingId} is already live`);
+    // Look the target up first: a missing target is the caller's error, not a failed recording.
+    const endpoint = target.kind === 'leg' ? this.#endpoint(target.legId) : null;
+    const bridge = target.kind === 'bridge' ? this.#bridge(target.bridgeId) : null;
+    const recorder = new Recorder(request, (n) => this.notify(n));
+    if (recorder.failure !== null) {
+      void recorder.finish('failed', { discard: false }).then((notification) => this.notify(notification));
+      return;
+    }
+    this.#recordings.set(request.recordingId, { recorder, target });
+    if (endpoint !== null) endpoint.recorders.add(recorder);
+    if (bridge !== null) bridge.recorders.add(recorder);
+    // `recordingStarted` follows the reply (held), or comes after the beep.
+    if (recorder.state === 'recording') held.push({ type: 'recordingStarted', recordingId: recorder.id });
+    this.#wake();
+  }
+
+  #detachRecorder(entry: RecordingEntry): void {
+    if (entry.target.kind === 'leg') this.#endpoints.get(entry.target.legId)?.recorders.delete(entry.recorder);
+    else this.#bridges.get(entry.target.bridgeId)?.recorders.delete(entry.recorder);
+  }
+
+  #statistics(legId: string): LegRtpStatistics {
+    // RFC 3550 figures from the leg's statistics tracker (rtp/rtcp-stats.ts), RTPstat names.
+    return { ...this.#rtpLeg(legId).rtpStatistics };
+  }
+
+  async #closeAll(): Promise<null> {
+    const finishing = [...this.#recordings.values()].map(({ recorder }) => recorder.finish('target-gone', { discard: false }));
+    for (const bridge of this.#bridges.values()) bridge.close();
+    this.#bridges.clear();
+    this.#homeOf.clear();
+    for (const link of this.#links.values()) link.close();
+    this.#links.clear();
+    for (const endpoint of this.#endpoints.values()) endpoint.close();
+    this.#endpoints.clear();
+    this.#rtpLegs.clear();
     this.#stopTimer();
+    // Files are completed before `closed`, so no recording is left with an unfixed header.
+    await Promise.all(finishing.map((promise) => promise.catch(() => undefined)));
+    return null;
+  }
+
+  // ── the media tick ───────────────────────────────────────────────────────────────────────
+
+  /** Starts the tick if it is not running; the first frame is produced at once. */
+  #wake(): void {
+    if (this.#timer !== null) return;
+    this.#clock = new Pacer(this.#now(), Infinity);
+    this.#timer = setInterval(() => this.#tick(), TICK_MS);
+    this.#tick();
   }
 
   #stopTimer(): void {
     if (this.#timer !== null) clearInterval(this.#timer);
     this.#timer = null;
+    this.#clock = null;
   }
 
-  // ── tick ─────────────────────────────────────────────────────────────────────────────────
+  #busy(): boolean {
+    if (this.#bridges.size > 0 && [...this.#bridges.values()].some((bridge) => bridge.active)) return true;
+    if (this.#links.size > 0) return true;
+    for (const endpoint of this.#endpoints.values()) if (endpoint.active) return true;
+    return false;
+  }
 
   #tick(): void {
-    const now = this.#now();
-    for (const leg of this.#ticking) {
+    const clock = this.#clock;
+    if (clock === null) return;
+    const due = clock.take(this.#now());
+    for (let frame = 0; frame < Math.min(due, MAX_CATCH_UP_FRAMES); frame += 1) this.#step();
+    if (!this.#busy()) this.#stopTimer();
+  }
+
+  #step(): void {
+    const endpoints = [...this.#endpoints.values()];
+    // Snoop legs capture after the RTP legs they listen to.
+    const ordered = [...endpoints.filter((e) => !(e.io instanceof SnoopLeg)), ...endpoints.filter((e) => e.io instanceof SnoopLeg)];
+    for (const endpoint of ordered) this.#guard(endpoint, () => endpoint.capture());
+    for (const link of this.#links.values()) link.sendUp();
+    for (const bridge of this.#bridges.values()) {
       try {
-        leg.tick(now);
+        bridge.step();
       } catch (error) {
-        // A bug in one leg's playback must not stop the others: fail that leg alone.
-        const message = error instanceof Error ? error.message : String(error);
-        this.log('error', { legId: leg.id, err: error instanceof Error ? error.stack : message }, 'media leg tick failed');
-        this.#ticking.delete(leg);
-        leg.failPlayback(message);
-        this.notify({ type: 'legFailed', legId: leg.id, error: `playback failed: ${message}` });
-        continue;
+        this.log('error', { bridgeId: bridge.id, err: error instanceof Error ? error.stack : String(error) }, 'media bridge tick failed');
+        bridge.endPlayback('failed', error instanceof Error ? error.message : String(error));
       }
-      if (!leg.hasActivePlayback) this.#ticking.delete(leg);
     }
-    if (this.#ticking.size === 0) this.#stopTimer();
+    for (const link of this.#links.values()) link.takeDown();
+    for (const endpoint of ordered) this.#guard(endpoint, () => endpoint.render());
+  }
+
+  /** A bug in one leg's media must not stop the others: fail that leg's playback alone. */
+  #guard(endpoint: MediaEndpoint, work: () => void): void {
+    try {
+      work();
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      this.log('error', { legId: endpoint.id, err: error instanceof Error ? error.stack : message }, 'media leg tick failed');
+      if (endpoint.playback !== null) {
+        endpoint.endPlayback('failed', message);
+        this.notify({ type: 'legFailed', legId: endpoint.id, error: `playback failed: ${message}` });
+      }
+    }
   }
 }
+
+export { SAMPLES_PER_FRAME };

@@ -62,6 +62,8 @@ export interface DialogInit {
   /** Host (and port) we write in Via sent-by and Contact. */
   localHost: string;
   localPort: number;
+  /** A UAC dialog continues the CSeq of its INVITE (RFC 3261 §12.1.2); a UAS dialog starts with none. */
+  localSeq?: number;
 }
 
 /** Methods this stack recognises by name; other unknown methods are answered 501 (RFC 3261 §8.2.1). */
@@ -99,6 +101,11 @@ export class Dialog {
   readonly remoteUri: NameAddr;
   /** Where in-dialog requests go (the peer's Contact); the driver may rewrite it for NAT. */
   remoteTarget: SipUri;
+  /**
+   * Where in-dialog requests are sent whatever the remote target and route set say: the address a
+   * phone behind NAT registered from (the flow it keeps open). The Request-URI is not changed.
+   */
+  flowTarget: SipUri | undefined;
   readonly routeSet: NameAddr[];
   readonly transport: Transport;
   readonly localHost: string;
@@ -123,6 +130,7 @@ export class Dialog {
     this.remoteTarget = init.remoteTarget;
     this.routeSet = init.routeSet;
     this.#remoteSeq = init.remoteSeq;
+    this.#localSeq = init.localSeq;
     this.transport = init.transport;
     this.localHost = init.localHost;
     this.localPort = init.localPort;
@@ -233,8 +241,8 @@ export class Dialog {
     }
 
     const firstRoute = request.routes[0];
-    const nextHop = firstRoute !== undefined && firstRoute.uri.kind === 'sip' ? firstRoute.uri : requestUri;
-    return { request, nextHop };
+    const routed = firstRoute !== undefined && firstRoute.uri.kind === 'sip' ? firstRoute.uri : requestUri;
+    return { request, nextHop: this.flowTarget ?? routed };
   }
 
   /**

@@ -525,8 +525,8 @@ describe('SipDriver over UDP loopback', { timeout: 30_000 }, () => {
 
     await peer.send(request(peer, newCall(), 'FROBNICATE'), port);
     await peer.expectResponse(501, 'FROBNICATE');
-    await peer.send(request(peer, newCall(), 'REGISTER', { uri: 'sip:127.0.0.1' }), port);
-    await peer.expectResponse(405, 'REGISTER');
+    await peer.send(request(peer, newCall(), 'PUBLISH', { uri: 'sip:127.0.0.1' }), port);
+    await peer.expectResponse(405, 'PUBLISH');
     await peer.send(request(peer, newCall(), 'BYE', { toTag: 'nosuchdialog' }), port);
     await peer.expectResponse(481, 'BYE');
     await peer.send(request(peer, newCall(), 'INFO', { toTag: 'nosuchdialog' }), port);

@@ -1,26 +1,36 @@
 /**
  * The SIP channel driver (technology `SIP`, alias `PJSIP`): binds the configured UDP transports,
- * assembles the stack (transport → transaction layer → UA core) and turns each inbound INVITE
- * into an InboundCall presented to core.
+ * assembles the stack (transport → transaction layer → UA core), turns each inbound INVITE into an
+ * InboundCall presented to core, answers REGISTER through the registrar, and builds outbound calls
+ * for dial strings (`prepareOutbound`).
  */
 import {
   type ChannelDriver,
   type ChannelDriverHost,
   type Clock,
+  CoreError,
   type Logger,
+  type OutboundCall,
+  type OutboundCallRequest,
   type SipConfig,
+  type SipEndpointConfig,
   type SipTransportConfig,
   silentLogger,
   systemClock,
 } from '@switchboard/core';
+import { SipParseError } from '../errors.js';
+import { parseUri, SipUri } from '../message/uri.js';
 import type { IncomingInvite } from '../dialog/incoming-invite.js';
 import { TransactionLayer } from '../transaction/transaction-layer.js';
 import type { IncomingContext, Transport } from '../transport/transport.js';
 import { UdpTransport } from '../transport/udp-transport.js';
 import { UserAgentCore } from '../ua/user-agent-core.js';
 import { ChannelNamer } from './channel-names.js';
+import { DigestAuthenticator, type DigestAuthenticatorOptions } from './digest-auth.js';
 import { IdentifyByAddress, type InboundAuthenticator } from './identify.js';
 import { InboundCall, type SipMediaEngine } from './inbound-call.js';
+import { OutboundSipCall, type OutboundTarget } from './outbound-call.js';
+import { type EndpointStatusListener, InMemoryContactStore, Registrar, type RegistrarContactStore } from './registrar.js';
 
 export interface SipDriverOptions {
   config: SipConfig;
@@ -35,6 +45,15 @@ export interface SipDriverOptions {
   authenticators?: readonly InboundAuthenticator[];
   /** How long close() waits for the BYEs it sends to be answered. */
   closeTimeoutMs?: number;
+  /**
+   * Where registrations are kept. The server passes core's `store.contacts` so they survive a
+   * restart; without one they live in memory.
+   */
+  contactStore?: RegistrarContactStore;
+  /** Told when contacts come and go and endpoints go online/offline. */
+  endpointStatus?: EndpointStatusListener;
+  /** Digest settings (realm, nonce lifetime, failure limits) for endpoints with `auth=`. */
+  digest?: Omit<DigestAuthenticatorOptions, 'endpoints' | 'auths' | 'clock' | 'logger'>;
 }
 
 export interface ListeningAddress {
@@ -55,6 +74,9 @@ export class SipDriver implements ChannelDriver {
   readonly #transports: UdpTransport[] = [];
   readonly #transportConfigs = new Map<Transport, SipTransportConfig>();
   readonly #calls = new Set<InboundCall>();
+  readonly #outbound = new Set<OutboundSipCall>();
+  readonly #registrar: Registrar;
+  readonly #endpoints: ReadonlyMap<string, SipEndpointConfig>;
   readonly #authenticators: readonly InboundAuthenticator[];
   readonly #namer = new ChannelNamer();
   #started = false;
@@ -74,12 +96,48 @@ export class SipDriver implements ChannelDriver {
       clock: this.#clock,
       logger: log.child({ module: 'switchboard:signalling:dialog' }),
       userAgent: options.userAgent ?? 'Switchboard',
+      allow: ['INVITE', 'ACK', 'CANCEL', 'BYE', 'OPTIONS', 'REGISTER'],
     });
-    this.#ua.delegate = { onInvite: (invite, context) => this.#receiveInvite(invite, context) };
+    this.#ua.delegate = {
+      onInvite: (invite, context) => this.#receiveInvite(invite, context),
+      onRequest: (request, context, transaction) => {
+        if (request.method !== 'REGISTER') return false;
+        if (this.#closing) return false;
+        this.#registrar.handleRegister(request, context, transaction);
+        return true;
+      },
+    };
+    const config = options.config;
+    this.#endpoints = new Map(config.endpoints.map((endpoint) => [endpoint.name, endpoint]));
+    const digest = config.endpoints.some((endpoint) => endpoint.auth !== undefined)
+      ? [
+          new DigestAuthenticator({
+            ...options.digest,
+            endpoints: config.endpoints,
+            auths: config.auths,
+            clock: this.#clock,
+            logger: log.child({ module: 'switchboard:signalling:auth' }),
+          }),
+        ]
+      : [];
     this.#authenticators = [
-      new IdentifyByAddress(options.config.identifies, options.config.endpoints, this.#log),
+      new IdentifyByAddress(config.identifies, config.endpoints, this.#log),
+      ...digest,
       ...(options.authenticators ?? []),
     ];
+    this.#registrar = new Registrar({
+      config,
+      store: options.contactStore ?? new InMemoryContactStore(),
+      clock: this.#clock,
+      logger: log.child({ module: 'switchboard:signalling:registrar' }),
+      authenticators: this.#authenticators,
+      userAgent: options.userAgent ?? 'Switchboard',
+      ...(options.endpointStatus !== undefined ? { listener: options.endpointStatus } : {}),
+    });
+  }
+
+  get registrar(): Registrar {
+    return this.#registrar;
   }
 
   /** Binds every UDP transport. Other protocols are logged as not implemented yet. */
@@ -87,6 +145,7 @@ export class SipDriver implements ChannelDriver {
     if (this.#started) return;
     this.#started = true;
     const transportLog = (this.#options.logger ?? silentLogger).child({ module: 'switchboard:signalling:transport' });
+    await this.#registrar.start();
     try {
       for (const config of this.#options.config.transports) {
         if (config.protocol !== 'udp') {
@@ -124,7 +183,94 @@ export class SipDriver implements ChannelDriver {
 
   /** Calls that have not ended yet. */
   get activeCalls(): number {
-    return this.#calls.size;
+    return this.#calls.size + this.#outbound.size;
+  }
+
+  /**
+   * A call for a dial string's resource (core's ChannelDriver contract):
+   * - `alice`: every contact of alice's AORs (registered and static), forked in parallel;
+   * - `alice/sip:alice@192.0.2.5:5070`: that URI, through alice's transport and codecs;
+   * - `trunk/5551234`: the number at the trunk's single (static or registered) contact.
+   * An unknown endpoint throws CoreError not_found; a malformed URI invalid_argument.
+   */
+  prepareOutbound(request: OutboundCallRequest): OutboundCall {
+    const slash = request.resource.indexOf('/');
+    const name = slash === -1 ? request.resource : request.resource.slice(0, slash);
+    const rest = slash === -1 ? undefined : request.resource.slice(slash + 1);
+    const endpoint = this.#endpoints.get(name);
+    if (endpoint === undefined) throw new CoreError('not_found', `SIP endpoint '${name}' does not exist`);
+    const transport = this.#transportFor(endpoint);
+    if (transport === undefined) throw new CoreError('unavailable', 'no SIP transport is listening');
+    const transportConfig = this.#transportConfigs.get(transport);
+    if (transportConfig === undefined) throw new CoreError('unavailable', 'no SIP transport is listening');
+
+    let targets: () => Promise<OutboundTarget[]>;
+    if (rest !== undefined && /^sips?:/i.test(rest)) {
+      let uri: SipUri;
+      try {
+        const parsed = parseUri(rest);
+        if (parsed.kind !== 'sip') throw new SipParseError('not a SIP URI');
+        uri = parsed;
+      } catch (err) {
+        if (err instanceof SipParseError) throw new CoreError('invalid_argument', `invalid SIP URI '${rest}'`);
+        throw err;
+      }
+      targets = async () => [{ requestUri: uri }];
+    } else if (rest !== undefined && rest !== '') {
+      if (!/^[A-Za-z0-9+*#._~!$&'()=,;-]+$/.test(rest)) throw new CoreError('invalid_argument', `invalid number '${rest}'`);
+      targets = async () => {
+        const contacts = await this.#registrar.lookup(endpoint.aors, endpoint);
+        const first = contacts[0];
+        if (first === undefined) return [];
+        const uri = first.uri.clone();
+        uri.user = rest;
+        return [{ requestUri: uri, flow: first.flow, route: first.path }];
+      };
+    } else {
+      targets = async () =>
+        (await this.#registrar.lookup(endpoint.aors, endpoint)).map((contact) => {
+          // The To names the AOR (the user the phone registered as), the Request-URI the contact.
+          const to = new SipUri({ host: contact.uri.host, user: contact.aor, ...(contact.uri.port !== undefined ? { port: contact.uri.port } : {}) });
+          return { requestUri: contact.uri, toUri: to, flow: contact.flow, route: contact.path };
+        });
+    }
+
+    const channelName = this.#namer.next(endpoint.name);
+    const codecs = request.formats !== undefined && request.formats.length > 0 ? request.formats : endpoint.codecs;
+    const call = new OutboundSipCall({
+      ua: this.#ua,
+      media: this.#options.media,
+      clock: this.#clock,
+      logger: this.#log,
+      endpoint,
+      transport,
+      transportConfig,
+      name: channelName,
+      caller: endpoint.callerId !== undefined && request.caller.number === '' ? endpoint.callerId : request.caller,
+      codecs,
+      userAgent: this.#options.userAgent ?? 'Switchboard',
+      targets,
+      onEnded: (ended) => this.#outbound.delete(ended),
+    });
+    return {
+      name: channelName,
+      endpoint: endpoint.name,
+      tech: call,
+      dial: async (events, options) => {
+        if (this.#closing) throw new CoreError('unavailable', 'the SIP driver is shutting down');
+        this.#outbound.add(call);
+        await call.dial(events, options);
+      },
+    };
+  }
+
+  /** The endpoint's `transport=`, else the first listening transport. */
+  #transportFor(endpoint: SipEndpointConfig): UdpTransport | undefined {
+    if (endpoint.transport !== undefined) {
+      const named = this.#transports.find((t) => t.name === endpoint.transport);
+      if (named !== undefined) return named;
+    }
+    return this.#transports[0];
   }
 
   /**
@@ -134,13 +280,17 @@ export class SipDriver implements ChannelDriver {
   async close(): Promise<void> {
     if (this.#closing) return;
     this.#closing = true;
-    const ending = Promise.allSettled([...this.#calls].map((call) => call.shutdown()));
+    const ending = Promise.allSettled([
+      ...[...this.#calls].map((call) => call.shutdown()),
+      ...[...this.#outbound].map((call) => call.shutdown()),
+    ]);
     let timer: unknown;
     const timeout = new Promise<void>((resolve) => {
       timer = this.#clock.setTimeout(resolve, this.#options.closeTimeoutMs ?? 2000);
     });
     await Promise.race([ending, timeout]);
     this.#clock.clearTimeout(timer);
+    this.#registrar.close();
     this.#ua.close();
     this.#transactions.close();
     await Promise.allSettled(this.#transports.map((t) => t.close()));

@@ -16,7 +16,7 @@ import type { SipUri } from '../message/uri.js';
 import type { InviteServerTransaction } from '../transaction/invite-server.js';
 import type { ServerTransaction, TransactionLayer, TransactionLayerUser } from '../transaction/transaction-layer.js';
 import type { ClientTransactionUser } from '../transaction/transaction-user.js';
-import type { IncomingContext, Transport } from '../transport/transport.js';
+import type { IncomingContext, PeerAddress, Transport } from '../transport/transport.js';
 
 export interface UserAgentCoreDelegate {
   /**
@@ -24,6 +24,11 @@ export interface UserAgentCoreDelegate {
    * (accept, reject) or it is left to the caller's timers.
    */
   onInvite(invite: IncomingInvite, context: IncomingContext): void;
+  /**
+   * A non-INVITE request outside any dialog that the UA core does not serve itself (REGISTER, for
+   * the registrar above). Return true when the delegate answers it through `transaction`.
+   */
+  onRequest?(request: SipRequest, context: IncomingContext, transaction: ServerTransaction): boolean;
 }
 
 export interface UserAgentCoreOptions {
@@ -33,6 +38,8 @@ export interface UserAgentCoreOptions {
   userAgent?: string;
   /** Option tags we support (RFC 3261 §8.2.2.3); a Require naming anything else gets 420. */
   supported?: readonly string[];
+  /** Methods listed in Allow; the driver adds REGISTER when it runs a registrar. */
+  allow?: readonly string[];
 }
 
 /** Methods this UA serves in this slice; the Allow header lists them. */
@@ -46,15 +53,17 @@ export class UserAgentCore implements TransactionLayerUser {
   readonly #invites = new WeakMap<InviteServerTransaction, IncomingInvite>();
   readonly #services: DialogServices;
   readonly #supported: ReadonlySet<string>;
+  readonly #allow: readonly string[];
 
   constructor(options: UserAgentCoreOptions) {
     this.#transactions = options.transactions;
     this.#log = options.logger;
     this.#supported = new Set(options.supported ?? []);
+    this.#allow = options.allow ?? ALLOWED_METHODS;
     this.#services = {
       clock: options.clock,
       logger: options.logger,
-      allow: ALLOWED_METHODS,
+      allow: this.#allow,
       supported: options.supported ?? [],
       userAgent: options.userAgent ?? 'Switchboard',
       addDialog: (dialog) => this.#dialogs.set(dialog.id, dialog),
@@ -114,7 +123,7 @@ export class UserAgentCore implements TransactionLayerUser {
       case 'OPTIONS':
         // §11.2: the same answer an INVITE would get, with what we can do.
         this.#respond(transaction, request, 200, [
-          ['Allow', ALLOWED_METHODS.join(', ')],
+          ['Allow', this.#allow.join(', ')],
           ['Accept', 'application/sdp'],
           ['Accept-Language', 'en'],
           ...(this.#services.supported.length > 0 ? [['Supported', this.#services.supported.join(', ')] as const] : []),
@@ -124,8 +133,27 @@ export class UserAgentCore implements TransactionLayerUser {
         this.#respond(transaction, request, 481);
         return;
       default:
-        this.#respond(transaction, request, isKnownMethod(method) ? 405 : 501, [['Allow', ALLOWED_METHODS.join(', ')]]);
+        if (this.delegate?.onRequest?.(request, context, transaction) === true) return;
+        this.#respond(transaction, request, isKnownMethod(method) ? 405 : 501, [['Allow', this.#allow.join(', ')]]);
     }
+  }
+
+  /** What dialogs created above the UA core (UAC dialogs of outbound calls) need from it. */
+  get services(): DialogServices {
+    return this.#services;
+  }
+
+  /**
+   * Sends a request outside any transaction (the ACK for a 2xx, RFC 3261 §13.2.2.4), to the address
+   * `nextHop` resolves to (§8.1.2).
+   */
+  sendStateless(request: SipRequest, transport: Transport, nextHop: SipUri): Promise<void> {
+    return transport.send(request, nextHopDestination(nextHop));
+  }
+
+  /** Starts a client transaction for a request built above the UA core (an initial INVITE, a CANCEL). */
+  sendRequest(request: SipRequest, transport: Transport, nextHop: SipUri, user: ClientTransactionUser): void {
+    this.#sendRequest(request, transport, nextHop, user);
   }
 
   onStrayResponse(response: SipResponse, context: IncomingContext): void {
@@ -215,9 +243,17 @@ export class UserAgentCore implements TransactionLayerUser {
 
   /** RFC 3261 §8.1.2: the next hop's maddr, host and port (5060 by default for UDP). */
   #sendRequest(request: SipRequest, transport: Transport, nextHop: SipUri, user: ClientTransactionUser): void {
-    const maddr = nextHop.params.get('maddr');
-    const address = maddr === undefined || maddr === null ? nextHop.host : maddr;
-    const destination = { address, port: nextHop.port ?? 5060 };
-    this.#transactions.sendRequest(request, transport, destination, user);
+    this.#transactions.sendRequest(request, transport, nextHopDestination(nextHop), user);
   }
+}
+
+/**
+ * RFC 3261 §8.1.2 / RFC 3263 §4 reduced to what is implemented: maddr, else the host, at the
+ * URI's port or 5060. A `received`/`rport`-style override is not a URI matter; callers that reach
+ * a NAT'ed phone pass a URI with the observed address.
+ */
+export function nextHopDestination(nextHop: SipUri): PeerAddress {
+  const maddr = nextHop.params.get('maddr');
+  const address = maddr === undefined || maddr === null ? nextHop.host : maddr;
+  return { address, port: nextHop.port ?? 5060 };
 }

@@ -1,5 +1,5 @@
 /** Models of channels.json (reference channels.md "Models"); field names are core's snapshot fields. */
-import type { CallerId, ChannelSnapshot, ChannelState, DialplanLocation } from '@switchboard/core';
+import type { CallerId, ChannelSnapshot, ChannelState, DialplanLocation, RtpStatistics } from '@switchboard/core';
 import { listOfAll, type ModelFor } from '../types.js';
 
 export const CallerIdModel = {
@@ -64,4 +64,54 @@ export const ChannelModel = {
   },
 } as const satisfies ModelFor<ChannelSnapshot>;
 
-export const CHANNEL_MODELS = [ChannelModel, CallerIdModel, DialplanCepModel];
+const count = (description: string) => ({ type: 'int', description, required: true }) as const;
+const measure = (description: string) => ({ type: 'double', description, required: false }) as const;
+
+export const RtpStatModel = {
+  id: 'RTPstat',
+  description: 'A statistics of a RTP.',
+  properties: {
+    txcount: count('Number of packets transmitted'),
+    rxcount: count('Number of packets received'),
+    txjitter: measure('Jitter on transmitted packets'),
+    rxjitter: measure('Jitter on received packets'),
+    remote_maxjitter: measure('Maximum jitter on remote side'),
+    remote_minjitter: measure('Minimum jitter on remote side'),
+    remote_normdevjitter: measure('Average jitter on remote side'),
+    remote_stdevjitter: measure('Standard deviation jitter on remote side'),
+    local_maxjitter: measure('Maximum jitter on local side'),
+    local_minjitter: measure('Minimum jitter on local side'),
+    local_normdevjitter: measure('Average jitter on local side'),
+    local_stdevjitter: measure('Standard deviation jitter on local side'),
+    txploss: count('Number of transmitted packets lost'),
+    rxploss: count('Number of received packets lost'),
+    remote_maxrxploss: measure('Maximum number of packets lost on remote side'),
+    remote_minrxploss: measure('Minimum number of packets lost on remote side'),
+    remote_normdevrxploss: measure('Average number of packets lost on remote side'),
+    remote_stdevrxploss: measure('Standard deviation packets lost on remote side'),
+    local_maxrxploss: measure('Maximum number of packets lost on local side'),
+    local_minrxploss: measure('Minimum number of packets lost on local side'),
+    local_normdevrxploss: measure('Average number of packets lost on local side'),
+    local_stdevrxploss: measure('Standard deviation packets lost on local side'),
+    rtt: measure('Total round trip time'),
+    maxrtt: measure('Maximum round trip time'),
+    minrtt: measure('Minimum round trip time'),
+    normdevrtt: measure('Average round trip time'),
+    stdevrtt: measure('Standard deviation round trip time'),
+    local_ssrc: count('Our SSRC'),
+    remote_ssrc: count('Their SSRC'),
+    txoctetcount: count('Number of octets transmitted'),
+    rxoctetcount: count('Number of octets received'),
+    channel_uniqueid: { type: 'string', description: 'Id of the channel that owns the RTP session', required: true },
+  },
+} as const satisfies ModelFor<RtpStatistics>;
+
+export const VariablesModel = {
+  id: 'Variables',
+  description: 'The values of several variables.',
+  properties: {
+    variables: { type: 'object', description: 'Variable name to value', required: true },
+  },
+} as const satisfies ModelFor<{ variables: Record<string, string> }>;
+
+export const CHANNEL_MODELS = [ChannelModel, CallerIdModel, DialplanCepModel, RtpStatModel, VariablesModel];

@@ -4,8 +4,8 @@
  * table below is keyed by every type core can deliver to an application: an event kind added to
  * core without a model here does not compile.
  */
-import type { ApplicationEvent } from '@switchboard/core';
-import type { ModelDecl, ModelFor, PropertyDecl } from '../types.js';
+import type { ApplicationEvent, ContactInfoSnapshot, PeerSnapshot } from '@switchboard/core';
+import { type ModelDecl, type ModelFor, type PropertyDecl, listOfAll } from '../types.js';
 
 export type WireEventType = ApplicationEvent['type'];
 
@@ -315,6 +315,34 @@ export const MissingParamsModel: ModelDecl = {
   },
 };
 
+export const ContactInfoModel = {
+  id: 'ContactInfo',
+  description: 'Detailed information about a contact on an endpoint.',
+  properties: {
+    uri: { type: 'string', description: 'The location of the contact.', required: true },
+    contact_status: {
+      type: 'string',
+      description: 'The current status of the contact.',
+      required: true,
+      allowableValues: listOfAll<ContactInfoSnapshot['contact_status']>()(['Unreachable', 'Reachable', 'Unknown', 'NonQualified', 'Removed']),
+    },
+    aor: { type: 'string', description: 'The Address of Record this contact belongs to.', required: true },
+    roundtrip_usec: { type: 'string', description: 'Current round trip time, in microseconds, for the contact.', required: false },
+  },
+} as const satisfies ModelFor<ContactInfoSnapshot>;
+
+export const PeerModel = {
+  id: 'Peer',
+  description: 'Detailed information about a remote peer that communicates with the server.',
+  properties: {
+    peer_status: { type: 'string', description: 'The current state of the peer.', required: true },
+    cause: { type: 'string', description: 'An optional reason associated with the change in peer_status.', required: false },
+    address: { type: 'string', description: 'The IP address of the peer.', required: false },
+    port: { type: 'string', description: 'The port of the peer.', required: false },
+    time: { type: 'string', description: 'The last known time the peer was contacted.', required: false },
+  },
+} as const satisfies ModelFor<PeerSnapshot>;
+
 export const EventModel: ModelDecl = {
   id: 'Event',
   description: 'Base type for asynchronous events.',
@@ -325,4 +353,11 @@ export const EventModel: ModelDecl = {
   },
 };
 
-export const EVENTS_RESOURCE_MODELS: readonly ModelDecl[] = [MessageModel, MissingParamsModel, EventModel, ...Object.values(EVENT_MODELS)];
+export const EVENTS_RESOURCE_MODELS: readonly ModelDecl[] = [
+  MessageModel,
+  MissingParamsModel,
+  EventModel,
+  ContactInfoModel,
+  PeerModel,
+  ...Object.values(EVENT_MODELS),
+];

@@ -3,7 +3,7 @@
  * `SystemInfo`/`SystemPing` here, so the inner section model of that name becomes `SystemVersionInfo`
  * (the rename the reference proposes for the collision).
  */
-import type { SystemInfo, SystemPing, Variable } from '@switchboard/core';
+import type { ConfigTupleRecord, LogChannelSnapshot, ModuleSnapshot, SystemInfo, SystemPing, Variable } from '@switchboard/core';
 import type { ModelFor } from '../types.js';
 
 type Section<K extends keyof SystemInfo> = NonNullable<SystemInfo[K]>;
@@ -90,6 +90,43 @@ export const VariableModel = {
   },
 } as const satisfies ModelFor<Variable>;
 
+export const ModuleModel = {
+  id: 'Module',
+  description: 'Details of a module',
+  properties: {
+    name: { type: 'string', description: 'The name of this module', required: true },
+    description: { type: 'string', description: 'The description of this module', required: true },
+    use_count: { type: 'int', description: 'The number of times this module is being used', required: true },
+    status: { type: 'string', description: 'The running status of this module', required: true, allowableValues: { valueType: 'LIST', values: ['Running', 'Not Running'] } },
+    support_level: {
+      type: 'string',
+      description: 'The support state of this module',
+      required: true,
+      allowableValues: { valueType: 'LIST', values: ['core', 'extended', 'deprecated', 'unknown'] },
+    },
+  },
+} as const satisfies ModelFor<ModuleSnapshot>;
+
+export const LogChannelModel = {
+  id: 'LogChannel',
+  description: 'Details of a log channel',
+  properties: {
+    channel: { type: 'string', description: 'The log channel path', required: true },
+    type: { type: 'string', description: 'Types of logs for the log channel', required: true, allowableValues: { valueType: 'LIST', values: ['File', 'Console', 'Syslog'] } },
+    status: { type: 'string', description: 'Whether or not a log type is enabled', required: true, allowableValues: { valueType: 'LIST', values: ['Enabled', 'Disabled'] } },
+    configuration: { type: 'string', description: 'The various log levels', required: true },
+  },
+} as const satisfies ModelFor<LogChannelSnapshot>;
+
+export const ConfigTupleModel = {
+  id: 'ConfigTuple',
+  description: 'A key/value pair that makes up part of a configuration object.',
+  properties: {
+    attribute: { type: 'string', description: 'A configuration object attribute.', required: true },
+    value: { type: 'string', description: 'The value for the attribute.', required: true },
+  },
+} as const satisfies ModelFor<ConfigTupleRecord>;
+
 export const SYSTEM_MODELS = [
   SystemInfoModel,
   BuildInfoModel,
@@ -99,4 +136,7 @@ export const SYSTEM_MODELS = [
   StatusInfoModel,
   SystemPingModel,
   VariableModel,
+  ModuleModel,
+  LogChannelModel,
+  ConfigTupleModel,
 ];

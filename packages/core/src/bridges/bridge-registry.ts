@@ -1,0 +1,258 @@
+/**
+ * Every bridge, and the rules of channels in bridges: a channel is in at most one bridge (adding it
+ * to another moves it), a channel that hangs up leaves its bridge, and an application whose
+ * channel enters a bridge is subscribed to that bridge (reference bridges.md).
+ */
+import { randomUUID } from 'node:crypto';
+import type { ApplicationRegistry } from '../apps/application-registry.js';
+import type { Channel } from '../channels/channel.js';
+import type { ChannelRegistry } from '../channels/channel-registry.js';
+import { conflict, invalidArgument, notFound, unprocessable } from '../errors.js';
+import type { EventBus } from '../events/event-bus.js';
+import type { MediaEngine } from '../media/media-engine.js';
+import type { Logger } from '../util/logger.js';
+import { Bridge, type ParticipantOptions } from './bridge.js';
+import type { BridgeMusic } from './bridge-music.js';
+import { parseBridgeType } from './bridge-type.js';
+
+/** Caller-chosen bridge ids share the channel id limit of the reference. */
+export const MAX_BRIDGE_ID_LENGTH = 149;
+
+export interface CreateBridgeOptions {
+  id?: string;
+  /** Comma-separated attributes (SPEC §2.3). */
+  type?: string;
+  name?: string;
+  /** Created through the API (the default); false for bridges core makes for itself. */
+  appOwned?: boolean;
+}
+
+export type AddChannelOptions = Partial<ParticipantOptions>;
+
+export class BridgeRegistry {
+  readonly #bridges = new Map<string, Bridge>();
+  /** channel id → the bridge it is in. */
+  readonly #membership = new Map<string, Bridge>();
+  readonly #hookedChannels = new WeakSet<Channel>();
+  readonly #bus: EventBus;
+  readonly #media: MediaEngine;
+  readonly #applications: ApplicationRegistry;
+  readonly #music: BridgeMusic;
+  readonly #channels: Pick<ChannelRegistry, 'get'>;
+  readonly #log: Logger;
+
+  constructor(deps: {
+    bus: EventBus;
+    media: MediaEngine;
+    applications: ApplicationRegistry;
+    channels: Pick<ChannelRegistry, 'get'>;
+    music: BridgeMusic;
+    log: Logger;
+  }) {
+    this.#channels = deps.channels;
+    this.#bus = deps.bus;
+    this.#media = deps.media;
+    this.#applications = deps.applications;
+    this.#music = deps.music;
+    this.#log = deps.log;
+  }
+
+  async create(options: CreateBridgeOptions = {}): Promise<Bridge> {
+    const id = options.id ?? randomUUID();
+    if (id.length === 0 || id.length > MAX_BRIDGE_ID_LENGTH) throw invalidArgument(`Bridge id must be 1 to ${MAX_BRIDGE_ID_LENGTH} characters`);
+    if (this.#bridges.has(id)) throw conflict('Bridge with the same id already exists');
+    const type = parseBridgeType(options.type);
+    const bridge = new Bridge({ id, name: options.name ?? '', type, appOwned: options.appOwned ?? true });
+    // Taken before the await so that a concurrent create with the same id gets its 409.
+    this.#bridges.set(id, bridge);
+    try {
+      await this.#media.createBridge({ bridgeId: id, kind: type.kind });
+    } catch (err) {
+      this.#bridges.delete(id);
+      throw err;
+    }
+    this.#bus.publish({ type: 'BridgeCreated', bridge: bridge.snapshot() });
+    return bridge;
+  }
+
+  get(id: string): Bridge | undefined {
+    return this.#bridges.get(id);
+  }
+
+  require(id: string): Bridge {
+    const bridge = this.#bridges.get(id);
+    if (!bridge) throw notFound('Bridge not found');
+    return bridge;
+  }
+
+  /** A bridge the API may control: 404 when unknown, 409 when not created through the API. */
+  requireControlled(id: string): Bridge {
+    const bridge = this.require(id);
+    if (!bridge.appOwned) throw conflict('Bridge not in an application');
+    return bridge;
+  }
+
+  list(): Bridge[] {
+    return [...this.#bridges.values()];
+  }
+
+  /** The bridge a channel is in, if any. */
+  bridgeOf(channelId: string): Bridge | undefined {
+    return this.#membership.get(channelId);
+  }
+
+  /** Remaining channels leave (and carry on in their applications); then the bridge is gone. */
+  async destroy(bridge: Bridge): Promise<void> {
+    if (bridge.isDestroyed || this.#bridges.get(bridge.id) !== bridge) return;
+    for (const participant of [...bridge.participants.values()]) await this.#leave(bridge, participant.channel, false);
+    this.#music.forget(bridge.id);
+    bridge.markDestroyed((err) => this.#log.error({ err, bridge: bridge.id }, 'bridge destroy hook failed'));
+    this.#bridges.delete(bridge.id);
+    try {
+      await this.#media.destroyBridge(bridge.id);
+    } catch (err) {
+      this.#log.warn({ err, bridge: bridge.id }, 'media engine could not destroy the bridge');
+    }
+    this.#bus.publish({ type: 'BridgeDestroyed', bridge: bridge.snapshot() });
+    for (const app of this.#applications.list()) app.forget('bridge', bridge.id);
+  }
+
+  /**
+   * Checks every channel of an addChannel request before any moves: 400 unknown, 422 outside
+   * every application. Returns the channels in request order.
+   */
+  resolveChannelsToAdd(channelIds: readonly string[]): Channel[] {
+    if (channelIds.length === 0) throw invalidArgument('Missing parameter channel');
+    const channels = channelIds.map((id) => {
+      const channel = this.#channelOrBadRequest(id);
+      if (channel.application === undefined) throw unprocessable('Channel not in an application');
+      return channel;
+    });
+    return channels;
+  }
+
+  /** Checks every channel of a removeChannel request: 400 unknown, 422 not in this bridge. */
+  resolveChannelsToRemove(bridge: Bridge, channelIds: readonly string[]): Channel[] {
+    if (channelIds.length === 0) throw invalidArgument('Missing parameter channel');
+    return channelIds.map((id) => {
+      const channel = this.#channelOrBadRequest(id);
+      if (!bridge.participants.has(channel.id)) throw unprocessable('Channel not in this bridge');
+      return channel;
+    });
+  }
+
+  /** Adds channels with one set of options (SPEC §4.5 rule 1); a channel in another bridge moves. */
+  async addChannels(bridge: Bridge, channels: readonly Channel[], options: AddChannelOptions = {}): Promise<void> {
+    for (const channel of channels) await this.#enter(bridge, channel, options);
+  }
+
+  async removeChannels(bridge: Bridge, channels: readonly Channel[]): Promise<void> {
+    for (const channel of channels) await this.#leave(bridge, channel, false);
+  }
+
+  /** Forces the video source (state only: there is no video media yet). 422 when the channel is not in the bridge. */
+  setVideoSource(bridge: Bridge, channelId: string): void {
+    const channel = this.#channelOrBadRequest(channelId);
+    if (channel.application === undefined) throw unprocessable('Channel not in an application');
+    if (!bridge.participants.has(channel.id)) throw unprocessable('Channel not in this bridge');
+    const old = bridge.videoSourceId;
+    // As in the reference, an explicit source switches the bridge to single-source video.
+    if (bridge.videoMode !== 'none') bridge.videoMode = 'single';
+    bridge.videoSourceId = channel.id;
+    if (old !== channel.id) this.#videoSourceChanged(bridge, old);
+  }
+
+  /** Video follows the talker again. */
+  clearVideoSource(bridge: Bridge): void {
+    const old = bridge.videoSourceId;
+    if (bridge.videoMode === 'single') bridge.videoMode = 'talker';
+    bridge.videoSourceId = undefined;
+    if (old !== undefined) this.#videoSourceChanged(bridge, old);
+  }
+
+  startMusic(bridge: Bridge, mohClass?: string): Promise<void> {
+    return this.#music.start(bridge.id, mohClass);
+  }
+
+  stopMusic(bridge: Bridge): Promise<void> {
+    return this.#music.stop(bridge.id);
+  }
+
+  async #enter(bridge: Bridge, channel: Channel, options: AddChannelOptions): Promise<void> {
+    if (bridge.isDestroyed) throw notFound('Bridge not found');
+    const participantOptions: ParticipantOptions = {
+      role: options.role === undefined || options.role === '' ? undefined : options.role,
+      mute: options.mute ?? false,
+      absorbDtmf: options.absorbDtmf ?? false,
+      inhibitConnectedLineUpdates: options.inhibitConnectedLineUpdates ?? false,
+    };
+    const mediaOptions = {
+      role: participantOptions.role === 'announcer' && bridge.type.kind === 'holding' ? ('announcer' as const) : ('participant' as const),
+      mute: participantOptions.mute,
+      absorbDtmf: participantOptions.absorbDtmf,
+    };
+    const legId = channel.tech.mediaLegId;
+    const existing = bridge.participants.get(channel.id);
+    if (existing) {
+      // Already here: the new request's options replace the old ones; nobody entered, so no event.
+      existing.options = participantOptions;
+      if (legId) await this.#media.setBridgeParticipant(bridge.id, legId, mediaOptions);
+      return;
+    }
+    const previous = this.#membership.get(channel.id);
+    if (previous) await this.#leave(previous, channel, false);
+    // Media cannot flow to an inbound call that still rings; the reference answers it on entry.
+    if (channel.direction === 'inbound' && channel.state !== 'Up') {
+      await channel.answer().catch((err: unknown) => this.#log.warn({ err, channel: channel.id }, 'answer on bridge entry failed'));
+    }
+    if (channel.isDestroyed || bridge.isDestroyed) return;
+    bridge.participants.set(channel.id, { channel, options: participantOptions });
+    this.#membership.set(channel.id, bridge);
+    this.#hookHangup(channel);
+    if (channel.application !== undefined) this.#applications.get(channel.application)?.subscribe('bridge', bridge.id);
+    if (legId) {
+      try {
+        await this.#media.joinBridge(bridge.id, legId, mediaOptions);
+      } catch (err) {
+        this.#log.warn({ err, channel: channel.id, bridge: bridge.id }, 'media engine could not join the leg to the bridge');
+      }
+    } else {
+      this.#log.warn({ channel: channel.id, bridge: bridge.id }, 'channel has no media leg; it is in the bridge without audio');
+    }
+    this.#bus.publish({ type: 'ChannelEnteredBridge', bridge: bridge.snapshot(), channel: channel.snapshot() });
+  }
+
+  async #leave(bridge: Bridge, channel: Channel, hungUp: boolean): Promise<void> {
+    if (!bridge.participants.delete(channel.id)) return;
+    if (this.#membership.get(channel.id) === bridge) this.#membership.delete(channel.id);
+    if (bridge.videoSourceId === channel.id) this.clearVideoSource(bridge);
+    const legId = channel.tech.mediaLegId;
+    this.#bus.publish({ type: 'ChannelLeftBridge', bridge: bridge.snapshot(), channel: channel.snapshot() });
+    // A hung-up channel's leg goes away with it; the engine drops it from the bridge by itself.
+    if (legId && !hungUp) {
+      await this.#media.leaveBridge(bridge.id, legId).catch((err: unknown) => {
+        this.#log.warn({ err, channel: channel.id, bridge: bridge.id }, 'media engine could not remove the leg from the bridge');
+      });
+    }
+  }
+
+  #hookHangup(channel: Channel): void {
+    if (this.#hookedChannels.has(channel)) return;
+    this.#hookedChannels.add(channel);
+    channel.onHangup(() => {
+      const bridge = this.#membership.get(channel.id);
+      if (bridge) void this.#leave(bridge, channel, true);
+    });
+  }
+
+  #videoSourceChanged(bridge: Bridge, old: string | undefined): void {
+    this.#bus.publish({ type: 'BridgeVideoSourceChanged', bridge: bridge.snapshot(), ...(old === undefined ? {} : { old_video_source_id: old }) });
+  }
+
+  #channelOrBadRequest(id: string): Channel {
+    const channel = this.#channels.get(id);
+    if (!channel) throw invalidArgument('Channel not found');
+    return channel;
+  }
+
+}

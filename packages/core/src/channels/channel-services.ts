@@ -1,0 +1,88 @@
+/**
+ * Builds the services behind the channel operations of the API (SPEC §4.4) from the parts of
+ * the core they need, so that the core facade only holds them.
+ */
+import type { ApplicationRegistry } from '../apps/application-registry.js';
+import type { SwitchboardConfig } from '../config/types.js';
+import type { ChannelDriver } from '../drivers/channel-technology.js';
+import type { EventBus } from '../events/event-bus.js';
+import type { MediaEngine } from '../media/media-engine.js';
+import { OriginateService } from '../originate/originate-service.js';
+import type { DialplanRunner } from '../pbx/dialplan-runner.js';
+import { SnoopService } from '../snoop/snoop-service.js';
+import type { Logger } from '../util/logger.js';
+import type { Clock } from '../util/time.js';
+import { ChannelFlowControl } from './channel-flow.js';
+import { ChannelMediaControl } from './channel-media-control.js';
+import type { ChannelRegistry } from './channel-registry.js';
+import { configuredMohResolver } from './moh-classes.js';
+import { ChannelVariableAccess } from './variable-access.js';
+
+export interface ChannelServices {
+  /** Mute, hold, music on hold, silence, ringback and DTMF; media notifications → channel events. */
+  channelMedia: ChannelMediaControl;
+  channelVariables: ChannelVariableAccess;
+  /** continue, move, redirect. */
+  channelFlow: ChannelFlowControl;
+  /** originate, create, dial. */
+  originator: OriginateService;
+  snoops: SnoopService;
+}
+
+export function createChannelServices(deps: {
+  config: () => SwitchboardConfig;
+  bus: EventBus;
+  media: MediaEngine;
+  channels: ChannelRegistry;
+  applications: ApplicationRegistry;
+  dialplanRunner: DialplanRunner;
+  globals: Map<string, string>;
+  clock: Clock;
+  log: Logger;
+  driverFor(technology: string): ChannelDriver | undefined;
+  /** Keeps work that outlives a request so that shutdown can wait for it. */
+  track(work: Promise<void>): void;
+}): ChannelServices {
+  const { bus, media, channels, applications, dialplanRunner, clock, log, track, driverFor } = deps;
+  const snapshotVariables = () => deps.config().ari.channelVars;
+  const channelMedia = new ChannelMediaControl({
+    bus,
+    media,
+    clock,
+    log: log.child({ module: 'switchboard:core:channel-media' }),
+    mohClasses: configuredMohResolver(
+      () => deps.config().musicOnHold,
+      () => deps.config().general.soundDirs,
+    ),
+    channelOfLeg: (legId) => channels.findByMediaLeg(legId),
+  });
+  const channelVariables = new ChannelVariableAccess({ globals: deps.globals, media });
+  return {
+    channelMedia,
+    channelVariables,
+    channelFlow: new ChannelFlowControl({ applications, dialplanRunner, driverFor }),
+    originator: new OriginateService({
+      channels,
+      applications,
+      dialplanRunner,
+      variables: channelVariables,
+      channelMedia,
+      bus,
+      clock,
+      log: log.child({ module: 'switchboard:core:originate' }),
+      driverFor,
+      defaultLanguage: () => deps.config().general.defaultLanguage,
+      snapshotVariables,
+      track,
+    }),
+    snoops: new SnoopService({
+      channels,
+      applications,
+      dialplanRunner,
+      media,
+      log: log.child({ module: 'switchboard:core:snoop' }),
+      snapshotVariables,
+      track,
+    }),
+  };
+}

@@ -1,0 +1,95 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { ChannelRegistry } from '../channels/channel-registry.js';
+import { EndpointRegistry } from '../endpoints/endpoint-registry.js';
+import { CoreError } from '../errors.js';
+import type { TimedDomainEvent } from '../events/domain-events.js';
+import { EventBus } from '../events/event-bus.js';
+import { openStore } from '../store/sqlite-store.js';
+import { RecordingTechnology } from '../test-support.js';
+import { silentLogger } from '../util/logger.js';
+import { DeviceStateRegistry } from './device-state-registry.js';
+
+const dirs: string[] = [];
+after(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+function setup(dataDir = mkdtempSync(join(tmpdir(), 'switchboard-devstate-'))) {
+  dirs.push(dataDir);
+  const store = openStore(dataDir);
+  const bus = new EventBus();
+  const events: TimedDomainEvent[] = [];
+  bus.subscribe((e) => events.push(e));
+  const channels = new ChannelRegistry(bus, silentLogger);
+  const endpoints = new EndpointRegistry(bus, channels);
+  endpoints.add('SIP', 'alice');
+  const registry = new DeviceStateRegistry({ bus, channels, endpoints, store: store.deviceStates });
+  const changes = () => events.flatMap((e) => (e.type === 'DeviceStateChanged' ? [`${e.device_state.name}=${e.device_state.state}`] : []));
+  return { store, bus, channels, endpoints, registry, changes, dataDir };
+}
+
+const codeOf = async (work: Promise<unknown>) => {
+  try {
+    await work;
+    return 'ok';
+  } catch (err) {
+    assert.ok(err instanceof CoreError);
+    return err.code;
+  }
+};
+
+describe('DeviceStateRegistry', () => {
+  it('sets controlled devices, announces them, and keeps them across a reopen', async () => {
+    const first = setup();
+    await first.registry.update('App:door', 'INUSE');
+    assert.deepEqual(await first.registry.get('App:door'), { name: 'App:door', state: 'INUSE' });
+    assert.deepEqual(first.changes(), ['App:door=INUSE']);
+    await first.store.close();
+
+    const second = setup(first.dataDir);
+    assert.deepEqual(await second.registry.list(), [{ name: 'App:door', state: 'INUSE' }]);
+    await second.registry.delete('App:door');
+    assert.deepEqual(second.changes(), ['App:door=UNKNOWN']);
+    assert.equal(await codeOf(second.registry.get('App:door')), 'not_found');
+    await second.store.close();
+  });
+
+  it('refuses uncontrolled names (409) and an empty controlled name (404)', async () => {
+    const { registry, store } = setup();
+    assert.equal(await codeOf(registry.update('SIP/alice', 'BUSY')), 'conflict');
+    assert.equal(await codeOf(registry.update('App:', 'BUSY')), 'not_found');
+    assert.equal(await codeOf(registry.delete('door')), 'conflict');
+    assert.equal(await codeOf(registry.delete('App:nothing')), 'not_found');
+    await store.close();
+  });
+
+  it('derives endpoint devices from reachability and channels', async () => {
+    const { registry, endpoints, channels, changes, store } = setup();
+    assert.deepEqual(await registry.get('PJSIP/alice'), { name: 'SIP/alice', state: 'UNKNOWN' });
+    endpoints.setEndpointState('SIP', 'alice', 'online');
+    const channel = channels.create({
+      name: 'SIP/alice-00000001',
+      technology: 'SIP',
+      endpoint: 'alice',
+      direction: 'outbound',
+      state: 'Dialing',
+      caller: { name: '', number: '' },
+      language: 'en',
+      dialplan: { context: 'c', exten: 's', priority: 1 },
+      tech: new RecordingTechnology(),
+      snapshotVariables: [],
+    });
+    channel.setState('Ringing');
+    assert.equal((await registry.get('SIP/alice')).state, 'RINGING');
+    channel.setState('Up');
+    await channel.hangup(16);
+    endpoints.setEndpointState('SIP', 'alice', 'offline');
+    assert.deepEqual(changes(), ['SIP/alice=NOT_INUSE', 'SIP/alice=INUSE', 'SIP/alice=RINGING', 'SIP/alice=INUSE', 'SIP/alice=NOT_INUSE', 'SIP/alice=UNAVAILABLE']);
+    assert.equal(await codeOf(registry.get('SIP/nobody')), 'not_found');
+    await store.close();
+  });
+});

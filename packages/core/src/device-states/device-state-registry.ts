@@ -1,0 +1,120 @@
+/**
+ * Device states (SPEC §4.10, reference deviceStates.md). Two kinds of device:
+ * - controlled devices (`App:<name>`), set by applications and kept in the store so they survive a
+ *   restart;
+ * - endpoint devices (`SIP/alice`), derived from the endpoint's reachability and its channels and
+ *   announced whenever the derived value changes.
+ * Every change is published as DeviceStateChanged; applications subscribe with `deviceState:<name>`.
+ */
+import type { ChannelRegistry } from '../channels/channel-registry.js';
+import { conflict, CoreError, notFound } from '../errors.js';
+import type { TimedDomainEvent } from '../events/domain-events.js';
+import type { EventBus } from '../events/event-bus.js';
+import type { DeviceStateSnapshot, DeviceStateValue } from '../model/snapshots.js';
+import type { DeviceStateStore } from '../store/types.js';
+import type { EndpointRegistry } from '../endpoints/endpoint-registry.js';
+import { canonicalDeviceName, canonicalTechnology } from '../endpoints/technology.js';
+import { deriveDeviceState } from './derived-state.js';
+import { CONTROLLED_DEVICE_PREFIX, isDeviceStateValue, type SettableDeviceState } from './device-state-values.js';
+
+export interface DeviceStateRegistryOptions {
+  bus: EventBus;
+  channels: ChannelRegistry;
+  endpoints: EndpointRegistry;
+  /** Absent: controlled devices are refused with `unavailable` (the server always passes one). */
+  store: DeviceStateStore | undefined;
+}
+
+export class DeviceStateRegistry {
+  readonly #bus: EventBus;
+  readonly #channels: ChannelRegistry;
+  readonly #endpoints: EndpointRegistry;
+  readonly #store: DeviceStateStore | undefined;
+  /** Last announced value of each endpoint device, so only changes are published. */
+  readonly #derived = new Map<string, DeviceStateValue>();
+
+  constructor(options: DeviceStateRegistryOptions) {
+    this.#bus = options.bus;
+    this.#channels = options.channels;
+    this.#endpoints = options.endpoints;
+    this.#store = options.store;
+    options.bus.subscribe((event) => this.#onEvent(event));
+  }
+
+  /** The controlled devices (the reference lists only those). */
+  async list(): Promise<DeviceStateSnapshot[]> {
+    const records = await this.#requireStore().all();
+    return records.filter((r) => isControlled(r.name)).map((r) => ({ name: r.name, state: isDeviceStateValue(r.state) ? r.state : 'UNKNOWN' }));
+  }
+
+  /** Any device: a controlled one from the store, an endpoint device derived; otherwise 404. */
+  async get(name: string): Promise<DeviceStateSnapshot> {
+    if (isControlled(name)) {
+      const record = await this.#requireStore().get(name);
+      if (!record) throw notFound('Device state not found');
+      return { name, state: isDeviceStateValue(record.state) ? record.state : 'UNKNOWN' };
+    }
+    const derived = this.endpointDeviceState(name);
+    if (!derived) throw notFound('Device state not found');
+    return derived;
+  }
+
+  /** Creates or changes a controlled device; 409 for a name without `App:`, 404 for `App:` alone. */
+  async update(name: string, state: SettableDeviceState): Promise<void> {
+    assertControlled(name);
+    await this.#requireStore().set(name, state);
+    this.#bus.publish({ type: 'DeviceStateChanged', device_state: { name, state } });
+  }
+
+  async delete(name: string): Promise<void> {
+    assertControlled(name);
+    if (!(await this.#requireStore().delete(name))) throw notFound('Device state not found');
+    // Subscribers see the device go back to the state every unknown device has.
+    this.#bus.publish({ type: 'DeviceStateChanged', device_state: { name, state: 'UNKNOWN' } });
+  }
+
+  /** `SIP/alice` (or `PJSIP/alice`) → its derived state; undefined for a device we do not know. */
+  endpointDeviceState(name: string): DeviceStateSnapshot | undefined {
+    const canonical = canonicalDeviceName(name);
+    const slash = canonical.indexOf('/');
+    if (slash <= 0) return undefined;
+    const technology = canonical.slice(0, slash);
+    const resource = canonical.slice(slash + 1);
+    const endpoint = this.#endpoints.get(technology, resource);
+    if (!endpoint) return undefined;
+    const channels = endpoint.channel_ids.flatMap((id) => {
+      const channel = this.#channels.get(id);
+      return channel && !channel.isDestroyed ? [{ direction: channel.direction, state: channel.state }] : [];
+    });
+    return { name: canonical, state: deriveDeviceState(endpoint.state ?? 'unknown', channels) };
+  }
+
+  #onEvent(event: TimedDomainEvent): void {
+    if (event.type === 'EndpointStateChange') this.#recompute(`${event.endpoint.technology}/${event.endpoint.resource}`);
+    else if (event.type === 'ChannelStateChange') {
+      const channel = this.#channels.get(event.channel.id);
+      if (channel) this.#recompute(`${canonicalTechnology(channel.technology)}/${channel.endpoint}`);
+    }
+  }
+
+  #recompute(name: string): void {
+    const current = this.endpointDeviceState(name);
+    if (!current || this.#derived.get(current.name) === current.state) return;
+    this.#derived.set(current.name, current.state);
+    this.#bus.publish({ type: 'DeviceStateChanged', device_state: current });
+  }
+
+  #requireStore(): DeviceStateStore {
+    if (!this.#store) throw new CoreError('unavailable', 'Device state storage is not configured');
+    return this.#store;
+  }
+}
+
+function isControlled(name: string): boolean {
+  return name.startsWith(CONTROLLED_DEVICE_PREFIX);
+}
+
+function assertControlled(name: string): void {
+  if (!isControlled(name)) throw conflict(`Only devices named ${CONTROLLED_DEVICE_PREFIX}<name> can be changed`);
+  if (name.length === CONTROLLED_DEVICE_PREFIX.length) throw notFound('Device name missing after the prefix');
+}

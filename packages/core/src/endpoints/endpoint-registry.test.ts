@@ -1,0 +1,77 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ChannelRegistry } from '../channels/channel-registry.js';
+import { CoreError } from '../errors.js';
+import type { TimedDomainEvent } from '../events/domain-events.js';
+import { EventBus } from '../events/event-bus.js';
+import { RecordingTechnology } from '../test-support.js';
+import { silentLogger } from '../util/logger.js';
+import { EndpointRegistry } from './endpoint-registry.js';
+import { type OutboundTextMessage, TextMessageService } from './text-messages.js';
+
+function setup() {
+  const bus = new EventBus();
+  const events: TimedDomainEvent[] = [];
+  bus.subscribe((e) => events.push(e));
+  const channels = new ChannelRegistry(bus, silentLogger);
+  const endpoints = new EndpointRegistry(bus, channels);
+  endpoints.add('SIP', 'alice');
+  endpoints.add('SIP', 'bob');
+  return { bus, events, channels, endpoints, messages: new TextMessageService(bus, endpoints) };
+}
+
+const rejects = async (work: Promise<unknown>, code: string) => {
+  await assert.rejects(work, (err) => err instanceof CoreError && err.code === code);
+};
+
+describe('EndpointRegistry', () => {
+  it('lists endpoints with state and live channel ids, by technology and with the PJSIP alias', async () => {
+    const { endpoints, channels, events } = setup();
+    endpoints.setEndpointState('PJSIP', 'alice', 'online');
+    endpoints.setEndpointState('SIP', 'alice', 'online');
+    const channel = channels.create({
+      name: 'SIP/alice-00000001',
+      technology: 'SIP',
+      endpoint: 'alice',
+      direction: 'inbound',
+      state: 'Ring',
+      caller: { name: '', number: '' },
+      language: 'en',
+      dialplan: { context: 'c', exten: 's', priority: 1 },
+      tech: new RecordingTechnology(),
+      snapshotVariables: [],
+    });
+    assert.deepEqual(endpoints.get('pjsip', 'alice'), { technology: 'SIP', resource: 'alice', state: 'online', channel_ids: [channel.id] });
+    assert.deepEqual(endpoints.listByTechnology('SIP').map((e) => e.resource), ['alice', 'bob']);
+    assert.throws(() => endpoints.listByTechnology('IAX2'), (err) => err instanceof CoreError && err.code === 'not_found');
+    await channel.hangup(16);
+    assert.deepEqual(endpoints.get('SIP', 'alice')?.channel_ids, []);
+    const changes = events.flatMap((e) => (e.type === 'EndpointStateChange' ? [`${e.endpoint.state}:${e.endpoint.channel_ids.length}`] : []));
+    assert.deepEqual(changes, ['online:0', 'online:1', 'online:0']);
+    assert.equal(endpoints.has('SIP'), true);
+    assert.equal(endpoints.has('SIP', 'carol'), false);
+  });
+});
+
+describe('TextMessageService', () => {
+  it('hands messages to the sender of the technology and refuses technologies without one', async () => {
+    const { messages } = setup();
+    const sent: OutboundTextMessage[] = [];
+    const unregister = messages.registerSender('SIP', { send: async (m) => void sent.push(m) });
+    await messages.send({ to: 'pjsip:alice', from: 'sip:app@pbx', body: 'hi', variables: { 'X-Tag': '1' } });
+    assert.deepEqual(sent, [{ to: 'pjsip:alice', from: 'sip:app@pbx', body: 'hi', variables: { 'X-Tag': '1' }, technology: 'SIP', destination: 'alice' }]);
+    await rejects(messages.send({ to: 'xmpp:bob', from: 'x', body: '', variables: {} }), 'not_found');
+    await rejects(messages.send({ to: 'alice', from: 'x', body: '', variables: {} }), 'invalid_argument');
+    unregister();
+    await rejects(messages.send({ to: 'sip:alice', from: 'x', body: '', variables: {} }), 'not_found');
+  });
+
+  it('publishes inbound messages with the receiving endpoint', () => {
+    const { messages, events } = setup();
+    messages.received('SIP', 'bob', { from: 'sip:alice@pbx', to: 'sip:bob@pbx', body: 'hello' });
+    const event = events.find((e) => e.type === 'TextMessageReceived');
+    assert.ok(event && event.type === 'TextMessageReceived');
+    assert.deepEqual(event.message, { from: 'sip:alice@pbx', to: 'sip:bob@pbx', body: 'hello' });
+    assert.equal(event.endpoint?.resource, 'bob');
+  });
+});

@@ -1,0 +1,58 @@
+/**
+ * Our subsystems as modules, under the names operators know from the reference. Only what can
+ * really be switched off or re-read says so: the external-mailbox module can be unloaded (mailbox
+ * operations then stop having an effect, SPEC §4.10) and loaded again; the dialplan module reloads
+ * extensions.conf; the logger module re-reads logger.conf. The rest is part of the running server.
+ */
+import { MAILBOX_MODULE } from '../mailboxes/mailbox-registry.js';
+import type { ModuleRegistry } from './module-registry.js';
+
+export interface BuiltinModuleHooks {
+  applicationCount(): number;
+  channelCount(technology?: string): number;
+  mailboxListenerCount(): number;
+  /** Re-reads extensions.conf and swaps the dialplan. */
+  reloadDialplan(): void;
+  /** Re-reads logger.conf; absent when there is no log directory. */
+  reloadLogger?: () => void;
+  /** The external-mailbox module came back: phones need the current counts again. */
+  mailboxesLoaded(): Promise<void>;
+}
+
+export function defineBuiltinModules(modules: ModuleRegistry, hooks: BuiltinModuleHooks): void {
+  modules.define({ name: 'res_ari', description: 'REST and WebSocket control API', supportLevel: 'core' });
+  modules.define({
+    name: 'res_stasis',
+    description: 'Applications controlled through the API',
+    supportLevel: 'core',
+    useCount: () => hooks.applicationCount(),
+  });
+  modules.define({
+    name: 'res_pjsip',
+    description: 'SIP channel driver, registrar and messaging',
+    supportLevel: 'core',
+    useCount: () => hooks.channelCount('SIP'),
+  });
+  modules.define({
+    name: 'pbx_config',
+    description: 'Text extension configuration (extensions.conf)',
+    supportLevel: 'core',
+    reload: () => hooks.reloadDialplan(),
+  });
+  modules.define({ name: 'app_playback', description: 'Sound file playback', supportLevel: 'core' });
+  modules.define({ name: 'res_musiconhold', description: 'Music on hold', supportLevel: 'core' });
+  modules.define({ name: 'res_stasis_device_state', description: 'Device states controlled through the API', supportLevel: 'core' });
+  modules.define({
+    name: MAILBOX_MODULE,
+    description: 'Mailboxes controlled through the API (message waiting indication)',
+    supportLevel: 'core',
+    useCount: () => hooks.mailboxListenerCount(),
+    unload: () => undefined,
+    load: () => hooks.mailboxesLoaded(),
+    reload: () => hooks.mailboxesLoaded(),
+  });
+  if (hooks.reloadLogger) {
+    const reloadLogger = hooks.reloadLogger;
+    modules.define({ name: 'logger', description: 'Log channels', supportLevel: 'core', reload: () => reloadLogger() });
+  }
+}

@@ -1,0 +1,179 @@
+/**
+ * Bridges end to end: a real engine (one and two workers), real UDP far ends on loopback sending
+ * tones, and Goertzel measurements of what each far end hears. Every test is bounded in time.
+ */
+import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, afterEach, before, describe, it } from 'node:test';
+import { MediaEngine } from '../media-engine.js';
+import { RTP_HEADER_SIZE, writeRtpHeader } from '../rtp/rtp-header.js';
+import { sine, wav16 } from '../test-support/audio-fixtures.js';
+import { TonePeer } from '../test-support/tone-peer.js';
+import { sleep, waitFor } from '../test-support/wait.js';
+import type { LegRemote, MediaLegInfo, MediaNotification } from '../types.js';
+
+const BASE_PORT = 30000 + 2 * Math.floor(Math.random() * 4000);
+let nextBase = BASE_PORT;
+
+const pcmu = (port: number): LegRemote => ({
+  address: '127.0.0.1',
+  port,
+  codec: { name: 'PCMU', payloadType: 0, clockRate: 8000 },
+  telephoneEventPayloadType: 101,
+});
+
+/** Heard clearly / not heard: a tone sent at 8000 arrives near 8000; an absent one stays near 0. */
+const HEARD = 3000;
+const NOT_HEARD = 600;
+
+let dir = '';
+let tone700 = '';
+before(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'switchboard-bridge-'));
+  tone700 = join(dir, 'tone700.wav');
+  await writeFile(tone700, wav16(sine(700, 8000, 3000, 8000), 8000));
+});
+after(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function setup(workers: number, parties: number): Promise<{ engine: MediaEngine; legs: MediaLegInfo[]; peers: TonePeer[]; notes: MediaNotification[] }> {
+  const engine = new MediaEngine({ rtpStart: nextBase, rtpEnd: nextBase + 40, workers });
+  nextBase += 42;
+  await engine.start();
+  const notes: MediaNotification[] = [];
+  engine.onNotification((n) => notes.push(n));
+  const legs: MediaLegInfo[] = [];
+  const peers: TonePeer[] = [];
+  for (let i = 0; i < parties; i += 1) {
+    const leg = await engine.createLeg({ bindAddress: '127.0.0.1' });
+    const peer = await TonePeer.open();
+    await engine.setLegRemote(leg.legId, pcmu(peer.port));
+    legs.push(leg);
+    peers.push(peer);
+  }
+  return { engine, legs, peers, notes };
+}
+
+describe('media bridges', () => {
+  let cleanup: Array<() => Promise<void> | void> = [];
+  afterEach(async () => {
+    for (const step of cleanup.reverse()) await step();
+    cleanup = [];
+  });
+
+  for (const workers of [1, 2]) {
+    it(`mixes three parties minus-one (${workers} worker${workers > 1 ? 's' : ''})`, { timeout: 10_000 }, async () => {
+      const { engine, legs, peers } = await setup(workers, 3);
+      cleanup.push(() => engine.close(), () => peers.forEach((p) => p.close()));
+      const tones = [500, 900, 1300];
+      await engine.createBridge({ bridgeId: 'b', kind: 'mixing' });
+      for (const leg of legs) await engine.joinBridge('b', leg.legId);
+      peers.forEach((peer, i) => peer.sendTone(legs[i].localPort, tones[i]));
+      await sleep(300);
+      const since = performance.now();
+      await sleep(500);
+      peers.forEach((peer, i) => {
+        const levels = peer.levels(since, tones);
+        for (const [j, f] of tones.entries()) {
+          if (j === i) assert.ok(levels[f] < NOT_HEARD, `party ${i} must not hear itself (${f} Hz at ${levels[f].toFixed(0)})`);
+          else assert.ok(levels[f] > HEARD, `party ${i} hears ${f} Hz (${levels[f].toFixed(0)})`);
+        }
+      });
+    });
+  }
+
+  it('relays two same-codec legs packet by packet: payloads unchanged, one continuous stream', { timeout: 10_000 }, async () => {
+    const { engine, legs, peers } = await setup(1, 2);
+    cleanup.push(() => engine.close(), () => peers.forEach((p) => p.close()));
+    await engine.createBridge({ bridgeId: 'r', kind: 'mixing' });
+    await engine.joinBridge('r', legs[0].legId);
+    await engine.joinBridge('r', legs[1].legId);
+    await sleep(60); // the bridge decides to relay on its next tick
+    const sent: Uint8Array[] = [];
+    for (let i = 0; i < 20; i += 1) {
+      const packet = new Uint8Array(RTP_HEADER_SIZE + 160);
+      writeRtpHeader(packet, { payloadType: 0, marker: i === 0, sequenceNumber: 1000 + i, timestamp: 50_000 + 160 * i, ssrc: 0x1234 });
+      for (let j = 0; j < 160; j += 1) packet[RTP_HEADER_SIZE + j] = (i * 7 + j * 13) & 0xff;
+      sent.push(packet.subarray(RTP_HEADER_SIZE));
+      await peers[0].far.send(packet, legs[0].localPort);
+      await sleep(20);
+    }
+    const received = await waitFor('20 relayed packets', () => {
+      const audio = peers[1].far.packets.filter((p) => p.info.payloadType === 0);
+      const matching = audio.filter((p) => sent.some((s) => Buffer.compare(Buffer.from(s), Buffer.from(p.payload)) === 0));
+      return matching.length >= 20 ? matching : undefined;
+    });
+    const ssrcs = new Set(peers[1].far.packets.map((p) => p.info.ssrc));
+    assert.equal(ssrcs.size, 1, 'the far end sees one stream');
+    assert.notEqual([...ssrcs][0], 0x1234, 'in the leg own SSRC');
+    for (let i = 1; i < received.length; i += 1) {
+      assert.equal(received[i].info.sequenceNumber, (received[i - 1].info.sequenceNumber + 1) & 0xffff);
+      assert.equal(received[i].info.timestamp, (received[i - 1].info.timestamp + 160) >>> 0);
+    }
+  });
+
+  it('holding bridge: participants hear the announcer only, the announcer hears nothing', { timeout: 10_000 }, async () => {
+    const { engine, legs, peers } = await setup(1, 3);
+    cleanup.push(() => engine.close(), () => peers.forEach((p) => p.close()));
+    const tones = [500, 900, 1300];
+    await engine.createBridge({ bridgeId: 'h', kind: 'holding' });
+    await engine.joinBridge('h', legs[0].legId, { role: 'announcer' });
+    await engine.joinBridge('h', legs[1].legId);
+    await engine.joinBridge('h', legs[2].legId);
+    peers.forEach((peer, i) => peer.sendTone(legs[i].localPort, tones[i]));
+    await sleep(300);
+    const since = performance.now();
+    await sleep(500);
+    for (const i of [1, 2]) {
+      const levels = peers[i].levels(since, tones);
+      assert.ok(levels[500] > HEARD, `participant ${i} hears the announcer (${levels[500].toFixed(0)})`);
+      assert.ok(levels[900] < NOT_HEARD && levels[1300] < NOT_HEARD, `participant ${i} hears no other participant`);
+    }
+    const announcer = peers[0].levels(since, tones);
+    assert.ok(Object.values(announcer).every((level) => level < NOT_HEARD), 'the announcer hears nothing');
+  });
+
+  it('bridge playback is heard by everyone on top of the mix, and finishes with the bridge id', { timeout: 10_000 }, async () => {
+    const { engine, legs, peers, notes } = await setup(2, 2);
+    cleanup.push(() => engine.close(), () => peers.forEach((p) => p.close()));
+    await engine.createBridge({ bridgeId: 'p', kind: 'mixing' });
+    for (const leg of legs) await engine.joinBridge('p', leg.legId);
+    peers[0].sendTone(legs[0].localPort, 500);
+    peers[1].sendTone(legs[1].localPort, 1300);
+    await engine.playFileOnBridge('p', { playbackId: 'moh', file: tone700, loop: true });
+    await sleep(300);
+    const since = performance.now();
+    await sleep(500);
+    const a = peers[0].levels(since, [700, 1300]);
+    const b = peers[1].levels(since, [700, 500]);
+    assert.ok(a[700] > HEARD && b[700] > HEARD, `both hear the playback (${a[700].toFixed(0)}, ${b[700].toFixed(0)})`);
+    assert.ok(a[1300] > HEARD && b[500] > HEARD, 'and still hear each other');
+    await engine.stopBridgePlayback('p', 'moh');
+    const finished = await waitFor('bridge playback finished', () => notes.find((n) => n.type === 'playbackFinished' && n.playbackId === 'moh'));
+    assert.deepEqual(finished, { type: 'playbackFinished', legId: '', bridgeId: 'p', playbackId: 'moh', reason: 'stopped' });
+  });
+
+  it('a muted member is not heard, and a member that leaves hears the bridge no more', { timeout: 10_000 }, async () => {
+    const { engine, legs, peers } = await setup(1, 3);
+    cleanup.push(() => engine.close(), () => peers.forEach((p) => p.close()));
+    const tones = [500, 900, 1300];
+    await engine.createBridge({ bridgeId: 'm', kind: 'mixing' });
+    for (const leg of legs) await engine.joinBridge('m', leg.legId);
+    await engine.setBridgeParticipant('m', legs[0].legId, { mute: true });
+    peers.forEach((peer, i) => peer.sendTone(legs[i].localPort, tones[i]));
+    await sleep(300);
+    let since = performance.now();
+    await sleep(400);
+    assert.ok(peers[1].levels(since, [500])[500] < NOT_HEARD, 'the muted party is not heard');
+    assert.ok(peers[0].levels(since, [900])[900] > HEARD, 'the muted party still hears');
+    await engine.leaveBridge('m', legs[2].legId);
+    await sleep(100);
+    since = performance.now();
+    await sleep(300);
+    assert.equal(peers[2].audioSince(since).length, 0, 'nothing is sent to a leg that left');
+    assert.ok(peers[1].levels(since, [1300])[1300] < NOT_HEARD, 'and it is no longer heard');
+  });
+});

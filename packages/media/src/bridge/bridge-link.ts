@@ -1,0 +1,81 @@
+/**
+ * Cross-worker bridging. A bridge lives on one worker (its home); a member leg on another worker
+ * is linked to it by a MessageChannel the engine creates per membership, one end transferred to
+ * each worker. On every 20 ms tick the leg's worker posts the leg's captured frame up the link and
+ * hands the leg the newest mixed frame that came down; the home worker treats the link as a
+ * RemoteMember. Frames travel as transferred ArrayBuffers (no copy). Each side queues what it
+ * receives in a bounded FrameQueue, which absorbs the phase difference of the two workers' ticks
+ * (one frame of added delay each way) and drops the oldest frames if one side runs ahead.
+ *
+ *     leg's worker                          home worker
+ *     BridgeLink ──frame / dtmf──────────►  RemoteMember ─┐
+ *         ▲                                               ├─ Bridge.step() mixes
+ *         └────────────────────frame──────  RemoteMember ◄┘
+ *
+ * When either worker dies its end of the channel closes; the survivor sees `close` and drops the
+ * membership.
+ */
+import type { MessagePort } from 'node:worker_threads';
+import type { MediaEndpoint } from '../worker/media-endpoint.js';
+import { FrameQueue } from './frame-queue.js';
+
+/** What travels on a link, both ways. */
+export type LinkMessage =
+  | { type: 'frame'; samples: ArrayBuffer }
+  | { type: 'dtmf'; digit: string; durationMs: number };
+
+const FRAME_SAMPLES = 160;
+
+/** Posts one frame as a transferred copy (the frame itself may be a reused buffer). */
+export function postFrame(port: MessagePort, frame: Int16Array): void {
+  const copy = new Int16Array(FRAME_SAMPLES);
+  copy.set(frame.subarray(0, FRAME_SAMPLES));
+  port.postMessage({ type: 'frame', samples: copy.buffer } satisfies LinkMessage, [copy.buffer]);
+}
+
+/** The leg's end of a cross-worker membership, on the leg's worker. */
+export class BridgeLink {
+  readonly bridgeId: string;
+  readonly endpoint: MediaEndpoint;
+  readonly #port: MessagePort;
+  readonly #down = new FrameQueue();
+  #closed = false;
+
+  constructor(bridgeId: string, endpoint: MediaEndpoint, port: MessagePort, sendDtmf: (digit: string, durationMs: number) => void, onGone: () => void) {
+    this.bridgeId = bridgeId;
+    this.endpoint = endpoint;
+    this.#port = port;
+    port.on('message', (message: LinkMessage) => {
+      if (message.type === 'frame') this.#down.push(new Int16Array(message.samples));
+      else if (message.type === 'dtmf') sendDtmf(message.digit, message.durationMs);
+    });
+    port.on('close', () => {
+      if (this.#closed) return;
+      this.#closed = true;
+      onGone();
+    });
+  }
+
+  /** After capture: the leg's frame goes up (silence when it sent nothing, so the home's queue keeps its pace). */
+  sendUp(): void {
+    if (this.#closed) return;
+    postFrame(this.#port, this.endpoint.inFrame ?? new Int16Array(FRAME_SAMPLES));
+  }
+
+  /** Before render: the newest mix from the home becomes the leg's bridge output. */
+  takeDown(): void {
+    this.endpoint.bridgeOut = this.#down.shift();
+  }
+
+  /** A digit the leg received, for the bridge to pass on (unless the member absorbs DTMF). */
+  forwardDtmf(digit: string, durationMs: number): void {
+    if (!this.#closed) this.#port.postMessage({ type: 'dtmf', digit, durationMs } satisfies LinkMessage);
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.endpoint.bridgeOut = null;
+    this.#port.close();
+  }
+}

@@ -1,0 +1,252 @@
+/**
+ * A media bridge on its home worker. Each 20 ms tick `step()` collects every member's frame and
+ * gives each member what it should hear:
+ *
+ *   mixing   everyone but itself (minus-one), plus bridge media (playback, tones, a recording's beep)
+ *   holding  the announcer(s) plus bridge media; announcers hear nothing; participants never hear
+ *            each other
+ *
+ * A muted member is not heard. The bridge's recordings get the full mix (everyone plus media).
+ *
+ * Two local legs with the same codec and nothing else going on (no bridge media or recording, no
+ * playback, mute, whisper or beep on either) are relayed instead: each received packet is sent on
+ * by the other leg untouched but for its header (relay-rewriter.ts), without decoding. The bridge
+ * checks the condition on every tick and switches between relaying and mixing by itself.
+ */
+import type { WorkerNotification } from '../protocol.js';
+import type { Recorder } from '../recording/recorder.js';
+import type { BridgeKind, JoinBridgeOptions, PlaybackEndReason } from '../types.js';
+import { type FrameSource, Playback, SAMPLES_PER_FRAME } from '../worker/playback.js';
+import type { RtpLeg, TappedPacket } from '../worker/rtp-leg.js';
+import type { BridgeMember } from './members.js';
+import { mixAll, mixMinusOne } from './mixer.js';
+import { RelayRewriter } from './relay-rewriter.js';
+
+interface Membership {
+  member: BridgeMember;
+  options: Required<JoinBridgeOptions>;
+}
+
+export function memberOptions(options: JoinBridgeOptions | undefined, previous?: Required<JoinBridgeOptions>): Required<JoinBridgeOptions> {
+  return {
+    role: options?.role ?? previous?.role ?? 'participant',
+    mute: options?.mute ?? previous?.mute ?? false,
+    absorbDtmf: options?.absorbDtmf ?? previous?.absorbDtmf ?? false,
+  };
+}
+
+export class Bridge {
+  readonly id: string;
+  readonly kind: BridgeKind;
+  readonly #notify: (notification: WorkerNotification) => void;
+  readonly #legOf: (member: BridgeMember) => RtpLeg | null;
+  readonly #members = new Map<string, Membership>();
+  #playback: Playback | null = null;
+  readonly recorders = new Set<Recorder>();
+  #relay: { a: RtpLeg; b: RtpLeg } | null = null;
+
+  /** `legOf` says which members are local RTP legs (the only ones a relay can join). */
+  constructor(id: string, kind: BridgeKind, notify: (notification: WorkerNotification) => void, legOf: (member: BridgeMember) => RtpLeg | null) {
+    this.id = id;
+    this.kind = kind;
+    this.#notify = notify;
+    this.#legOf = legOf;
+  }
+
+  get size(): number {
+    return this.#members.size;
+  }
+
+  get relaying(): boolean {
+    return this.#relay !== null;
+  }
+
+  get active(): boolean {
+    return this.#members.size > 0 || this.#playback !== null || this.recorders.size > 0;
+  }
+
+  has(legId: string): boolean {
+    return this.#members.has(legId);
+  }
+
+  memberIds(): string[] {
+    return [...this.#members.keys()];
+  }
+
+  add(member: BridgeMember, options: JoinBridgeOptions | undefined): void {
+    this.#stopRelay();
+    this.#members.get(member.legId)?.member.close();
+    this.#members.set(member.legId, { member, options: memberOptions(options) });
+  }
+
+  update(legId: string, options: JoinBridgeOptions): boolean {
+    const membership = this.#members.get(legId);
+    if (membership === undefined) return false;
+    membership.options = memberOptions(options, membership.options);
+    return true;
+  }
+
+  remove(legId: string): BridgeMember | null {
+    const membership = this.#members.get(legId);
+    if (membership === undefined) return null;
+    this.#stopRelay();
+    this.#members.delete(legId);
+    membership.member.close();
+    return membership.member;
+  }
+
+  /** A member received a digit: every other member gets it, unless the sender absorbs DTMF. */
+  dtmfFrom(legId: string, digit: string, durationMs: number): void {
+    const from = this.#members.get(legId);
+    if (from === undefined || from.options.absorbDtmf || this.#relay !== null) return; // a relay passes the event packets itself
+    for (const [id, membership] of this.#members) if (id !== legId) membership.member.dtmf(digit, durationMs);
+  }
+
+  // ── bridge media ──────────────────────────────────────────────────────────────────────────
+
+  play(playbackId: string, load: () => Promise<FrameSource>, wake: () => void): void {
+    this.endPlayback('stopped');
+    const playback = new Playback(playbackId);
+    this.#playback = playback;
+    load().then(
+      (source) => {
+        if (this.#playback !== playback || playback.state !== 'loading') return;
+        playback.begin(source);
+        if (source.done) this.endPlayback('complete');
+        else wake();
+      },
+      (error: unknown) => {
+        if (this.#playback !== playback || playback.state !== 'loading') return;
+        this.endPlayback('failed', error instanceof Error ? error.message : String(error));
+      },
+    );
+  }
+
+  stopPlayback(playbackId: string): void {
+    if (this.#playback?.id === playbackId) this.endPlayback('stopped');
+  }
+
+  endPlayback(reason: PlaybackEndReason, error?: string): void {
+    const playback = this.#playback;
+    if (playback === null) return;
+    this.#playback = null;
+    if (playback.state === 'finished') return;
+    playback.finish();
+    const notification: WorkerNotification = { type: 'playbackFinished', legId: '', bridgeId: this.id, playbackId: playback.id, reason };
+    if (error !== undefined) notification.error = error;
+    this.#notify(notification);
+  }
+
+  // ── the tick ─────────────────────────────────────────────────────────────────────────────
+
+  step(): void {
+    const memberships = [...this.#members.values()];
+    // Every member's input is taken each tick, so remote queues keep their pace even while relaying.
+    const heard = memberships.map(({ member, options }) => {
+      const frame = member.input();
+      return options.mute ? null : frame;
+    });
+    if (this.#updateRelay()) return;
+
+    const media = this.#mediaFrame();
+    if (this.kind === 'mixing') {
+      const outputs = mixMinusOne(heard, SAMPLES_PER_FRAME, media);
+      memberships.forEach(({ member }, index) => member.output(outputs[index]));
+    } else {
+      const announcers = mixAll(
+        memberships.map(({ options }, index) => (options.role === 'announcer' ? heard[index] : null)),
+        SAMPLES_PER_FRAME,
+      );
+      const common = mixAll([announcers, media], SAMPLES_PER_FRAME) ?? new Int16Array(SAMPLES_PER_FRAME);
+      for (const { member, options } of memberships) member.output(options.role === 'announcer' ? null : common);
+    }
+    if (this.recorders.size > 0) {
+      const mix = mixAll([...heard, media], SAMPLES_PER_FRAME);
+      for (const recorder of this.recorders) recorder.feed(mix);
+    }
+    const playback = this.#playback;
+    if (playback !== null && playback.state === 'playing' && playback.exhausted) this.endPlayback('complete');
+  }
+
+  /** Playback and beeps everyone hears this tick (null: none). */
+  #mediaFrame(): Int16Array | null {
+    const frames: Array<Int16Array | null> = [];
+    const playback = this.#playback;
+    if (playback !== null && playback.state === 'playing') {
+      const first = playback.framesOut === 0;
+      const frame = playback.nextFrame();
+      if (first && frame !== null) this.#notify({ type: 'playbackStarted', legId: '', playbackId: playback.id });
+      frames.push(frame === null ? null : frame.slice());
+    }
+    for (const recorder of this.recorders) {
+      const beep = recorder.beepFrame();
+      if (beep !== null) frames.push(beep.slice());
+    }
+    return mixAll(frames, SAMPLES_PER_FRAME);
+  }
+
+  // ── relay ────────────────────────────────────────────────────────────────────────────────
+
+  /** Starts or stops the relay as the condition changes; true while relaying. */
+  #updateRelay(): boolean {
+    const pair = this.#relayPair();
+    if (pair === null) {
+      this.#stopRelay();
+      return false;
+    }
+    if (this.#relay === null || this.#relay.a !== pair.a || this.#relay.b !== pair.b) {
+      this.#stopRelay();
+      this.#startRelay(pair.a, pair.b, pair.absorbA, pair.absorbB);
+    }
+    return true;
+  }
+
+  #relayPair(): { a: RtpLeg; b: RtpLeg; absorbA: boolean; absorbB: boolean } | null {
+    if (this.kind !== 'mixing' || this.#members.size !== 2 || this.#playback !== null || this.recorders.size > 0) return null;
+    const [first, second] = [...this.#members.values()];
+    if (first.options.mute || second.options.mute) return null;
+    if (first.member.endpoint?.busy !== false || second.member.endpoint?.busy !== false) return null;
+    const a = this.#legOf(first.member);
+    const b = this.#legOf(second.member);
+    if (a === null || b === null) return null;
+    const ca = a.remote?.codec;
+    const cb = b.remote?.codec;
+    if (ca === undefined || cb === undefined || ca.name !== cb.name || ca.clockRate !== cb.clockRate) return null;
+    return { a, b, absorbA: first.options.absorbDtmf, absorbB: second.options.absorbDtmf };
+  }
+
+  #startRelay(a: RtpLeg, b: RtpLeg, absorbA: boolean, absorbB: boolean): void {
+    const toB = new RelayRewriter();
+    const toA = new RelayRewriter();
+    a.packetTap = (packet) => relay(packet, b, toB, absorbA);
+    b.packetTap = (packet) => relay(packet, a, toA, absorbB);
+    this.#relay = { a, b };
+  }
+
+  #stopRelay(): void {
+    if (this.#relay === null) return;
+    this.#relay.a.packetTap = null;
+    this.#relay.b.packetTap = null;
+    this.#relay = null;
+  }
+
+  close(): void {
+    this.#stopRelay();
+    this.endPlayback('stopped');
+    for (const recorder of this.recorders) recorder.end('target-gone');
+    this.recorders.clear();
+    for (const { member } of this.#members.values()) member.close();
+    this.#members.clear();
+  }
+}
+
+/** Sends one received packet on through the other leg, rewritten into that leg's stream. */
+function relay(packet: TappedPacket, to: RtpLeg, rewriter: RelayRewriter, absorbDtmf: boolean): void {
+  if (packet.kind === 'event' && absorbDtmf) return;
+  const clockRate = to.remote?.codec.clockRate ?? 8000;
+  const codec = to.remote?.codec.name;
+  // G.711 carries one sample per byte; otherwise assume the default 20 ms packet (RFC 3551 §4.2).
+  const samples = packet.kind === 'event' ? 0 : codec === 'PCMU' || codec === 'PCMA' ? packet.payload.length : clockRate / 50;
+  const header = rewriter.rewrite(packet.info, to.streamPosition);
+  to.sendRelayed(packet.kind, packet.payload, header, samples);
+}

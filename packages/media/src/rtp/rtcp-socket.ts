@@ -1,0 +1,94 @@
+/**
+ * The RTCP socket of a leg (RFC 3550 §11: the RTP port + 1) and its report timer. Best effort: if
+ * the port cannot be bound the leg still carries RTP, only without RTCP. Reports go every
+ * `intervalMs` (§6.2 recommends 5 s minimum), randomised by ±50 % (§6.3.1) so that the reports of
+ * many legs do not synchronise; a BYE (§6.6) is sent on close.
+ */
+import dgram from 'node:dgram';
+import { isIP } from 'node:net';
+import { type RtcpPacket, parseRtcp } from './rtcp.js';
+
+export interface RtcpSocketHandlers {
+  /** Valid RTCP arrived (already parsed) from `from`. */
+  received(packets: RtcpPacket[], from: { address: string; port: number }): void;
+  /** Builds the compound packet to send now, or null to skip this interval. */
+  report(): Uint8Array | null;
+  /** Where to send reports (null: nowhere yet). */
+  target(): { address: string; port: number } | null;
+  /** A malformed datagram or socket problem, for the leg's counters and logs. */
+  problem(what: string): void;
+}
+
+export class RtcpSocket {
+  readonly #socket: dgram.Socket;
+  readonly #handlers: RtcpSocketHandlers;
+  readonly #intervalMs: number;
+  #timer: NodeJS.Timeout | null = null;
+  #closed = false;
+
+  private constructor(socket: dgram.Socket, handlers: RtcpSocketHandlers, intervalMs: number) {
+    this.#socket = socket;
+    this.#handlers = handlers;
+    this.#intervalMs = intervalMs;
+    socket.on('message', (datagram, rinfo) => {
+      const parsed = parseRtcp(datagram);
+      if (parsed.ok) handlers.received(parsed.packets, { address: rinfo.address, port: rinfo.port });
+      else handlers.problem(`malformed RTCP (${parsed.reason})`);
+    });
+    socket.on('error', (error) => handlers.problem(`RTCP socket: ${error.message}`));
+    this.#schedule();
+  }
+
+  /** Binds `address:port`; resolves null (after reporting the problem) when it cannot. */
+  static open(address: string, port: number, handlers: RtcpSocketHandlers, intervalMs = 5000): Promise<RtcpSocket | null> {
+    const socket = dgram.createSocket({ type: isIP(address) === 6 ? 'udp6' : 'udp4' });
+    return new Promise((resolve) => {
+      const onError = (error: Error): void => {
+        socket.close();
+        handlers.problem(`cannot bind RTCP to ${address}:${port}: ${error.message}`);
+        resolve(null);
+      };
+      socket.once('error', onError);
+      socket.bind({ address, port, exclusive: true }, () => {
+        socket.off('error', onError);
+        resolve(new RtcpSocket(socket, handlers, intervalMs));
+      });
+    });
+  }
+
+  #schedule(): void {
+    if (this.#closed) return;
+    const delay = this.#intervalMs * (0.5 + Math.random());
+    this.#timer = setTimeout(() => {
+      this.#sendReport();
+      this.#schedule();
+    }, delay);
+    this.#timer.unref();
+  }
+
+  #sendReport(extra?: Uint8Array): void {
+    const target = this.#handlers.target();
+    const report = this.#handlers.report();
+    if (target === null || report === null) return;
+    const datagram = extra === undefined ? report : Buffer.concat([report, extra]);
+    this.#socket.send(datagram, target.port, target.address, (error) => {
+      if (error) this.#handlers.problem(`RTCP send: ${error.message}`);
+    });
+  }
+
+  /** Sends a last report with BYE appended, then closes. */
+  close(bye?: Uint8Array): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (this.#timer !== null) clearTimeout(this.#timer);
+    if (bye !== undefined) {
+      try {
+        this.#sendReport(bye);
+      } catch (error) {
+        this.#handlers.problem(`RTCP BYE: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+    // Close after the send has been queued (dgram sends asynchronously).
+    setImmediate(() => this.#socket.close());
+  }
+}

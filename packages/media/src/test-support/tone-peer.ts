@@ -1,0 +1,73 @@
+/**
+ * A far-end phone for bridge tests: a FarEnd socket that sends a continuous PCMU sine every 20 ms
+ * to a leg, and helpers to measure which tones arrived (Goertzel) in what it received.
+ */
+import { decodeUlaw, encodeUlaw } from '../codecs/g711.js';
+import { toneAmplitude } from '../dsp/goertzel.js';
+import { RTP_HEADER_SIZE, writeRtpHeader } from '../rtp/rtp-header.js';
+import { FarEnd } from './far-end.js';
+
+export class TonePeer {
+  readonly far: FarEnd;
+  #timer: NodeJS.Timeout | null = null;
+  #sequence = 1;
+  #timestamp = 0;
+  readonly #ssrc = Math.floor(Math.random() * 0xffffffff);
+
+  private constructor(far: FarEnd) {
+    this.far = far;
+  }
+
+  static async open(): Promise<TonePeer> {
+    return new TonePeer(await FarEnd.open());
+  }
+
+  get port(): number {
+    return this.far.port;
+  }
+
+  /** Sends `frequencyHz` (0: silence) to `legPort` every 20 ms until `stop()`. */
+  sendTone(legPort: number, frequencyHz: number, amplitude = 8000): void {
+    this.stop();
+    let n = 0;
+    const send = (): void => {
+      const packet = new Uint8Array(RTP_HEADER_SIZE + 160);
+      writeRtpHeader(packet, { payloadType: 0, marker: n === 0, sequenceNumber: this.#sequence, timestamp: this.#timestamp, ssrc: this.#ssrc });
+      const pcm = new Int16Array(160);
+      for (let i = 0; i < 160; i += 1) pcm[i] = Math.round(amplitude * Math.sin((2 * Math.PI * frequencyHz * (this.#timestamp + i)) / 8000));
+      encodeUlaw(pcm, packet, RTP_HEADER_SIZE);
+      this.#sequence = (this.#sequence + 1) & 0xffff;
+      this.#timestamp = (this.#timestamp + 160) >>> 0;
+      n += 1;
+      void this.far.send(packet, legPort).catch(() => {});
+    };
+    send();
+    this.#timer = setInterval(send, 20);
+  }
+
+  stop(): void {
+    if (this.#timer !== null) clearInterval(this.#timer);
+    this.#timer = null;
+  }
+
+  /** The decoded audio of audio packets (PT 0) received after `sinceMs` (performance.now). */
+  audioSince(sinceMs: number): Int16Array {
+    const packets = this.far.packets.filter((p) => p.at >= sinceMs && p.info.payloadType === 0);
+    const out = new Int16Array(packets.length * 160);
+    packets.forEach((p, index) => decodeUlaw(p.payload.subarray(0, 160), out, index * 160));
+    return out;
+  }
+
+  /** Amplitude of each frequency in what arrived since `sinceMs`. */
+  levels(sinceMs: number, frequencies: number[]): Record<number, number> {
+    const audio = this.audioSince(sinceMs);
+    const result: Record<number, number> = {};
+    for (const f of frequencies) result[f] = audio.length === 0 ? 0 : toneAmplitude(audio, f, 8000);
+    return result;
+  }
+
+  close(): void {
+    this.stop();
+    this.far.close();
+  }
+}

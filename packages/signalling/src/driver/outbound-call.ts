@@ -1,0 +1,667 @@
+/**
+ * One outbound SIP call: the `ChannelTechnology` of a channel core created for a dial string. It
+ * sends an INVITE with our SDP offer to every target (all registered contacts of an endpoint fork
+ * in parallel, each in its own client transaction and Call-ID), reports 180/183 as ringing and
+ * early media, and the first 2xx wins: it is acknowledged (RFC 3261 §13.2.2.4: the ACK for a 2xx is
+ * the UAC core's job), its SDP answer is set on the media leg, and the other branches are cancelled
+ * with `Reason: SIP;cause=200;text="Call completed elsewhere"` (RFC 3326). A 2xx that arrives from
+ * another branch after that is acknowledged and ended with a BYE (§13.2.2.4).
+ *
+ *   prepared ──dial()──> calling ──first 2xx──> up ──hangup(): BYE──> ending ──> ended
+ *      │                    │                    │
+ *      │ hangup()           │ every branch       │ BYE received
+ *      v                    │ failed, hangup()   v
+ *    ended <────────────────┴─── (CANCEL) ───> ended
+ *
+ * Branch (one INVITE client transaction):
+ *
+ *   trying ──1xx──> proceeding ──2xx──> answered
+ *     │                 │
+ *     └──── 3xx-6xx, Timer B, CANCEL'd ──> failed
+ *
+ * A CANCEL is sent only once a provisional response arrived (§9.1); asked earlier, it waits for one.
+ */
+import type {
+  AudioCodecName,
+  CallerId,
+  ChannelTechnology,
+  ChannelTechnologyEvents,
+  Clock,
+  Logger,
+  SipEndpointConfig,
+  SipTransportConfig,
+} from '@switchboard/core';
+import { Dialog } from '../dialog/dialog.js';
+import type { IncomingInvite } from '../dialog/incoming-invite.js';
+import { SipError } from '../errors.js';
+import { newBranch, newCallId, newTag } from '../message/ids.js';
+import { NameAddr, parseNameAddr } from '../message/name-addr.js';
+import { headerFields, SipRequest, type SipResponse } from '../message/sip-message.js';
+import { SipUri } from '../message/uri.js';
+import { Via } from '../message/via.js';
+import { isWildcardAddress, localAddressToward } from '../transport/local-address.js';
+import type { PeerAddress, Transport } from '../transport/transport.js';
+import type { UserAgentCore } from '../ua/user-agent-core.js';
+import {
+  CAUSE_BEARER_NOT_AVAILABLE,
+  CAUSE_NORMAL_CLEARING,
+  causeForStatus,
+  causeFromReasonHeader,
+  reasonHeaderForCause,
+} from './hangup-causes.js';
+import type { SipMediaEngine } from './inbound-call.js';
+import {
+  answerDirection,
+  type LocalAudio,
+  LocalSdpSession,
+  type MediaDirection,
+  negotiateAnswer,
+  negotiateOffer,
+  type OfferedStream,
+  offerFormats,
+  type RemoteMedia,
+} from './sdp.js';
+
+export type OutboundCallState = 'prepared' | 'calling' | 'up' | 'ending' | 'ended';
+
+const TRANSITIONS: Record<OutboundCallState, readonly OutboundCallState[]> = {
+  prepared: ['calling', 'ended'],
+  calling: ['up', 'ended'],
+  up: ['ending', 'ended'],
+  ending: ['ended'],
+  ended: [],
+};
+
+/** Q.850 20: nobody registered for the endpoint (maps to CHANUNAVAIL in the dialplan). */
+export const CAUSE_SUBSCRIBER_ABSENT = 20;
+/** Q.850 19: the dial timeout ran out while the far end rang. */
+export const CAUSE_NO_ANSWER = 19;
+/** Q.850 26: another branch of a Dial answered. */
+export const CAUSE_ANSWERED_ELSEWHERE = 26;
+
+/** Where one branch goes. */
+export interface OutboundTarget {
+  requestUri: SipUri;
+  /** The To URI (the Request-URI without its parameters when not given). */
+  toUri?: SipUri;
+  /** Send to this address instead of resolving the URI (a registered phone's NAT flow). */
+  flow?: PeerAddress | undefined;
+  /** Route values for this target (a registration's Path), outermost first. */
+  route?: readonly string[];
+}
+
+export interface OutboundCallEnvironment {
+  ua: UserAgentCore;
+  media: SipMediaEngine;
+  clock: Clock;
+  logger: Logger;
+  endpoint: SipEndpointConfig;
+  transport: Transport;
+  transportConfig: SipTransportConfig;
+  name: string;
+  caller: CallerId;
+  codecs: readonly AudioCodecName[];
+  userAgent: string;
+  /** Resolved when dial() runs (registrations can change between prepare and dial). */
+  targets(): Promise<OutboundTarget[]>;
+  onEnded(call: OutboundSipCall): void;
+}
+
+type BranchState = 'trying' | 'proceeding' | 'answered' | 'failed';
+
+interface Branch {
+  state: BranchState;
+  invite: SipRequest;
+  nextHop: SipUri;
+  target: OutboundTarget;
+  localHost: string;
+  /** A CANCEL was asked for before any provisional response; send it when one arrives. */
+  cancelReason: string | undefined;
+  cancelled: boolean;
+  dialog: Dialog | undefined;
+  finalStatus: number | undefined;
+}
+
+const SDP = 'application/sdp';
+/** RFC 3326 §2 Reason for the branches that lost to an answer. */
+const COMPLETED_ELSEWHERE = 'SIP;cause=200;text="Call completed elsewhere"';
+const ALLOW = 'INVITE, ACK, CANCEL, BYE, OPTIONS';
+
+export class OutboundSipCall implements ChannelTechnology {
+  readonly #env: OutboundCallEnvironment;
+  readonly #log: Logger;
+  #state: OutboundCallState = 'prepared';
+  #protocolId: string;
+  #events: ChannelTechnologyEvents | undefined;
+  readonly #branches: Branch[] = [];
+  #winner: Branch | undefined;
+  #legId: string | undefined;
+  #legReleased = false;
+  #mediaAddress = '';
+  #mediaPort = 0;
+  readonly #sdp = new LocalSdpSession();
+  #remote: RemoteMedia | undefined;
+  #earlyMedia = false;
+  #ringing = false;
+  #hangupRequested = false;
+  #reported = false;
+  #timer: unknown;
+  #onHold = false;
+
+  constructor(env: OutboundCallEnvironment) {
+    this.#env = env;
+    this.#protocolId = newCallId();
+    this.#log = env.logger.child({ channel: env.name });
+  }
+
+  get protocolId(): string {
+    return this.#protocolId;
+  }
+
+  get mediaLegId(): string | undefined {
+    return this.#legId;
+  }
+
+  get state(): OutboundCallState {
+    return this.#state;
+  }
+
+  /** Starts the INVITEs. With no target the call ends at once with cause 20 (subscriber absent). */
+  async dial(events: ChannelTechnologyEvents, options: { timeoutSeconds: number }): Promise<void> {
+    if (this.#state !== 'prepared') throw new SipError(500, 'Server Internal Error', `dial() on a call in state ${this.#state}`);
+    this.#events = events;
+    this.#transition('calling');
+    const targets = await this.#env.targets();
+    if (!this.#stillCalling()) return;
+    if (targets.length === 0) {
+      this.#log.info({ endpoint: this.#env.endpoint.name }, 'no contact to call');
+      this.#finish(CAUSE_SUBSCRIBER_ABSENT);
+      return;
+    }
+    await this.#createMedia(targets[0]);
+    if (!this.#stillCalling()) return;
+    const offer = Buffer.from(this.#sdp.offer(this.#localAudio(offerFormats(this.#env.codecs), 'sendrecv')));
+    for (const target of targets) await this.#startBranch(target, offer);
+    if (!this.#stillCalling()) return;
+    if (options.timeoutSeconds > 0) {
+      this.#timer = this.#env.clock.setTimeout(() => this.#dialTimedOut(), options.timeoutSeconds * 1000);
+    }
+  }
+
+  /** Whether the dial is still going on (it may have been hung up across an await). */
+  #stillCalling(): boolean {
+    return this.#state === 'calling';
+  }
+
+  /** An outbound call is answered by the far end; nothing to do on our side. */
+  async answer(): Promise<void> {}
+
+  async indicateRinging(): Promise<void> {}
+
+  async indicateProgress(): Promise<void> {}
+
+  async hangup(cause: number): Promise<void> {
+    this.#hangupRequested = true;
+    switch (this.#state) {
+      case 'prepared':
+        this.#end();
+        return;
+      case 'calling':
+        // Cause 26 (Dial: another phone answered) becomes RFC 3326 `SIP;cause=200`, which phones
+        // read as "completed elsewhere" and do not log as a missed call.
+        this.#cancelBranches(cause === CAUSE_ANSWERED_ELSEWHERE ? COMPLETED_ELSEWHERE : reasonHeaderForCause(cause));
+        this.#end();
+        return;
+      case 'up':
+        this.#sendBye(cause);
+        return;
+      case 'ending':
+      case 'ended':
+        return;
+    }
+  }
+
+  async #createMedia(first: OutboundTarget): Promise<void> {
+    const config = this.#env.transportConfig;
+    const leg = await this.#env.media.createLeg({ bindAddress: config.bindAddress });
+    this.#legId = leg.legId;
+    this.#mediaPort = leg.localPort;
+    const external = config.externalMediaAddress;
+    if (external !== undefined && external !== '') this.#mediaAddress = external;
+    else if (!isWildcardAddress(config.bindAddress)) this.#mediaAddress = config.bindAddress;
+    else if (!isWildcardAddress(leg.localAddress)) this.#mediaAddress = leg.localAddress;
+    else this.#mediaAddress = await localAddressToward(first.flow?.address ?? first.requestUri.host);
+    if (this.#state !== 'calling') await this.#releaseMedia();
+  }
+
+  async #startBranch(target: OutboundTarget, offer: Buffer): Promise<void> {
+    const transport = this.#env.transport;
+    const route = target.route ?? [];
+    const firstRoute = route[0] === undefined ? undefined : parseNameAddr(route[0]).uri;
+    const routed = firstRoute !== undefined && firstRoute.kind === 'sip' ? firstRoute : target.requestUri;
+    const nextHop = target.flow === undefined ? routed : new SipUri({ host: target.flow.address, port: target.flow.port });
+    const localHost = await transport.advertisedHost(nextHop.host);
+    const invite = this.#buildInvite(target, localHost, route, offer);
+    const branch: Branch = {
+      state: 'trying',
+      invite,
+      nextHop,
+      target,
+      localHost,
+      cancelReason: undefined,
+      cancelled: false,
+      dialog: undefined,
+      finalStatus: undefined,
+    };
+    if (this.#branches.length === 0) this.#protocolId = invite.callId;
+    this.#branches.push(branch);
+    this.#env.ua.sendRequest(invite, transport, nextHop, {
+      onResponse: (response) => this.#receiveResponse(branch, response),
+      onTimeout: () => this.#branchFailed(branch, 408),
+      onTransportError: (err) => {
+        this.#log.info({ err, target: target.requestUri.toString() }, 'INVITE could not be sent');
+        this.#branchFailed(branch, 503);
+      },
+    });
+  }
+
+  /** An initial INVITE (RFC 3261 §8.1.1, §13.2.1) carrying our offer. */
+  #buildInvite(target: OutboundTarget, localHost: string, route: readonly string[], offer: Buffer): SipRequest {
+    const transport = this.#env.transport;
+    const local = new SipUri({ host: localHost, port: transport.localPort });
+    const caller = this.#env.caller;
+    const fromUri = local.clone();
+    fromUri.port = undefined;
+    fromUri.user = caller.number === '' ? 'anonymous' : caller.number;
+    const from = new NameAddr(fromUri, caller.name === '' ? undefined : caller.name, new Map([['tag', newTag()]]));
+    const toUri = (target.toUri ?? target.requestUri).clone();
+    toUri.params.clear();
+    toUri.headers = undefined;
+    const via = new Via(
+      transport.viaTransport,
+      localHost,
+      transport.localPort,
+      new Map([
+        ['branch', newBranch()],
+        ['rport', null],
+      ]),
+    );
+    const seq = Math.floor(Math.random() * 0x7fff) + 1;
+    const requestUri = target.requestUri.clone();
+    requestUri.headers = undefined;
+    const request = new SipRequest(
+      'INVITE',
+      requestUri,
+      headerFields([
+        ['Via', via.toString()],
+        ['Max-Forwards', '70'],
+        ['From', from.toString()],
+        ['To', new NameAddr(toUri).toString()],
+        ['Call-ID', newCallId(localHost)],
+        ['CSeq', `${seq} INVITE`],
+        ...route.map((value) => ['Route', value] as const),
+        ['Contact', `<${local.toString()}>`],
+        ['Allow', ALLOW],
+        ['User-Agent', this.#env.userAgent],
+        ['Content-Type', SDP],
+      ]),
+    );
+    request.body = offer;
+    return request;
+  }
+
+  #receiveResponse(branch: Branch, response: SipResponse): void {
+    const status = response.status;
+    if (status < 200) {
+      if (branch.state === 'trying') branch.state = 'proceeding';
+      if (branch.cancelReason !== undefined && !branch.cancelled) {
+        this.#sendCancel(branch, branch.cancelReason);
+        return;
+      }
+      if (status === 100 || this.#state !== 'calling' || branch.cancelled) return;
+      void this.#provisional(response);
+      return;
+    }
+    if (status < 300) {
+      this.#receive2xx(branch, response);
+      return;
+    }
+    this.#branchFailed(branch, status);
+  }
+
+  /** 180 → ringing; 183 (or 180) with SDP → early media from the first branch that sends it. */
+  async #provisional(response: SipResponse): Promise<void> {
+    if (response.body.length > 0 && response.contentType === SDP && !this.#earlyMedia) {
+      const outcome = negotiateAnswer(response.bodyText, this.#env.codecs);
+      if (outcome.ok) {
+        this.#earlyMedia = true;
+        await this.#setRemote(outcome.remote);
+        if (this.#state === 'calling') this.#emit((events) => events.progress?.());
+        return;
+      }
+      this.#log.debug({ problem: outcome.reason }, 'early SDP unusable; ignored');
+    }
+    if (response.status === 180 && !this.#ringing) {
+      this.#ringing = true;
+      this.#emit((events) => events.ringing());
+    } else if (response.status === 183 && !this.#earlyMedia) {
+      this.#emit((events) => events.progress?.());
+    }
+  }
+
+  #receive2xx(branch: Branch, response: SipResponse): void {
+    const toTag = response.to.tag;
+    if (toTag === undefined) {
+      this.#log.info('2xx without a To tag ignored');
+      return;
+    }
+    // A retransmitted 2xx (our ACK was lost): the same ACK again (§13.2.2.4).
+    if (branch.dialog !== undefined && branch.dialog.remoteTag === toTag) {
+      this.#sendAck(branch.dialog);
+      return;
+    }
+    const dialog = this.#createDialog(branch, response, toTag);
+    this.#sendAck(dialog);
+    if (this.#winner !== undefined || this.#state !== 'calling') {
+      // Late 2xx: another fork (or a branch we already gave up) answered; acknowledge, then end it.
+      branch.state = 'failed';
+      void dialog.sendRequest('BYE', { headers: [['Reason', reasonHeaderForCause(CAUSE_NORMAL_CLEARING)]] });
+      return;
+    }
+    branch.state = 'answered';
+    branch.dialog = dialog;
+    this.#winner = branch;
+    this.#protocolId = branch.invite.callId;
+    this.#clearTimer();
+    this.#cancelBranches(COMPLETED_ELSEWHERE, branch);
+    void this.#applyAnswer(response);
+  }
+
+  async #applyAnswer(response: SipResponse): Promise<void> {
+    const outcome =
+      response.body.length > 0 && response.contentType === SDP
+        ? negotiateAnswer(response.bodyText, this.#env.codecs)
+        : ({ ok: false, reason: '2xx carries no SDP answer' } as const);
+    if (!outcome.ok) {
+      // RFC 3261 §13.2.1: we offered, so the 2xx must answer; without media the call cannot go on.
+      this.#log.info({ problem: outcome.reason }, 'answer unusable; ending the call');
+      this.#transition('up');
+      this.#sendBye(CAUSE_BEARER_NOT_AVAILABLE);
+      this.#report(CAUSE_BEARER_NOT_AVAILABLE);
+      return;
+    }
+    await this.#setRemote(outcome.remote);
+    if (this.#state !== 'calling') return;
+    this.#transition('up');
+    this.#emit((events) => events.answered());
+  }
+
+  /** RFC 3261 §12.1.2: the UAC's view of the dialog the 2xx created. */
+  #createDialog(branch: Branch, response: SipResponse, toTag: string): Dialog {
+    const invite = branch.invite;
+    const contact = response.contacts[0];
+    const remoteTarget = contact !== undefined && contact.uri.kind === 'sip' ? contact.uri : branch.target.requestUri;
+    const localUri = invite.from.clone();
+    localUri.tag = undefined;
+    const remoteUri = response.to.clone();
+    remoteUri.tag = undefined;
+    const dialog = new Dialog(
+      {
+        callId: invite.callId,
+        localTag: invite.from.tag ?? '',
+        remoteTag: toTag,
+        localUri,
+        remoteUri,
+        remoteTarget,
+        // §12.1.2: the route set is the Record-Route list in reverse order.
+        routeSet: [...response.recordRoutes].reverse(),
+        remoteSeq: undefined,
+        transport: this.#env.transport,
+        localHost: branch.localHost,
+        localPort: this.#env.transport.localPort,
+        localSeq: invite.cseq.seq,
+      },
+      this.#env.ua.services,
+    );
+    const flow = branch.target.flow;
+    if (flow !== undefined) dialog.flowTarget = new SipUri({ host: flow.address, port: flow.port });
+    dialog.confirm();
+    this.#env.ua.services.addDialog(dialog);
+    dialog.delegate = {
+      onBye: (bye) => {
+        if (this.#winner?.dialog !== dialog) return;
+        this.#farEndEnded(causeFromReasonHeader(bye.getHeaderList('Reason')) ?? CAUSE_NORMAL_CLEARING);
+      },
+      onReinvite: (reinvite) => {
+        this.#receiveReinvite(reinvite).catch((err: unknown) => {
+          this.#log.error({ err }, 're-INVITE handling failed');
+          if (reinvite.state === 'proceeding') reinvite.reject(500);
+        });
+      },
+    };
+    return dialog;
+  }
+
+  /** §13.2.2.4: the ACK for a 2xx is a new transaction-less request of the dialog, same CSeq number. */
+  #sendAck(dialog: Dialog): void {
+    const { request, nextHop } = dialog.createRequest('ACK');
+    this.#env.ua.sendStateless(request, dialog.transport, nextHop).catch((err: unknown) => {
+      this.#log.info({ err }, 'ACK could not be sent');
+    });
+  }
+
+  /** A re-INVITE from the callee (hold, resume, new address): answer it from the current session. */
+  async #receiveReinvite(reinvite: IncomingInvite): Promise<void> {
+    const legId = this.#legId;
+    if (this.#state !== 'up' || legId === undefined) {
+      reinvite.reject(481);
+      return;
+    }
+    const request = reinvite.request;
+    if (request.body.length === 0 || request.contentType !== SDP) {
+      // An offerless re-INVITE would need our offer in the 2xx and the answer in the ACK; refused here.
+      reinvite.reject(488);
+      return;
+    }
+    const current = this.#remote;
+    const preferences =
+      current === undefined
+        ? this.#env.codecs
+        : [current.codec.name, ...this.#env.codecs.filter((c) => c !== current.codec.name)];
+    const outcome = negotiateOffer(request.bodyText, preferences);
+    if (!outcome.ok) {
+      reinvite.reject(488, { headers: [['Warning', `305 switchboard "${outcome.reason}"`]] });
+      return;
+    }
+    await this.#setRemote(outcome.remote);
+    if (reinvite.state !== 'proceeding') return;
+    reinvite.accept({ body: this.#answerSdp(outcome.remote, outcome.streams), contentType: SDP });
+  }
+
+  #answerSdp(remote: RemoteMedia, streams: OfferedStream[]): Buffer {
+    const te = remote.telephoneEventPayloadType;
+    const formats = {
+      codecs: [{ name: remote.codec.name, payloadType: remote.codec.payloadType }],
+      telephoneEvents: te === undefined ? [] : [{ payloadType: te, clockRate: remote.codec.clockRate }],
+    };
+    return Buffer.from(this.#sdp.answer(this.#localAudio(formats, answerDirection(remote.direction)), streams));
+  }
+
+  async #setRemote(remote: RemoteMedia): Promise<void> {
+    this.#remote = remote;
+    const held = remote.direction === 'sendonly' || remote.direction === 'inactive';
+    if (this.#state === 'up' && held !== this.#onHold) {
+      this.#onHold = held;
+      this.#emit((events) => events.held?.(held));
+    }
+    const legId = this.#legId;
+    if (legId === undefined || this.#legReleased) return;
+    try {
+      await this.#env.media.setLegRemote(legId, {
+        address: remote.address,
+        port: remote.port,
+        codec: remote.codec,
+        ...(remote.telephoneEventPayloadType !== undefined ? { telephoneEventPayloadType: remote.telephoneEventPayloadType } : {}),
+        direction: remote.direction,
+      });
+    } catch (err) {
+      this.#log.error({ err }, 'media leg refused the remote');
+    }
+  }
+
+  #localAudio(formats: Pick<LocalAudio, 'codecs' | 'telephoneEvents'>, direction: MediaDirection): LocalAudio {
+    return { address: this.#mediaAddress, port: this.#mediaPort, ...formats, direction };
+  }
+
+  #branchFailed(branch: Branch, status: number): void {
+    if (branch.state === 'failed' || branch.state === 'answered') return;
+    branch.state = 'failed';
+    branch.finalStatus = status;
+    if (this.#state !== 'calling' || this.#winner !== undefined) return;
+    if (this.#branches.some((b) => b.state === 'trying' || b.state === 'proceeding')) return;
+    const chosen = chooseFinalStatus(this.#branches.map((b) => b.finalStatus ?? 500));
+    this.#log.debug({ status: chosen }, 'every branch failed');
+    this.#finish(causeForStatus(chosen));
+  }
+
+  #dialTimedOut(): void {
+    this.#timer = undefined;
+    if (this.#state !== 'calling') return;
+    this.#log.debug('dial timeout');
+    this.#cancelBranches(reasonHeaderForCause(CAUSE_NO_ANSWER));
+    this.#finish(CAUSE_NO_ANSWER);
+  }
+
+  /** §9.1: CANCEL only a branch that got a provisional response; earlier, wait for one. */
+  #cancelBranches(reason: string, except?: Branch): void {
+    for (const branch of this.#branches) {
+      if (branch === except || branch.state === 'failed' || branch.state === 'answered' || branch.cancelled) continue;
+      if (branch.state === 'proceeding') this.#sendCancel(branch, reason);
+      else branch.cancelReason = reason;
+    }
+  }
+
+  /** RFC 3261 §9.1: same Request-URI, Call-ID, From, To, CSeq number and top Via as the INVITE. */
+  #sendCancel(branch: Branch, reason: string): void {
+    branch.cancelled = true;
+    const invite = branch.invite;
+    const fields = headerFields([
+      ['Via', invite.topVia.toString()],
+      ['Max-Forwards', '70'],
+      ['From', invite.getHeader('From') ?? ''],
+      ['To', invite.getHeader('To') ?? ''],
+      ['Call-ID', invite.callId],
+      ['CSeq', `${invite.cseq.seq} CANCEL`],
+      ...invite.getHeaderFields('Route').map((value) => ['Route', value] as const),
+      ['Reason', reason],
+      ['User-Agent', this.#env.userAgent],
+    ]);
+    const cancel = new SipRequest('CANCEL', invite.requestUri, fields);
+    this.#env.ua.sendRequest(cancel, this.#env.transport, branch.nextHop, {
+      onResponse: () => {},
+      onTimeout: () => this.#log.debug('CANCEL got no response'),
+      onTransportError: (err) => this.#log.debug({ err }, 'CANCEL could not be sent'),
+    });
+  }
+
+  #sendBye(cause: number): void {
+    if (this.#state !== 'up') return;
+    this.#transition('ending');
+    void this.#releaseMedia();
+    const dialog = this.#winner?.dialog;
+    if (dialog === undefined || dialog.state === 'terminated') {
+      this.#end();
+      return;
+    }
+    void dialog.sendRequest('BYE', { headers: [['Reason', reasonHeaderForCause(cause)]] }).then((outcome) => {
+      if (outcome.kind !== 'response') this.#log.debug({ outcome: outcome.kind }, 'BYE got no response');
+      this.#end();
+    });
+  }
+
+  #farEndEnded(cause: number): void {
+    if (this.#state === 'ended') return;
+    this.#end();
+    this.#report(cause);
+  }
+
+  /** The call failed before an answer: report the cause, release everything. */
+  #finish(cause: number): void {
+    this.#end();
+    this.#report(cause);
+  }
+
+  #emit(fn: (events: ChannelTechnologyEvents) => void): void {
+    const events = this.#events;
+    if (events === undefined || this.#hangupRequested) return;
+    try {
+      fn(events);
+    } catch (err) {
+      this.#log.error({ err }, 'channel event listener failed');
+    }
+  }
+
+  #report(cause: number): void {
+    if (this.#reported) return;
+    this.#reported = true;
+    this.#emit((events) => events.hungUp(cause));
+  }
+
+  #clearTimer(): void {
+    if (this.#timer !== undefined) this.#env.clock.clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
+  #end(): void {
+    if (this.#state === 'ended') return;
+    this.#transition('ended');
+    this.#clearTimer();
+    this.#winner?.dialog?.terminate();
+    void this.#releaseMedia();
+    this.#env.onEnded(this);
+  }
+
+  /** Driver shutdown: cancel or BYE, and report the end. */
+  async shutdown(): Promise<void> {
+    const state = this.#state;
+    if (state === 'calling') {
+      this.#cancelBranches(reasonHeaderForCause(CAUSE_NORMAL_CLEARING));
+      this.#finish(CAUSE_NORMAL_CLEARING);
+    } else if (state === 'up') {
+      this.#sendBye(CAUSE_NORMAL_CLEARING);
+      this.#report(CAUSE_NORMAL_CLEARING);
+    } else if (state === 'prepared') {
+      this.#end();
+    }
+  }
+
+  async #releaseMedia(): Promise<void> {
+    const legId = this.#legId;
+    if (legId === undefined || this.#legReleased) return;
+    this.#legReleased = true;
+    try {
+      await this.#env.media.destroyLeg(legId);
+    } catch (err) {
+      this.#log.warn({ err, legId }, 'media leg could not be destroyed');
+    }
+  }
+
+  #transition(to: OutboundCallState): void {
+    const from = this.#state;
+    if (!TRANSITIONS[from].includes(to)) throw new Error(`outbound call ${this.#env.name}: illegal transition ${from} -> ${to}`);
+    this.#state = to;
+    this.#log.debug({ from, to }, 'outbound call state');
+  }
+}
+
+/**
+ * The response that stands for all failed branches, after RFC 3261 §16.7 step 6: a 6xx wins,
+ * then busy (486/600), then any other 4xx/5xx, and 408/487 (our own timeout or CANCEL) last.
+ */
+export function chooseFinalStatus(statuses: readonly number[]): number {
+  const global = statuses.find((s) => s >= 600);
+  if (global !== undefined) return global;
+  if (statuses.includes(486)) return 486;
+  const other = statuses.find((s) => s !== 408 && s !== 487);
+  return other ?? statuses[0] ?? 500;
+}
