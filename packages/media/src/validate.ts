@@ -8,8 +8,18 @@ import type { LegRemote, MediaDirection } from './types.js';
 
 const DIRECTIONS: readonly MediaDirection[] = ['sendrecv', 'sendonly', 'recvonly', 'inactive'];
 
-/** G.711 runs at 8000 Hz only (RFC 3551 §4.5.14). */
-const G711_CLOCK_RATE = 8000;
+/**
+ * RTP clock rates each codec may be negotiated with: G.711 and G.722 at 8000 (RFC 3551 §4.5.2,
+ * §4.5.14), L16 at 8000 or 16000 as we offer it, Opus always at 48000 (RFC 7587 §4.1). Whether a
+ * codec's implementation is present (the Opus binding is native) is checked by the worker.
+ */
+const CLOCK_RATES: Readonly<Record<string, readonly number[]>> = {
+  PCMU: [8000],
+  PCMA: [8000],
+  G722: [8000],
+  L16: [8000, 16000],
+  opus: [48000],
+};
 
 function isPayloadType(value: unknown): value is number {
   // RFC 3550 §5.1: seven bits.
@@ -29,10 +39,11 @@ export function validateRemote(remote: LegRemote): LegRemote {
   }
   const codec = remote.codec;
   if (typeof codec !== 'object' || codec === null) throw new InvalidArgumentError('remote codec is missing');
-  if (codec.name !== 'PCMU' && codec.name !== 'PCMA') throw new InvalidArgumentError(`unsupported codec ${String(codec.name)}`);
+  const rates = typeof codec.name === 'string' ? CLOCK_RATES[codec.name] : undefined;
+  if (!rates) throw new InvalidArgumentError(`unsupported codec ${String(codec.name)}`);
   if (!isPayloadType(codec.payloadType)) throw new InvalidArgumentError(`codec payload type must be 0-127, got ${codec.payloadType}`);
-  if (codec.clockRate !== G711_CLOCK_RATE) {
-    throw new InvalidArgumentError(`${codec.name} runs at ${G711_CLOCK_RATE} Hz, got clock rate ${codec.clockRate}`);
+  if (!rates.includes(codec.clockRate)) {
+    throw new InvalidArgumentError(`${codec.name} runs at ${rates.join(' or ')} Hz, got clock rate ${codec.clockRate}`);
   }
   const event = remote.telephoneEventPayloadType;
   if (event !== undefined) {

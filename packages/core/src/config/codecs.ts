@@ -9,7 +9,10 @@ import type { IniOption } from './ini.js';
 import { splitList } from './values.js';
 
 /** Codecs the media engine can carry today, in default preference order (what `all` means). */
-export const SUPPORTED_CODECS: readonly AudioCodecName[] = ['PCMU', 'PCMA'];
+export const SUPPORTED_CODECS: readonly AudioCodecName[] = ['PCMU', 'PCMA', 'G722', 'opus', 'L16'];
+
+/** An endpoint that names no codecs gets G.711, which every SIP phone speaks. */
+export const DEFAULT_ENDPOINT_CODECS: readonly AudioCodecName[] = ['PCMU', 'PCMA'];
 
 const CODEC_ALIASES: Record<string, AudioCodecName> = {
   ulaw: 'PCMU',
@@ -19,12 +22,14 @@ const CODEC_ALIASES: Record<string, AudioCodecName> = {
   alaw: 'PCMA',
   pcma: 'PCMA',
   g711a: 'PCMA',
+  g722: 'G722',
+  opus: 'opus',
+  slin: 'L16',
+  l16: 'L16',
 };
 
 /** Codec names Asterisk knows that we cannot carry yet: accepted with a warning, then dropped. */
 const KNOWN_UNSUPPORTED = new Set([
-  'g722',
-  'opus',
   'g729',
   'gsm',
   'ilbc',
@@ -45,7 +50,6 @@ const KNOWN_UNSUPPORTED = new Set([
   'silk12',
   'silk16',
   'silk24',
-  'slin',
   'slin12',
   'slin16',
   'slin24',

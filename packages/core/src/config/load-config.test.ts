@@ -177,13 +177,13 @@ describe('loadConfig', () => {
     assert.deepEqual(endpoint([]).codecs, ['PCMU', 'PCMA'], 'default when neither is written');
     assert.deepEqual(endpoint(['disallow = all', 'allow = alaw,ulaw']).codecs, ['PCMA', 'PCMU']);
     assert.deepEqual(endpoint(['allow = alaw']).codecs, ['PCMA'], 'allow replaces the default list');
-    assert.deepEqual(endpoint(['allow = all', 'disallow = ulaw']).codecs, ['PCMA']);
+    assert.deepEqual(endpoint(['allow = all', 'disallow = ulaw']).codecs, ['PCMA', 'G722', 'opus', 'L16']);
     assert.deepEqual(endpoint(['disallow = all', 'allow = ulaw:20', 'allow = !ulaw, alaw']).codecs, ['PCMA']);
-    const withOpus = endpoint(['disallow = all', 'allow = opus,g722,ulaw,bogus']);
-    assert.deepEqual(withOpus.codecs, ['PCMU']);
-    assert.equal(withOpus.warnings.length, 3);
-    assert.match(withOpus.warnings[0], /opus.*not supported yet/);
-    assert.match(withOpus.warnings[2], /bogus.*not a known codec/);
+    const withOpus = endpoint(['disallow = all', 'allow = opus,g722,slin,ulaw,g729,bogus']);
+    assert.deepEqual(withOpus.codecs, ['opus', 'G722', 'L16', 'PCMU']);
+    assert.equal(withOpus.warnings.length, 2);
+    assert.match(withOpus.warnings[0], /g729.*not supported yet/);
+    assert.match(withOpus.warnings[1], /bogus.*not a known codec/);
   });
 
   it('stops on an invalid value, naming file and line', () => {

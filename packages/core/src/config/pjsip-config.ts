@@ -23,7 +23,7 @@ import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { ConfigError } from '../errors.js';
 import type { Logger } from '../util/logger.js';
-import { applyCodecOption, SUPPORTED_CODECS } from './codecs.js';
+import { applyCodecOption, DEFAULT_ENDPOINT_CODECS } from './codecs.js';
 import { type IniDocument, type IniOption, type IniSection, lastOption } from './ini.js';
 import { applyOptions } from './option-table.js';
 import type {
@@ -175,7 +175,7 @@ function readEndpoint(section: IniSection, refs: References, log: Logger): SipEn
   const endpoint: SipEndpointConfig = {
     name: section.name,
     context: 'default',
-    codecs: [...SUPPORTED_CODECS],
+    codecs: [...DEFAULT_ENDPOINT_CODECS],
     aors: [],
     mailboxes: [],
     dtmfMode: 'rfc4733',
