@@ -81,6 +81,8 @@ export interface RunningSwitchboard {
   process: ChildProcess;
   /** Sends SIGTERM and resolves with the exit code and how long the exit took. */
   stop(): Promise<{ code: number | null; ms: number }>;
+  /** Stops the process and starts it again on the same configuration and data directory. */
+  restart(): Promise<void>;
 }
 
 export async function startSwitchboard(options: Partial<ConfOptions> = {}): Promise<RunningSwitchboard> {
@@ -97,6 +99,44 @@ export async function startSwitchboard(options: Partial<ConfOptions> = {}): Prom
     ...(options.channelVars !== undefined ? { channelVars: options.channelVars } : {}),
   };
   writeConf(confDir, conf);
+  let launched = await launch(confDir, dataDir);
+  const running: RunningSwitchboard = {
+    httpPort: conf.httpPort,
+    sipPort: conf.sipPort,
+    baseUrl: `http://127.0.0.1:${conf.httpPort}`,
+    confDir,
+    dataDir,
+    logs: launched.logs,
+    process: launched.child,
+    async stop() {
+      const begin = Date.now();
+      const code = await terminate(launched);
+      rmSync(root, { recursive: true, force: true });
+      return { code, ms: Date.now() - begin };
+    },
+    async restart() {
+      await terminate(launched);
+      launched = await launch(confDir, dataDir);
+      running.logs = launched.logs;
+      running.process = launched.child;
+    },
+  };
+  return running;
+}
+
+interface Launched {
+  child: ChildProcess;
+  logs: Record<string, unknown>[];
+  exited: Promise<number | null>;
+}
+
+async function terminate(launched: Launched): Promise<number | null> {
+  if (launched.child.exitCode === null) launched.child.kill('SIGTERM');
+  return launched.exited;
+}
+
+/** Starts the process on a conf and data directory and waits for 'switchboard started'. */
+async function launch(confDir: string, dataDir: string): Promise<Launched> {
   const child = spawn(process.execPath, [join(REPO_ROOT, 'packages/server/dist/main.js'), '--conf', confDir, '--data', dataDir], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, SWITCHBOARD_LOG_LEVEL: process.env.SWITCHBOARD_LOG_LEVEL ?? 'info' },
@@ -135,23 +175,11 @@ export async function startSwitchboard(options: Partial<ConfOptions> = {}): Prom
     });
   });
   await started;
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return {
-    httpPort: conf.httpPort,
-    sipPort: conf.sipPort,
-    baseUrl: `http://127.0.0.1:${conf.httpPort}`,
-    confDir,
-    dataDir,
-    logs,
-    process: child,
-    async stop() {
-      const begin = Date.now();
-      if (child.exitCode === null) child.kill('SIGTERM');
-      const code = await exited;
-      rmSync(root, { recursive: true, force: true });
-      return { code, ms: Date.now() - begin };
-    },
-  };
+  const exited = new Promise<number | null>((resolve) => {
+    if (child.exitCode !== null) resolve(child.exitCode);
+    else child.once('exit', (code) => resolve(code));
+  });
+  return { child, logs, exited };
 }
 
 export interface SippResult {

@@ -21,6 +21,8 @@ import { createChannelServices } from './channels/channel-services.js';
 import type { ChannelVariableAccess } from './channels/variable-access.js';
 import type { OriginateService } from './originate/originate-service.js';
 import type { SnoopService } from './snoop/snoop-service.js';
+import type { ExternalMediaService } from './originate/external-media.js';
+import { LocalChannelDriver } from './local/local-channel.js';
 import type { Store } from './store/types.js';
 import { loadDialplanConfig } from './config/load-config.js';
 import { EndpointRegistry } from './endpoints/endpoint-registry.js';
@@ -95,6 +97,7 @@ export class SwitchboardCore implements ChannelDriverHost {
   /** originate, create, dial. */
   readonly originator: OriginateService;
   readonly snoops: SnoopService;
+  readonly externalMedia: ExternalMediaService;
   readonly #drivers = new Map<string, ChannelDriver>();
   readonly #log: Logger;
   #dialplan: Dialplan;
@@ -172,6 +175,9 @@ export class SwitchboardCore implements ChannelDriverHost {
     this.channelFlow = channelServices.channelFlow;
     this.originator = channelServices.originator;
     this.snoops = channelServices.snoops;
+    this.externalMedia = channelServices.externalMedia;
+    // Local is part of the object model, not a network technology: core provides it itself.
+    this.registerDriver(new LocalChannelDriver(this, this.media, log.child({ module: 'switchboard:core:local' })));
     const store = options.store;
     this.endpoints = new EndpointRegistry(this.bus, this.channels);
     for (const endpoint of options.config.sip.endpoints) this.endpoints.add('SIP', endpoint.name);
@@ -194,6 +200,7 @@ export class SwitchboardCore implements ChannelDriverHost {
     });
     this.globalVariables = new GlobalVariables(this.bus, store?.globals, this.globals);
     this.eventSources = new EventSources(this.channels, this.endpoints);
+    this.eventSources.setBridgeLookup((id) => this.bridges.get(id)?.snapshot());
     this.subscriptions = new SubscriptionService(this.applications, this.eventSources);
     this.userEvents = new UserEventService(this.bus, this.applications, this.eventSources);
     const logChannels = this.logChannels;

@@ -5,18 +5,35 @@
 export { MediaEngine, type MediaEngineOptions } from './media-engine.js';
 export type {
   AudioCodecName,
+  BridgeKind,
   CodecBinding,
+  CreateBridgeRequest,
   CreateLegRequest,
+  CreateSnoopRequest,
+  JoinBridgeOptions,
   LegCounters,
   LegRemote,
+  LegRtpStatistics,
   MediaDirection,
   MediaLegInfo,
   MediaNotification,
   MediaNotificationListener,
+  MediaTarget,
   PlayFileRequest,
+  PlayToneRequest,
   PlaybackEndReason,
+  RecordingEndReason,
+  RecordingFormat,
   RtpCounters,
+  RtpStatistics,
+  SnoopDirection,
+  StartRecordingRequest,
+  TalkDetectionOptions,
+  ToneSegment,
 } from './types.js';
+/** Which recording formats this machine can write (core answers 422 for the others). */
+export { supportedRecordingFormats } from './recording/formats.js';
+export { mixAll, mixMinusOne } from './bridge/mixer.js';
 export type { MediaLogger } from './logger.js';
 export {
   EngineNotRunningError,

@@ -26,7 +26,16 @@ import {
   validateTarget,
 } from './engine/validate-media.js';
 import { WorkerChannel } from './engine/worker-channel.js';
-import { EngineNotRunningError, InvalidArgumentError, MediaError, PortsExhaustedError, WorkerDiedError, bridgeNotFound, legNotFound, recordingNotFound } from './errors.js';
+import {
+  EngineNotRunningError,
+  InvalidArgumentError,
+  MediaError,
+  PortsExhaustedError,
+  WorkerDiedError,
+  bridgeNotFound,
+  legNotFound,
+  recordingNotFound,
+} from './errors.js';
 import { type MediaLogger, scopedLogger, silentMediaLogger } from './logger.js';
 import type { WorkerNotification } from './protocol.js';
 import type {
@@ -91,6 +100,8 @@ interface BridgeRecord {
   playbackId: string | null;
   /** Live recordings of the bridge. */
   recordings: number;
+  /** Membership changes run one at a time: a home move must not interleave with another join. */
+  queue: Promise<void>;
 }
 
 interface RecordingRecord {
@@ -311,7 +322,14 @@ export class MediaEngine {
     const playbackId = validateNonEmpty('playbackId', request.playbackId);
     const file = validateNonEmpty('file', request.file);
     const offsetMs = validateOffsetMs(request.offsetMs);
-    await bridge.channel.request({ type: 'playFile', target: { kind: 'bridge', bridgeId }, playbackId, file, offsetMs, loop: request.loop === true });
+    await bridge.channel.request({
+      type: 'playFile',
+      target: { kind: 'bridge', bridgeId },
+      playbackId,
+      file,
+      offsetMs,
+      loop: request.loop === true,
+    });
     bridge.playbackId = playbackId;
   }
 
@@ -328,7 +346,7 @@ export class MediaEngine {
     const kind = validateBridgeKind(request.kind);
     if (this.#bridges.has(bridgeId)) throw new InvalidArgumentError(`media bridge ${bridgeId} already exists`);
     const channel = this.#slots[this.#pickSlot()];
-    const record: BridgeRecord = { bridgeId, kind, channel, members: new Set(), playbackId: null, recordings: 0 };
+    const record: BridgeRecord = { bridgeId, kind, channel, members: new Set(), playbackId: null, recordings: 0, queue: Promise.resolve() };
     this.#bridges.set(bridgeId, record);
     try {
       await channel.request({ type: 'createBridge', bridgeId, kind });
@@ -342,11 +360,18 @@ export class MediaEngine {
   async destroyBridge(bridgeId: string): Promise<void> {
     const bridge = this.#bridge(bridgeId);
     this.#bridges.delete(bridgeId);
+    await this.#serialized(bridge, () => this.#destroyBridge(bridge));
+  }
+
+  async #destroyBridge(bridge: BridgeRecord): Promise<void> {
+    const bridgeId = bridge.bridgeId;
     const members = [...bridge.members].map((legId) => this.#legs.get(legId)).filter((r): r is LegRecord => r !== undefined);
     for (const record of members) record.bridgeId = null;
     await this.#tolerateGone(bridge.channel.request({ type: 'destroyBridge', bridgeId }));
     await Promise.all(
-      members.filter((record) => record.channel !== bridge.channel).map((record) => this.#tolerateGone(record.channel.request({ type: 'unlinkLeg', legId: record.legId }))),
+      members
+        .filter((record) => record.channel !== bridge.channel)
+        .map((record) => this.#tolerateGone(record.channel.request({ type: 'unlinkLeg', legId: record.legId }))),
     );
   }
 
@@ -356,8 +381,15 @@ export class MediaEngine {
    */
   async joinBridge(bridgeId: string, legId: string, options?: JoinBridgeOptions): Promise<void> {
     const bridge = this.#bridge(bridgeId);
-    const record = this.#leg(legId);
+    this.#leg(legId);
     const checked = validateJoinOptions(options);
+    await this.#serialized(bridge, () => this.#join(bridge, legId, checked));
+  }
+
+  async #join(bridge: BridgeRecord, legId: string, checked: JoinBridgeOptions): Promise<void> {
+    const bridgeId = bridge.bridgeId;
+    if (this.#bridges.get(bridgeId) !== bridge) throw bridgeNotFound(bridgeId);
+    const record = this.#leg(legId);
     if (record.bridgeId !== null && record.bridgeId !== bridgeId) await this.#leaveCurrentBridge(record);
     if (bridge.members.size === 0 && bridge.playbackId === null && bridge.recordings === 0 && bridge.channel !== record.channel) {
       await this.#moveHome(bridge, record.channel);
@@ -384,9 +416,21 @@ export class MediaEngine {
 
   async leaveBridge(bridgeId: string, legId: string): Promise<void> {
     const bridge = this.#bridge(bridgeId);
-    const record = this.#leg(legId);
-    if (!bridge.members.has(legId)) throw legNotFound(`${legId} in bridge ${bridgeId}`);
-    await this.#leaveCurrentBridge(record);
+    await this.#serialized(bridge, async () => {
+      const record = this.#leg(legId);
+      if (!bridge.members.has(legId)) throw legNotFound(`${legId} in bridge ${bridgeId}`);
+      await this.#leaveCurrentBridge(record);
+    });
+  }
+
+  /** Runs `work` after the bridge's earlier membership changes have settled. */
+  #serialized<T>(bridge: BridgeRecord, work: () => Promise<T>): Promise<T> {
+    const run = bridge.queue.then(work, work);
+    bridge.queue = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
   }
 
   async setBridgeParticipant(bridgeId: string, legId: string, options: JoinBridgeOptions): Promise<void> {
@@ -405,8 +449,15 @@ export class MediaEngine {
     const checked = validateTarget(target);
     const recording = validateRecording(request);
     if (this.#recordings.has(recording.recordingId)) throw new InvalidArgumentError(`recording ${recording.recordingId} is already live`);
-    const bridge = checked.kind === 'bridge' ? this.#bridge(checked.bridgeId) : null;
-    const channel = bridge !== null ? bridge.channel : this.#leg(checked.kind === 'leg' ? checked.legId : '').channel;
+    // A bridge is recorded on its home worker, a leg on its own.
+    let bridge: BridgeRecord | null = null;
+    let channel: WorkerChannel;
+    if (checked.kind === 'bridge') {
+      bridge = this.#bridge(checked.bridgeId);
+      channel = bridge.channel;
+    } else {
+      channel = this.#leg(checked.legId).channel;
+    }
     const record: RecordingRecord = { recordingId: recording.recordingId, channel, bridgeId: bridge?.bridgeId ?? null };
     this.#recordings.set(recording.recordingId, record);
     if (bridge !== null) bridge.recordings += 1;
@@ -426,7 +477,10 @@ export class MediaEngine {
 
   async setRecordingState(recordingId: string, state: { paused?: boolean; muted?: boolean }): Promise<void> {
     const record = this.#recording(recordingId);
-    const command: { type: 'setRecordingState'; recordingId: string; paused?: boolean; muted?: boolean } = { type: 'setRecordingState', recordingId };
+    const command: { type: 'setRecordingState'; recordingId: string; paused?: boolean; muted?: boolean } = {
+      type: 'setRecordingState',
+      recordingId,
+    };
     if (state.paused !== undefined) command.paused = state.paused === true;
     if (state.muted !== undefined) command.muted = state.muted === true;
     await record.channel.request(command);
@@ -540,7 +594,12 @@ export class MediaEngine {
     try {
       await request;
     } catch (error) {
-      const gone = error instanceof MediaError && (error.code === 'worker_died' || error.code === 'worker_closed' || error.code === 'bridge_not_found' || error.code === 'leg_not_found');
+      const gone =
+        error instanceof MediaError &&
+        (error.code === 'worker_died' ||
+          error.code === 'worker_closed' ||
+          error.code === 'bridge_not_found' ||
+          error.code === 'leg_not_found');
       if (!gone) throw error;
     }
   }
@@ -662,7 +721,9 @@ export class MediaEngine {
       const bridge = record.bridgeId === null ? undefined : this.#bridges.get(record.bridgeId);
       if (bridge === undefined || bridge.channel === channel) continue;
       bridge.members.delete(record.legId);
-      void this.#tolerateGone(bridge.channel.request({ type: 'leaveBridge', bridgeId: bridge.bridgeId, legId: record.legId })).catch(() => {});
+      void this.#tolerateGone(bridge.channel.request({ type: 'leaveBridge', bridgeId: bridge.bridgeId, legId: record.legId })).catch(
+        () => {},
+      );
     }
     for (const bridge of [...this.#bridges.values()]) {
       if (bridge.channel !== channel) continue;
@@ -674,7 +735,14 @@ export class MediaEngine {
         void this.#tolerateGone(member.channel.request({ type: 'unlinkLeg', legId })).catch(() => {});
       }
       if (bridge.playbackId !== null) {
-        this.#emit({ type: 'playbackFinished', legId: '', bridgeId: bridge.bridgeId, playbackId: bridge.playbackId, reason: 'failed', error });
+        this.#emit({
+          type: 'playbackFinished',
+          legId: '',
+          bridgeId: bridge.bridgeId,
+          playbackId: bridge.playbackId,
+          reason: 'failed',
+          error,
+        });
       }
     }
     for (const record of [...this.#recordings.values()]) {

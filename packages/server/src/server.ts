@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { createApiServer } from '@switchboard/api';
 import { type Logger, type MediaEngine as MediaEngineSurface, SwitchboardCore, loadConfig, openStore } from '@switchboard/core';
-import { MediaEngine } from '@switchboard/media';
+import { MediaEngine, supportedRecordingFormats } from '@switchboard/media';
 import { SipDriver } from '@switchboard/signalling';
 
 export interface ListeningAddress {
@@ -53,7 +53,7 @@ export async function startServer(options: { confDir: string; dataDir: string; l
     cleanups.push(() => media.close());
 
     const engine: MediaEngineSurface = media;
-    const core = new SwitchboardCore({ config, media: engine, logger: log });
+    const core = new SwitchboardCore({ config, media: engine, logger: log, recordingFormats: supportedRecordingFormats() });
     cleanups.push(() => core.shutdown());
 
     const addresses: ListeningAddress[] = [];

@@ -79,7 +79,7 @@ describe('HTTP layer', () => {
       const res = await h.inject({ method: 'PUT', url: '/ari/channels' });
       assert.equal(res.statusCode, 405);
       assert.deepEqual(res.json(), { message: 'Invalid method' });
-      assert.equal(res.headers.allow, 'OPTIONS,GET');
+      assert.equal(res.headers.allow, 'OPTIONS,GET,POST');
       const docs = await h.inject({ method: 'POST', url: '/ari/api-docs/channels.json' });
       assert.equal(docs.statusCode, 405);
       assert.equal(docs.headers.allow, 'OPTIONS,GET');
@@ -96,9 +96,9 @@ describe('HTTP layer', () => {
         },
       });
       assert.equal(res.statusCode, 204);
-      assert.equal(res.headers.allow, 'OPTIONS,GET,DELETE');
+      assert.equal(res.headers.allow, 'OPTIONS,GET,POST,DELETE');
       assert.equal(res.headers['access-control-allow-origin'], 'http://allowed.example');
-      assert.equal(res.headers['access-control-allow-methods'], 'OPTIONS,GET,DELETE');
+      assert.equal(res.headers['access-control-allow-methods'], 'OPTIONS,GET,POST,DELETE');
       assert.equal(res.headers['access-control-allow-headers'], 'content-type');
       const other = await h.inject({ method: 'GET', url: '/ari/channels', headers: { origin: 'http://evil.example' } });
       assert.equal(other.headers['access-control-allow-origin'], undefined);

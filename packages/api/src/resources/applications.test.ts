@@ -44,7 +44,8 @@ describe('applications resource', () => {
   test('subscriptions are counted over the wire and "all" shows as the all-topic id', async () => {
     h.core.applications.register('sub', () => undefined);
     const channel = h.createChannel();
-    const subscribe = () => h.inject({ method: 'POST', url: `/ari/applications/sub/subscription?eventSource=channel:${channel.id},deviceState:App:door` });
+    const subscribe = () =>
+      h.inject({ method: 'POST', url: `/ari/applications/sub/subscription?eventSource=channel:${channel.id},deviceState:App:door` });
     assert.equal((await subscribe()).statusCode, 200);
     const twice = await subscribe();
     assert.deepEqual(twice.json().device_names, ['App:door']);
@@ -70,15 +71,22 @@ describe('applications resource', () => {
   test('the event filter is the body itself; an empty body clears it', async () => {
     const received: ApplicationEvent[] = [];
     h.core.applications.register('filtered', (e) => received.push(e));
-    const put = (payload: unknown) => h.inject({ method: 'PUT', url: '/ari/applications/filtered/eventFilter', payload: payload as object });
-    const set = await put({ allowed: [{ type: 'ChannelUserevent' }, { type: 'DeviceStateChanged' }], disallowed: [{ type: 'DeviceStateChanged' }] });
+    const put = (payload: unknown) =>
+      h.inject({ method: 'PUT', url: '/ari/applications/filtered/eventFilter', payload: payload as object });
+    const set = await put({
+      allowed: [{ type: 'ChannelUserevent' }, { type: 'DeviceStateChanged' }],
+      disallowed: [{ type: 'DeviceStateChanged' }],
+    });
     assert.equal(set.statusCode, 200);
     assert.deepEqual(set.json().events_allowed, [{ type: 'ChannelUserevent' }, { type: 'DeviceStateChanged' }]);
     assert.deepEqual(set.json().events_disallowed, [{ type: 'DeviceStateChanged' }]);
 
     await h.inject({ method: 'POST', url: '/ari/applications/filtered/subscription?eventSource=deviceState:App:lamp' });
     await h.inject({ method: 'PUT', url: '/ari/deviceStates/App:lamp?deviceState=BUSY' });
-    assert.equal(received.some((e) => e.type === 'DeviceStateChanged'), false);
+    assert.equal(
+      received.some((e) => e.type === 'DeviceStateChanged'),
+      false,
+    );
 
     const partial = await put({ disallowed: [] });
     assert.deepEqual(partial.json().events_allowed.length, 2);

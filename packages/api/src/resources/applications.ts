@@ -4,7 +4,13 @@ import { defineOperation, ok, type ResourceDecl } from '../http/operation.js';
 import { isPlainObject } from '../http/variables.js';
 import { APPLICATION_MODELS } from '../swagger/models/applications.js';
 
-const applicationName = { name: 'applicationName', description: "Application's name", paramType: 'path', dataType: 'string', required: true } as const;
+const applicationName = {
+  name: 'applicationName',
+  description: "Application's name",
+  paramType: 'path',
+  dataType: 'string',
+  required: true,
+} as const;
 
 const eventSource = {
   name: 'eventSource',
@@ -116,7 +122,11 @@ export const applicationsResource: ResourceDecl = {
   apis: [
     { path: '/applications', description: 'Applications', operations: [list] },
     { path: '/applications/{applicationName}', description: 'Application', operations: [get] },
-    { path: '/applications/{applicationName}/subscription', description: 'Application subscriptions', operations: [subscribe, unsubscribe] },
+    {
+      path: '/applications/{applicationName}/subscription',
+      description: 'Application subscriptions',
+      operations: [subscribe, unsubscribe],
+    },
     { path: '/applications/{applicationName}/eventFilter', description: 'Application event filter', operations: [filter] },
   ],
   models: APPLICATION_MODELS,

@@ -4,13 +4,20 @@
  */
 import { bridgeRecordTarget, type Bridge, notFound, type SwitchboardCore, unprocessable } from '@switchboard/core';
 import { created, defineOperation, noContent, ok, type ResourceDecl } from '../http/operation.js';
+import { badRequest } from '../http/api-error.js';
 import { parseVariables } from '../http/variables.js';
 import { BRIDGE_MODELS } from '../swagger/models/bridges.js';
 import type { ParameterDecl } from '../swagger/types.js';
 import { playbackLocation } from './playbacks.js';
 import { RECORD_BAD_REQUEST, RECORD_UNPROCESSABLE, liveRecordingLocation, recordOptions, recordParams } from './recording-params.js';
 
-const bridgeId = { name: 'bridgeId', description: "Bridge's id", paramType: 'path', dataType: 'string', required: true } as const satisfies ParameterDecl;
+const bridgeId = {
+  name: 'bridgeId',
+  description: "Bridge's id",
+  paramType: 'path',
+  dataType: 'string',
+  required: true,
+} as const satisfies ParameterDecl;
 
 const NOT_FOUND = { code: 404, reason: 'Bridge not found' } as const;
 const NOT_IN_APP = { code: 409, reason: 'Bridge not in an application' } as const;
@@ -66,7 +73,13 @@ const create = defineOperation({
   since: ['12.0.0'],
   parameters: [
     createParams[0],
-    { name: 'bridgeId', description: 'Unique ID to give to the bridge being created', paramType: 'query', dataType: 'string', required: false },
+    {
+      name: 'bridgeId',
+      description: 'Unique ID to give to the bridge being created',
+      paramType: 'query',
+      dataType: 'string',
+      required: false,
+    },
     createParams[1],
     createParams[2],
   ],
@@ -118,7 +131,13 @@ const destroy = defineOperation({
   },
 });
 
-const variableName = { name: 'variable', description: 'The bridge variable to get or set', paramType: 'query', dataType: 'string', required: true } as const;
+const variableName = {
+  name: 'variable',
+  description: 'The bridge variable to get or set',
+  paramType: 'query',
+  dataType: 'string',
+  required: true,
+} as const;
 
 const getBridgeVar = defineOperation({
   httpMethod: 'GET',
@@ -127,11 +146,7 @@ const getBridgeVar = defineOperation({
   responseClass: 'Variable',
   since: ['22.10.0'],
   parameters: [bridgeId, variableName],
-  errorResponses: [
-    { code: 400, reason: 'Missing variable parameter.' },
-    { code: 404, reason: 'Bridge or variable not found' },
-    NOT_IN_APP,
-  ],
+  errorResponses: [{ code: 400, reason: 'Missing variable parameter.' }, { code: 404, reason: 'Bridge or variable not found' }, NOT_IN_APP],
   handler: ({ core, params }) => {
     const variable = controlled(core, params.bridgeId).variables.get(params.variable);
     if (!variable) throw notFound('Provided variable was not found');
@@ -148,7 +163,13 @@ const setBridgeVar = defineOperation({
   parameters: [
     bridgeId,
     variableName,
-    { name: 'value', description: 'The value to set the variable to; absent unsets it', paramType: 'query', dataType: 'string', required: false },
+    {
+      name: 'value',
+      description: 'The value to set the variable to; absent unsets it',
+      paramType: 'query',
+      dataType: 'string',
+      required: false,
+    },
     {
       name: 'report_events',
       description: 'Show the variable in the bridgevars of every bridge snapshot',
@@ -163,6 +184,69 @@ const setBridgeVar = defineOperation({
     const bridge = controlled(core, params.bridgeId);
     if (params.value === undefined) bridge.variables.delete(params.variable);
     else bridge.variables.set(params.variable, { value: params.value, report: params.report_events });
+    return noContent();
+  },
+});
+
+const getBridgeVars = defineOperation({
+  httpMethod: 'GET',
+  nickname: 'getBridgeVars',
+  summary: 'Get the values of several bridge variables.',
+  notes: 'One variable that is not set fails the whole request with 404.',
+  responseClass: 'Variables',
+  since: ['22.10.0'],
+  parameters: [
+    bridgeId,
+    {
+      name: 'variables',
+      description: 'The bridge variables to read, comma-separated',
+      paramType: 'query',
+      dataType: 'string',
+      required: true,
+      allowMultiple: true,
+    },
+  ],
+  errorResponses: [
+    { code: 400, reason: 'Missing variables parameter, or an empty name' },
+    { code: 404, reason: 'Bridge or variable not found' },
+    NOT_IN_APP,
+  ],
+  handler: ({ core, params }) => {
+    const bridge = controlled(core, params.bridgeId);
+    const variables: Record<string, string> = {};
+    for (const name of params.variables) {
+      if (name.trim() === '') throw badRequest('Variable names must not be empty');
+      const variable = bridge.variables.get(name);
+      if (!variable) throw notFound(`Variable '${name}' was not found`);
+      variables[name] = variable.value;
+    }
+    return ok({ variables });
+  },
+});
+
+const setBridgeVars = defineOperation({
+  httpMethod: 'POST',
+  nickname: 'setBridgeVars',
+  summary: 'Set the values of several bridge variables.',
+  notes: 'Body {"variables": {"NAME": "value" | {"value": "v", "report_events": true}}}.',
+  responseClass: 'void',
+  since: ['22.10.0'],
+  parameters: [
+    bridgeId,
+    {
+      name: 'variables',
+      description: 'The "variables" key in the body object holds the variables to set',
+      paramType: 'body',
+      dataType: 'containers',
+      required: true,
+    },
+  ],
+  errorResponses: [{ code: 400, reason: 'Missing or malformed variables' }, NOT_FOUND, NOT_IN_APP],
+  handler: ({ core, params }) => {
+    const bridge = controlled(core, params.bridgeId);
+    // Every entry is checked before any is set.
+    const variables = parseVariables(params.variables);
+    for (const [name, assignment] of variables) bridge.variables.set(name, { value: assignment.value, report: assignment.reportEvents });
     return noContent();
   },
 });
@@ -188,17 +272,30 @@ const addChannel = defineOperation({
   parameters: [
     bridgeId,
     channelList,
-    { name: 'role', description: "Channel's role in the bridge (e.g. announcer in a holding bridge)", paramType: 'query', dataType: 'string', required: false },
+    {
+      name: 'role',
+      description: "Channel's role in the bridge (e.g. announcer in a holding bridge)",
+      paramType: 'query',
+      dataType: 'string',
+      required: false,
+    },
     { name: 'roles', description: 'Same as role (the name SPEC §4.5 uses)', paramType: 'query', dataType: 'string', required: false },
     {
       name: 'absorbDTMF',
-      description: "Absorb DTMF coming from this channel, preventing it to pass through to the bridge",
+      description: 'Absorb DTMF coming from this channel, preventing it to pass through to the bridge',
       paramType: 'query',
       dataType: 'boolean',
       required: false,
       defaultValue: false,
     },
-    { name: 'mute', description: "Mute audio from this channel, preventing it to pass through to the bridge", paramType: 'query', dataType: 'boolean', required: false, defaultValue: false },
+    {
+      name: 'mute',
+      description: 'Mute audio from this channel, preventing it to pass through to the bridge',
+      paramType: 'query',
+      dataType: 'boolean',
+      required: false,
+      defaultValue: false,
+    },
     {
       name: 'inhibitConnectedLineUpdates',
       description: 'Do not present the identity of the newly connected channel to other bridge members',
@@ -235,12 +332,7 @@ const removeChannel = defineOperation({
   responseClass: 'void',
   since: ['12.0.0'],
   parameters: [bridgeId, channelList],
-  errorResponses: [
-    { code: 400, reason: 'Channel not found' },
-    NOT_FOUND,
-    NOT_IN_APP,
-    { code: 422, reason: 'Channel not in this bridge' },
-  ],
+  errorResponses: [{ code: 400, reason: 'Channel not found' }, NOT_FOUND, NOT_IN_APP, { code: 422, reason: 'Channel not in this bridge' }],
   handler: async ({ core, params }) => {
     const bridge = controlled(core, params.bridgeId);
     await core.bridges.removeChannels(bridge, core.bridges.resolveChannelsToRemove(bridge, params.channel));
@@ -289,7 +381,10 @@ const startMoh = defineOperation({
   notes: 'Music on hold mutes no participant.',
   responseClass: 'void',
   since: ['12.0.0'],
-  parameters: [bridgeId, { name: 'mohClass', description: 'Music on hold class (default when absent)', paramType: 'query', dataType: 'string', required: false }],
+  parameters: [
+    bridgeId,
+    { name: 'mohClass', description: 'Music on hold class (default when absent)', paramType: 'query', dataType: 'string', required: false },
+  ],
   errorResponses: [NOT_FOUND, NOT_IN_APP],
   handler: async ({ core, params }) => {
     await core.bridges.startMusic(controlled(core, params.bridgeId), params.mohClass);
@@ -321,7 +416,7 @@ const mediaParams = [
     required: true,
     allowMultiple: true,
   },
-  { name: 'lang', description: "For sounds, selects language for sound", paramType: 'query', dataType: 'string', required: false },
+  { name: 'lang', description: 'For sounds, selects language for sound', paramType: 'query', dataType: 'string', required: false },
   {
     name: 'offsetms',
     description: 'Number of milliseconds to skip before playing; applies to the first URI only',
@@ -353,7 +448,15 @@ const PLAY_ERRORS = [NOT_FOUND, NOT_IN_APP, { code: 422, reason: 'The format spe
 function playOnBridge(
   core: SwitchboardCore,
   apiRoot: string,
-  params: { bridgeId: string; media: string[]; lang?: string; offsetms?: number; skipms: number; announcer_format?: string; playbackId?: string },
+  params: {
+    bridgeId: string;
+    media: string[];
+    lang?: string;
+    offsetms?: number;
+    skipms: number;
+    announcer_format?: string;
+    playbackId?: string;
+  },
 ) {
   const bridge = controlled(core, params.bridgeId);
   if (params.announcer_format !== undefined && !ANNOUNCER_FORMATS.includes(params.announcer_format)) {
@@ -392,7 +495,11 @@ const playWithId = defineOperation({
   notes: 'The media plays to every participant, queued behind earlier plays on the bridge.',
   responseClass: 'Playback',
   since: ['12.3.0'],
-  parameters: [bridgeId, { name: 'playbackId', description: 'Playback ID', paramType: 'path', dataType: 'string', required: true }, ...mediaParams],
+  parameters: [
+    bridgeId,
+    { name: 'playbackId', description: 'Playback ID', paramType: 'path', dataType: 'string', required: true },
+    ...mediaParams,
+  ],
   errorResponses: PLAY_ERRORS,
   handler: ({ core, params, apiRoot }) => playOnBridge(core, apiRoot, params),
 });
@@ -440,9 +547,14 @@ export const bridgesResource: ResourceDecl = {
     { path: '/bridges', description: 'Active bridges', operations: [list, create] },
     { path: '/bridges/{bridgeId}', description: 'Individual bridge', operations: [createWithId, get, destroy] },
     { path: '/bridges/{bridgeId}/variable', description: 'Variables on a bridge', operations: [getBridgeVar, setBridgeVar] },
+    { path: '/bridges/{bridgeId}/variables', description: 'Several variables on a bridge', operations: [getBridgeVars, setBridgeVars] },
     { path: '/bridges/{bridgeId}/addChannel', description: 'Add a channel to a bridge', operations: [addChannel] },
     { path: '/bridges/{bridgeId}/removeChannel', description: 'Remove a channel from a bridge', operations: [removeChannel] },
-    { path: '/bridges/{bridgeId}/videoSource/{channelId}', description: 'Set a channel as the video source in a multi-party bridge', operations: [setVideoSource] },
+    {
+      path: '/bridges/{bridgeId}/videoSource/{channelId}',
+      description: 'Set a channel as the video source in a multi-party bridge',
+      operations: [setVideoSource],
+    },
     { path: '/bridges/{bridgeId}/videoSource', description: 'Removes any explicit video source', operations: [clearVideoSource] },
     { path: '/bridges/{bridgeId}/moh', description: 'Play music on hold to a bridge', operations: [startMoh, stopMoh] },
     { path: '/bridges/{bridgeId}/play', description: 'Play media to the participants of a bridge', operations: [play] },

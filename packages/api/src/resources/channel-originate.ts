@@ -97,6 +97,7 @@ const ORIGINATE_ERRORS = [
   { code: 400, reason: 'Invalid parameters for originating a channel' },
   { code: 404, reason: 'Endpoint or dialplan label not found' },
   { code: 409, reason: 'Channel with given unique ID already exists' },
+  { code: 503, reason: 'No transport of the technology can carry the call' },
 ] as const;
 
 export const originate = defineOperation({
@@ -164,6 +165,7 @@ export const create = defineOperation({
     { code: 400, reason: 'Invalid parameters for creating a channel' },
     { code: 404, reason: 'Endpoint not found' },
     { code: 409, reason: 'Channel with given unique ID already exists' },
+    { code: 503, reason: 'No transport of the technology can carry the call' },
   ],
   handler: async ({ core, params }) => {
     const channel = await core.originator.create({ ...params, formats: splitFormats(params.formats), variables: variableSettings(params.variables) });

@@ -13,10 +13,7 @@ export const recordChannel = defineOperation({
     'lives under the recording directory; it can be controlled at /recordings/live/{name} while in progress.',
   responseClass: 'LiveRecording',
   since: ['12.0.0'],
-  parameters: [
-    { name: 'channelId', description: "Channel's id", paramType: 'path', dataType: 'string', required: true },
-    ...recordParams,
-  ],
+  parameters: [{ name: 'channelId', description: "Channel's id", paramType: 'path', dataType: 'string', required: true }, ...recordParams],
   errorResponses: [
     RECORD_BAD_REQUEST,
     { code: 404, reason: 'Channel not found' },

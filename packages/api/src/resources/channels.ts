@@ -1,4 +1,7 @@
-/** The `channels` resource (reference channels.md): the operations of this slice. */
+/**
+ * The `channels` resource (reference channels.md): every channel operation. Each file next to this
+ * one declares a group; this one holds the basic reads, hangup, answer and play, and the path table.
+ */
 import { HANGUP_REASON_NAMES, HANGUP_REASONS } from '@switchboard/core';
 import { badRequest } from '../http/api-error.js';
 import { created, defineOperation, noContent, ok, type ResourceDecl } from '../http/operation.js';
@@ -6,6 +9,12 @@ import { CHANNEL_MODELS } from '../swagger/models/channels.js';
 import type { ParameterDecl } from '../swagger/types.js';
 import { answeredOrInboundChannel, controlledChannel } from './lookups.js';
 import { playbackLocation } from './playbacks.js';
+import { continueInDialplan, hold, move, progress, redirect, ring, ringStop, startSilence, stopMoh, stopSilence, unhold } from './channel-control.js';
+import { mute, rtpStatistics, sendDtmf, startMoh, unmute } from './channel-media.js';
+import { create, dial, originate, originateWithId } from './channel-originate.js';
+import { externalMedia } from './channel-external-media.js';
+import { snoopChannel, snoopChannelWithId } from './channel-snoop.js';
+import { getChannelVar, getChannelVars, setChannelVar, setChannelVars } from './channel-variables.js';
 import { channelRecordApi } from './channel-recording.js';
 
 const channelId = {
@@ -194,12 +203,30 @@ export const channelsResource: ResourceDecl = {
   swaggerVersion: '1.1',
   since: ['12.0.0'],
   apis: [
-    { path: '/channels', description: 'Active channels', operations: [list] },
-    { path: '/channels/{channelId}', description: 'Active channel', operations: [get, hangup] },
+    { path: '/channels', description: 'Active channels', operations: [list, originate] },
+    { path: '/channels/create', description: 'Create a channel and place it in an application', operations: [create] },
+    { path: '/channels/externalMedia', description: 'Create a channel to an external media source/sink', operations: [externalMedia] },
+    { path: '/channels/{channelId}', description: 'Active channel', operations: [get, originateWithId, hangup] },
+    { path: '/channels/{channelId}/continue', description: 'Exit application; continue execution in the dialplan', operations: [continueInDialplan] },
+    { path: '/channels/{channelId}/move', description: 'Move the channel from one application to another', operations: [move] },
+    { path: '/channels/{channelId}/redirect', description: 'Inform the channel that it should redirect itself to a different location', operations: [redirect] },
     { path: '/channels/{channelId}/answer', description: 'Answer a channel', operations: [answer] },
+    { path: '/channels/{channelId}/ring', description: 'Send a ringing indication to a channel', operations: [ring, ringStop] },
+    { path: '/channels/{channelId}/progress', description: 'Send a progress indication to a channel', operations: [progress] },
+    { path: '/channels/{channelId}/dtmf', description: 'Send DTMF to a channel', operations: [sendDtmf] },
+    { path: '/channels/{channelId}/mute', description: 'Mute a channel', operations: [mute, unmute] },
+    { path: '/channels/{channelId}/hold', description: 'Put a channel on hold', operations: [hold, unhold] },
+    { path: '/channels/{channelId}/moh', description: 'Play music on hold to a channel', operations: [startMoh, stopMoh] },
+    { path: '/channels/{channelId}/silence', description: 'Play silence to a channel', operations: [startSilence, stopSilence] },
     { path: '/channels/{channelId}/play', description: 'Play media to a channel', operations: [play] },
     { path: '/channels/{channelId}/play/{playbackId}', description: 'Play media to a channel', operations: [playWithId] },
     channelRecordApi,
+    { path: '/channels/{channelId}/variable', description: 'Variables on a channel', operations: [getChannelVar, setChannelVar] },
+    { path: '/channels/{channelId}/variables', description: 'Several variables on a channel', operations: [getChannelVars, setChannelVars] },
+    { path: '/channels/{channelId}/snoop', description: 'Snoop (spy/whisper) on a channel', operations: [snoopChannel] },
+    { path: '/channels/{channelId}/snoop/{snoopId}', description: 'Snoop (spy/whisper) on a channel', operations: [snoopChannelWithId] },
+    { path: '/channels/{channelId}/dial', description: 'Dial a channel', operations: [dial] },
+    { path: '/channels/{channelId}/rtp_statistics', description: 'Get RTP statistics information for RTP on a channel', operations: [rtpStatistics] },
   ],
   models: CHANNEL_MODELS,
 };

@@ -3,7 +3,13 @@ import { SETTABLE_DEVICE_STATES } from '@switchboard/core';
 import { defineOperation, noContent, ok, type ResourceDecl } from '../http/operation.js';
 import { DEVICE_STATE_MODELS } from '../swagger/models/deviceStates.js';
 
-const deviceName = { name: 'deviceName', description: 'Name of the device', paramType: 'path', dataType: 'string', required: true } as const;
+const deviceName = {
+  name: 'deviceName',
+  description: 'Name of the device',
+  paramType: 'path',
+  dataType: 'string',
+  required: true,
+} as const;
 
 const list = defineOperation({
   httpMethod: 'GET',

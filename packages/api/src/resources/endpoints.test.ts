@@ -27,9 +27,17 @@ describe('endpoints resource', () => {
   test('sendMessage hands the message to the driver of the technology (202)', async () => {
     const sent: OutboundTextMessage[] = [];
     const unregister = h.core.textMessages.registerSender('SIP', { send: async (m) => void sent.push(m) });
-    const res = await h.inject({ method: 'PUT', url: '/ari/endpoints/sendMessage?to=pjsip:alice&from=sip:app@pbx&body=hi', payload: { variables: { 'X-Tag': 'a' } } });
+    const res = await h.inject({
+      method: 'PUT',
+      url: '/ari/endpoints/sendMessage?to=pjsip:alice&from=sip:app@pbx&body=hi',
+      payload: { variables: { 'X-Tag': 'a' } },
+    });
     assert.equal(res.statusCode, 202);
-    const direct = await h.inject({ method: 'PUT', url: '/ari/endpoints/PJSIP/bob/sendMessage', payload: { from: 'sip:app@pbx', body: 'hello' } });
+    const direct = await h.inject({
+      method: 'PUT',
+      url: '/ari/endpoints/PJSIP/bob/sendMessage',
+      payload: { from: 'sip:app@pbx', body: 'hello' },
+    });
     assert.equal(direct.statusCode, 202);
     assert.deepEqual(
       sent.map((m) => [m.technology, m.destination, m.body, m.variables]),
@@ -43,7 +51,8 @@ describe('endpoints resource', () => {
     assert.equal((await h.inject({ method: 'PUT', url: '/ari/endpoints/sendMessage?to=xmpp:bob&from=x' })).statusCode, 404);
     assert.equal((await h.inject({ method: 'PUT', url: '/ari/endpoints/SIP/carol/sendMessage?from=x' })).statusCode, 404);
     assert.equal(
-      (await h.inject({ method: 'PUT', url: '/ari/endpoints/sendMessage?to=sip:alice&from=x', payload: { variables: { bad: [1] } } })).statusCode,
+      (await h.inject({ method: 'PUT', url: '/ari/endpoints/sendMessage?to=sip:alice&from=x', payload: { variables: { bad: [1] } } }))
+        .statusCode,
       400,
     );
     unregister();

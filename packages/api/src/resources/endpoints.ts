@@ -3,11 +3,29 @@ import { type ApiResult, defineOperation, ok, type ResourceDecl } from '../http/
 import { parseVariables } from '../http/variables.js';
 import { ENDPOINT_MODELS } from '../swagger/models/endpoints.js';
 
-const tech = { name: 'tech', description: 'Technology of the endpoints (SIP; PJSIP is accepted)', paramType: 'path', dataType: 'string', required: true } as const;
+const tech = {
+  name: 'tech',
+  description: 'Technology of the endpoints (SIP; PJSIP is accepted)',
+  paramType: 'path',
+  dataType: 'string',
+  required: true,
+} as const;
 const resource = { name: 'resource', description: 'ID of the endpoint', paramType: 'path', dataType: 'string', required: true } as const;
-const from = { name: 'from', description: 'The endpoint resource or technology specific identity to send this message from.', paramType: 'query', dataType: 'string', required: true } as const;
+const from = {
+  name: 'from',
+  description: 'The endpoint resource or technology specific identity to send this message from.',
+  paramType: 'query',
+  dataType: 'string',
+  required: true,
+} as const;
 const body = { name: 'body', description: 'The body of the message', paramType: 'query', dataType: 'string', required: false } as const;
-const variables = { name: 'variables', description: 'The "variables" key in the body object holds technology specific key/value pairs to append to the message.', paramType: 'body', dataType: 'containers', required: false } as const;
+const variables = {
+  name: 'variables',
+  description: 'The "variables" key in the body object holds technology specific key/value pairs to append to the message.',
+  paramType: 'body',
+  dataType: 'containers',
+  required: false,
+} as const;
 
 const accepted = (): ApiResult => ({ status: 202 });
 
@@ -34,7 +52,13 @@ const sendMessage = defineOperation({
   responseClass: 'void',
   since: ['13.0.0'],
   parameters: [
-    { name: 'to', description: 'The endpoint resource or technology specific URI to send the message to. Valid resources are sip, pjsip.', paramType: 'query', dataType: 'string', required: true },
+    {
+      name: 'to',
+      description: 'The endpoint resource or technology specific URI to send the message to. Valid resources are sip, pjsip.',
+      paramType: 'query',
+      dataType: 'string',
+      required: true,
+    },
     from,
     body,
     variables,
@@ -44,7 +68,12 @@ const sendMessage = defineOperation({
     { code: 404, reason: 'Endpoint not found' },
   ],
   handler: async ({ core, params }) => {
-    await core.textMessages.send({ to: params.to, from: params.from, body: params.body ?? '', variables: messageVariables(params.variables) });
+    await core.textMessages.send({
+      to: params.to,
+      from: params.from,
+      body: params.body ?? '',
+      variables: messageVariables(params.variables),
+    });
     return accepted();
   },
 });
@@ -103,7 +132,11 @@ export const endpointsResource: ResourceDecl = {
     { path: '/endpoints/sendMessage', description: 'Send a message to some technology URI or endpoint.', operations: [sendMessage] },
     { path: '/endpoints/{tech}', description: 'Endpoints of one technology', operations: [listByTech] },
     { path: '/endpoints/{tech}/{resource}', description: 'Single endpoint', operations: [get] },
-    { path: '/endpoints/{tech}/{resource}/sendMessage', description: 'Send a message to some endpoint in a technology.', operations: [sendMessageToEndpoint] },
+    {
+      path: '/endpoints/{tech}/{resource}/sendMessage',
+      description: 'Send a message to some endpoint in a technology.',
+      operations: [sendMessageToEndpoint],
+    },
   ],
   models: ENDPOINT_MODELS,
 };

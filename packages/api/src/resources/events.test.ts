@@ -27,8 +27,20 @@ describe('events resource: user events', () => {
     assert.equal(event.channel?.id, channel.id);
   });
 
+  test('a bridge can be the source of a user event, and an application can subscribe to it', async () => {
+    const bridge = await h.core.bridges.create({ id: 'user-event-bridge' });
+    const res = await h.inject({ method: 'POST', url: `/ari/events/user/Bridged?application=target&source=bridge:${bridge.id}` });
+    assert.equal(res.statusCode, 204);
+    const event = received.find((e) => e.type === 'ChannelUserevent' && e.eventname === 'Bridged');
+    assert.ok(event && event.type === 'ChannelUserevent');
+    assert.equal(event.bridge?.id, bridge.id);
+    const sub = await h.inject({ method: 'POST', url: `/ari/applications/target/subscription?eventSource=bridge:${bridge.id}` });
+    assert.deepEqual(sub.json().bridge_ids, [bridge.id]);
+  });
+
   test('400 without application or with a device-state source, 404 unknown application, 422 missing source', async () => {
-    const post = (query: string, payload?: object) => h.inject({ method: 'POST', url: `/ari/events/user/x${query}`, ...(payload ? { payload } : {}) });
+    const post = (query: string, payload?: object) =>
+      h.inject({ method: 'POST', url: `/ari/events/user/x${query}`, ...(payload ? { payload } : {}) });
     assert.equal((await post('')).statusCode, 400);
     assert.equal((await post('?application=target&source=deviceState:App:door')).statusCode, 400);
     assert.equal((await post('?application=target', { variables: ['not', 'an', 'object'] })).statusCode, 400);

@@ -50,12 +50,19 @@ const userEvent = defineOperation({
   httpMethod: 'POST',
   nickname: 'userEvent',
   summary: 'Generate a user event.',
-  notes: 'Sent as ChannelUserevent to the application; the body variables and eventname make up its userevent object. Device states are not accepted as sources.',
+  notes:
+    'Sent as ChannelUserevent to the application; the body variables and eventname make up its userevent object. Device states are not accepted as sources.',
   responseClass: 'void',
   since: ['12.3.0'],
   parameters: [
     { name: 'eventName', description: 'Event name', paramType: 'path', dataType: 'string', required: true },
-    { name: 'application', description: 'The name of the application that will receive this event', paramType: 'query', dataType: 'string', required: true },
+    {
+      name: 'application',
+      description: 'The name of the application that will receive this event',
+      paramType: 'query',
+      dataType: 'string',
+      required: true,
+    },
     {
       name: 'source',
       description: 'URI for event source (channel:{channelId}, bridge:{bridgeId}, endpoint:{tech}/{resource})',
@@ -64,7 +71,13 @@ const userEvent = defineOperation({
       required: false,
       allowMultiple: true,
     },
-    { name: 'variables', description: 'The "variables" key in the body object holds custom key/value pairs to add to the user event.', paramType: 'body', dataType: 'containers', required: false },
+    {
+      name: 'variables',
+      description: 'The "variables" key in the body object holds custom key/value pairs to add to the user event.',
+      paramType: 'body',
+      dataType: 'containers',
+      required: false,
+    },
   ],
   errorResponses: [
     { code: 400, reason: 'Invalid event source URI or userevent data.' },

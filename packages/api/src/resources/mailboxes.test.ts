@@ -14,7 +14,11 @@ describe('mailboxes resource', () => {
     const heard: [string, MailboxSnapshot | undefined][] = [];
     h.core.mailboxes.onMailboxChanged((name, mailbox) => heard.push([name, mailbox]));
     assert.equal((await h.inject({ method: 'PUT', url: '/ari/mailboxes/1000@default?oldMessages=1&newMessages=4' })).statusCode, 204);
-    assert.deepEqual((await h.inject({ method: 'GET', url: '/ari/mailboxes/1000@default' })).json(), { name: '1000@default', old_messages: 1, new_messages: 4 });
+    assert.deepEqual((await h.inject({ method: 'GET', url: '/ari/mailboxes/1000@default' })).json(), {
+      name: '1000@default',
+      old_messages: 1,
+      new_messages: 4,
+    });
     assert.equal((await h.inject({ method: 'GET', url: '/ari/mailboxes' })).json().length, 1);
     assert.deepEqual(heard, [['1000@default', { name: '1000@default', old_messages: 1, new_messages: 4 }]]);
     assert.equal((await h.inject({ method: 'DELETE', url: '/ari/mailboxes/1000@default' })).statusCode, 204);

@@ -6,7 +6,13 @@ import { MAILBOX_MODULE } from '@switchboard/core';
 import { defineOperation, noContent, ok, type ResourceDecl } from '../http/operation.js';
 import { MAILBOX_MODELS } from '../swagger/models/mailboxes.js';
 
-const mailboxName = { name: 'mailboxName', description: 'Name of the mailbox', paramType: 'path', dataType: 'string', required: true } as const;
+const mailboxName = {
+  name: 'mailboxName',
+  description: 'Name of the mailbox',
+  paramType: 'path',
+  dataType: 'string',
+  required: true,
+} as const;
 const notLoaded = { code: 409, reason: `Module ${MAILBOX_MODULE} is not loaded` } as const;
 
 const list = defineOperation({
@@ -40,7 +46,11 @@ const update = defineOperation({
   summary: 'Change the state of a mailbox. (Note - implicitly creates the mailbox).',
   responseClass: 'void',
   since: ['12.1.0'],
-  parameters: [mailboxName, count('oldMessages', 'Count of old messages in the mailbox'), count('newMessages', 'Count of new messages in the mailbox')],
+  parameters: [
+    mailboxName,
+    count('oldMessages', 'Count of old messages in the mailbox'),
+    count('newMessages', 'Count of new messages in the mailbox'),
+  ],
   errorResponses: [{ code: 404, reason: 'Mailbox not found' }, notLoaded],
   handler: async ({ core, params }) => {
     await core.mailboxes.update(params.mailboxName, params.oldMessages, params.newMessages);

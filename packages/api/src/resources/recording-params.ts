@@ -13,7 +13,13 @@ export const recordParams = [
     dataType: 'string',
     required: true,
   },
-  { name: 'format', description: 'Format to encode audio in (wav, ulaw, alaw, sln, g722, …)', paramType: 'query', dataType: 'string', required: true },
+  {
+    name: 'format',
+    description: 'Format to encode audio in (wav, ulaw, alaw, sln, g722, …)',
+    paramType: 'query',
+    dataType: 'string',
+    required: true,
+  },
   {
     name: 'maxDurationSeconds',
     description: 'Maximum duration of the recording, in seconds. 0 for no limit',
@@ -41,7 +47,14 @@ export const recordParams = [
     defaultValue: 'fail',
     allowableValues: { valueType: 'LIST', values: ['fail', 'overwrite', 'append'] },
   },
-  { name: 'beep', description: 'Play beep when recording begins', paramType: 'query', dataType: 'boolean', required: false, defaultValue: false },
+  {
+    name: 'beep',
+    description: 'Play beep when recording begins',
+    paramType: 'query',
+    dataType: 'boolean',
+    required: false,
+    defaultValue: false,
+  },
   {
     name: 'terminateOn',
     description: 'DTMF input to terminate recording',

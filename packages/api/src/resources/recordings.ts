@@ -7,7 +7,7 @@ import type { ParameterDecl } from '../swagger/types.js';
 
 const recordingName = {
   name: 'recordingName',
-  description: "The name of the recording (path under the recording directory, without extension)",
+  description: 'The name of the recording (path under the recording directory, without extension)',
   paramType: 'path',
   dataType: 'string',
   required: true,
@@ -136,7 +136,9 @@ const cancel = liveControl('DELETE', 'cancel', 'Stop a live recording and discar
 const stop = liveControl('POST', 'stop', 'Stop a live recording and store it.', (core, name) => core.recordings.stop(name));
 const pause = liveControl('POST', 'pause', 'Pause a live recording.', (core, name) => core.recordings.pause(name));
 const unpause = liveControl('DELETE', 'unpause', 'Unpause a live recording.', (core, name) => core.recordings.unpause(name));
-const mute = liveControl('POST', 'mute', 'Mute a live recording (silence is recorded instead).', (core, name) => core.recordings.mute(name));
+const mute = liveControl('POST', 'mute', 'Mute a live recording (silence is recorded instead).', (core, name) =>
+  core.recordings.mute(name),
+);
 const unmute = liveControl('DELETE', 'unmute', 'Unmute a live recording.', (core, name) => core.recordings.unmute(name));
 
 export const recordingsResource: ResourceDecl = {
@@ -147,7 +149,11 @@ export const recordingsResource: ResourceDecl = {
   apis: [
     { path: '/recordings/stored', description: 'Recordings', operations: [listStored] },
     { path: '/recordings/stored/{recordingName}', description: 'Individual recording', operations: [getStored, deleteStored] },
-    { path: '/recordings/stored/{recordingName}/file', description: 'The actual file associated with the stored recording', operations: [getStoredFile] },
+    {
+      path: '/recordings/stored/{recordingName}/file',
+      description: 'The actual file associated with the stored recording',
+      operations: [getStoredFile],
+    },
     { path: '/recordings/stored/{recordingName}/copy', description: 'Copy an individual recording', operations: [copyStored] },
     { path: '/recordings/live/{recordingName}', description: 'A recording that is in progress', operations: [getLive, cancel] },
     { path: '/recordings/live/{recordingName}/stop', description: 'Stop a live recording', operations: [stop] },

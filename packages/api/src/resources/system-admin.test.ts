@@ -39,7 +39,10 @@ describe('system resource: modules, logging, dynamic configuration, global varia
     assert.equal(add.statusCode, 204);
     const channels = (await h.inject({ method: 'GET', url: '/ari/system/logging' })).json();
     const entry = channels.find((c: { channel: string }) => c.channel.endsWith('app.log'));
-    assert.deepEqual({ ...entry, channel: 'app.log' }, { channel: 'app.log', type: 'File', status: 'Enabled', configuration: 'WARNING ERROR ' });
+    assert.deepEqual(
+      { ...entry, channel: 'app.log' },
+      { channel: 'app.log', type: 'File', status: 'Enabled', configuration: 'WARNING ERROR ' },
+    );
     const dir = h.core.logChannels?.directory ?? '';
     h.core.logChannels?.write('error', 'one\n');
     assert.equal((await h.inject({ method: 'PUT', url: '/ari/system/logging/app.log/rotate' })).statusCode, 204);
@@ -57,7 +60,16 @@ describe('system resource: modules, logging, dynamic configuration, global varia
 
   test('dynamic configuration: create, read, merge, delete; 404 for unknown classes and types', async () => {
     const url = '/ari/system/config/dynamic/res_pjsip/endpoint/dave';
-    const created = await h.inject({ method: 'PUT', url, payload: { fields: [{ attribute: 'context', value: 'office' }, { attribute: 'allow', value: 'ulaw' }] } });
+    const created = await h.inject({
+      method: 'PUT',
+      url,
+      payload: {
+        fields: [
+          { attribute: 'context', value: 'office' },
+          { attribute: 'allow', value: 'ulaw' },
+        ],
+      },
+    });
     assert.equal(created.statusCode, 200);
     assert.deepEqual(created.json(), [
       { attribute: 'type', value: 'endpoint' },
@@ -73,7 +85,10 @@ describe('system resource: modules, logging, dynamic configuration, global varia
     assert.equal((await h.inject({ method: 'GET', url })).statusCode, 404);
     assert.equal((await h.inject({ method: 'DELETE', url })).statusCode, 404);
     assert.equal((await h.inject({ method: 'GET', url: '/ari/system/config/dynamic/res_nothing/endpoint/x' })).statusCode, 404);
-    assert.equal((await h.inject({ method: 'PUT', url: '/ari/system/config/dynamic/res_pjsip/trunk/x', payload: { fields: [] } })).statusCode, 404);
+    assert.equal(
+      (await h.inject({ method: 'PUT', url: '/ari/system/config/dynamic/res_pjsip/trunk/x', payload: { fields: [] } })).statusCode,
+      404,
+    );
   });
 
   test('global variables: set, read, unset; 400 without a name; ChannelVarset for subscribeAll applications', async () => {

@@ -9,8 +9,20 @@ import { type ApiDecl, defineOperation, noContent, ok } from '../http/operation.
 import { isPlainObject } from '../http/variables.js';
 
 const pathParams = [
-  { name: 'configClass', description: 'The configuration class containing dynamic configuration objects (res_pjsip).', paramType: 'path', dataType: 'string', required: true },
-  { name: 'objectType', description: 'The type of configuration object (endpoint, aor, auth, identify).', paramType: 'path', dataType: 'string', required: true },
+  {
+    name: 'configClass',
+    description: 'The configuration class containing dynamic configuration objects (res_pjsip).',
+    paramType: 'path',
+    dataType: 'string',
+    required: true,
+  },
+  {
+    name: 'objectType',
+    description: 'The type of configuration object (endpoint, aor, auth, identify).',
+    paramType: 'path',
+    dataType: 'string',
+    required: true,
+  },
   { name: 'id', description: 'The unique identifier of the object.', paramType: 'path', dataType: 'string', required: true },
 ] as const;
 
@@ -47,7 +59,8 @@ const updateObject = defineOperation({
     { code: 403, reason: 'Could not create or update object' },
     { code: 404, reason: '{configClass|objectType} not found' },
   ],
-  handler: async ({ core, params }) => ok(await core.dynamicConfig.update(params.configClass, params.objectType, params.id, tuples(params.fields))),
+  handler: async ({ core, params }) =>
+    ok(await core.dynamicConfig.update(params.configClass, params.objectType, params.id, tuples(params.fields))),
 });
 
 const deleteObject = defineOperation({
@@ -75,11 +88,16 @@ function tuples(value: unknown): ConfigTupleRecord[] | undefined {
       throw badRequest('fields must be a list of {"attribute", "value"} objects');
     }
     const v = entry.value;
-    if (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean') throw badRequest(`value of ${entry.attribute} must be a string`);
+    if (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean')
+      throw badRequest(`value of ${entry.attribute} must be a string`);
     return { attribute: entry.attribute, value: String(v) };
   });
 }
 
 export const CONFIG_APIS: readonly ApiDecl[] = [
-  { path: '/system/config/dynamic/{configClass}/{objectType}/{id}', description: 'Dynamic configuration object', operations: [getObject, updateObject, deleteObject] },
+  {
+    path: '/system/config/dynamic/{configClass}/{objectType}/{id}',
+    description: 'Dynamic configuration object',
+    operations: [getObject, updateObject, deleteObject],
+  },
 ];

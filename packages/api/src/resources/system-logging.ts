@@ -34,7 +34,13 @@ const addLog = defineOperation({
   since: ['13.6.0'],
   parameters: [
     logChannelName,
-    { name: 'configuration', description: 'levels of the log channel (debug, verbose, notice, warning, error, dtmf, fax, security or *)', paramType: 'query', dataType: 'string', required: true },
+    {
+      name: 'configuration',
+      description: 'levels of the log channel (debug, verbose, notice, warning, error, dtmf, fax, security or *)',
+      paramType: 'query',
+      dataType: 'string',
+      required: true,
+    },
   ],
   errorResponses: [
     { code: 400, reason: 'Bad request body, or invalid log channel name or levels' },

@@ -19,7 +19,7 @@ const setGlobalVar = defineOperation({
   httpMethod: 'POST',
   nickname: 'setGlobalVar',
   summary: 'Set the value of a global variable.',
-  notes: 'Without value the variable is removed. The value is kept across restarts and seen by the dialplan as ${variable}.',
+  notes: 'Without value the variable is removed. The value is kept across restarts and seen by the dialplan in variable expansions.',
   responseClass: 'void',
   since: ['12.0.0'],
   parameters: [
@@ -33,4 +33,6 @@ const setGlobalVar = defineOperation({
   },
 });
 
-export const VARIABLE_APIS: readonly ApiDecl[] = [{ path: '/system/variable', description: 'Global variables', operations: [getGlobalVar, setGlobalVar] }];
+export const VARIABLE_APIS: readonly ApiDecl[] = [
+  { path: '/system/variable', description: 'Global variables', operations: [getGlobalVar, setGlobalVar] },
+];

@@ -33,15 +33,28 @@ const SENT_EVENTS = [
   'PlaybackContinuing',
   'PlaybackFinished',
   'ApplicationReplaced',
+  'BridgeCreated',
+  'BridgeDestroyed',
+  'BridgeVideoSourceChanged',
+  'ChannelEnteredBridge',
+  'ChannelLeftBridge',
+  'RecordingStarted',
+  'RecordingFinished',
+  'RecordingFailed',
 ];
 
 const EXPECTED_MODELS: Record<string, string[]> = {
-  system: ['SystemInfo', 'BuildInfo', 'SystemVersionInfo', 'ConfigInfo', 'SetId', 'StatusInfo', 'SystemPing', 'Variable'],
+  system: ['SystemInfo', 'BuildInfo', 'SystemVersionInfo', 'ConfigInfo', 'SetId', 'StatusInfo', 'SystemPing', 'Variable', 'Module', 'LogChannel', 'ConfigTuple'],
   channels: ['Channel', 'CallerID', 'DialplanCEP'],
   sounds: ['Sound', 'FormatLangPair'],
   playbacks: ['Playback'],
+  bridges: ['Bridge'],
+  recordings: ['StoredRecording', 'LiveRecording'],
   applications: ['Application'],
-  events: ['Message', 'MissingParams', 'Event', ...SENT_EVENTS],
+  deviceStates: ['DeviceState'],
+  mailboxes: ['Mailbox'],
+  endpoints: ['Endpoint', 'TextMessage'],
+  events: ['Message', 'MissingParams', 'Event', 'ContactInfo', 'Peer', ...SENT_EVENTS],
 };
 
 const PRIMITIVES = new Set(['string', 'int', 'long', 'double', 'boolean', 'Date', 'object', 'containers', 'binary', 'void']);

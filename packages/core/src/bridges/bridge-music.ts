@@ -43,7 +43,14 @@ export class BridgeMusic {
     const chosen = this.#classFor(mohClass);
     const files = chosen ? musicOnHoldFiles(chosen) : [];
     if (files.length === 0) this.#log.warn({ bridge: bridgeId, mohClass }, 'music-on-hold class has no files; bridge stays silent');
-    const playing: Playing = { bridgeId, mohClass: chosen?.name ?? mohClass ?? DEFAULT_MUSIC_CLASS, files, index: 0, playbackId: '', failures: 0 };
+    const playing: Playing = {
+      bridgeId,
+      mohClass: chosen?.name ?? mohClass ?? DEFAULT_MUSIC_CLASS,
+      files,
+      index: 0,
+      playbackId: '',
+      failures: 0,
+    };
     this.#playing.set(bridgeId, playing);
     await this.#playCurrent(playing);
   }

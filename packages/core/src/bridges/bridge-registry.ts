@@ -50,6 +50,16 @@ export class BridgeRegistry {
     log: Logger;
   }) {
     this.#channels = deps.channels;
+    // A channel that leaves its application (continue, move, hangup) leaves the application's bridge too.
+    // After the current event is delivered everywhere: a hangup is then already handled by its hook.
+    deps.bus.subscribe((event) => {
+      if (event.type !== 'AppEnd') return;
+      queueMicrotask(() => {
+        const bridge = this.#membership.get(event.channel.id);
+        const participant = bridge?.participants.get(event.channel.id);
+        if (bridge?.appOwned && participant) void this.#leave(bridge, participant.channel, participant.channel.isDestroyed);
+      });
+    });
     this.#bus = deps.bus;
     this.#media = deps.media;
     this.#applications = deps.applications;
@@ -59,7 +69,8 @@ export class BridgeRegistry {
 
   async create(options: CreateBridgeOptions = {}): Promise<Bridge> {
     const id = options.id ?? randomUUID();
-    if (id.length === 0 || id.length > MAX_BRIDGE_ID_LENGTH) throw invalidArgument(`Bridge id must be 1 to ${MAX_BRIDGE_ID_LENGTH} characters`);
+    if (id.length === 0 || id.length > MAX_BRIDGE_ID_LENGTH)
+      throw invalidArgument(`Bridge id must be 1 to ${MAX_BRIDGE_ID_LENGTH} characters`);
     if (this.#bridges.has(id)) throw conflict('Bridge with the same id already exists');
     const type = parseBridgeType(options.type);
     const bridge = new Bridge({ id, name: options.name ?? '', type, appOwned: options.appOwned ?? true });
@@ -104,10 +115,11 @@ export class BridgeRegistry {
   /** Remaining channels leave (and carry on in their applications); then the bridge is gone. */
   async destroy(bridge: Bridge): Promise<void> {
     if (bridge.isDestroyed || this.#bridges.get(bridge.id) !== bridge) return;
+    // Gone from the registry first, so that a second destroy (or an add) racing this one finds nothing.
+    this.#bridges.delete(bridge.id);
     for (const participant of [...bridge.participants.values()]) await this.#leave(bridge, participant.channel, false);
     this.#music.forget(bridge.id);
     bridge.markDestroyed((err) => this.#log.error({ err, bridge: bridge.id }, 'bridge destroy hook failed'));
-    this.#bridges.delete(bridge.id);
     try {
       await this.#media.destroyBridge(bridge.id);
     } catch (err) {
@@ -179,7 +191,7 @@ export class BridgeRegistry {
   }
 
   async #enter(bridge: Bridge, channel: Channel, options: AddChannelOptions): Promise<void> {
-    if (bridge.isDestroyed) throw notFound('Bridge not found');
+    if (bridge.isDestroyed || this.#bridges.get(bridge.id) !== bridge) throw notFound('Bridge not found');
     const participantOptions: ParticipantOptions = {
       role: options.role === undefined || options.role === '' ? undefined : options.role,
       mute: options.mute ?? false,
@@ -205,11 +217,13 @@ export class BridgeRegistry {
     if (channel.direction === 'inbound' && channel.state !== 'Up') {
       await channel.answer().catch((err: unknown) => this.#log.warn({ err, channel: channel.id }, 'answer on bridge entry failed'));
     }
-    if (channel.isDestroyed || bridge.isDestroyed) return;
+    if (channel.isDestroyed || bridge.isDestroyed || this.#bridges.get(bridge.id) !== bridge) return;
     bridge.participants.set(channel.id, { channel, options: participantOptions });
     this.#membership.set(channel.id, bridge);
     this.#hookHangup(channel);
-    if (channel.application !== undefined) this.#applications.get(channel.application)?.subscribe('bridge', bridge.id);
+    const app = channel.application === undefined ? undefined : this.#applications.get(channel.application);
+    // Once per application, not once per channel: an explicit unsubscribe must be able to end it.
+    if (app && !app.hasExactSubscription('bridge', bridge.id)) app.subscribe('bridge', bridge.id);
     if (legId) {
       try {
         await this.#media.joinBridge(bridge.id, legId, mediaOptions);
@@ -246,7 +260,11 @@ export class BridgeRegistry {
   }
 
   #videoSourceChanged(bridge: Bridge, old: string | undefined): void {
-    this.#bus.publish({ type: 'BridgeVideoSourceChanged', bridge: bridge.snapshot(), ...(old === undefined ? {} : { old_video_source_id: old }) });
+    this.#bus.publish({
+      type: 'BridgeVideoSourceChanged',
+      bridge: bridge.snapshot(),
+      ...(old === undefined ? {} : { old_video_source_id: old }),
+    });
   }
 
   #channelOrBadRequest(id: string): Channel {
@@ -254,5 +272,4 @@ export class BridgeRegistry {
     if (!channel) throw invalidArgument('Channel not found');
     return channel;
   }
-
 }

@@ -19,8 +19,8 @@ import { DEFAULT_MOH_CLASS, type MohClassResolver } from './moh-classes.js';
 
 export type MuteDirection = 'both' | 'in' | 'out';
 
-/** US ringback (indications.conf `ringcadence`): 2 s of 440+480 Hz, 4 s of silence. */
-const RINGBACK: ToneSegment[] = [
+/** US ringback, used when the tone zone has no `ring` tone: 2 s of 440+480 Hz, 4 s of silence. */
+export const DEFAULT_RINGBACK: ToneSegment[] = [
   { frequencies: [440, 480], durationMs: 2000 },
   { frequencies: [], durationMs: 4000 },
 ];
@@ -50,6 +50,8 @@ export interface ChannelMediaControlDeps {
   clock: Clock;
   log: Logger;
   mohClasses: MohClassResolver;
+  /** The `ring` tone of the default zone of indications.conf; undefined when there is none. */
+  ringback?(): ToneSegment[] | undefined;
   /** The channel carrying a media leg (media notifications name legs). */
   channelOfLeg(legId: string): Channel | undefined;
 }
@@ -223,7 +225,7 @@ export class ChannelMediaControl {
         await this.#deps.media.playTone({ kind: 'leg', legId }, { playbackId: generator.id, segments: SILENCE, repeat: true });
         return;
       case 'ringback':
-        await this.#deps.media.playTone({ kind: 'leg', legId }, { playbackId: generator.id, segments: RINGBACK, repeat: true });
+        await this.#deps.media.playTone({ kind: 'leg', legId }, { playbackId: generator.id, segments: this.#deps.ringback?.() ?? DEFAULT_RINGBACK, repeat: true });
         return;
     }
   }

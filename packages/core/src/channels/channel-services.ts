@@ -7,8 +7,10 @@ import type { SwitchboardConfig } from '../config/types.js';
 import type { ChannelDriver } from '../drivers/channel-technology.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { MediaEngine } from '../media/media-engine.js';
+import { ExternalMediaService } from '../originate/external-media.js';
 import { OriginateService } from '../originate/originate-service.js';
 import type { DialplanRunner } from '../pbx/dialplan-runner.js';
+import { ToneResolver } from '../playback/tone-resolver.js';
 import { SnoopService } from '../snoop/snoop-service.js';
 import type { Logger } from '../util/logger.js';
 import type { Clock } from '../util/time.js';
@@ -27,6 +29,8 @@ export interface ChannelServices {
   /** originate, create, dial. */
   originator: OriginateService;
   snoops: SnoopService;
+  /** externalMedia (RTP to an external host). */
+  externalMedia: ExternalMediaService;
 }
 
 export function createChannelServices(deps: {
@@ -54,6 +58,10 @@ export function createChannelServices(deps: {
       () => deps.config().musicOnHold,
       () => deps.config().general.soundDirs,
     ),
+    ringback: () => {
+      const tone = new ToneResolver(deps.config().indications).resolve('ring');
+      return tone.ok ? tone.segments : undefined;
+    },
     channelOfLeg: (legId) => channels.findByMediaLeg(legId),
   });
   const channelVariables = new ChannelVariableAccess({ globals: deps.globals, media });
@@ -73,6 +81,17 @@ export function createChannelServices(deps: {
       driverFor,
       defaultLanguage: () => deps.config().general.defaultLanguage,
       snapshotVariables,
+      track,
+    }),
+    externalMedia: new ExternalMediaService({
+      channels,
+      applications,
+      dialplanRunner,
+      variables: channelVariables,
+      media,
+      log: log.child({ module: 'switchboard:core:external-media' }),
+      snapshotVariables,
+      defaultLanguage: () => deps.config().general.defaultLanguage,
       track,
     }),
     snoops: new SnoopService({

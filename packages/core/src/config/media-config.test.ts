@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { ConfigError } from '../errors.js';
+import type { ConfigError } from '../errors.js';
 import { readIndicationsConfig } from './indications-config.js';
 import { parseIni } from './ini.js';
 import { musicOnHoldClassFiles, readMusicOnHoldConfig } from './musiconhold-config.js';
@@ -22,7 +22,10 @@ describe('indications.conf', () => {
   });
 
   it('stops startup on a pattern that cannot be played, naming the line', () => {
-    assert.throws(() => readIndicationsConfig(doc('[us]\nbusy = 480+620/abc\n'), recordingLogger()), (e: ConfigError) => e.line === 2);
+    assert.throws(
+      () => readIndicationsConfig(doc('[us]\nbusy = 480+620/abc\n'), recordingLogger()),
+      (e: ConfigError) => e.line === 2,
+    );
   });
 
   it('falls back to the built-in US tones when the country has no zone, with a warning', () => {

@@ -88,7 +88,14 @@ describe('DeviceStateRegistry', () => {
     channel.setState('Up');
     await channel.hangup(16);
     endpoints.setEndpointState('SIP', 'alice', 'offline');
-    assert.deepEqual(changes(), ['SIP/alice=NOT_INUSE', 'SIP/alice=INUSE', 'SIP/alice=RINGING', 'SIP/alice=INUSE', 'SIP/alice=NOT_INUSE', 'SIP/alice=UNAVAILABLE']);
+    assert.deepEqual(changes(), [
+      'SIP/alice=NOT_INUSE',
+      'SIP/alice=INUSE',
+      'SIP/alice=RINGING',
+      'SIP/alice=INUSE',
+      'SIP/alice=NOT_INUSE',
+      'SIP/alice=UNAVAILABLE',
+    ]);
     assert.equal(await codeOf(registry.get('SIP/nobody')), 'not_found');
     await store.close();
   });

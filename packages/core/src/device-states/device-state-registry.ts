@@ -44,7 +44,9 @@ export class DeviceStateRegistry {
   /** The controlled devices (the reference lists only those). */
   async list(): Promise<DeviceStateSnapshot[]> {
     const records = await this.#requireStore().all();
-    return records.filter((r) => isControlled(r.name)).map((r) => ({ name: r.name, state: isDeviceStateValue(r.state) ? r.state : 'UNKNOWN' }));
+    return records
+      .filter((r) => isControlled(r.name))
+      .map((r) => ({ name: r.name, state: isDeviceStateValue(r.state) ? r.state : 'UNKNOWN' }));
   }
 
   /** Any device: a controlled one from the store, an endpoint device derived; otherwise 404. */

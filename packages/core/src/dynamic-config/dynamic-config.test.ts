@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { CoreError } from '../errors.js';
@@ -29,7 +29,10 @@ describe('dynamic configuration, global variables, dialplan reload, log channels
     const merged = await core.dynamicConfig.update('res_pjsip', 'endpoint', 'carol', [{ attribute: 'direct_media', value: 'no' }]);
     assert.equal(merged.length, 3);
     await rejects(core.dynamicConfig.update('res_pjsip', 'endpoint', 'carol', [{ attribute: 'colour', value: 'red' }]), 'invalid_argument');
-    await rejects(core.dynamicConfig.update('res_pjsip', 'aor', 'carol', [{ attribute: 'max_contacts', value: 'many' }]), 'invalid_argument');
+    await rejects(
+      core.dynamicConfig.update('res_pjsip', 'aor', 'carol', [{ attribute: 'max_contacts', value: 'many' }]),
+      'invalid_argument',
+    );
     await rejects(core.dynamicConfig.get('res_nothing', 'endpoint', 'carol'), 'not_found');
     await rejects(core.dynamicConfig.get('res_pjsip', 'trunk', 'carol'), 'not_found');
     await rejects(core.dynamicConfig.get('res_pjsip', 'aor', 'carol'), 'not_found');
@@ -61,17 +64,21 @@ describe('dynamic configuration, global variables, dialplan reload, log channels
 
   it('reloads the dialplan through the pbx_config module', async () => {
     const t = await startTestCore({ files: { 'extensions.conf': '[default]\nexten => 100,1,Answer()\n' } });
-    const { writeFileSync } = await import('node:fs');
     writeFileSync(join(t.core.config.confDir, 'extensions.conf'), '[globals]\nCOLOUR=blue\n[default]\nexten => 200,1,Answer()\n');
     await t.core.modules.reload('pbx_config');
     assert.equal(t.core.globals.get('COLOUR'), 'blue');
+    writeFileSync(join(t.core.config.confDir, 'extensions.conf'), '[default\n');
+    await rejects(t.core.modules.reload('pbx_config'), 'conflict');
     await t.close();
     t.remove();
   });
 
   it('opens the log channels logger.conf names and takes lines through the sink', async () => {
     const t = await startTestCore({ files: { 'logger.conf': '[logfiles]\nconsole => notice\nmessages.log => notice,warning\n' } });
-    assert.deepEqual(t.core.logChannels?.list().map((c) => c.type), ['Console', 'File']);
+    assert.deepEqual(
+      t.core.logChannels?.list().map((c) => c.type),
+      ['Console', 'File'],
+    );
     t.core.logChannels?.write('warning', 'careful\n');
     assert.equal(readFileSync(join(t.dir, 'log', 'messages.log'), 'utf8'), 'careful\n');
     await t.close();

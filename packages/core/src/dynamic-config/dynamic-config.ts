@@ -12,7 +12,12 @@ import { CONFIG_CLASSES, checkAttribute, type ObjectSchema } from './config-sche
 import { fileObject } from './file-objects.js';
 
 /** `fields` undefined: the object was deleted. */
-export type ConfigObjectListener = (change: { configClass: string; objectType: string; id: string; fields: ConfigTupleRecord[] | undefined }) => void;
+export type ConfigObjectListener = (change: {
+  configClass: string;
+  objectType: string;
+  id: string;
+  fields: ConfigTupleRecord[] | undefined;
+}) => void;
 
 export interface DynamicConfigOptions {
   store: ConfigObjectStore | undefined;
@@ -53,10 +58,12 @@ export class DynamicConfig {
   async update(configClass: string, objectType: string, id: string, fields: ConfigTupleRecord[] | undefined): Promise<ConfigTupleRecord[]> {
     const schema = schemaOf(configClass, objectType);
     if (id.length === 0) throw invalidArgument('Object id is required');
-    if (fileObject(this.#sip(), configClass, objectType, id)) throw forbidden(`${objectType} ${id} comes from a configuration file and cannot be changed here`);
+    if (fileObject(this.#sip(), configClass, objectType, id))
+      throw forbidden(`${objectType} ${id} comes from a configuration file and cannot be changed here`);
     const store = this.#requireStore();
     const existing = await store.get(configClass, objectType, id);
-    if (existing && (fields === undefined || fields.length === 0)) throw invalidArgument('fields are required to update an existing object');
+    if (existing && (fields === undefined || fields.length === 0))
+      throw invalidArgument('fields are required to update an existing object');
     for (const field of fields ?? []) {
       const problem = checkAttribute(schema, field.attribute, field.value);
       if (problem) throw invalidArgument(problem);
@@ -74,7 +81,8 @@ export class DynamicConfig {
 
   async delete(configClass: string, objectType: string, id: string): Promise<void> {
     schemaOf(configClass, objectType);
-    if (fileObject(this.#sip(), configClass, objectType, id)) throw forbidden(`${objectType} ${id} comes from a configuration file and cannot be deleted here`);
+    if (fileObject(this.#sip(), configClass, objectType, id))
+      throw forbidden(`${objectType} ${id} comes from a configuration file and cannot be deleted here`);
     if (!(await this.#requireStore().delete(configClass, objectType, id))) throw notFound(`No ${objectType} object named ${id}`);
     this.#announce(configClass, objectType, id, undefined);
   }

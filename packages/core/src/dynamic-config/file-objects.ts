@@ -7,7 +7,13 @@ import type { AudioCodecName } from '../media/media-engine.js';
 import type { ConfigTupleRecord } from '../store/types.js';
 
 /** Codecs under the names operators write in `allow` (pjsip.conf), not their RTP names. */
-const OPERATOR_CODEC_NAMES: Readonly<Record<AudioCodecName, string>> = { PCMU: 'ulaw', PCMA: 'alaw', G722: 'g722', opus: 'opus', L16: 'slin16' };
+const OPERATOR_CODEC_NAMES: Readonly<Record<AudioCodecName, string>> = {
+  PCMU: 'ulaw',
+  PCMA: 'alaw',
+  G722: 'g722',
+  opus: 'opus',
+  L16: 'slin16',
+};
 
 const yesNo = (b: boolean) => (b ? 'yes' : 'no');
 const tuple = (attribute: string, value: string): ConfigTupleRecord => ({ attribute, value });
@@ -18,7 +24,11 @@ export function fileObject(sip: SipConfig, configClass: string, objectType: stri
     case 'endpoint': {
       const e = sip.endpoints.find((x) => x.name === id);
       if (!e) return undefined;
-      const tuples = [tuple('type', 'endpoint'), tuple('context', e.context), tuple('allow', e.codecs.map((c) => OPERATOR_CODEC_NAMES[c]).join(','))];
+      const tuples = [
+        tuple('type', 'endpoint'),
+        tuple('context', e.context),
+        tuple('allow', e.codecs.map((c) => OPERATOR_CODEC_NAMES[c]).join(',')),
+      ];
       if (e.transport !== undefined) tuples.push(tuple('transport', e.transport));
       if (e.language !== undefined) tuples.push(tuple('language', e.language));
       if (e.callerId !== undefined) tuples.push(tuple('callerid', `"${e.callerId.name}" <${e.callerId.number}>`));

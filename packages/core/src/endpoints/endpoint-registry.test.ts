@@ -6,6 +6,8 @@ import type { TimedDomainEvent } from '../events/domain-events.js';
 import { EventBus } from '../events/event-bus.js';
 import { RecordingTechnology } from '../test-support.js';
 import { silentLogger } from '../util/logger.js';
+import { startTestCore } from '../user-events/test-core.js';
+import type { DriverStateServices } from './driver-services.js';
 import { EndpointRegistry } from './endpoint-registry.js';
 import { type OutboundTextMessage, TextMessageService } from './text-messages.js';
 
@@ -42,12 +44,32 @@ describe('EndpointRegistry', () => {
       snapshotVariables: [],
     });
     assert.deepEqual(endpoints.get('pjsip', 'alice'), { technology: 'SIP', resource: 'alice', state: 'online', channel_ids: [channel.id] });
-    assert.deepEqual(endpoints.listByTechnology('SIP').map((e) => e.resource), ['alice', 'bob']);
-    assert.throws(() => endpoints.listByTechnology('IAX2'), (err) => err instanceof CoreError && err.code === 'not_found');
+    assert.deepEqual(
+      endpoints.listByTechnology('SIP').map((e) => e.resource),
+      ['alice', 'bob'],
+    );
+    assert.throws(
+      () => endpoints.listByTechnology('IAX2'),
+      (err) => err instanceof CoreError && err.code === 'not_found',
+    );
     await channel.hangup(16);
     assert.deepEqual(endpoints.get('SIP', 'alice')?.channel_ids, []);
-    const changes = events.flatMap((e) => (e.type === 'EndpointStateChange' ? [`${e.endpoint.state}:${e.endpoint.channel_ids.length}`] : []));
+    const changes = events.flatMap((e) =>
+      e.type === 'EndpointStateChange' ? [`${e.endpoint.state}:${e.endpoint.channel_ids.length}`] : [],
+    );
     assert.deepEqual(changes, ['online:0', 'online:1', 'online:0']);
+    endpoints.contactStatusChanged('SIP', 'alice', {
+      uri: 'sip:alice@192.0.2.1:5060',
+      contact_status: 'Reachable',
+      aor: 'alice',
+      roundtrip_usec: '1200',
+    });
+    endpoints.peerStatusChanged('PJSIP', 'alice', { peer_status: 'Reachable' });
+    endpoints.peerStatusChanged('SIP', 'nobody', { peer_status: 'Reachable' });
+    const statuses = events.flatMap((e) =>
+      e.type === 'ContactStatusChange' ? [e.contact_info.contact_status] : e.type === 'PeerStatusChange' ? [e.peer.peer_status] : [],
+    );
+    assert.deepEqual(statuses, ['Reachable', 'Reachable']);
     assert.equal(endpoints.has('SIP'), true);
     assert.equal(endpoints.has('SIP', 'carol'), false);
   });
@@ -59,7 +81,9 @@ describe('TextMessageService', () => {
     const sent: OutboundTextMessage[] = [];
     const unregister = messages.registerSender('SIP', { send: async (m) => void sent.push(m) });
     await messages.send({ to: 'pjsip:alice', from: 'sip:app@pbx', body: 'hi', variables: { 'X-Tag': '1' } });
-    assert.deepEqual(sent, [{ to: 'pjsip:alice', from: 'sip:app@pbx', body: 'hi', variables: { 'X-Tag': '1' }, technology: 'SIP', destination: 'alice' }]);
+    assert.deepEqual(sent, [
+      { to: 'pjsip:alice', from: 'sip:app@pbx', body: 'hi', variables: { 'X-Tag': '1' }, technology: 'SIP', destination: 'alice' },
+    ]);
     await rejects(messages.send({ to: 'xmpp:bob', from: 'x', body: '', variables: {} }), 'not_found');
     await rejects(messages.send({ to: 'alice', from: 'x', body: '', variables: {} }), 'invalid_argument');
     unregister();
@@ -73,5 +97,16 @@ describe('TextMessageService', () => {
     assert.ok(event && event.type === 'TextMessageReceived');
     assert.deepEqual(event.message, { from: 'sip:alice@pbx', to: 'sip:bob@pbx', body: 'hello' });
     assert.equal(event.endpoint?.resource, 'bob');
+  });
+});
+
+describe('DriverStateServices', () => {
+  it('is satisfied by the core, so the server can hand the core to the SIP driver', async () => {
+    const t = await startTestCore();
+    const services: DriverStateServices = t.core;
+    services.endpoints.setEndpointState('SIP', 'alice', 'online');
+    assert.equal(t.core.endpoints.stateOf('SIP', 'alice'), 'online');
+    await t.close();
+    t.remove();
   });
 });

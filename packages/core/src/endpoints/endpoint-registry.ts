@@ -9,12 +9,16 @@ import type { ChannelRegistry } from '../channels/channel-registry.js';
 import { notFound } from '../errors.js';
 import type { TimedDomainEvent } from '../events/domain-events.js';
 import type { EventBus } from '../events/event-bus.js';
-import type { EndpointSnapshot, EndpointState } from '../model/snapshots.js';
+import type { ContactInfoSnapshot, EndpointSnapshot, EndpointState, PeerSnapshot } from '../model/snapshots.js';
 import { canonicalTechnology } from './technology.js';
 
 /** What a channel driver calls when it learns an endpoint's reachability (registration, qualify). */
 export interface EndpointStateReporter {
   setEndpointState(technology: string, resource: string, state: EndpointState): void;
+  /** A contact of the endpoint was added, removed, or changed reachability (ContactStatusChange). */
+  contactStatusChanged(technology: string, resource: string, contact: ContactInfoSnapshot): void;
+  /** The endpoint as a peer changed status (PeerStatusChange), e.g. Reachable/Unreachable. */
+  peerStatusChanged(technology: string, resource: string, peer: PeerSnapshot): void;
 }
 
 const key = (technology: string, resource: string) => `${technology}/${resource}`;
@@ -34,7 +38,8 @@ export class EndpointRegistry implements EndpointStateReporter {
   /** Declares an endpoint (from configuration); an existing one keeps its state. */
   add(technology: string, resource: string): void {
     const tech = canonicalTechnology(technology);
-    if (!this.#endpoints.has(key(tech, resource))) this.#endpoints.set(key(tech, resource), { technology: tech, resource, state: 'unknown' });
+    if (!this.#endpoints.has(key(tech, resource)))
+      this.#endpoints.set(key(tech, resource), { technology: tech, resource, state: 'unknown' });
   }
 
   /** Removes an endpoint (its dynamic configuration object was deleted). */
@@ -87,6 +92,16 @@ export class EndpointRegistry implements EndpointStateReporter {
     if (!entry || entry.state === state) return;
     entry.state = state;
     this.#publish(this.#snapshot(tech, resource));
+  }
+
+  contactStatusChanged(technology: string, resource: string, contact: ContactInfoSnapshot): void {
+    const endpoint = this.get(technology, resource);
+    if (endpoint) this.#bus.publish({ type: 'ContactStatusChange', endpoint, contact_info: { ...contact } });
+  }
+
+  peerStatusChanged(technology: string, resource: string, peer: PeerSnapshot): void {
+    const endpoint = this.get(technology, resource);
+    if (endpoint) this.#bus.publish({ type: 'PeerStatusChange', endpoint, peer: { ...peer } });
   }
 
   #snapshot(technology: string, resource: string, without?: string): EndpointSnapshot {

@@ -61,7 +61,8 @@ export class TextMessageService {
   /** `to` is `<technology>:<destination>` (`pjsip:alice`, `sip:sip:bob@host`). */
   async send(message: { to: string; from: string; body: string; variables: Record<string, string> }): Promise<void> {
     const colon = message.to.indexOf(':');
-    if (colon <= 0 || colon === message.to.length - 1) throw invalidArgument(`'to' must be <technology>:<destination>, got '${message.to}'`);
+    if (colon <= 0 || colon === message.to.length - 1)
+      throw invalidArgument(`'to' must be <technology>:<destination>, got '${message.to}'`);
     const technology = canonicalTechnology(message.to.slice(0, colon));
     const sender = this.#senders.get(technology);
     if (!sender) throw notFound(`No text message support for technology '${message.to.slice(0, colon)}'`);
@@ -73,6 +74,8 @@ export class TextMessageService {
     const snapshot: TextMessageSnapshot = { from: message.from, to: message.to, body: message.body };
     if (message.variables && Object.keys(message.variables).length > 0) snapshot.variables = { ...message.variables };
     const endpoint = this.#endpoints.get(technology, resource);
-    this.#bus.publish(endpoint ? { type: 'TextMessageReceived', message: snapshot, endpoint } : { type: 'TextMessageReceived', message: snapshot });
+    this.#bus.publish(
+      endpoint ? { type: 'TextMessageReceived', message: snapshot, endpoint } : { type: 'TextMessageReceived', message: snapshot },
+    );
   }
 }

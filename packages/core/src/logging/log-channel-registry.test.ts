@@ -42,7 +42,9 @@ describe('LogChannelRegistry', () => {
     channels.write('warning', 'second\n');
     assert.equal(readFileSync(join(dir, 'errors.log.1'), 'utf8'), 'first\n');
     assert.equal(readFileSync(join(dir, 'errors.log'), 'utf8'), 'second\n');
-    assert.deepEqual(channels.list(), [{ channel: join(dir, 'errors.log'), type: 'File', status: 'Enabled', configuration: 'WARNING ERROR ' }]);
+    assert.deepEqual(channels.list(), [
+      { channel: join(dir, 'errors.log'), type: 'File', status: 'Enabled', configuration: 'WARNING ERROR ' },
+    ]);
     channels.delete('errors.log');
     channels.write('error', 'gone\n');
     assert.equal(readFileSync(join(dir, 'errors.log'), 'utf8'), 'second\n');
@@ -52,16 +54,40 @@ describe('LogChannelRegistry', () => {
   it('refuses names outside the directory, bad levels, duplicates and unknown channels', () => {
     const dir = logDir();
     const channels = new LogChannelRegistry(dir, silentLogger);
-    assert.equal(codeOf(() => channels.add('../escape', 'error')), 'invalid_argument');
-    assert.equal(codeOf(() => channels.add('a/b', 'error')), 'invalid_argument');
-    assert.equal(codeOf(() => channels.add('..', 'error')), 'invalid_argument');
-    assert.equal(codeOf(() => channels.add('x.log', '')), 'invalid_argument');
-    assert.equal(codeOf(() => channels.add('x.log', 'loud')), 'invalid_argument');
+    assert.equal(
+      codeOf(() => channels.add('../escape', 'error')),
+      'invalid_argument',
+    );
+    assert.equal(
+      codeOf(() => channels.add('a/b', 'error')),
+      'invalid_argument',
+    );
+    assert.equal(
+      codeOf(() => channels.add('..', 'error')),
+      'invalid_argument',
+    );
+    assert.equal(
+      codeOf(() => channels.add('x.log', '')),
+      'invalid_argument',
+    );
+    assert.equal(
+      codeOf(() => channels.add('x.log', 'loud')),
+      'invalid_argument',
+    );
     assert.equal(existsSync(join(dir, 'x.log')), false);
     channels.add('x.log', '*');
-    assert.equal(codeOf(() => channels.add('x.log', 'error')), 'conflict');
-    assert.equal(codeOf(() => channels.rotate('nothing')), 'not_found');
-    assert.equal(codeOf(() => channels.delete('nothing')), 'not_found');
+    assert.equal(
+      codeOf(() => channels.add('x.log', 'error')),
+      'conflict',
+    );
+    assert.equal(
+      codeOf(() => channels.rotate('nothing')),
+      'not_found',
+    );
+    assert.equal(
+      codeOf(() => channels.delete('nothing')),
+      'not_found',
+    );
     channels.close();
   });
 

@@ -75,7 +75,8 @@ export class MailboxRegistry {
 
   /** Announces every stored mailbox again (the module was loaded or reloaded). */
   async announceAll(): Promise<void> {
-    for (const record of await this.#requireStore().all()) this.#announce(record.name, toSnapshot(record));
+    if (!this.#store) return;
+    for (const record of await this.#store.all()) this.#announce(record.name, toSnapshot(record));
   }
 
   #assertEnabled(): void {

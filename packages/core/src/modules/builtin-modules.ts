@@ -4,6 +4,7 @@
  * operations then stop having an effect, SPEC §4.10) and loaded again; the dialplan module reloads
  * extensions.conf; the logger module re-reads logger.conf. The rest is part of the running server.
  */
+import { ConfigError, conflict } from '../errors.js';
 import { MAILBOX_MODULE } from '../mailboxes/mailbox-registry.js';
 import type { ModuleRegistry } from './module-registry.js';
 
@@ -37,7 +38,15 @@ export function defineBuiltinModules(modules: ModuleRegistry, hooks: BuiltinModu
     name: 'pbx_config',
     description: 'Text extension configuration (extensions.conf)',
     supportLevel: 'core',
-    reload: () => hooks.reloadDialplan(),
+    reload: () => {
+      try {
+        hooks.reloadDialplan();
+      } catch (err) {
+        // The old dialplan stays in place; the operator learns why the file was refused (reference: 409).
+        if (err instanceof ConfigError) throw conflict(`extensions.conf was not reloaded: ${err.message}`);
+        throw err;
+      }
+    },
   });
   modules.define({ name: 'app_playback', description: 'Sound file playback', supportLevel: 'core' });
   modules.define({ name: 'res_musiconhold', description: 'Music on hold', supportLevel: 'core' });

@@ -27,10 +27,19 @@ describe('ModuleRegistry', () => {
       load: () => void calls.push('load'),
       reload: () => void calls.push('reload'),
     });
-    assert.deepEqual(modules.get('res_core.so'), { name: 'res_core', description: 'fixed', use_count: 3, status: 'Running', support_level: 'core' });
+    assert.deepEqual(modules.get('res_core.so'), {
+      name: 'res_core',
+      description: 'fixed',
+      use_count: 3,
+      status: 'Running',
+      support_level: 'core',
+    });
     assert.equal(await codeOf(() => modules.unload('res_optional')), 'ok');
     assert.equal(modules.isLoaded('res_optional'), false);
-    assert.deepEqual(modules.list().map((m) => m.name), ['res_core']);
+    assert.deepEqual(
+      modules.list().map((m) => m.name),
+      ['res_core'],
+    );
     assert.equal(await codeOf(() => modules.get('res_optional')), 'not_found');
     assert.equal(await codeOf(() => modules.unload('res_optional')), 'not_found');
     assert.equal(await codeOf(() => modules.reload('res_optional')), 'not_found');

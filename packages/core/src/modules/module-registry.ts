@@ -87,7 +87,7 @@ export class ModuleRegistry {
 
   #loaded(name: string) {
     const entry = this.#modules.get(moduleKey(name));
-    if (!entry || !entry.loaded) throw notFound(`Module ${name} is not loaded`);
+    if (!entry?.loaded) throw notFound(`Module ${name} is not loaded`);
     return entry;
   }
 }

@@ -9,7 +9,10 @@ import type { SoundIndex } from '../sounds/sound-index.js';
 import { parseMediaUri, resolveMedia } from './media-uri.js';
 import type { ToneResolver } from './tone-resolver.js';
 
-export type PlayableMedia = { kind: 'files'; files: string[] } | { kind: 'tone'; segments: ToneSegment[] } | { kind: 'error'; error: string };
+export type PlayableMedia =
+  | { kind: 'files'; files: string[] }
+  | { kind: 'tone'; segments: ToneSegment[] }
+  | { kind: 'error'; error: string };
 
 export interface PlayableMediaSources {
   sounds: SoundIndex;

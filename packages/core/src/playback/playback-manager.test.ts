@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { beforeEach, describe, it } from 'node:test';
 import { ChannelRegistry } from '../channels/channel-registry.js';
 import type { Channel } from '../channels/channel.js';
-import { CoreError } from '../errors.js';
+import type { CoreError } from '../errors.js';
 import type { TimedDomainEvent } from '../events/domain-events.js';
 import { EventBus } from '../events/event-bus.js';
 import { SoundIndex } from '../sounds/sound-index.js';
@@ -72,7 +72,10 @@ describe('PlaybackManager', () => {
     ]);
     const finished = events.at(-1);
     assert.ok(finished?.type === 'PlaybackFinished' && finished.playback.state === 'complete');
-    assert.throws(() => manager.get(snap.id), (e: CoreError) => e.code === 'not_found');
+    assert.throws(
+      () => manager.get(snap.id),
+      (e: CoreError) => e.code === 'not_found',
+    );
   });
 
   it('applies offsetms to the first item only and plays digits file by file', async () => {
@@ -156,6 +159,9 @@ describe('PlaybackManager', () => {
 
   it('refuses a playback id that is already in use', async () => {
     manager.playOnChannel(channel, ['sound:a'], { playbackId: 'p1' });
-    assert.throws(() => manager.playOnChannel(channel, ['sound:b'], { playbackId: 'p1' }), (e: CoreError) => e.code === 'conflict');
+    assert.throws(
+      () => manager.playOnChannel(channel, ['sound:b'], { playbackId: 'p1' }),
+      (e: CoreError) => e.code === 'conflict',
+    );
   });
 });

@@ -15,7 +15,10 @@ describe('tone patterns', () => {
         { frequencies: [], durationMs: 500 },
       ],
     });
-    assert.deepEqual(parseTonePattern('425*50/1000'), { ok: true, segments: [{ frequencies: [425, 50], durationMs: 1000, modulated: true }] });
+    assert.deepEqual(parseTonePattern('425*50/1000'), {
+      ok: true,
+      segments: [{ frequencies: [425, 50], durationMs: 1000, modulated: true }],
+    });
     // No duration: the step lasts until stopped.
     assert.deepEqual(parseTonePattern('350+440'), { ok: true, segments: [{ frequencies: [350, 440], durationMs: 0 }] });
   });

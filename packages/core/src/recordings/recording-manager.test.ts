@@ -62,8 +62,7 @@ describe('RecordingManager', () => {
   });
 
   const started = () => media.requests.filter((r) => r.method === 'startRecording').map((r) => r.args[1] as StartRecordingRequest);
-  const recordingEvents = () =>
-    events.flatMap((e) => ('recording' in e ? [`${e.type}:${e.recording.state}`] : []));
+  const recordingEvents = () => events.flatMap((e) => ('recording' in e ? [`${e.type}:${e.recording.state}`] : []));
 
   it('goes queued → recording ⇄ paused → done, with durations in whole seconds', async () => {
     const snap = manager.record(target, { name: 'calls/one', format: 'wav', maxSilenceSeconds: 2, terminateOn: '#' });
@@ -84,7 +83,14 @@ describe('RecordingManager', () => {
     assert.equal(manager.getLive('calls/one').state, 'recording');
 
     await manager.stop('calls/one');
-    media.emit({ type: 'recordingFinished', recordingId: request.recordingId, reason: 'stopped', durationMs: 5900, talkingMs: 3100, silenceMs: 2800 });
+    media.emit({
+      type: 'recordingFinished',
+      recordingId: request.recordingId,
+      reason: 'stopped',
+      durationMs: 5900,
+      talkingMs: 3100,
+      silenceMs: 2800,
+    });
     assert.deepEqual(recordingEvents(), ['RecordingStarted:recording', 'RecordingFinished:done']);
     const finished = events.at(-1);
     assert.ok(finished?.type === 'RecordingFinished');
@@ -98,7 +104,10 @@ describe('RecordingManager', () => {
       talking_duration: 3,
       silence_duration: 2,
     });
-    assert.throws(() => manager.getLive('calls/one'), (e: CoreError) => e.code === 'not_found');
+    assert.throws(
+      () => manager.getLive('calls/one'),
+      (e: CoreError) => e.code === 'not_found',
+    );
     assert.deepEqual(
       media.requests.filter((r) => r.method === 'setRecordingState').map((r) => r.args[1]),
       [{ paused: true }, { muted: true }, { paused: false }],
@@ -136,14 +145,29 @@ describe('RecordingManager', () => {
   });
 
   it('checks name, format and existing files: 400, 422, 409 and ifExists', () => {
-    assert.throws(() => manager.record(target, { name: '../x', format: 'wav' }), (e: CoreError) => e.code === 'invalid_argument');
-    assert.throws(() => manager.record(target, { name: 'x', format: 'mp4' }), (e: CoreError) => e.code === 'unprocessable');
-    assert.throws(() => manager.record(target, { name: 'x', format: '../wav' }), (e: CoreError) => e.code === 'invalid_argument');
+    assert.throws(
+      () => manager.record(target, { name: '../x', format: 'wav' }),
+      (e: CoreError) => e.code === 'invalid_argument',
+    );
+    assert.throws(
+      () => manager.record(target, { name: 'x', format: 'mp4' }),
+      (e: CoreError) => e.code === 'unprocessable',
+    );
+    assert.throws(
+      () => manager.record(target, { name: 'x', format: '../wav' }),
+      (e: CoreError) => e.code === 'unprocessable',
+    );
     manager.record(target, { name: 'live', format: 'wav' });
-    assert.throws(() => manager.record(target, { name: 'live', format: 'wav' }), (e: CoreError) => e.code === 'conflict');
+    assert.throws(
+      () => manager.record(target, { name: 'live', format: 'wav' }),
+      (e: CoreError) => e.code === 'conflict',
+    );
 
     writeFileSync(join(root, 'old.wav'), 'x');
-    assert.throws(() => manager.record(target, { name: 'old', format: 'wav' }), (e: CoreError) => e.code === 'unprocessable');
+    assert.throws(
+      () => manager.record(target, { name: 'old', format: 'wav' }),
+      (e: CoreError) => e.code === 'unprocessable',
+    );
     manager.record(target, { name: 'old', format: 'wav', ifExists: 'append' });
     assert.equal(started().at(-1)?.append, true);
   });

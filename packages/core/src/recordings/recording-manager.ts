@@ -64,7 +64,14 @@ export class RecordingManager {
   readonly #clock: Clock;
   #sequence = 0;
 
-  constructor(deps: { bus: EventBus; media: MediaEngine; stored: StoredRecordings; formats?: readonly string[]; log: Logger; clock: Clock }) {
+  constructor(deps: {
+    bus: EventBus;
+    media: MediaEngine;
+    stored: StoredRecordings;
+    formats?: readonly string[];
+    log: Logger;
+    clock: Clock;
+  }) {
     this.stored = deps.stored;
     this.formats = deps.formats ?? DEFAULT_RECORDING_FORMATS;
     this.#bus = deps.bus;
@@ -88,8 +95,10 @@ export class RecordingManager {
 
   /** Starts a recording; returns its first (queued) snapshot. Errors: 400 name, 422 format or existing file, 409 name in use. */
   record(target: RecordTarget, options: RecordOptions): LiveRecordingSnapshot {
-    const file = recordingFile(this.stored.root, options.name, /^[a-z0-9]+$/i.test(options.format) ? options.format : 'invalid');
-    if (!this.formats.includes(options.format)) throw unprocessable(`Unknown recording format '${options.format}'`);
+    // The name is judged first (400); a format outside the known list is a 422 whatever its spelling.
+    const knownFormat = this.formats.includes(options.format) && /^[a-z0-9]+$/i.test(options.format);
+    const file = recordingFile(this.stored.root, options.name, knownFormat ? options.format : 'wav');
+    if (!knownFormat) throw unprocessable(`Unknown recording format '${options.format}'`);
     if (this.#live.has(options.name)) throw conflict('A recording with the same name is in progress');
     const ifExists = options.ifExists ?? 'fail';
     if (ifExists === 'fail' && this.stored.exists(options.name, options.format)) {
@@ -205,7 +214,7 @@ export class RecordingManager {
   #onMediaNotification(notification: MediaNotification): void {
     if (notification.type === 'recordingStarted') {
       const active = this.#byMediaId.get(notification.recordingId);
-      if (!active || active.recording.state !== 'queued') return;
+      if (active?.recording.state !== 'queued') return;
       active.recording.transition('recording');
       active.startedAt = this.#clock.now();
       this.#bus.publish({ type: 'RecordingStarted', recording: active.recording.snapshot() });
@@ -220,7 +229,12 @@ export class RecordingManager {
     else this.#finish(active, 'done', durations);
   }
 
-  #finish(active: Active, state: 'done' | 'canceled' | 'failed', durations: { durationMs: number; talkingMs?: number; silenceMs?: number }, cause?: string): void {
+  #finish(
+    active: Active,
+    state: 'done' | 'canceled' | 'failed',
+    durations: { durationMs: number; talkingMs?: number; silenceMs?: number },
+    cause?: string,
+  ): void {
     if (active.recording.isFinished) return;
     if (active.graceTimer !== undefined) this.#clock.clearTimeout(active.graceTimer);
     active.recording.finish(state, durations, cause);

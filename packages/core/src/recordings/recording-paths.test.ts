@@ -42,10 +42,20 @@ describe('recording paths', () => {
     for (const name of escapes) assert.ok(recordingNameProblem(name), JSON.stringify(name));
     const { root } = recordingDir();
     for (const name of escapes) {
-      assert.throws(() => recordingFile(root, name, 'wav'), (e: CoreError) => e.code === 'invalid_argument', JSON.stringify(name));
-      assert.throws(() => recordingFile(root, name, 'wav', 'not_found'), (e: CoreError) => e.code === 'not_found');
+      assert.throws(
+        () => recordingFile(root, name, 'wav'),
+        (e: CoreError) => e.code === 'invalid_argument',
+        JSON.stringify(name),
+      );
+      assert.throws(
+        () => recordingFile(root, name, 'wav', 'not_found'),
+        (e: CoreError) => e.code === 'not_found',
+      );
     }
-    assert.throws(() => recordingFile(root, 'ok', '../wav'), (e: CoreError) => e.code === 'invalid_argument');
+    assert.throws(
+      () => recordingFile(root, 'ok', '../wav'),
+      (e: CoreError) => e.code === 'invalid_argument',
+    );
   });
 
   it('refuses a symlink inside the directory that leads outside it, for files and directories', () => {
@@ -53,10 +63,22 @@ describe('recording paths', () => {
     symlinkSync(outside, join(root, 'escape'));
     symlinkSync(join(outside, 'secret.wav'), join(root, 'linked.wav'));
     symlinkSync(join(outside, 'not-yet.wav'), join(root, 'dangling.wav'));
-    assert.throws(() => recordingFile(root, 'escape/secret', 'wav'), (e: CoreError) => e.code === 'invalid_argument');
-    assert.throws(() => recordingFile(root, 'escape/new/deeper', 'wav'), (e: CoreError) => e.code === 'invalid_argument');
-    assert.throws(() => recordingFile(root, 'linked', 'wav'), (e: CoreError) => e.code === 'invalid_argument');
-    assert.throws(() => recordingFile(root, 'dangling', 'wav'), (e: CoreError) => e.code === 'invalid_argument');
+    assert.throws(
+      () => recordingFile(root, 'escape/secret', 'wav'),
+      (e: CoreError) => e.code === 'invalid_argument',
+    );
+    assert.throws(
+      () => recordingFile(root, 'escape/new/deeper', 'wav'),
+      (e: CoreError) => e.code === 'invalid_argument',
+    );
+    assert.throws(
+      () => recordingFile(root, 'linked', 'wav'),
+      (e: CoreError) => e.code === 'invalid_argument',
+    );
+    assert.throws(
+      () => recordingFile(root, 'dangling', 'wav'),
+      (e: CoreError) => e.code === 'invalid_argument',
+    );
   });
 
   it('follows a symlink that stays inside the directory', () => {

@@ -32,18 +32,36 @@ describe('StoredRecordings', () => {
   it('gets, copies and deletes; a name that would escape is not found', () => {
     const { root, stored } = store();
     assert.deepEqual(stored.get('calls/2024/one'), { name: 'calls/2024/one', format: 'ulaw' });
-    assert.throws(() => stored.get('escape/secret'), (e: CoreError) => e.code === 'not_found');
-    assert.throws(() => stored.get('../outside/secret'), (e: CoreError) => e.code === 'not_found');
+    assert.throws(
+      () => stored.get('escape/secret'),
+      (e: CoreError) => e.code === 'not_found',
+    );
+    assert.throws(
+      () => stored.get('../outside/secret'),
+      (e: CoreError) => e.code === 'not_found',
+    );
 
     assert.deepEqual(stored.copy('greeting', 'copies/greeting2'), { name: 'copies/greeting2', format: 'wav' });
     assert.equal(readFileSync(join(root, 'copies', 'greeting2.wav'), 'utf8'), 'RIFF');
-    assert.throws(() => stored.copy('greeting', 'copies/greeting2'), (e: CoreError) => e.code === 'conflict');
-    assert.throws(() => stored.copy('greeting', '../stolen'), (e: CoreError) => e.code === 'invalid_argument');
-    assert.throws(() => stored.copy('missing', 'x'), (e: CoreError) => e.code === 'not_found');
+    assert.throws(
+      () => stored.copy('greeting', 'copies/greeting2'),
+      (e: CoreError) => e.code === 'conflict',
+    );
+    assert.throws(
+      () => stored.copy('greeting', '../stolen'),
+      (e: CoreError) => e.code === 'invalid_argument',
+    );
+    assert.throws(
+      () => stored.copy('missing', 'x'),
+      (e: CoreError) => e.code === 'not_found',
+    );
 
     stored.delete('greeting');
     assert.ok(!existsSync(join(root, 'greeting.wav')));
-    assert.throws(() => stored.delete('greeting'), (e: CoreError) => e.code === 'not_found');
+    assert.throws(
+      () => stored.delete('greeting'),
+      (e: CoreError) => e.code === 'not_found',
+    );
   });
 
   it('names content types after the format and finds playable WAV files', () => {

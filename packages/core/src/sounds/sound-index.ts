@@ -4,6 +4,8 @@ import { notFound } from '../errors.js';
 import type { SoundSnapshot } from '../model/snapshots.js';
 import type { Logger } from '../util/logger.js';
 
+const MUSIC_ON_HOLD_DIR = 'moh';
+
 /** File extensions we recognise as sounds, and the format name each one stands for. */
 const FORMAT_BY_EXTENSION: Record<string, string> = {
   '.wav': 'wav',
@@ -48,7 +50,8 @@ export class SoundIndex {
     for (const dir of this.#dirs) {
       let languages: string[];
       try {
-        languages = readdirSync(dir).filter((name) => isDirectory(join(dir, name)));
+        // `moh/` holds music-on-hold classes (musiconhold.conf), not a language of prompts.
+        languages = readdirSync(dir).filter((name) => name !== MUSIC_ON_HOLD_DIR && isDirectory(join(dir, name)));
       } catch (err) {
         this.#log.warn({ dir, err: (err as Error).message }, 'sound directory not readable');
         continue;

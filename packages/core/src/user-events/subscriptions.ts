@@ -31,7 +31,8 @@ export class SubscriptionService {
     const app = this.#applications.require(application);
     const refs = references.map(parseEventSource);
     for (const ref of refs) {
-      if (!this.#sources.exists(ref) && !app.hasExactSubscription(ref.kind, ref.id)) throw unprocessable(`Event source ${describe(ref)} does not exist`);
+      if (!this.#sources.exists(ref) && !app.hasExactSubscription(ref.kind, ref.id))
+        throw unprocessable(`Event source ${describe(ref)} does not exist`);
       if (!app.hasExactSubscription(ref.kind, ref.id)) throw unprocessable(`Application is not subscribed to ${describe(ref)}`);
     }
     for (const ref of refs) app.unsubscribe(ref.kind, ref.id);

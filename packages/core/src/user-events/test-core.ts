@@ -35,7 +35,9 @@ export interface TestCore {
 }
 
 /** `files` are written into the conf directory (extensions.conf, logger.conf). */
-export async function startTestCore(options: { dir?: string; files?: Record<string, string>; endpoints?: string[] } = {}): Promise<TestCore> {
+export async function startTestCore(
+  options: { dir?: string; files?: Record<string, string>; endpoints?: string[] } = {},
+): Promise<TestCore> {
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'switchboard-core-'));
   const confDir = join(dir, 'conf');
   mkdirSync(confDir, { recursive: true });

@@ -87,4 +87,13 @@ describe('LegAudio', () => {
       ['talkingStarted', 'talkingFinished'],
     );
   });
+
+  it('runs L16 at the negotiated 16 kHz rate (L16/16000)', () => {
+    const { events } = recorder();
+    const wide = new LegAudio('L16', events, 16000);
+    assert.equal(wide.clockRate, 16000);
+    assert.equal(wide.timestampsPerFrame, 320);
+    assert.equal(wide.encodeFrame(new Int16Array(160), 8000)?.length, 640);
+    assert.equal(new LegAudio('L16', events).clockRate, 8000);
+  });
 });

@@ -10,7 +10,7 @@
  * per leg (G.722 and Opus keep state between frames). Frames are 20 ms at the rate the caller
  * asks for; a peer's other packetisation (e.g. 30 ms) passes through a small PCM FIFO.
  */
-import { type AudioCodec, CODEC_FRAME_MS, createCodec } from '../codecs/index.js';
+import { type AudioCodec, CODEC_FRAME_MS, createCodec, createL16Codec } from '../codecs/index.js';
 import { DtmfDetector, type InbandDigit } from '../dsp/dtmf-detector.js';
 import { JitterBuffer } from '../dsp/jitter-buffer.js';
 import { type ResampleRate, Resampler } from '../dsp/resampler.js';
@@ -85,10 +85,16 @@ export class LegAudio {
   #talk: TalkDetector | null = null;
   #talkOptions: TalkDetectorOptions | null = null;
 
-  constructor(codecName: AudioCodecName, events: LegAudioEvents) {
+  /**
+   * `clockRate` matters only for L16, whose rate travels in the SDP (`L16/16000`) rather than in
+   * its name (RFC 3551 §4.5.11); every other codec has one rate.
+   */
+  constructor(codecName: AudioCodecName, events: LegAudioEvents, clockRate?: number) {
     this.codecName = codecName;
-    this.#decoder = createCodec(codecName);
-    this.#encoder = createCodec(codecName);
+    const make = (): AudioCodec =>
+      codecName === 'L16' && (clockRate === 16000 || clockRate === 48000) ? createL16Codec(clockRate) : createCodec(codecName);
+    this.#decoder = make();
+    this.#encoder = make();
     this.#events = events;
     this.#packetSpan = framesOf(this.#decoder.clockRate);
     this.#jitter = this.#newJitterBuffer();

@@ -91,7 +91,8 @@ describe('RtpLeg codec path', () => {
     const encoder = createCodec('G722');
     // Digit 5 (770 + 1336 Hz) for 200 ms inside 600 ms of audio at 16 kHz.
     const audio = new Int16Array(16000 * 0.6);
-    for (let i = 3200; i < 6400; i += 1) audio[i] = Math.round(6000 * (Math.sin((2 * Math.PI * 770 * i) / 16000) + Math.sin((2 * Math.PI * 1336 * i) / 16000)));
+    for (let i = 3200; i < 6400; i += 1)
+      audio[i] = Math.round(6000 * (Math.sin((2 * Math.PI * 770 * i) / 16000) + Math.sin((2 * Math.PI * 1336 * i) / 16000)));
     const frames: Int16Array[] = [];
     for (let f = 0; f < 30; f += 1) {
       await far.send(rtp(9, f, f * 160, encoder.encode(audio.subarray(f * 320, (f + 1) * 320))), leg.localPort);
@@ -121,7 +122,10 @@ describe('RtpLeg codec path', () => {
     const last = parsed[parsed.length - 1];
     assert.ok(last.ok);
     if (!last.ok) return;
-    assert.deepEqual(last.packets.map((p) => p.type), ['rr', 'sdes', 'bye']);
+    assert.deepEqual(
+      last.packets.map((p) => p.type),
+      ['rr', 'sdes', 'bye'],
+    );
     const report = last.packets[0];
     assert.ok(report.type === 'rr' && report.reports[0].ssrc === 0x1234 && report.reports[0].cumulativeLost === 0);
   });

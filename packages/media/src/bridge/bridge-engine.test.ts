@@ -7,7 +7,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, afterEach, before, describe, it } from 'node:test';
-import { MediaEngine } from '../media-engine.js';
+import { MediaEngine, killWorkerForTest } from '../media-engine.js';
 import { RTP_HEADER_SIZE, writeRtpHeader } from '../rtp/rtp-header.js';
 import { sine, wav16 } from '../test-support/audio-fixtures.js';
 import { TonePeer } from '../test-support/tone-peer.js';
@@ -39,7 +39,10 @@ after(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function setup(workers: number, parties: number): Promise<{ engine: MediaEngine; legs: MediaLegInfo[]; peers: TonePeer[]; notes: MediaNotification[] }> {
+async function setup(
+  workers: number,
+  parties: number,
+): Promise<{ engine: MediaEngine; legs: MediaLegInfo[]; peers: TonePeer[]; notes: MediaNotification[] }> {
   const engine = new MediaEngine({ rtpStart: nextBase, rtpEnd: nextBase + 40, workers });
   nextBase += 42;
   await engine.start();
@@ -67,27 +70,37 @@ describe('media bridges', () => {
   for (const workers of [1, 2]) {
     it(`mixes three parties minus-one (${workers} worker${workers > 1 ? 's' : ''})`, { timeout: 10_000 }, async () => {
       const { engine, legs, peers } = await setup(workers, 3);
-      cleanup.push(() => engine.close(), () => peers.forEach((p) => p.close()));
+      cleanup.push(
+        () => engine.close(),
+        () => {
+          for (const p of peers) p.close();
+        },
+      );
       const tones = [500, 900, 1300];
       await engine.createBridge({ bridgeId: 'b', kind: 'mixing' });
       for (const leg of legs) await engine.joinBridge('b', leg.legId);
-      peers.forEach((peer, i) => peer.sendTone(legs[i].localPort, tones[i]));
+      for (const [i, peer] of peers.entries()) peer.sendTone(legs[i].localPort, tones[i]);
       await sleep(300);
       const since = performance.now();
       await sleep(500);
-      peers.forEach((peer, i) => {
+      for (const [i, peer] of peers.entries()) {
         const levels = peer.levels(since, tones);
         for (const [j, f] of tones.entries()) {
           if (j === i) assert.ok(levels[f] < NOT_HEARD, `party ${i} must not hear itself (${f} Hz at ${levels[f].toFixed(0)})`);
           else assert.ok(levels[f] > HEARD, `party ${i} hears ${f} Hz (${levels[f].toFixed(0)})`);
         }
-      });
+      }
     });
   }
 
   it('relays two same-codec legs packet by packet: payloads unchanged, one continuous stream', { timeout: 10_000 }, async () => {
     const { engine, legs, peers } = await setup(1, 2);
-    cleanup.push(() => engine.close(), () => peers.forEach((p) => p.close()));
+    cleanup.push(
+      () => engine.close(),
+      () => {
+        for (const p of peers) p.close();
+      },
+    );
     await engine.createBridge({ bridgeId: 'r', kind: 'mixing' });
     await engine.joinBridge('r', legs[0].legId);
     await engine.joinBridge('r', legs[1].legId);
@@ -117,13 +130,18 @@ describe('media bridges', () => {
 
   it('holding bridge: participants hear the announcer only, the announcer hears nothing', { timeout: 10_000 }, async () => {
     const { engine, legs, peers } = await setup(1, 3);
-    cleanup.push(() => engine.close(), () => peers.forEach((p) => p.close()));
+    cleanup.push(
+      () => engine.close(),
+      () => {
+        for (const p of peers) p.close();
+      },
+    );
     const tones = [500, 900, 1300];
     await engine.createBridge({ bridgeId: 'h', kind: 'holding' });
     await engine.joinBridge('h', legs[0].legId, { role: 'announcer' });
     await engine.joinBridge('h', legs[1].legId);
     await engine.joinBridge('h', legs[2].legId);
-    peers.forEach((peer, i) => peer.sendTone(legs[i].localPort, tones[i]));
+    for (const [i, peer] of peers.entries()) peer.sendTone(legs[i].localPort, tones[i]);
     await sleep(300);
     const since = performance.now();
     await sleep(500);
@@ -133,12 +151,20 @@ describe('media bridges', () => {
       assert.ok(levels[900] < NOT_HEARD && levels[1300] < NOT_HEARD, `participant ${i} hears no other participant`);
     }
     const announcer = peers[0].levels(since, tones);
-    assert.ok(Object.values(announcer).every((level) => level < NOT_HEARD), 'the announcer hears nothing');
+    assert.ok(
+      Object.values(announcer).every((level) => level < NOT_HEARD),
+      'the announcer hears nothing',
+    );
   });
 
   it('bridge playback is heard by everyone on top of the mix, and finishes with the bridge id', { timeout: 10_000 }, async () => {
     const { engine, legs, peers, notes } = await setup(2, 2);
-    cleanup.push(() => engine.close(), () => peers.forEach((p) => p.close()));
+    cleanup.push(
+      () => engine.close(),
+      () => {
+        for (const p of peers) p.close();
+      },
+    );
     await engine.createBridge({ bridgeId: 'p', kind: 'mixing' });
     for (const leg of legs) await engine.joinBridge('p', leg.legId);
     peers[0].sendTone(legs[0].localPort, 500);
@@ -152,18 +178,25 @@ describe('media bridges', () => {
     assert.ok(a[700] > HEARD && b[700] > HEARD, `both hear the playback (${a[700].toFixed(0)}, ${b[700].toFixed(0)})`);
     assert.ok(a[1300] > HEARD && b[500] > HEARD, 'and still hear each other');
     await engine.stopBridgePlayback('p', 'moh');
-    const finished = await waitFor('bridge playback finished', () => notes.find((n) => n.type === 'playbackFinished' && n.playbackId === 'moh'));
+    const finished = await waitFor('bridge playback finished', () =>
+      notes.find((n) => n.type === 'playbackFinished' && n.playbackId === 'moh'),
+    );
     assert.deepEqual(finished, { type: 'playbackFinished', legId: '', bridgeId: 'p', playbackId: 'moh', reason: 'stopped' });
   });
 
   it('a muted member is not heard, and a member that leaves hears the bridge no more', { timeout: 10_000 }, async () => {
     const { engine, legs, peers } = await setup(1, 3);
-    cleanup.push(() => engine.close(), () => peers.forEach((p) => p.close()));
+    cleanup.push(
+      () => engine.close(),
+      () => {
+        for (const p of peers) p.close();
+      },
+    );
     const tones = [500, 900, 1300];
     await engine.createBridge({ bridgeId: 'm', kind: 'mixing' });
     for (const leg of legs) await engine.joinBridge('m', leg.legId);
     await engine.setBridgeParticipant('m', legs[0].legId, { mute: true });
-    peers.forEach((peer, i) => peer.sendTone(legs[i].localPort, tones[i]));
+    for (const [i, peer] of peers.entries()) peer.sendTone(legs[i].localPort, tones[i]);
     await sleep(300);
     let since = performance.now();
     await sleep(400);
@@ -175,5 +208,67 @@ describe('media bridges', () => {
     await sleep(300);
     assert.equal(peers[2].audioSince(since).length, 0, 'nothing is sent to a leg that left');
     assert.ok(peers[1].levels(since, [1300])[1300] < NOT_HEARD, 'and it is no longer heard');
+  });
+  it('switches from relay to mixing when a third leg joins, and the far end sees one continuous stream', { timeout: 10_000 }, async () => {
+    const { engine, legs, peers } = await setup(1, 3);
+    cleanup.push(
+      () => engine.close(),
+      () => {
+        for (const p of peers) p.close();
+      },
+    );
+    await engine.createBridge({ bridgeId: 's', kind: 'mixing' });
+    await engine.joinBridge('s', legs[0].legId);
+    await engine.joinBridge('s', legs[1].legId);
+    peers[0].sendTone(legs[0].localPort, 500);
+    await sleep(300);
+    await engine.joinBridge('s', legs[2].legId);
+    peers[2].sendTone(legs[2].localPort, 1300);
+    await sleep(300);
+    const since = performance.now();
+    await sleep(300);
+    const heard = peers[1].levels(since, [500, 1300]);
+    assert.ok(heard[500] > HEARD && heard[1300] > HEARD, 'the second party now hears a mix of both others');
+    const stream = peers[1].far.packets.filter((p) => p.info.payloadType === 0);
+    assert.equal(new Set(stream.map((p) => p.info.ssrc)).size, 1, 'one SSRC throughout');
+    for (let i = 1; i < stream.length; i += 1) {
+      assert.equal(stream[i].info.sequenceNumber, (stream[i - 1].info.sequenceNumber + 1) & 0xffff, `sequence continues at packet ${i}`);
+      const advance = (stream[i].info.timestamp - stream[i - 1].info.timestamp) >>> 0;
+      assert.ok(advance >= 160 && advance < 8000, `timestamp moves forward at packet ${i} (${advance})`);
+    }
+  });
+
+  it('when the home worker of a bridge dies, members on the other worker live on and can bridge again', { timeout: 15_000 }, async () => {
+    const { engine, legs, peers, notes } = await setup(2, 3);
+    cleanup.push(
+      () => engine.close(),
+      () => {
+        for (const p of peers) p.close();
+      },
+    );
+    // legs[0] and legs[2] are on worker 0 (the home, after the first join), legs[1] on worker 1.
+    await engine.createBridge({ bridgeId: 'd', kind: 'mixing' });
+    await engine.joinBridge('d', legs[0].legId);
+    await engine.joinBridge('d', legs[1].legId);
+    await engine.playTone(
+      { kind: 'bridge', bridgeId: 'd' },
+      { playbackId: 'hum', segments: [{ frequencies: [425], durationMs: 0 }], repeat: true },
+    );
+    await killWorkerForTest(engine, 0);
+    await waitFor('the bridge playback failed', () =>
+      notes.find((n) => n.type === 'playbackFinished' && n.playbackId === 'hum' && n.reason === 'failed'),
+    );
+    await assert.rejects(engine.joinBridge('d', legs[1].legId), /no media bridge d/);
+    await engine.getCounters(legs[1].legId); // still alive
+    await engine.createBridge({ bridgeId: 'again', kind: 'mixing' });
+    await engine.joinBridge('again', legs[1].legId);
+    await engine.playTone(
+      { kind: 'bridge', bridgeId: 'again' },
+      { playbackId: 't', segments: [{ frequencies: [700], durationMs: 0 }], repeat: true },
+    );
+    await sleep(200);
+    const since = performance.now();
+    await sleep(300);
+    assert.ok(peers[1].levels(since, [700])[700] > HEARD, 'the survivor hears its new bridge');
   });
 });

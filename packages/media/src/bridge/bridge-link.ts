@@ -20,9 +20,7 @@ import type { MediaEndpoint } from '../worker/media-endpoint.js';
 import { FrameQueue } from './frame-queue.js';
 
 /** What travels on a link, both ways. */
-export type LinkMessage =
-  | { type: 'frame'; samples: ArrayBuffer }
-  | { type: 'dtmf'; digit: string; durationMs: number };
+export type LinkMessage = { type: 'frame'; samples: ArrayBuffer } | { type: 'dtmf'; digit: string; durationMs: number };
 
 const FRAME_SAMPLES = 160;
 
@@ -41,7 +39,13 @@ export class BridgeLink {
   readonly #down = new FrameQueue();
   #closed = false;
 
-  constructor(bridgeId: string, endpoint: MediaEndpoint, port: MessagePort, sendDtmf: (digit: string, durationMs: number) => void, onGone: () => void) {
+  constructor(
+    bridgeId: string,
+    endpoint: MediaEndpoint,
+    port: MessagePort,
+    sendDtmf: (digit: string, durationMs: number) => void,
+    onGone: () => void,
+  ) {
     this.bridgeId = bridgeId;
     this.endpoint = endpoint;
     this.#port = port;

@@ -46,7 +46,12 @@ export class Bridge {
   #relay: { a: RtpLeg; b: RtpLeg } | null = null;
 
   /** `legOf` says which members are local RTP legs (the only ones a relay can join). */
-  constructor(id: string, kind: BridgeKind, notify: (notification: WorkerNotification) => void, legOf: (member: BridgeMember) => RtpLeg | null) {
+  constructor(
+    id: string,
+    kind: BridgeKind,
+    notify: (notification: WorkerNotification) => void,
+    legOf: (member: BridgeMember) => RtpLeg | null,
+  ) {
     this.id = id;
     this.kind = kind;
     this.#notify = notify;
@@ -151,7 +156,7 @@ export class Bridge {
     const media = this.#mediaFrame();
     if (this.kind === 'mixing') {
       const outputs = mixMinusOne(heard, SAMPLES_PER_FRAME, media);
-      memberships.forEach(({ member }, index) => member.output(outputs[index]));
+      for (const [index, { member }] of memberships.entries()) member.output(outputs[index]);
     } else {
       const announcers = mixAll(
         memberships.map(({ options }, index) => (options.role === 'announcer' ? heard[index] : null)),
@@ -221,6 +226,7 @@ export class Bridge {
     a.packetTap = (packet) => relay(packet, b, toB, absorbA);
     b.packetTap = (packet) => relay(packet, a, toA, absorbB);
     this.#relay = { a, b };
+    this.#setRelayed(true);
   }
 
   #stopRelay(): void {
@@ -228,6 +234,11 @@ export class Bridge {
     this.#relay.a.packetTap = null;
     this.#relay.b.packetTap = null;
     this.#relay = null;
+    this.#setRelayed(false);
+  }
+
+  #setRelayed(relayed: boolean): void {
+    for (const { member } of this.#members.values()) if (member.endpoint !== null) member.endpoint.relayed = relayed;
   }
 
   close(): void {

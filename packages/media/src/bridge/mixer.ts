@@ -8,7 +8,7 @@
  */
 
 export function clip16(value: number): number {
-  return value > 32767 ? 32767 : value < -32768 ? -32768 : value;
+  return Math.min(32767, Math.max(value, -32768));
 }
 
 /** Adds `frame` into the 32-bit accumulator. */
@@ -27,7 +27,11 @@ export function clipFrame(sum: Int32Array, out: Int16Array = new Int16Array(sum.
  * What each input hears: the sum of all other inputs plus `common` (bridge media everyone hears),
  * clipped. A null input is silent (nothing arrived, or muted). Returns one new frame per input.
  */
-export function mixMinusOne(inputs: ReadonlyArray<Int16Array | null>, frameSamples: number, common: Int16Array | null = null): Int16Array[] {
+export function mixMinusOne(
+  inputs: ReadonlyArray<Int16Array | null>,
+  frameSamples: number,
+  common: Int16Array | null = null,
+): Int16Array[] {
   const total = new Int32Array(frameSamples);
   for (const input of inputs) if (input !== null) accumulate(total, input);
   if (common !== null) accumulate(total, common);

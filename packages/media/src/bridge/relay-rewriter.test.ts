@@ -5,24 +5,36 @@ import { RelayRewriter } from './relay-rewriter.js';
 describe('RelayRewriter', () => {
   it('anchors the first packet on the outgoing stream, with a marker', () => {
     const rewriter = new RelayRewriter();
-    const out = rewriter.rewrite({ ssrc: 1, sequenceNumber: 5000, timestamp: 123456, marker: false }, { nextSequence: 17, nextTimestamp: 8000 });
+    const out = rewriter.rewrite(
+      { ssrc: 1, sequenceNumber: 5000, timestamp: 123456, marker: false },
+      { nextSequence: 17, nextTimestamp: 8000 },
+    );
     assert.deepEqual(out, { sequenceNumber: 17, timestamp: 8000, marker: true });
   });
 
   it('keeps the source gaps (loss and silence) after the anchor, wrapping 16/32 bits', () => {
     const rewriter = new RelayRewriter();
     rewriter.rewrite({ ssrc: 1, sequenceNumber: 65535, timestamp: 0xffffff00, marker: true }, { nextSequence: 100, nextTimestamp: 10 });
-    const next = rewriter.rewrite({ ssrc: 1, sequenceNumber: 1, timestamp: 0xffffff00 + 480, marker: false }, { nextSequence: 999, nextTimestamp: 999 });
+    const next = rewriter.rewrite(
+      { ssrc: 1, sequenceNumber: 1, timestamp: 0xffffff00 + 480, marker: false },
+      { nextSequence: 999, nextTimestamp: 999 },
+    );
     assert.deepEqual(next, { sequenceNumber: 102, timestamp: 490, marker: false });
   });
 
   it('re-anchors on a new source SSRC and after reset', () => {
     const rewriter = new RelayRewriter();
     rewriter.rewrite({ ssrc: 1, sequenceNumber: 10, timestamp: 1000, marker: false }, { nextSequence: 0, nextTimestamp: 0 });
-    const switched = rewriter.rewrite({ ssrc: 2, sequenceNumber: 900, timestamp: 7, marker: false }, { nextSequence: 1, nextTimestamp: 160 });
+    const switched = rewriter.rewrite(
+      { ssrc: 2, sequenceNumber: 900, timestamp: 7, marker: false },
+      { nextSequence: 1, nextTimestamp: 160 },
+    );
     assert.deepEqual(switched, { sequenceNumber: 1, timestamp: 160, marker: true });
     rewriter.reset();
-    const again = rewriter.rewrite({ ssrc: 2, sequenceNumber: 901, timestamp: 167, marker: false }, { nextSequence: 50, nextTimestamp: 5000 });
+    const again = rewriter.rewrite(
+      { ssrc: 2, sequenceNumber: 901, timestamp: 167, marker: false },
+      { nextSequence: 50, nextTimestamp: 5000 },
+    );
     assert.deepEqual(again, { sequenceNumber: 50, timestamp: 5000, marker: true });
   });
 });

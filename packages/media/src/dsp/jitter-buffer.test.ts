@@ -111,4 +111,15 @@ describe('JitterBuffer', () => {
     jb.push(packet(1, 200));
     assert.equal(describePop(jb.pop()), 'f1');
   });
+
+  it('starts a talkspurt (marker) after silence suppression at the target delay, without concealing the gap', () => {
+    const jb = buffer();
+    jb.push(packet(0));
+    jb.pop();
+    jb.pop(); // plays 0
+    for (let i = 0; i < 4; i += 1) jb.pop(); // the sender is silent for 80 ms
+    jb.push({ ...packet(9, 180), marker: true });
+    const out = [jb.pop(), jb.pop()].map(describePop);
+    assert.deepEqual(out, ['empty', 'f9']);
+  });
 });

@@ -100,8 +100,8 @@ export class JitterBuffer {
   #started = false;
   /** Unwrapped timestamp of the next frame to play. */
   #cursor = 0;
-  /** Unwrapped timestamp of the first packet: before it the buffer is still filling. */
-  #firstTs = 0;
+  /** Waiting for the first packet of a stream or talkspurt to reach the cursor: silence, not loss. */
+  #filling = false;
   #highestTs = 0;
   #highestSeq = 0;
   readonly #played: number[] = [];
@@ -209,6 +209,13 @@ export class JitterBuffer {
       this.#late += 1;
       return 'late';
     }
+    // RFC 3551 §4.1: a marker starts a talkspurt after silence. With nothing buffered, play it after
+    // the target delay instead of first concealing the silence the sender chose not to send.
+    if (packet.marker === true && this.#queue.length === 0 && ts - this.#target > this.#cursor) {
+      this.#cursor = ts - this.#target;
+      this.#underruns = 0;
+      this.#filling = true;
+    }
     this.#insert({ ts, seq, packet });
     if (ts > this.#highestTs) this.#highestTs = ts;
     if (seq > this.#highestSeq) this.#highestSeq = seq;
@@ -217,6 +224,7 @@ export class JitterBuffer {
     if (ts - this.#cursor > this.#maxTs) {
       this.#cursor = ts - this.#target;
       this.#queue = this.#queue.filter((stored) => stored.ts >= this.#cursor);
+      this.#filling = true;
     }
     return result;
   }
@@ -226,7 +234,7 @@ export class JitterBuffer {
     this.#ssrc = packet.ssrc;
     const ts = packet.timestamp >>> 0;
     const seq = packet.seq & 0xffff;
-    this.#firstTs = ts;
+    this.#filling = true;
     this.#highestTs = ts;
     this.#highestSeq = seq;
     this.#cursor = ts - this.#target;
@@ -257,7 +265,7 @@ export class JitterBuffer {
     const frame = this.#frame;
     this.#sinceShrink += 1;
     // Before the first packet's slot: the buffer is still filling up to its target.
-    if (this.#firstTs - this.#cursor >= frame / 2) {
+    if (this.#filling && this.#queue.length > 0 && this.#queue[0].ts - this.#cursor >= frame / 2) {
       this.#cursor += frame;
       return { kind: 'empty' };
     }
@@ -280,6 +288,7 @@ export class JitterBuffer {
       this.#queue.shift();
       this.#remember(head.seq);
       this.#cursor = head.ts + frame;
+      this.#filling = false;
       return { kind: 'frame', packet: head.packet };
     }
     if (head.ts <= this.#cursor - frame / 2) {

@@ -46,7 +46,8 @@ export function validateSegments(segments: readonly ToneSegment[]): ToneSegment[
     if (!Array.isArray(segment.frequencies) || segment.frequencies.some((f: unknown) => !isNonNegative(f) || f > MAX_TONE_HZ)) {
       throw new InvalidArgumentError(`tone segment ${index}: frequencies must be numbers in 0-${MAX_TONE_HZ} Hz`);
     }
-    if (!isNonNegative(segment.durationMs)) throw new InvalidArgumentError(`tone segment ${index}: durationMs must be a non-negative number`);
+    if (!isNonNegative(segment.durationMs))
+      throw new InvalidArgumentError(`tone segment ${index}: durationMs must be a non-negative number`);
     const copy: ToneSegment = { frequencies: [...segment.frequencies], durationMs: segment.durationMs };
     if (segment.modulated === true) copy.modulated = true;
     if (segment.once === true) copy.once = true;
@@ -63,7 +64,8 @@ export function validateJoinOptions(options: JoinBridgeOptions | undefined): Joi
   const copy: JoinBridgeOptions = {};
   if (options === undefined) return copy;
   if (options.role !== undefined) {
-    if (options.role !== 'participant' && options.role !== 'announcer') throw new InvalidArgumentError(`role must be participant or announcer, got ${String(options.role)}`);
+    if (options.role !== 'participant' && options.role !== 'announcer')
+      throw new InvalidArgumentError(`role must be participant or announcer, got ${String(options.role)}`);
     copy.role = options.role;
   }
   if (options.mute !== undefined) copy.mute = options.mute === true;
@@ -77,7 +79,8 @@ export function validateRecording(request: StartRecordingRequest): StartRecordin
     file: nonEmpty('file', request.file),
     format: request.format,
   };
-  if (!FORMATS.includes(request.format)) throw new InvalidArgumentError(`recording format must be one of ${FORMATS.join(', ')}, got ${String(request.format)}`);
+  if (!FORMATS.includes(request.format))
+    throw new InvalidArgumentError(`recording format must be one of ${FORMATS.join(', ')}, got ${String(request.format)}`);
   if (request.append === true) copy.append = true;
   const maxDurationMs = optionalDuration('maxDurationMs', request.maxDurationMs);
   if (maxDurationMs !== undefined) copy.maxDurationMs = maxDurationMs;
@@ -91,7 +94,11 @@ export function validateRecording(request: StartRecordingRequest): StartRecordin
   return copy;
 }
 
-export function validateDtmf(request: { digits: string; durationMs: number; betweenMs: number }): { digits: string; durationMs: number; betweenMs: number } {
+export function validateDtmf(request: { digits: string; durationMs: number; betweenMs: number }): {
+  digits: string;
+  durationMs: number;
+  betweenMs: number;
+} {
   const digits = nonEmpty('digits', request.digits);
   if (!/^[0-9*#A-Da-d]+$/.test(digits)) throw new InvalidArgumentError(`digits may hold 0-9, *, # and A-D only, got ${digits}`);
   const durationMs = optionalDuration('durationMs', request.durationMs) ?? 100;
@@ -100,7 +107,8 @@ export function validateDtmf(request: { digits: string; durationMs: number; betw
 }
 
 export function validateSnoopDirection(what: string, direction: SnoopDirection): SnoopDirection {
-  if (!DIRECTIONS.includes(direction)) throw new InvalidArgumentError(`${what} must be one of ${DIRECTIONS.join(', ')}, got ${String(direction)}`);
+  if (!DIRECTIONS.includes(direction))
+    throw new InvalidArgumentError(`${what} must be one of ${DIRECTIONS.join(', ')}, got ${String(direction)}`);
   return direction;
 }
 

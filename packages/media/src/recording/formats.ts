@@ -5,7 +5,7 @@
  */
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { isCodecSupported } from '../codecs/codec.js';
+import { isCodecSupported } from '../codecs/index.js';
 import type { RecordingFormat } from '../types.js';
 
 let ffmpegPath: string | null | undefined;

@@ -140,7 +140,12 @@ export class Recorder {
           error = `recording ${this.#request.file} failed: ${cause instanceof Error ? cause.message : String(cause)}`;
         }
       }
-      const notification: RecordingFinished = { type: 'recordingFinished', recordingId: this.id, reason: finalReason, durationMs: this.#framesWritten * FRAME_MS };
+      const notification: RecordingFinished = {
+        type: 'recordingFinished',
+        recordingId: this.id,
+        reason: finalReason,
+        durationMs: this.#framesWritten * FRAME_MS,
+      };
       if (this.#silence !== null) {
         notification.talkingMs = this.#silence.talkingMs;
         notification.silenceMs = this.#silence.silenceMs;

@@ -17,7 +17,12 @@ import type { LegRemote, MediaLegInfo, MediaNotification } from '../types.js';
 import { supportedRecordingFormats } from './formats.js';
 
 let nextBase = 34000 + 2 * Math.floor(Math.random() * 3000);
-const pcmu = (port: number): LegRemote => ({ address: '127.0.0.1', port, codec: { name: 'PCMU', payloadType: 0, clockRate: 8000 }, telephoneEventPayloadType: 101 });
+const pcmu = (port: number): LegRemote => ({
+  address: '127.0.0.1',
+  port,
+  codec: { name: 'PCMU', payloadType: 0, clockRate: 8000 },
+  telephoneEventPayloadType: 101,
+});
 
 describe('recordings', () => {
   let dir = '';
@@ -57,7 +62,11 @@ describe('recordings', () => {
   const finished = (recordingId: string, timeoutMs = 5000) =>
     waitFor(
       `recording ${recordingId} finished`,
-      () => notes.find((n): n is Extract<MediaNotification, { type: 'recordingFinished' }> => n.type === 'recordingFinished' && n.recordingId === recordingId),
+      () =>
+        notes.find(
+          (n): n is Extract<MediaNotification, { type: 'recordingFinished' }> =>
+            n.type === 'recordingFinished' && n.recordingId === recordingId,
+        ),
       timeoutMs,
     );
 
@@ -101,7 +110,10 @@ describe('recordings', () => {
     const tail = samples.subarray(samples.length - 2400);
     assert.ok(toneAmplitude(tail, 500, 8000) > 3000 && toneAmplitude(tail, 1300, 8000) > 3000, 'both parties are in the mix');
 
-    await engine.startRecording({ kind: 'bridge', bridgeId: 'b' }, { recordingId: 'rd', file: join(dir, 'short.sln'), format: 'sln', maxDurationMs: 200 });
+    await engine.startRecording(
+      { kind: 'bridge', bridgeId: 'b' },
+      { recordingId: 'rd', file: join(dir, 'short.sln'), format: 'sln', maxDurationMs: 200 },
+    );
     const limited = await finished('rd');
     assert.equal(limited.reason, 'max-duration');
     assert.equal(limited.durationMs, 200);
@@ -111,7 +123,10 @@ describe('recordings', () => {
   it('beeps first, ends on a terminating DTMF digit, and cancels by deleting the file', { timeout: 10_000 }, async () => {
     await start(1, 1);
     const file = join(dir, 'dtmf.ulaw');
-    await engine.startRecording({ kind: 'leg', legId: legs[0].legId }, { recordingId: 'rt', file, format: 'ulaw', beep: true, terminateOn: '#' });
+    await engine.startRecording(
+      { kind: 'leg', legId: legs[0].legId },
+      { recordingId: 'rt', file, format: 'ulaw', beep: true, terminateOn: '#' },
+    );
     await waitFor('recordingStarted after the beep', () => notes.find((n) => n.type === 'recordingStarted'));
     const beep = peers[0].levels(0, [1000]);
     assert.ok(beep[1000] > 3000, `the beep reached the phone (${beep[1000].toFixed(0)})`);
@@ -145,26 +160,60 @@ describe('recordings', () => {
     assert.ok(done.durationMs >= 160 && done.durationMs <= 280, `only the muted part counts (${done.durationMs})`);
     const bytes = await readFile(file);
     const samples = new Int16Array(bytes.buffer, bytes.byteOffset, bytes.length / 2);
-    assert.ok(samples.every((s) => s === 0), 'muted audio is silence');
+    assert.ok(
+      samples.every((s) => s === 0),
+      'muted audio is silence',
+    );
   });
 
-  it('fails clearly for an unavailable format, and fails live recordings when their worker dies', { timeout: 15_000 }, async () => {
-    await start(1, 1);
-    if (!supportedRecordingFormats().includes('mp3')) {
-      await engine.startRecording({ kind: 'leg', legId: legs[0].legId }, { recordingId: 'mp', file: join(dir, 'x.mp3'), format: 'mp3' });
-      const failed = await finished('mp');
-      assert.equal(failed.reason, 'failed');
-      assert.match(failed.error ?? '', /ffmpeg/);
+  it('writes ogg and mp3 through ffmpeg when it is on PATH', { timeout: 15_000 }, async (t) => {
+    if (!supportedRecordingFormats().includes('ogg')) {
+      t.skip('ffmpeg is not on PATH');
+      return;
     }
+    await start(1, 1);
+    peers[0].sendTone(legs[0].localPort, 800);
+    for (const format of ['ogg', 'mp3'] as const) {
+      const file = join(dir, `leg.${format}`);
+      await engine.startRecording({ kind: 'leg', legId: legs[0].legId }, { recordingId: format, file, format });
+      await sleep(300);
+      await engine.stopRecording(format, { discard: false });
+      const done = await finished(format);
+      assert.equal(done.reason, 'stopped', done.error);
+      assert.ok((await stat(file)).size > 100, `${format} file written`);
+    }
+  });
+
+  it('fails an ogg/mp3 recording clearly when ffmpeg is not on PATH', { timeout: 10_000 }, async () => {
+    const path = process.env.PATH;
+    process.env.PATH = ''; // the worker threads copy the environment when they start
+    try {
+      await start(1, 1);
+    } finally {
+      process.env.PATH = path;
+    }
+    await engine.startRecording({ kind: 'leg', legId: legs[0].legId }, { recordingId: 'mp', file: join(dir, 'x.mp3'), format: 'mp3' });
+    const failed = await finished('mp');
+    assert.equal(failed.reason, 'failed');
+    assert.match(failed.error ?? '', /needs ffmpeg, which is not on PATH/);
+  });
+
+  it('fails live recordings and bridge media when their worker dies', { timeout: 15_000 }, async () => {
+    await start(1, 1);
     await engine.createBridge({ bridgeId: 'b', kind: 'mixing' });
     await engine.joinBridge('b', legs[0].legId);
-    await engine.playTone({ kind: 'bridge', bridgeId: 'b' }, { playbackId: 'tone', segments: [{ frequencies: [425], durationMs: 0 }], repeat: true });
+    await engine.playTone(
+      { kind: 'bridge', bridgeId: 'b' },
+      { playbackId: 'tone', segments: [{ frequencies: [425], durationMs: 0 }], repeat: true },
+    );
     await engine.startRecording({ kind: 'bridge', bridgeId: 'b' }, { recordingId: 'rw', file: join(dir, 'dies.wav'), format: 'wav' });
     await sleep(100);
     await killWorkerForTest(engine, 0);
     const failed = await finished('rw');
     assert.equal(failed.reason, 'failed');
-    await waitFor('bridge tone failed', () => notes.find((n) => n.type === 'playbackFinished' && n.playbackId === 'tone' && n.reason === 'failed' && n.bridgeId === 'b'));
+    await waitFor('bridge tone failed', () =>
+      notes.find((n) => n.type === 'playbackFinished' && n.playbackId === 'tone' && n.reason === 'failed' && n.bridgeId === 'b'),
+    );
     await waitFor('workerDied', () => notes.find((n) => n.type === 'workerDied'));
   });
 });

@@ -9,7 +9,7 @@
  *   ogg/mp3    8 kHz PCM piped to ffmpeg, which writes the file
  */
 import { spawn } from 'node:child_process';
-import { createCodec, isCodecSupported } from '../codecs/codec.js';
+import { createCodec, isCodecSupported } from '../codecs/index.js';
 import { encodeAlaw, encodeUlaw } from '../codecs/g711.js';
 import type { RecordingFormat } from '../types.js';
 import { findFfmpeg } from './formats.js';
@@ -64,11 +64,13 @@ class WavSink implements AudioSink {
   }
 
   finish(): Promise<void> {
-    const patches = wavLengthFields({ dataOffset: this.#dataOffset, dataBytes: this.#dataBytes }).map(([position, value]): [number, Uint8Array] => {
-      const bytes = new Uint8Array(4);
-      new DataView(bytes.buffer).setUint32(0, value >>> 0, true);
-      return [position, bytes];
-    });
+    const patches = wavLengthFields({ dataOffset: this.#dataOffset, dataBytes: this.#dataBytes }).map(
+      ([position, value]): [number, Uint8Array] => {
+        const bytes = new Uint8Array(4);
+        new DataView(bytes.buffer).setUint32(0, value >>> 0, true);
+        return [position, bytes];
+      },
+    );
     return this.#file.finish(patches);
   }
 
@@ -124,7 +126,24 @@ class FfmpegSink implements AudioSink {
     const codec = format === 'ogg' ? ['-c:a', 'libvorbis', '-q:a', '2'] : ['-c:a', 'libmp3lame', '-b:a', '32k'];
     this.#child = spawn(
       ffmpeg,
-      ['-hide_banner', '-loglevel', 'error', '-y', '-f', 's16le', '-ar', String(RECORDING_RATE), '-ac', '1', '-i', 'pipe:0', ...codec, '-f', format, path],
+      [
+        '-hide_banner',
+        '-loglevel',
+        'error',
+        '-y',
+        '-f',
+        's16le',
+        '-ar',
+        String(RECORDING_RATE),
+        '-ac',
+        '1',
+        '-i',
+        'pipe:0',
+        ...codec,
+        '-f',
+        format,
+        path,
+      ],
       { stdio: ['pipe', 'ignore', 'pipe'] },
     );
     this.#child.stderr?.on('data', (chunk: Buffer) => {
@@ -135,7 +154,9 @@ class FfmpegSink implements AudioSink {
     });
     this.#exited = new Promise((resolve, reject) => {
       this.#child.once('error', (error) => reject(new Error(`cannot run ffmpeg: ${error.message}`)));
-      this.#child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`ffmpeg exited with code ${code}: ${this.#stderr.trim()}`))));
+      this.#child.once('exit', (code) =>
+        code === 0 ? resolve() : reject(new Error(`ffmpeg exited with code ${code}: ${this.#stderr.trim()}`)),
+      );
     });
     this.#exited.catch(() => {});
   }
@@ -177,7 +198,8 @@ export function openSink(format: RecordingFormat, path: string, append: boolean)
         return out;
       });
     case 'g722': {
-      if (!isCodecSupported('G722')) throw new RecordingFormatError('recording format g722 is not available: the G.722 codec is not built in');
+      if (!isCodecSupported('G722'))
+        throw new RecordingFormatError('recording format g722 is not available: the G.722 codec is not built in');
       const codec = createCodec('G722');
       const state = { last: 0 };
       return new RawSink(path, append, (pcm) => codec.encode(codec.sampleRate === 2 * RECORDING_RATE ? upsample2(pcm, state) : pcm));

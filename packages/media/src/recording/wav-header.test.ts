@@ -85,14 +85,28 @@ describe('WAV recording header', () => {
   it('writes raw G.711 and 16-bit formats byte for byte', async () => {
     const ulaw = join(dir, 'r.ulaw');
     const sln = join(dir, 'r.sln');
-    for (const [format, path] of [['ulaw', ulaw], ['sln', sln]] as const) {
+    for (const [format, path] of [
+      ['ulaw', ulaw],
+      ['sln', sln],
+    ] as const) {
       const sink = openSink(format, path, false);
       sink.write(frame(0));
       await sink.finish();
     }
     const ulawBytes = await readFile(ulaw);
     assert.equal(ulawBytes.length, 160);
-    assert.ok(ulawBytes.every((b) => b === 0xff), 'µ-law silence is 0xFF');
+    assert.ok(
+      ulawBytes.every((b) => b === 0xff),
+      'µ-law silence is 0xFF',
+    );
     assert.equal((await readFile(sln)).length, 320);
+  });
+  it('writes G.722 at 64 kbit/s (160 bytes per 20 ms) when the codec is registered', async () => {
+    const path = join(dir, 'r.g722');
+    const sink = openSink('g722', path, false);
+    sink.write(frame(1000));
+    sink.write(frame(-1000));
+    await sink.finish();
+    assert.equal((await readFile(path)).length, 320);
   });
 });

@@ -54,7 +54,8 @@ export class WavAppendError extends Error {
 export function locateWavData(head: Uint8Array, fileSize: number, sampleRate = RECORDING_RATE): WavDataLocation {
   const view = new DataView(head.buffer, head.byteOffset, head.byteLength);
   const fourcc = (offset: number): string => String.fromCharCode(head[offset], head[offset + 1], head[offset + 2], head[offset + 3]);
-  if (head.length < 12 || fourcc(0) !== 'RIFF' || fourcc(8) !== 'WAVE') throw new WavAppendError('cannot append: the file is not a WAV file');
+  if (head.length < 12 || fourcc(0) !== 'RIFF' || fourcc(8) !== 'WAVE')
+    throw new WavAppendError('cannot append: the file is not a WAV file');
   let offset = 12;
   let formatOk = false;
   while (offset + 8 <= head.length) {
@@ -67,7 +68,9 @@ export function locateWavData(head: Uint8Array, fileSize: number, sampleRate = R
       const rate = view.getUint32(offset + 12, true);
       const bits = view.getUint16(offset + 22, true);
       if (tag !== 1 || channels !== 1 || rate !== sampleRate || bits !== 16) {
-        throw new WavAppendError(`cannot append: the file is ${channels}-channel ${bits}-bit format ${tag} at ${rate} Hz, recordings are 16-bit mono PCM at ${sampleRate} Hz`);
+        throw new WavAppendError(
+          `cannot append: the file is ${channels}-channel ${bits}-bit format ${tag} at ${rate} Hz, recordings are 16-bit mono PCM at ${sampleRate} Hz`,
+        );
       }
       formatOk = true;
     } else if (id === 'data') {

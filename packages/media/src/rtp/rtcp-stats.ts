@@ -231,7 +231,6 @@ export class RtpStatsTracker {
   readonly #localLossStats = new RunningStats();
   readonly #rttStats = new RunningStats();
   #rtt: number | null = null;
-  #lostAtLastReport = 0;
 
   constructor(options: RtpStatsTrackerOptions) {
     this.localSsrc = options.localSsrc >>> 0;
@@ -297,7 +296,6 @@ export class RtpStatsTracker {
       blocks.push(block);
       this.#localJitterStats.add(source.jitter / this.clockRate);
       this.#localLossStats.add(block.fractionLost / 256);
-      this.#lostAtLastReport = source.lost;
     }
     let report: Uint8Array;
     if (this.#sentSinceReport) {
@@ -342,10 +340,5 @@ export class RtpStatsTracker {
       snapshot.stdevrtt = this.#rttStats.stdev;
     }
     return snapshot;
-  }
-
-  /** Packets lost since the last report was built (for callers that log per interval). */
-  get lostSinceReport(): number {
-    return (this.#source?.lost ?? 0) - this.#lostAtLastReport;
   }
 }

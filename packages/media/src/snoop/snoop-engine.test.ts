@@ -45,7 +45,9 @@ describe('snoop, DTMF, tones, detection', () => {
     }
   }
 
-  it('a spy snoop bridged with a supervisor hears what the source phone sends; whisper reaches the source', { timeout: 10_000 }, async () => {
+  it('a spy snoop bridged with a supervisor hears what the source phone sends; whisper reaches the source', {
+    timeout: 10_000,
+  }, async () => {
     await start(2, 2); // source and supervisor on different workers
     const [source, supervisor] = legs;
     const snoop = await engine.createSnoopLeg({ sourceLegId: source.legId, spy: 'in', whisper: 'out' });
@@ -96,14 +98,31 @@ describe('snoop, DTMF, tones, detection', () => {
 
   it('plays a tone on a leg: a non-repeating pattern completes, a repeating one stops on request', { timeout: 10_000 }, async () => {
     await start(1, 1);
-    await engine.playTone({ kind: 'leg', legId: legs[0].legId }, { playbackId: 't1', segments: [{ frequencies: [440], durationMs: 200 }], repeat: false });
+    await engine.playTone(
+      { kind: 'leg', legId: legs[0].legId },
+      { playbackId: 't1', segments: [{ frequencies: [440], durationMs: 200 }], repeat: false },
+    );
     const done = await waitFor('tone complete', () => notes.find((n) => n.type === 'playbackFinished' && n.playbackId === 't1'));
     assert.equal(done.type === 'playbackFinished' && done.reason, 'complete');
     assert.ok(peers[0].levels(0, [440])[440] > 3000);
     assert.equal(peers[0].audioSince(0).length, 200 * 8, 'exactly 200 ms of tone');
-    await engine.playTone({ kind: 'leg', legId: legs[0].legId }, { playbackId: 't2', segments: [{ frequencies: [480, 620], durationMs: 100 }, { frequencies: [], durationMs: 100 }], repeat: true });
+    await engine.playTone(
+      { kind: 'leg', legId: legs[0].legId },
+      {
+        playbackId: 't2',
+        segments: [
+          { frequencies: [480, 620], durationMs: 100 },
+          { frequencies: [], durationMs: 100 },
+        ],
+        repeat: true,
+      },
+    );
     await sleep(500);
-    assert.equal(notes.some((n) => n.type === 'playbackFinished' && n.playbackId === 't2'), false, 'a repeating tone does not end by itself');
+    assert.equal(
+      notes.some((n) => n.type === 'playbackFinished' && n.playbackId === 't2'),
+      false,
+      'a repeating tone does not end by itself',
+    );
     await engine.stopPlayback(legs[0].legId, 't2');
     const stopped = await waitFor('tone stopped', () => notes.find((n) => n.type === 'playbackFinished' && n.playbackId === 't2'));
     assert.equal(stopped.type === 'playbackFinished' && stopped.reason, 'stopped');
@@ -117,16 +136,43 @@ describe('snoop, DTMF, tones, detection', () => {
     await sleep(300);
     peers[0].stop();
     const finished = await waitFor('talkingFinished', () => notes.find((n) => n.type === 'talkingFinished'));
-    assert.ok(finished.type === 'talkingFinished' && finished.durationMs >= 250, `talked ${finished.type === 'talkingFinished' ? finished.durationMs : 0} ms`);
+    assert.ok(
+      finished.type === 'talkingFinished' && finished.durationMs >= 250,
+      `talked ${finished.type === 'talkingFinished' ? finished.durationMs : 0} ms`,
+    );
     const stats = await engine.getRtpStatistics(legs[0].legId);
     assert.ok(stats.rxcount > 10);
     assert.equal(typeof stats.local_ssrc, 'number');
     await engine.setLegMute(legs[0].legId, { inbound: false, outbound: true });
-    await engine.playTone({ kind: 'leg', legId: legs[0].legId }, { playbackId: 'muted', segments: [{ frequencies: [440], durationMs: 100 }], repeat: false });
+    await engine.playTone(
+      { kind: 'leg', legId: legs[0].legId },
+      { playbackId: 'muted', segments: [{ frequencies: [440], durationMs: 100 }], repeat: false },
+    );
     const since = performance.now();
     await waitFor('muted tone done', () => notes.find((n) => n.type === 'playbackFinished' && n.playbackId === 'muted'));
     await sleep(20);
     const audio = peers[0].audioSince(since - 40);
     assert.ok(audio.length > 0 && audio.every((s) => Math.abs(s) < 10), 'outbound mute sends silence');
+  });
+  it('detects in-band DTMF once: by the leg without telephone-event, on request with it', { timeout: 10_000 }, async () => {
+    await start(1, 2);
+    await engine.setLegRemote(legs[1].legId, pcmu(peers[1].port, false));
+    await engine.setInbandDtmfDetection(legs[0].legId, true);
+    await engine.setInbandDtmfDetection(legs[1].legId, true);
+    for (const [index, peer] of peers.entries()) peer.sendTone(legs[index].localPort, [852, 1477], 5000); // 9
+    await sleep(200);
+    for (const peer of peers) peer.stop();
+    for (const leg of legs) {
+      await waitFor('digit 9', () => notes.find((n) => n.type === 'dtmfReceived' && n.legId === leg.legId));
+    }
+    await sleep(100);
+    for (const leg of legs) {
+      const digits = notes.filter((n) => n.type === 'dtmfReceived' && n.legId === leg.legId);
+      assert.deepEqual(
+        digits.map((n) => n.type === 'dtmfReceived' && n.digit),
+        ['9'],
+        'reported once',
+      );
+    }
   });
 });

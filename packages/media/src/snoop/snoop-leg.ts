@@ -10,6 +10,7 @@
  *
  * Everything else (playback, recording, bridging) treats it as any other leg: it is an AudioIo.
  */
+import { mixAll } from '../bridge/mixer.js';
 import type { SnoopDirection } from '../types.js';
 import type { AudioIo, MediaEndpoint } from '../worker/media-endpoint.js';
 
@@ -47,12 +48,7 @@ export class SnoopLeg implements AudioIo {
     const heardOut = this.spy === 'out' || this.spy === 'both' ? source.lastOut : null;
     if (heardIn === null) return heardOut;
     if (heardOut === null) return heardIn;
-    const sum = new Int16Array(FRAME_SAMPLES);
-    for (let i = 0; i < FRAME_SAMPLES; i += 1) {
-      const value = heardIn[i] + heardOut[i];
-      sum[i] = value > 32767 ? 32767 : value < -32768 ? -32768 : value;
-    }
-    return sum;
+    return mixAll([heardIn, heardOut], FRAME_SAMPLES);
   }
 
   writeFrame(pcm: Int16Array, rateHz: number): void {

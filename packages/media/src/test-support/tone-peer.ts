@@ -26,15 +26,26 @@ export class TonePeer {
     return this.far.port;
   }
 
-  /** Sends `frequencyHz` (0: silence) to `legPort` every 20 ms until `stop()`. */
-  sendTone(legPort: number, frequencyHz: number, amplitude = 8000): void {
+  /** Sends `frequencyHz` (0: silence; several: their sum) to `legPort` every 20 ms until `stop()`. */
+  sendTone(legPort: number, frequencyHz: number | number[], amplitude = 8000): void {
+    const frequencies = typeof frequencyHz === 'number' ? [frequencyHz] : frequencyHz;
     this.stop();
     let n = 0;
     const send = (): void => {
       const packet = new Uint8Array(RTP_HEADER_SIZE + 160);
-      writeRtpHeader(packet, { payloadType: 0, marker: n === 0, sequenceNumber: this.#sequence, timestamp: this.#timestamp, ssrc: this.#ssrc });
+      writeRtpHeader(packet, {
+        payloadType: 0,
+        marker: n === 0,
+        sequenceNumber: this.#sequence,
+        timestamp: this.#timestamp,
+        ssrc: this.#ssrc,
+      });
       const pcm = new Int16Array(160);
-      for (let i = 0; i < 160; i += 1) pcm[i] = Math.round(amplitude * Math.sin((2 * Math.PI * frequencyHz * (this.#timestamp + i)) / 8000));
+      for (let i = 0; i < 160; i += 1) {
+        let value = 0;
+        for (const f of frequencies) value += amplitude * Math.sin((2 * Math.PI * f * (this.#timestamp + i)) / 8000);
+        pcm[i] = Math.round(value);
+      }
       encodeUlaw(pcm, packet, RTP_HEADER_SIZE);
       this.#sequence = (this.#sequence + 1) & 0xffff;
       this.#timestamp = (this.#timestamp + 160) >>> 0;
@@ -54,7 +65,7 @@ export class TonePeer {
   audioSince(sinceMs: number): Int16Array {
     const packets = this.far.packets.filter((p) => p.at >= sinceMs && p.info.payloadType === 0);
     const out = new Int16Array(packets.length * 160);
-    packets.forEach((p, index) => decodeUlaw(p.payload.subarray(0, 160), out, index * 160));
+    for (const [index, p] of packets.entries()) decodeUlaw(p.payload.subarray(0, 160), out, index * 160);
     return out;
   }
 

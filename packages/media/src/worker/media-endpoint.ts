@@ -1,17 +1,20 @@
 /**
  * A leg as the worker's media tick sees it, whether it has a socket (RtpLeg) or not (a snoop leg):
  * on every 20 ms frame the tick first *captures* what the leg received (after inbound mute and
- * whisper), then bridges mix, then the endpoint *renders* what the leg sends: a recording's beep,
- * else its own playback, else what its bridge gave it; plus whisper, then outbound mute.
+ * whisper; talk and in-band DTMF detection), then bridges mix, then the endpoint *renders* what
+ * the leg sends: DTMF being sent (an RFC 4733 event replaces the frame, an in-band tone is the
+ * frame), else a recording's beep, else its own playback, else what its bridge gave it; plus
+ * whisper, then outbound mute (silence).
  */
+import { clip16 } from '../bridge/mixer.js';
 import type { WorkerNotification } from '../protocol.js';
 import type { Recorder } from '../recording/recorder.js';
 import type { TelephoneEvent } from '../rtp/telephone-event.js';
 import type { LegRemote, PlaybackEndReason, TalkDetectionOptions } from '../types.js';
-import { DtmfSender, END_REPETITIONS } from './dtmf-sender.js';
-import { InbandDtmfDetector } from './inband-dtmf.js';
+import { DtmfDetector } from '../dsp/dtmf-detector.js';
+import { TalkDetector } from '../dsp/talk-detector.js';
+import { DtmfSender, type EventPacket } from './dtmf-sender.js';
 import { type FrameSource, Playback, SAMPLES_PER_FRAME } from './playback.js';
-import { TalkDetector } from './talk-detector.js';
 
 /** The audio surface of a leg: one 8 kHz frame in, one out, per tick. */
 export interface AudioIo {
@@ -28,15 +31,16 @@ export interface AudioIo {
 /** A leg that can send RFC 4733 events in its RTP stream (RtpLeg). */
 export interface EventIo {
   readonly remote: LegRemote | null;
+  /** The leg detects something in its decoded audio itself (in-band DTMF): its frames must be read every tick. */
+  readonly needsAudioTicks: boolean;
   sendEvent(event: TelephoneEvent, timestamp: number, marker: boolean): boolean;
   claimTimestamp(samples: number): number;
 }
 
-/** RFC 4733 §2.3.4 volume of the events we send, in −dBm0 (a typical DTMF level). */
-const EVENT_VOLUME = 10;
-
 interface DtmfSending {
-  sender: DtmfSender;
+  /** Created when the digits start, so they use the telephone-event negotiated by then. */
+  start: () => DtmfSender;
+  sender: DtmfSender | null;
   timestamp: number;
   done: () => void;
 }
@@ -46,10 +50,7 @@ const SILENCE = new Int16Array(SAMPLES_PER_FRAME);
 
 function addInto(target: Int16Array, other: Int16Array): Int16Array {
   const out = new Int16Array(SAMPLES_PER_FRAME);
-  for (let i = 0; i < SAMPLES_PER_FRAME; i += 1) {
-    const sum = target[i] + other[i];
-    out[i] = sum > 32767 ? 32767 : sum < -32768 ? -32768 : sum;
-  }
+  for (let i = 0; i < SAMPLES_PER_FRAME; i += 1) out[i] = clip16(target[i] + other[i]);
   return out;
 }
 
@@ -60,14 +61,18 @@ export class MediaEndpoint {
   readonly #events: EventIo | null;
   #playback: Playback | null = null;
   #dtmf: DtmfSending | null = null;
+  /** Digits waiting for those being sent (a request, or digits a bridge passes on). */
+  readonly #dtmfQueue: DtmfSending[] = [];
   #talk: TalkDetector | null = null;
-  #inband: InbandDtmfDetector | null = null;
+  #inband: DtmfDetector | null = null;
   muteInbound = false;
   muteOutbound = false;
   /** The bridge this leg is in (here or on another worker), for bookkeeping. */
   bridgeId: string | null = null;
   /** Snoop legs attached to this one (a relay must not bypass their whisper). */
   snoops = 0;
+  /** The leg's bridge relays its packets undecoded (bridge.ts): capture decodes only if something else listens. */
+  relayed = false;
   /** Recordings of what this leg receives. */
   readonly recorders = new Set<Recorder>();
 
@@ -89,22 +94,33 @@ export class MediaEndpoint {
   }
 
   setTalkDetection(options: TalkDetectionOptions | null): void {
-    this.#talk = options === null ? null : new TalkDetector(options);
+    this.#talk = options === null ? null : new TalkDetector(options, RATE);
   }
 
   setInbandDtmfDetection(enabled: boolean): void {
-    this.#inband = enabled ? new InbandDtmfDetector() : null;
+    this.#inband = enabled ? new DtmfDetector() : null;
   }
 
   /**
-   * Sends digits (RFC 4733 events when the peer negotiated telephone-event, else in-band tones);
-   * resolves when the last one has ended. A new call replaces digits still being sent.
+   * An RTP leg whose peer negotiated no telephone-event already listens for in-band digits itself
+   * (audio/leg-audio.ts); detecting them here as well would report every digit twice.
+   */
+  #legDetectsInband(): boolean {
+    const remote = this.#events?.remote;
+    return remote != null && remote.telephoneEventPayloadType === undefined;
+  }
+
+  /**
+   * Sends digits (RFC 4733 events when the peer negotiated telephone-event, else in-band tones)
+   * after any still being sent; resolves when the last one has ended.
    */
   sendDigits(digits: string, durationMs: number, betweenMs: number): Promise<void> {
-    this.#dtmf?.done();
-    const useEvents = this.#events !== null && this.#events.remote?.telephoneEventPayloadType !== undefined;
     return new Promise((resolve) => {
-      this.#dtmf = { sender: new DtmfSender(digits, durationMs, betweenMs, useEvents), timestamp: 0, done: resolve };
+      const start = (): DtmfSender => {
+        const useEvents = this.#events !== null && this.#events.remote?.telephoneEventPayloadType !== undefined;
+        return new DtmfSender(digits, durationMs, betweenMs, useEvents);
+      };
+      this.#dtmfQueue.push({ start, sender: null, timestamp: 0, done: resolve });
     });
   }
 
@@ -117,6 +133,8 @@ export class MediaEndpoint {
     return (
       this.#playback !== null ||
       this.#dtmf !== null ||
+      this.#dtmfQueue.length > 0 ||
+      this.#events?.needsAudioTicks === true ||
       this.#talk !== null ||
       this.#inband !== null ||
       this.recorders.size > 0 ||
@@ -129,7 +147,15 @@ export class MediaEndpoint {
 
   /** Whether the endpoint is playing something of its own (a relay cannot run meanwhile). */
   get busy(): boolean {
-    return this.#playback !== null || this.#dtmf !== null || this.muteInbound || this.muteOutbound || this.snoops > 0 || [...this.recorders].some((r) => r.state === 'beeping');
+    return (
+      this.#playback !== null ||
+      this.#dtmf !== null ||
+      this.#dtmfQueue.length > 0 ||
+      this.muteInbound ||
+      this.muteOutbound ||
+      this.snoops > 0 ||
+      [...this.recorders].some((r) => r.state === 'beeping')
+    );
   }
 
   // ── playback ──────────────────────────────────────────────────────────────────────────────
@@ -180,15 +206,28 @@ export class MediaEndpoint {
 
   /** Phase 1: take what the leg received; feed its recordings. */
   capture(): void {
+    if (
+      this.relayed &&
+      this.recorders.size === 0 &&
+      this.#talk === null &&
+      this.#inband === null &&
+      this.#events?.needsAudioTicks !== true
+    ) {
+      // Nobody needs the decoded audio; the jitter buffer keeps itself bounded meanwhile.
+      this.inFrame = null;
+      return;
+    }
     let frame = this.io.readFrame(RATE);
     if (this.#talk !== null) {
-      const event = this.#talk.feed(frame);
-      if (event?.type === 'started') this.#notify({ type: 'talkingStarted', legId: this.id });
-      else if (event?.type === 'finished') this.#notify({ type: 'talkingFinished', legId: this.id, durationMs: event.durationMs });
+      const event = this.#talk.process(frame ?? SILENCE);
+      if (event?.type === 'talkingStarted') this.#notify({ type: 'talkingStarted', legId: this.id });
+      else if (event?.type === 'talkingFinished')
+        this.#notify({ type: 'talkingFinished', legId: this.id, durationMs: Math.round(event.durationMs) });
     }
-    if (this.#inband !== null) {
-      const digit = this.#inband.feed(frame);
-      if (digit !== null) this.#notify({ type: 'dtmfReceived', legId: this.id, digit: digit.digit, durationMs: digit.durationMs });
+    if (this.#inband !== null && !this.#legDetectsInband()) {
+      for (const digit of this.#inband.process(frame ?? SILENCE)) {
+        this.#notify({ type: 'dtmfReceived', legId: this.id, digit: digit.digit, durationMs: Math.round(digit.durationMs) });
+      }
     }
     if (this.muteInbound) frame = null;
     if (this.whisperIn !== null) {
@@ -202,11 +241,13 @@ export class MediaEndpoint {
   /** Phase 3: send this tick's frame, if the leg has anything to send. */
   render(): void {
     let frame: Int16Array | null = null;
+    if (this.#dtmf === null) this.#dtmf = this.#dtmfQueue.shift() ?? null;
     const dtmf = this.#dtmf;
     if (dtmf !== null) {
+      dtmf.sender ??= dtmf.start();
       const step = dtmf.sender.step();
-      if (step.kind === 'event' && this.#events !== null) {
-        this.#sendEvent(dtmf, step.code, step.start, step.end, step.durationSamples);
+      if (step.kind === 'events' && this.#events !== null) {
+        this.#sendEvents(dtmf, step.packets);
         this.bridgeOut = null;
         this.whisperOut = null;
         return; // the event replaces this frame's audio
@@ -240,19 +281,20 @@ export class MediaEndpoint {
     } else {
       this.lastOut = null;
     }
-    if (playback !== null && playback === this.#playback && playback.state === 'playing' && playback.exhausted) this.endPlayback('complete');
+    if (playback !== null && playback === this.#playback && playback.state === 'playing' && playback.exhausted)
+      this.endPlayback('complete');
   }
 
-  /** One tick of an RFC 4733 event: every packet carries the event's start timestamp (§2.5.1.3). */
-  #sendEvent(dtmf: DtmfSending, code: number, start: boolean, end: boolean, durationSamples: number): void {
+  /** One tick of RFC 4733 events: every packet of an event carries its start timestamp (§2.5.1.3). */
+  #sendEvents(dtmf: DtmfSending, packets: EventPacket[]): void {
     const events = this.#events;
     if (events === null) return;
-    // The event occupies the stream's time like audio would, so audio resumes at the right timestamp.
+    // The event occupies the stream's time as audio would, so audio resumes at the right timestamp.
     const claimed = events.claimTimestamp(SAMPLES_PER_FRAME);
-    if (start) dtmf.timestamp = claimed;
-    const event = { event: code, end, volume: EVENT_VOLUME, duration: durationSamples };
-    const copies = end ? END_REPETITIONS : 1;
-    for (let i = 0; i < copies; i += 1) events.sendEvent(event, dtmf.timestamp, start && i === 0);
+    for (const packet of packets) {
+      if (packet.newEvent) dtmf.timestamp = claimed;
+      events.sendEvent(packet.event, dtmf.timestamp, packet.marker);
+    }
     this.lastOut = null;
   }
 
@@ -261,6 +303,7 @@ export class MediaEndpoint {
     this.endPlayback('stopped');
     this.#dtmf?.done();
     this.#dtmf = null;
+    for (const pending of this.#dtmfQueue.splice(0)) pending.done();
     for (const recorder of this.recorders) recorder.end('target-gone');
     this.recorders.clear();
     this.io.close();

@@ -99,7 +99,7 @@ export class Playback {
 
   /** The source has nothing more: the frame last handed out was the final one (report `complete`). */
   get exhausted(): boolean {
-    return this.#source !== null && this.#source.done;
+    return this.#source?.done === true;
   }
 
   /** The next frame (a view valid until the next call), or null when not playing or ended. */

@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import dgram from 'node:dgram';
 import { isIP } from 'node:net';
 import { LegAudio } from '../audio/leg-audio.js';
+import type { InbandDigit } from '../dsp/dtmf-detector.js';
 import { isCodecSupported } from '../codecs/index.js';
 import { MediaError } from '../errors.js';
 import type { LogLevel } from '../logger.js';
@@ -140,15 +141,23 @@ export class RtpLeg {
     }
     // A different codec (or payload type) needs a new codec pipeline; the same one keeps its state.
     const previous = this.#remote?.codec;
-    if (this.#audio === null || previous?.name !== remote.codec.name || previous.payloadType !== remote.codec.payloadType) {
-      this.#audio = new LegAudio(remote.codec.name, {
-        digit: (digit) => this.#host.notify({ type: 'dtmfReceived', legId: this.id, digit: digit.digit, durationMs: digit.durationMs }),
-      });
+    const { name, payloadType, clockRate } = remote.codec;
+    const sameCodec = previous?.name === name && previous.payloadType === payloadType && previous.clockRate === clockRate;
+    if (this.#audio === null || !sameCodec) {
+      const events = {
+        digit: ({ digit, durationMs }: InbandDigit) => this.#host.notify({ type: 'dtmfReceived', legId: this.id, digit, durationMs }),
+      };
+      this.#audio = new LegAudio(name, events, clockRate);
       this.#stats.clockRate = this.#audio.clockRate;
     }
     // Without RFC 4733 the peer can only send digits as tones: listen for them in the audio.
     this.#audio.setInbandDtmf(remote.telephoneEventPayloadType === undefined);
     this.#remote = remote;
+  }
+
+  /** In-band DTMF detection runs on decoded audio: the media tick must read this leg's frames. */
+  get needsAudioTicks(): boolean {
+    return this.#audio?.detecting ?? false;
   }
 
   /** RTPstat figures of this leg (RFC 3550 A.3/A.8 receive side, counts of the send side). */

@@ -81,9 +81,18 @@ describe('WorkerHost', () => {
   it('posts the reply to a replacing playFile before the replaced playback finishes stopped', { timeout: 5000 }, async () => {
     await h.reply(h.send({ type: 'createLeg', legId: 'a', bindAddress: '127.0.0.1', port: 0 }));
     await h.reply(h.send({ type: 'setLegRemote', legId: 'a', remote }));
-    await h.reply(h.send({ type: 'playFile', target: { kind: 'leg', legId: 'a' }, loop: false, playbackId: 'first', file: tone, offsetMs: 0 }));
+    await h.reply(
+      h.send({ type: 'playFile', target: { kind: 'leg', legId: 'a' }, loop: false, playbackId: 'first', file: tone, offsetMs: 0 }),
+    );
     await waitFor('first started', () => h.messages.find((m) => m.kind === 'notification' && m.notification.type === 'playbackStarted'));
-    const second = h.send({ type: 'playFile', target: { kind: 'leg', legId: 'a' }, loop: false, playbackId: 'second', file: tone, offsetMs: 0 });
+    const second = h.send({
+      type: 'playFile',
+      target: { kind: 'leg', legId: 'a' },
+      loop: false,
+      playbackId: 'second',
+      file: tone,
+      offsetMs: 0,
+    });
     await h.reply(second);
     await waitFor('first stopped', () => (h.indexOfFinish('first') >= 0 ? true : undefined));
     assert.ok(h.indexOfReply(second) < h.indexOfFinish('first'), 'reply first, then the notification it caused');
@@ -110,7 +119,9 @@ describe('WorkerHost', () => {
   it('finishes at once, complete and without starting, when the offset is past the end', { timeout: 5000 }, async () => {
     await h.reply(h.send({ type: 'createLeg', legId: 'a', bindAddress: '127.0.0.1', port: 0 }));
     await h.reply(h.send({ type: 'setLegRemote', legId: 'a', remote }));
-    await h.reply(h.send({ type: 'playFile', target: { kind: 'leg', legId: 'a' }, loop: false, playbackId: 'p', file: tone, offsetMs: 60_000 }));
+    await h.reply(
+      h.send({ type: 'playFile', target: { kind: 'leg', legId: 'a' }, loop: false, playbackId: 'p', file: tone, offsetMs: 60_000 }),
+    );
     await waitFor('finish', () => (h.indexOfFinish('p') >= 0 ? true : undefined));
     const finish = h.messages[h.indexOfFinish('p')];
     assert.ok(finish.kind === 'notification' && finish.notification.type === 'playbackFinished');
@@ -127,5 +138,43 @@ describe('WorkerHost', () => {
     assert.ok(h.indexOfReply(destroy) < h.indexOfFinish('p'));
     const again = await h.reply(h.send({ type: 'getCounters', legId: 'a' }));
     assert.equal(!again.ok && again.error.code, 'leg_not_found');
+  });
+  it('answers stopRecording once the file is complete, then posts recordingFinished', { timeout: 5000 }, async () => {
+    await h.reply(h.send({ type: 'createLeg', legId: 'a', bindAddress: '127.0.0.1', port: 0 }));
+    await h.reply(h.send({ type: 'setLegRemote', legId: 'a', remote }));
+    const file = join(dir, 'host.wav');
+    const start = h.send({
+      type: 'startRecording',
+      target: { kind: 'leg', legId: 'a' },
+      request: { recordingId: 'r', file, format: 'wav' },
+    });
+    await h.reply(start);
+    const started = h.messages.findIndex((m) => m.kind === 'notification' && m.notification.type === 'recordingStarted');
+    assert.ok(started > h.indexOfReply(start), 'recordingStarted follows the start reply');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const stop = h.send({ type: 'stopRecording', recordingId: 'r', discard: false });
+    await h.reply(stop);
+    const finished = h.messages.findIndex((m) => m.kind === 'notification' && m.notification.type === 'recordingFinished');
+    assert.ok(finished > h.indexOfReply(stop), 'the reply comes first');
+    const note = h.messages[finished];
+    assert.ok(note.kind === 'notification' && note.notification.type === 'recordingFinished' && note.notification.reason === 'stopped');
+    const again = await h.reply(h.send({ type: 'stopRecording', recordingId: 'r', discard: false }));
+    assert.equal(!again.ok && again.error.code, 'recording_not_found');
+  });
+
+  it('ends a leg recording as target-gone when the leg is destroyed', { timeout: 5000 }, async () => {
+    await h.reply(h.send({ type: 'createLeg', legId: 'a', bindAddress: '127.0.0.1', port: 0 }));
+    await h.reply(
+      h.send({
+        type: 'startRecording',
+        target: { kind: 'leg', legId: 'a' },
+        request: { recordingId: 'g', file: join(dir, 'gone.sln'), format: 'sln' },
+      }),
+    );
+    await h.reply(h.send({ type: 'destroyLeg', legId: 'a' }));
+    const note = await waitFor('recordingFinished', () =>
+      h.messages.find((m) => m.kind === 'notification' && m.notification.type === 'recordingFinished'),
+    );
+    assert.ok(note.kind === 'notification' && note.notification.type === 'recordingFinished' && note.notification.reason === 'target-gone');
   });
 });

@@ -28,7 +28,7 @@ import { loadPlaybackAudio } from '../playback/playback-audio.js';
 import type { CommandResults, CommandType, MainToWorker, WorkerCommand, WorkerNotification, WorkerToMain } from '../protocol.js';
 import { Recorder } from '../recording/recorder.js';
 import { SnoopLeg } from '../snoop/snoop-leg.js';
-import type { LegRtpStatistics, MediaTarget } from '../types.js';
+import type { LegCounters, LegRtpStatistics, MediaTarget } from '../types.js';
 import { MediaEndpoint } from './media-endpoint.js';
 import { type FrameSource, SAMPLES_PER_FRAME, SampleSource } from './playback.js';
 import { type LegHost, RtpLeg } from './rtp-leg.js';
@@ -173,13 +173,17 @@ export class WorkerHost implements LegHost {
       case 'setLegRemote':
         // The engine validated the remote before sending it (validate.ts).
         this.#rtpLeg(command.legId).setRemote(command.remote);
+        // A peer without telephone-event has its in-band digits detected on the tick.
+        if (this.#endpoint(command.legId).active) this.#wake();
         return null;
       case 'destroyLeg':
         this.#destroyLeg(command.legId);
         return null;
       case 'playFile':
         this.#play(command.target, command.playbackId, () =>
-          loadPlaybackAudio(command.file, 0).then((samples) => new SampleSource(samples, { loop: command.loop, start: Math.round((command.offsetMs * 8000) / 1000) })),
+          loadPlaybackAudio(command.file, 0).then(
+            (samples) => new SampleSource(samples, { loop: command.loop, start: Math.round((command.offsetMs * 8000) / 1000) }),
+          ),
         );
         return null;
       case 'playTone': {
@@ -192,12 +196,20 @@ export class WorkerHost implements LegHost {
         else this.#bridge(command.target.bridgeId).stopPlayback(command.playbackId);
         return null;
       case 'getCounters':
-        return this.#rtpLeg(command.legId).counters;
+        return this.#counters(command.legId);
       case 'getRtpStatistics':
         return this.#statistics(command.legId);
       case 'createBridge':
         if (this.#bridges.has(command.bridgeId)) throw new InvalidArgumentError(`media bridge ${command.bridgeId} already exists`);
-        this.#bridges.set(command.bridgeId, new Bridge(command.bridgeId, command.kind, (n) => this.notify(n), (member) => this.#rtpOf(member)));
+        this.#bridges.set(
+          command.bridgeId,
+          new Bridge(
+            command.bridgeId,
+            command.kind,
+            (n) => this.notify(n),
+            (member) => this.#rtpOf(member),
+          ),
+        );
         return null;
       case 'destroyBridge': {
         const bridge = this.#bridge(command.bridgeId);
@@ -295,7 +307,11 @@ export class WorkerHost implements LegHost {
     const endpoint = this.#endpoint(target.legId);
     const leg = this.#rtpLegs.get(target.legId);
     if (leg !== undefined && leg.remote === null) {
-      endpoint.play(playbackId, () => Promise.reject(new Error(`leg ${target.legId} has no remote yet: call setLegRemote before playing`)), () => {});
+      endpoint.play(
+        playbackId,
+        () => Promise.reject(new Error(`leg ${target.legId} has no remote yet: call setLegRemote before playing`)),
+        () => {},
+      );
       return;
     }
     endpoint.play(playbackId, load, () => this.#wake());
@@ -408,9 +424,20 @@ export class WorkerHost implements LegHost {
     else this.#bridges.get(entry.target.bridgeId)?.recorders.delete(entry.recorder);
   }
 
+  /** A snoop leg has no socket: its counters are zero. */
+  #counters(legId: string): LegCounters {
+    const leg = this.#rtpLegs.get(legId);
+    if (leg !== undefined) return leg.counters;
+    this.#endpoint(legId);
+    return { packetsSent: 0, packetsReceived: 0, bytesSent: 0, bytesReceived: 0, packetsDropped: 0 };
+  }
+
   #statistics(legId: string): LegRtpStatistics {
     // RFC 3550 figures from the leg's statistics tracker (rtp/rtcp-stats.ts), RTPstat names.
-    return { ...this.#rtpLeg(legId).rtpStatistics };
+    const leg = this.#rtpLegs.get(legId);
+    if (leg !== undefined) return { ...leg.rtpStatistics };
+    this.#endpoint(legId);
+    return { txcount: 0, rxcount: 0, txploss: 0, rxploss: 0, local_ssrc: 0, remote_ssrc: 0, txoctetcount: 0, rxoctetcount: 0 };
   }
 
   async #closeAll(): Promise<null> {

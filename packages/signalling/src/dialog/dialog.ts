@@ -145,7 +145,10 @@ export class Dialog {
 
   /** Our Contact (RFC 3261 §12.1.1: a SIP URI where the peer reaches us for the rest of the dialog). */
   get localContact(): string {
-    return `<${new SipUri({ host: this.localHost, port: this.localPort }).toString()}>`;
+    const uri = new SipUri({ host: this.localHost, port: this.localPort });
+    // §19.1.4: over TCP/TLS the Contact names the transport, or the peer would come back over UDP.
+    if (this.transport.protocol !== 'udp') uri.params.set('transport', this.transport.protocol);
+    return `<${uri.toString()}>`;
   }
 
   get localHostPort(): string {

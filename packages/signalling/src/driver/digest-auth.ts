@@ -13,11 +13,13 @@
  * cool-off, and each failure is logged as a security event.
  */
 import type { Clock, Logger, SipAuthConfig, SipEndpointConfig } from '@switchboard/core';
+import { SipParseError } from '../errors.js';
 import type { SipRequest } from '../message/sip-message.js';
+import { parseUri } from '../message/uri.js';
 import type { PeerAddress } from '../transport/transport.js';
 import {
   computeDigestResponse,
-  DIGEST_ALGORITHMS,
+  type DigestAlgorithm,
   type DigestCredentials,
   digestsEqual,
   formatChallenge,
@@ -105,6 +107,13 @@ export interface DigestAuthenticatorOptions {
   limits?: Partial<AuthFailureLimits>;
   /** HMAC secret for nonces (random per process when absent). */
   nonceSecret?: Buffer;
+  /**
+   * Challenges sent, one WWW-Authenticate each, in this order. Default MD5 then SHA-256: RFC 8760
+   * §2.4 wants the preferred one first, but many deployed phones (and sipp) read only the first
+   * challenge and know only MD5, so SHA-256 first would lock them out. Put SHA-256 first (or alone)
+   * when every phone supports it.
+   */
+  algorithms?: readonly DigestAlgorithm[];
 }
 
 interface Candidate {
@@ -113,7 +122,29 @@ interface Candidate {
   realm: string;
 }
 
+/**
+ * The digest-uri names the Request-URI: equal as written, or (as several clients write it, sipp
+ * among them) the same SIP host and port without the user part. Anything else is refused: the
+ * credentials were computed for another target.
+ */
+export function digestUriMatches(digestUri: string, request: SipRequest): boolean {
+  if (digestUri === request.requestUri) return true;
+  let written: ReturnType<typeof parseUri>;
+  let target: ReturnType<typeof parseUri>;
+  try {
+    written = parseUri(digestUri);
+    target = request.uri;
+  } catch (err) {
+    if (err instanceof SipParseError) return false;
+    throw err;
+  }
+  if (written.kind !== 'sip' || target.kind !== 'sip') return false;
+  if (written.user !== undefined && written.user !== target.user) return false;
+  return written.scheme === target.scheme && written.host === target.host && (written.port ?? 5060) === (target.port ?? 5060);
+}
+
 const DEFAULT_METHODS = ['INVITE', 'REGISTER', 'MESSAGE', 'SUBSCRIBE', 'REFER'];
+const DEFAULT_ALGORITHMS: readonly DigestAlgorithm[] = ['MD5', 'SHA-256'];
 
 export class DigestAuthenticator implements InboundAuthenticator {
   readonly #byEndpoint = new Map<string, Candidate>();
@@ -123,9 +154,11 @@ export class DigestAuthenticator implements InboundAuthenticator {
   readonly #limiter: AuthFailureLimiter;
   readonly #methods: ReadonlySet<string>;
   readonly #log: Logger;
+  readonly #algorithms: readonly DigestAlgorithm[];
 
   constructor(options: DigestAuthenticatorOptions) {
     this.#realm = options.realm ?? 'switchboard';
+    this.#algorithms = options.algorithms !== undefined && options.algorithms.length > 0 ? options.algorithms : DEFAULT_ALGORITHMS;
     this.#log = options.logger;
     this.#methods = new Set(options.methods ?? DEFAULT_METHODS);
     const clock = options.clock;
@@ -167,11 +200,17 @@ export class DigestAuthenticator implements InboundAuthenticator {
     const credentials = this.#credentialsFor(request, realm);
     if (credentials === undefined) return this.#challenge(realm, false);
 
-    if (candidate === undefined || credentials.username !== candidate.auth.username || !this.#nonces.isOurs(credentials.nonce)) {
+    // Only an algorithm we offered counts: a client may not fall back to one the operator left out.
+    if (
+      candidate === undefined ||
+      credentials.username !== candidate.auth.username ||
+      !this.#algorithms.includes(credentials.algorithm) ||
+      !this.#nonces.isOurs(credentials.nonce)
+    ) {
       return this.#fail(request, source, claimed, realm);
     }
     // RFC 7616 §3.4.6: the digest-uri must name the resource of the request.
-    if (credentials.uri !== request.requestUri) {
+    if (!digestUriMatches(credentials.uri, request)) {
       this.#log.info({ address, uri: credentials.uri, requestUri: request.requestUri }, 'digest uri does not match the Request-URI');
       return { kind: 'reject', status: 400, reason: 'Bad Request' };
     }
@@ -234,15 +273,13 @@ export class DigestAuthenticator implements InboundAuthenticator {
     return this.#challenge(realm, false);
   }
 
-  /** 401 with one WWW-Authenticate per algorithm, SHA-256 first (RFC 8760 §2.4: most preferred first). */
+  /** 401 with one WWW-Authenticate per algorithm, sharing one nonce (RFC 8760 §2.4). */
   #challenge(realm: string, stale: boolean): AuthOutcome {
     const nonce = this.#nonces.issue();
     return {
       kind: 'reject',
       status: 401,
-      headers: DIGEST_ALGORITHMS.map(
-        (algorithm) => ['WWW-Authenticate', formatChallenge({ realm, nonce, algorithm, stale })] as const,
-      ),
+      headers: this.#algorithms.map((algorithm) => ['WWW-Authenticate', formatChallenge({ realm, nonce, algorithm, stale })] as const),
     };
   }
 }

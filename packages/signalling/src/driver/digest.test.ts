@@ -5,7 +5,7 @@ import { parseMessage } from '../message/parser.js';
 import type { SipRequest } from '../message/sip-message.js';
 import { FakeClock } from '../test-support/fake-clock.js';
 import { answerChallenge, computeDigestResponse, NonceManager, parseDigestCredentials } from './digest.js';
-import { AuthFailureLimiter, DigestAuthenticator } from './digest-auth.js';
+import { AuthFailureLimiter, DigestAuthenticator, digestUriMatches } from './digest-auth.js';
 
 describe('digest computation', () => {
   it('matches the RFC 2617 §3.5 example (MD5, qop=auth)', () => {
@@ -63,7 +63,10 @@ describe('digest computation', () => {
     assert.equal(parseDigestCredentials('Digest username="a", realm="r", nonce="n", uri="u", response="x", algorithm=MD5-sess'), undefined);
     assert.equal(parseDigestCredentials('Digest username="a", username="b", realm="r", nonce="n", uri="u", response="x"'), undefined);
     assert.equal(parseDigestCredentials('Digest username="a, realm="r"'), undefined);
-    assert.equal(parseDigestCredentials('Digest username="a", realm="r", nonce="n", uri="u", response="x", qop=auth, nc=1, cnonce="c"'), undefined);
+    assert.equal(
+      parseDigestCredentials('Digest username="a", realm="r", nonce="n", uri="u", response="x", qop=auth, nc=1, cnonce="c"'),
+      undefined,
+    );
     assert.equal(parseDigestCredentials(`Digest username="${'a'.repeat(5000)}"`), undefined);
   });
 });
@@ -138,13 +141,13 @@ function challenges(outcome: ReturnType<DigestAuthenticator['authenticate']>): s
 }
 
 describe('DigestAuthenticator', () => {
-  it('challenges with SHA-256 and MD5 and accepts either answer', () => {
+  it('challenges with MD5 and SHA-256 and accepts either answer', () => {
     const clock = new FakeClock();
     const auth = authenticator(clock);
     const offered = challenges(auth.authenticate(register('alice'), SOURCE));
     assert.equal(offered.length, 2);
-    assert.match(offered[0], /algorithm=SHA-256/);
-    assert.match(offered[1], /algorithm=MD5/);
+    assert.match(offered[0], /algorithm=MD5/);
+    assert.match(offered[1], /algorithm=SHA-256/);
     assert.match(offered[0], /qop="auth"/);
     // Both challenges carry the same nonce, so the second answer uses the next nonce-count.
     for (const [index, challenge] of offered.entries()) {
@@ -158,6 +161,16 @@ describe('DigestAuthenticator', () => {
       const outcome = auth.authenticate(register('alice', answer), SOURCE);
       assert.equal(outcome.kind, 'accept');
     }
+  });
+
+  it('offers only the configured algorithms and refuses answers with another', () => {
+    const clock = new FakeClock();
+    const auth = new DigestAuthenticator({ endpoints: [ALICE], auths: [ALICE_AUTH], clock, logger: silentLogger, algorithms: ['SHA-256'] });
+    const offered = challenges(auth.authenticate(register('alice'), SOURCE));
+    assert.equal(offered.length, 1);
+    const md5 = offered[0].replace('algorithm=SHA-256', 'algorithm=MD5');
+    const answer = answerChallenge(md5, { method: 'REGISTER', uri: 'sip:127.0.0.1' }, { username: 'alice', password: 'wonderland' });
+    challenges(auth.authenticate(register('alice', answer), SOURCE));
   });
 
   it('answers a wrong password and an unknown user alike', () => {
@@ -182,7 +195,12 @@ describe('DigestAuthenticator', () => {
     // The same nonce-count again is a replay.
     assert.doesNotMatch(challenges(auth.authenticate(register('alice', answer), SOURCE))[0], /stale/);
     clock.advance(31_000);
-    const later = answerChallenge(challenge, { method: 'REGISTER', uri: 'sip:127.0.0.1' }, { username: 'alice', password: 'wonderland' }, 2);
+    const later = answerChallenge(
+      challenge,
+      { method: 'REGISTER', uri: 'sip:127.0.0.1' },
+      { username: 'alice', password: 'wonderland' },
+      2,
+    );
     assert.match(challenges(auth.authenticate(register('alice', later), SOURCE))[0], /stale=true/);
   });
 
@@ -202,6 +220,27 @@ describe('DigestAuthenticator', () => {
     challenges(auth.authenticate(register('alice'), { address: '192.0.2.8', port: 5060 }));
     clock.advance(120_001);
     challenges(auth.authenticate(register('alice'), SOURCE));
+  });
+
+  it('accepts a digest-uri naming the Request-URI, with or without the user part', () => {
+    const text = [
+      'INVITE sip:200@127.0.0.1:5060 SIP/2.0',
+      'Via: SIP/2.0/UDP 192.0.2.7;branch=z9hG4bKx',
+      'From: <sip:alice@x>;tag=1',
+      'To: <sip:200@x>',
+      'Call-ID: c',
+      'CSeq: 1 INVITE',
+      'Content-Length: 0',
+      '',
+      '',
+    ].join('\r\n');
+    const invite = parseMessage(Buffer.from(text)) as SipRequest;
+    assert.equal(digestUriMatches('sip:200@127.0.0.1:5060', invite), true);
+    assert.equal(digestUriMatches('sip:127.0.0.1:5060', invite), true);
+    assert.equal(digestUriMatches('sip:127.0.0.1', invite), true);
+    assert.equal(digestUriMatches('sip:300@127.0.0.1:5060', invite), false);
+    assert.equal(digestUriMatches('sip:192.0.2.1:5060', invite), false);
+    assert.equal(digestUriMatches('not a uri', invite), false);
   });
 
   it('limiter forgets failures outside the window', () => {

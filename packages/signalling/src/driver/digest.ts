@@ -13,10 +13,8 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { readQuotedString, skipWhitespace } from '../message/grammar.js';
 
-/** Algorithms offered in challenges (RFC 8760 §2: SHA-256 preferred, MD5 for old phones). */
+/** The algorithms this server verifies (RFC 8760 §2: SHA-256, and MD5 for older phones). */
 export type DigestAlgorithm = 'MD5' | 'SHA-256';
-
-export const DIGEST_ALGORITHMS: readonly DigestAlgorithm[] = ['SHA-256', 'MD5'];
 
 /** The parameters of a `Digest` Authorization / Proxy-Authorization header (RFC 3261 §25.1 `digest-response`). */
 export interface DigestCredentials {

@@ -1,4 +1,5 @@
 export * from './channel-names.js';
+export * from './dial-app.js';
 export * from './digest-auth.js';
 export * from './digest.js';
 export * from './hangup-causes.js';

@@ -87,7 +87,9 @@ export interface OutboundTarget {
   /** Send to this address instead of resolving the URI (a registered phone's NAT flow). */
   flow?: PeerAddress | undefined;
   /** Route values for this target (a registration's Path), outermost first. */
-  route?: readonly string[];
+  route?: readonly string[] | undefined;
+  /** The transport for this target (a contact registered over TCP); the call's default otherwise. */
+  transport?: Transport | undefined;
 }
 
 export interface OutboundCallEnvironment {
@@ -111,6 +113,7 @@ type BranchState = 'trying' | 'proceeding' | 'answered' | 'failed';
 
 interface Branch {
   state: BranchState;
+  transport: Transport;
   invite: SipRequest;
   nextHop: SipUri;
   target: OutboundTarget;
@@ -235,15 +238,16 @@ export class OutboundSipCall implements ChannelTechnology {
   }
 
   async #startBranch(target: OutboundTarget, offer: Buffer): Promise<void> {
-    const transport = this.#env.transport;
+    const transport = target.transport ?? this.#env.transport;
     const route = target.route ?? [];
     const firstRoute = route[0] === undefined ? undefined : parseNameAddr(route[0]).uri;
     const routed = firstRoute !== undefined && firstRoute.kind === 'sip' ? firstRoute : target.requestUri;
     const nextHop = target.flow === undefined ? routed : new SipUri({ host: target.flow.address, port: target.flow.port });
     const localHost = await transport.advertisedHost(nextHop.host);
-    const invite = this.#buildInvite(target, localHost, route, offer);
+    const invite = this.#buildInvite(transport, target, localHost, route, offer);
     const branch: Branch = {
       state: 'trying',
+      transport,
       invite,
       nextHop,
       target,
@@ -266,12 +270,14 @@ export class OutboundSipCall implements ChannelTechnology {
   }
 
   /** An initial INVITE (RFC 3261 §8.1.1, §13.2.1) carrying our offer. */
-  #buildInvite(target: OutboundTarget, localHost: string, route: readonly string[], offer: Buffer): SipRequest {
-    const transport = this.#env.transport;
+  #buildInvite(transport: Transport, target: OutboundTarget, localHost: string, route: readonly string[], offer: Buffer): SipRequest {
     const local = new SipUri({ host: localHost, port: transport.localPort });
+    // §19.1.4: a Contact reached over TCP/TLS says so, or the callee would answer over UDP.
+    if (transport.protocol !== 'udp') local.params.set('transport', transport.protocol);
     const caller = this.#env.caller;
     const fromUri = local.clone();
     fromUri.port = undefined;
+    fromUri.params.clear();
     fromUri.user = caller.number === '' ? 'anonymous' : caller.number;
     const from = new NameAddr(fromUri, caller.name === '' ? undefined : caller.name, new Map([['tag', newTag()]]));
     const toUri = (target.toUri ?? target.requestUri).clone();
@@ -416,9 +422,9 @@ export class OutboundSipCall implements ChannelTechnology {
         // §12.1.2: the route set is the Record-Route list in reverse order.
         routeSet: [...response.recordRoutes].reverse(),
         remoteSeq: undefined,
-        transport: this.#env.transport,
+        transport: branch.transport,
         localHost: branch.localHost,
-        localPort: this.#env.transport.localPort,
+        localPort: branch.transport.localPort,
         localSeq: invite.cseq.seq,
       },
       this.#env.ua.services,
@@ -465,9 +471,7 @@ export class OutboundSipCall implements ChannelTechnology {
     }
     const current = this.#remote;
     const preferences =
-      current === undefined
-        ? this.#env.codecs
-        : [current.codec.name, ...this.#env.codecs.filter((c) => c !== current.codec.name)];
+      current === undefined ? this.#env.codecs : [current.codec.name, ...this.#env.codecs.filter((c) => c !== current.codec.name)];
     const outcome = negotiateOffer(request.bodyText, preferences);
     if (!outcome.ok) {
       reinvite.reject(488, { headers: [['Warning', `305 switchboard "${outcome.reason}"`]] });
@@ -557,7 +561,7 @@ export class OutboundSipCall implements ChannelTechnology {
       ['User-Agent', this.#env.userAgent],
     ]);
     const cancel = new SipRequest('CANCEL', invite.requestUri, fields);
-    this.#env.ua.sendRequest(cancel, this.#env.transport, branch.nextHop, {
+    this.#env.ua.sendRequest(cancel, branch.transport, branch.nextHop, {
       onResponse: () => {},
       onTimeout: () => this.#log.debug('CANCEL got no response'),
       onTransportError: (err) => this.#log.debug({ err }, 'CANCEL could not be sent'),

@@ -194,8 +194,7 @@ class Phone {
   }
 }
 
-const answerSdp = (port: number) =>
-  SDP_OFFER.replace('m=audio 49170', `m=audio ${port}`).replace(/192\.0\.2\.10/g, '127.0.0.1');
+const answerSdp = (port: number) => SDP_OFFER.replace('m=audio 49170', `m=audio ${port}`).replace(/192\.0\.2\.10/g, '127.0.0.1');
 
 describe('SIP PBX: registrar, digest, outbound calls', { timeout: 30_000 }, () => {
   let clock: FakeClock;
@@ -255,7 +254,10 @@ describe('SIP PBX: registrar, digest, outbound calls', { timeout: 30_000 }, () =
       assert.equal(stored.length, 1);
       assert.equal(stored[0].viaPort, alice.peer.port);
       assert.equal(stored[0].userAgent, 'test-phone');
-      assert.deepEqual(changes.map((c) => `${c.kind}:${c.aor}`), ['created:alice']);
+      assert.deepEqual(
+        changes.map((c) => `${c.kind}:${c.aor}`),
+        ['created:alice'],
+      );
       assert.deepEqual(states, ['alice:online']);
     });
 
@@ -489,7 +491,10 @@ describe('SIP PBX: registrar, digest, outbound calls', { timeout: 30_000 }, () =
       const toTrunk = (await trunk.expect((m) => m.type === 'request' && m.method === 'INVITE', 'trunk INVITE')) as SipMessage;
       assert.equal(toTrunk.type === 'request' ? toTrunk.requestUri : '', `sip:5551234@127.0.0.1:${trunk.port}`);
       await viaTrunk.tech.hangup(16);
-      assert.throws(() => driver.prepareOutbound({ resource: 'nobody', caller: { name: '', number: '' }, variables: {} }), /does not exist/);
+      assert.throws(
+        () => driver.prepareOutbound({ resource: 'nobody', caller: { name: '', number: '' }, variables: {} }),
+        /does not exist/,
+      );
     });
 
     it('chooses the final status of failed forks as RFC 3261 §16.7 says', () => {
@@ -526,7 +531,7 @@ describe('SIP PBX: registrar, digest, outbound calls', { timeout: 30_000 }, () =
         { method: 'INVITE', uri: 'sip:200@127.0.0.1' },
         { username: 'alice', password: 'wonderland' },
       );
-      assert.match(authorization ?? '', /algorithm=MD5/);
+      assert.match(authorization ?? '', /algorithm=SHA-256/);
       await alice.peer.send(invite(2, authorization), alice.serverPort);
       await alice.peer.expectResponse(100, 'INVITE');
       await waitFor(() => driver.activeCalls === 1, 'the call to reach core');

@@ -204,8 +204,11 @@ export class Registrar {
         if (record.expiresAt <= now) continue;
         const uri = safeSipUri(record.uri);
         if (uri === undefined) continue;
+        // A WebSocket client (RFC 7118 §5) can only be reached on the connection it opened.
+        const transportParam = uri.params.get('transport')?.toLowerCase();
+        const websocket = transportParam === 'ws' || transportParam === 'wss';
         const flow =
-          useFlow && record.viaAddress !== undefined && record.viaPort !== undefined
+          (useFlow || websocket) && record.viaAddress !== undefined && record.viaPort !== undefined
             ? { address: record.viaAddress, port: record.viaPort }
             : undefined;
         const path = record.path === undefined || record.path === '' ? [] : record.path.split(/,(?=\s*<)/).map((p) => p.trim());
@@ -252,9 +255,7 @@ export class Registrar {
       this.#respond(transaction, request, 403);
       return;
     }
-    const queued = (this.#queues.get(aorName) ?? Promise.resolve()).then(() =>
-      this.#bind(request, source, transaction, aor, endpoint),
-    );
+    const queued = (this.#queues.get(aorName) ?? Promise.resolve()).then(() => this.#bind(request, source, transaction, aor, endpoint));
     const tail = queued.catch(() => undefined);
     this.#queues.set(aorName, tail);
     try {
@@ -368,10 +369,7 @@ export class Registrar {
     }
     this.#log.debug({ aor: aor.name, endpoint: endpoint.name, bindings: next.length }, 'registration processed');
     this.#respond(transaction, request, 200, [
-      ...next.map(
-        (record) =>
-          ['Contact', `<${record.uri}>;expires=${Math.max(0, Math.round((record.expiresAt - now) / 1000))}`] as const,
-      ),
+      ...next.map((record) => ['Contact', `<${record.uri}>;expires=${Math.max(0, Math.round((record.expiresAt - now) / 1000))}`] as const),
       ['Date', new Date(now).toUTCString()],
     ]);
   }
@@ -413,7 +411,6 @@ export class Registrar {
       if (this.#closed) return;
       this.#count(aor, current.endpoint, -1);
       this.#notify(current, 'expired');
-      this.#log.debug({ aor, uri }, 'registration expired');
     };
     const queued = (this.#queues.get(aor) ?? Promise.resolve()).then(run);
     const tail = queued.catch((err: unknown) => this.#log.error({ err, aor }, 'expiring a registration failed'));
@@ -438,6 +435,12 @@ export class Registrar {
   }
 
   #notify(record: ContactRecord, kind: ContactChangeKind): void {
+    // Operators follow registrations in the log (a refresh is routine and stays at debug).
+    const entry = { aor: record.aor, endpoint: record.endpoint, uri: record.uri };
+    if (kind === 'created') this.#log.info(entry, 'contact added');
+    else if (kind === 'removed') this.#log.info(entry, 'contact removed');
+    else if (kind === 'expired') this.#log.info(entry, 'contact expired');
+    else this.#log.debug(entry, 'contact refreshed');
     try {
       this.#listener?.contactChanged?.({
         kind,

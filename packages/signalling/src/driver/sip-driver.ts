@@ -22,7 +22,9 @@ import { SipParseError } from '../errors.js';
 import { parseUri, SipUri } from '../message/uri.js';
 import type { IncomingInvite } from '../dialog/incoming-invite.js';
 import { TransactionLayer } from '../transaction/transaction-layer.js';
-import type { IncomingContext, Transport } from '../transport/transport.js';
+import { StreamTransport } from '../transport/stream-transport.js';
+import type { IncomingContext, Transport, TransportProtocol } from '../transport/transport.js';
+import { WsTransport } from '../transport/ws-transport.js';
 import { UdpTransport } from '../transport/udp-transport.js';
 import { UserAgentCore } from '../ua/user-agent-core.js';
 import { ChannelNamer } from './channel-names.js';
@@ -58,7 +60,7 @@ export interface SipDriverOptions {
 
 export interface ListeningAddress {
   transport: string;
-  protocol: 'udp';
+  protocol: TransportProtocol;
   address: string;
   port: number;
 }
@@ -71,7 +73,7 @@ export class SipDriver implements ChannelDriver {
   readonly #clock: Clock;
   readonly #transactions: TransactionLayer;
   readonly #ua: UserAgentCore;
-  readonly #transports: UdpTransport[] = [];
+  readonly #transports: Array<UdpTransport | StreamTransport | WsTransport> = [];
   readonly #transportConfigs = new Map<Transport, SipTransportConfig>();
   readonly #calls = new Set<InboundCall>();
   readonly #outbound = new Set<OutboundSipCall>();
@@ -140,7 +142,7 @@ export class SipDriver implements ChannelDriver {
     return this.#registrar;
   }
 
-  /** Binds every UDP transport. Other protocols are logged as not implemented yet. */
+  /** Binds every transport: UDP, TCP, TLS, WS and WSS. */
   async start(): Promise<void> {
     if (this.#started) return;
     this.#started = true;
@@ -148,22 +150,29 @@ export class SipDriver implements ChannelDriver {
     await this.#registrar.start();
     try {
       for (const config of this.#options.config.transports) {
-        if (config.protocol !== 'udp') {
-          this.#log.warn({ transport: config.name, protocol: config.protocol }, 'SIP transport protocol not implemented yet; skipped');
-          continue;
-        }
-        const transport = new UdpTransport({
+        const protocol = config.protocol;
+        const common = {
           name: config.name,
           bindAddress: config.bindAddress,
           bindPort: config.bindPort,
           externalSignalingAddress: config.externalSignalingAddress,
           logger: transportLog,
-        });
+        };
+        const keys = { certFile: config.certFile, privKeyFile: config.privKeyFile };
+        const transport =
+          protocol === 'udp'
+            ? new UdpTransport(common)
+            : protocol === 'tcp' || protocol === 'tls'
+              ? new StreamTransport({ ...common, ...keys, protocol })
+              : new WsTransport({ ...common, ...keys, protocol });
         transport.delegate = this.#transactions;
         this.#transports.push(transport);
         this.#transportConfigs.set(transport, config);
         await transport.listen();
-        this.#log.info({ transport: config.name, address: transport.localAddress, port: transport.localPort }, 'SIP transport listening');
+        this.#log.info(
+          { transport: config.name, protocol, address: transport.localAddress, port: transport.localPort },
+          'SIP transport listening',
+        );
       }
     } catch (err) {
       await Promise.allSettled(this.#transports.map((t) => t.close()));
@@ -215,7 +224,7 @@ export class SipDriver implements ChannelDriver {
         if (err instanceof SipParseError) throw new CoreError('invalid_argument', `invalid SIP URI '${rest}'`);
         throw err;
       }
-      targets = async () => [{ requestUri: uri }];
+      targets = async () => [{ requestUri: uri, transport: this.#transportFor(endpoint, uri) }];
     } else if (rest !== undefined && rest !== '') {
       if (!/^[A-Za-z0-9+*#._~!$&'()=,;-]+$/.test(rest)) throw new CoreError('invalid_argument', `invalid number '${rest}'`);
       targets = async () => {
@@ -224,14 +233,24 @@ export class SipDriver implements ChannelDriver {
         if (first === undefined) return [];
         const uri = first.uri.clone();
         uri.user = rest;
-        return [{ requestUri: uri, flow: first.flow, route: first.path }];
+        return [{ requestUri: uri, flow: first.flow, route: first.path, transport: this.#transportFor(endpoint, uri) }];
       };
     } else {
       targets = async () =>
         (await this.#registrar.lookup(endpoint.aors, endpoint)).map((contact) => {
           // The To names the AOR (the user the phone registered as), the Request-URI the contact.
-          const to = new SipUri({ host: contact.uri.host, user: contact.aor, ...(contact.uri.port !== undefined ? { port: contact.uri.port } : {}) });
-          return { requestUri: contact.uri, toUri: to, flow: contact.flow, route: contact.path };
+          const to = new SipUri({
+            host: contact.uri.host,
+            user: contact.aor,
+            ...(contact.uri.port !== undefined ? { port: contact.uri.port } : {}),
+          });
+          return {
+            requestUri: contact.uri,
+            toUri: to,
+            flow: contact.flow,
+            route: contact.path,
+            transport: this.#transportFor(endpoint, contact.uri),
+          };
         });
     }
 
@@ -264,8 +283,16 @@ export class SipDriver implements ChannelDriver {
     };
   }
 
-  /** The endpoint's `transport=`, else the first listening transport. */
-  #transportFor(endpoint: SipEndpointConfig): UdpTransport | undefined {
+  /**
+   * The transport for a call: the protocol a target URI asks for (`;transport=tcp|tls`, or `sips:`
+   * for TLS, RFC 3261 §19.1.4, §26.2.1), else the endpoint's `transport=`, else the first one.
+   */
+  #transportFor(endpoint: SipEndpointConfig, uri?: SipUri): UdpTransport | StreamTransport | WsTransport | undefined {
+    const wanted = uri === undefined ? undefined : uriProtocol(uri);
+    if (wanted !== undefined) {
+      const named = this.#transports.find((t) => t.name === endpoint.transport && t.protocol === wanted);
+      return named ?? this.#transports.find((t) => t.protocol === wanted);
+    }
     if (endpoint.transport !== undefined) {
       const named = this.#transports.find((t) => t.name === endpoint.transport);
       if (named !== undefined) return named;
@@ -322,4 +349,11 @@ export class SipDriver implements ChannelDriver {
       void call.hangup(41);
     });
   }
+}
+
+/** The protocol a URI asks for: `transport=` (udp, tcp, tls, ws, wss) or the `sips` scheme (TLS). */
+function uriProtocol(uri: SipUri): TransportProtocol | undefined {
+  const param = uri.params.get('transport')?.toLowerCase();
+  if (param === 'udp' || param === 'tcp' || param === 'tls' || param === 'ws' || param === 'wss') return param;
+  return uri.scheme === 'sips' ? 'tls' : undefined;
 }

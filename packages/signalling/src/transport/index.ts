@@ -1,4 +1,7 @@
 export * from './local-address.js';
+export * from './stream-framer.js';
+export * from './stream-transport.js';
 export * from './transport.js';
 export * from './udp-transport.js';
 export * from './via-received.js';
+export * from './ws-transport.js';

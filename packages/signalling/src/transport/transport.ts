@@ -1,10 +1,10 @@
 /**
- * What the layers above see of a transport (RFC 3261 §18). Only UDP exists in this slice;
- * TCP, TLS and WebSocket transports will implement the same interface.
+ * What the layers above see of a transport (RFC 3261 §18): UDP (udp-transport.ts), TCP/TLS
+ * (stream-transport.ts) and WebSocket (ws-transport.ts, RFC 7118) implement it.
  */
 import type { SipMessage, SipRequest, SipResponse } from '../message/sip-message.js';
 
-export type TransportProtocol = 'udp';
+export type TransportProtocol = 'udp' | 'tcp' | 'tls' | 'ws' | 'wss';
 
 export interface PeerAddress {
   address: string;
@@ -27,7 +27,7 @@ export interface TransportDelegate {
 export interface Transport {
   readonly name: string;
   readonly protocol: TransportProtocol;
-  /** Via transport token (`UDP`). */
+  /** Via transport token (`UDP`, `TCP`, `TLS`, `WS`, `WSS`). */
   readonly viaTransport: string;
   /** Whether retransmissions are the sender's job (RFC 3261 §17.1.1.2). */
   readonly reliable: boolean;

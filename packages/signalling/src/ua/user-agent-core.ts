@@ -255,5 +255,7 @@ export class UserAgentCore implements TransactionLayerUser {
 export function nextHopDestination(nextHop: SipUri): PeerAddress {
   const maddr = nextHop.params.get('maddr');
   const address = maddr === undefined || maddr === null ? nextHop.host : maddr;
-  return { address, port: nextHop.port ?? 5060 };
+  // RFC 3263 §4.2: 5061 for TLS (sips or transport=tls), 5060 otherwise.
+  const tls = nextHop.scheme === 'sips' || nextHop.params.get('transport')?.toLowerCase() === 'tls';
+  return { address, port: nextHop.port ?? (tls ? 5061 : 5060) };
 }

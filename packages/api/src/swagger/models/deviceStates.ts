@@ -11,7 +11,17 @@ export const DeviceStateModel = {
       type: 'string',
       description: 'Device state value.',
       required: true,
-      allowableValues: listOfAll<DeviceStateValue>()(['UNKNOWN', 'NOT_INUSE', 'INUSE', 'BUSY', 'INVALID', 'UNAVAILABLE', 'RINGING', 'RINGINUSE', 'ONHOLD']),
+      allowableValues: listOfAll<DeviceStateValue>()([
+        'UNKNOWN',
+        'NOT_INUSE',
+        'INUSE',
+        'BUSY',
+        'INVALID',
+        'UNAVAILABLE',
+        'RINGING',
+        'RINGINUSE',
+        'ONHOLD',
+      ]),
     },
   },
 } as const satisfies ModelFor<DeviceStateSnapshot>;

@@ -25,7 +25,11 @@ export const TextMessageModel = {
     from: { type: 'string', description: 'A technology specific URI specifying the source of the message.', required: true },
     to: { type: 'string', description: 'A technology specific URI specifying the destination of the message.', required: true },
     body: { type: 'string', description: 'The text of the message.', required: true },
-    variables: { type: 'object', description: 'Technology specific key/value pairs (JSON object) associated with the message.', required: false },
+    variables: {
+      type: 'object',
+      description: 'Technology specific key/value pairs (JSON object) associated with the message.',
+      required: false,
+    },
   },
 } as const satisfies ModelFor<TextMessageSnapshot>;
 

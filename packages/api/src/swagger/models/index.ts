@@ -13,7 +13,17 @@ import { BRIDGE_MODELS } from './bridges.js';
 import { RECORDING_MODELS } from './recordings.js';
 
 export const ALL_MODELS: ReadonlyMap<string, ModelDecl> = new Map(
-  [...SYSTEM_MODELS, ...CHANNEL_MODELS, ...SOUND_MODELS, ...PLAYBACK_MODELS, ...EVENTS_RESOURCE_MODELS, ...APPLICATION_MODELS, ...DEVICE_STATE_MODELS, ...MAILBOX_MODELS, ...ENDPOINT_MODELS, ...BRIDGE_MODELS, ...RECORDING_MODELS].map(
-    (model) => [model.id, model],
-  ),
+  [
+    ...SYSTEM_MODELS,
+    ...CHANNEL_MODELS,
+    ...SOUND_MODELS,
+    ...PLAYBACK_MODELS,
+    ...EVENTS_RESOURCE_MODELS,
+    ...APPLICATION_MODELS,
+    ...DEVICE_STATE_MODELS,
+    ...MAILBOX_MODELS,
+    ...ENDPOINT_MODELS,
+    ...BRIDGE_MODELS,
+    ...RECORDING_MODELS,
+  ].map((model) => [model.id, model]),
 );

@@ -6,7 +6,11 @@ export const StoredRecordingModel = {
   id: 'StoredRecording',
   description: 'A past recording that may be played back.',
   properties: {
-    name: { type: 'string', description: 'Name of the recording: its path under the recording directory, without extension', required: true },
+    name: {
+      type: 'string',
+      description: 'Name of the recording: its path under the recording directory, without extension',
+      required: true,
+    },
     format: { type: 'string', description: 'Format of the recording (the file extension)', required: true },
   },
 } as const satisfies ModelFor<StoredRecordingSnapshot>;

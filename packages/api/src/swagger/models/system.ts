@@ -97,7 +97,12 @@ export const ModuleModel = {
     name: { type: 'string', description: 'The name of this module', required: true },
     description: { type: 'string', description: 'The description of this module', required: true },
     use_count: { type: 'int', description: 'The number of times this module is being used', required: true },
-    status: { type: 'string', description: 'The running status of this module', required: true, allowableValues: { valueType: 'LIST', values: ['Running', 'Not Running'] } },
+    status: {
+      type: 'string',
+      description: 'The running status of this module',
+      required: true,
+      allowableValues: { valueType: 'LIST', values: ['Running', 'Not Running'] },
+    },
     support_level: {
       type: 'string',
       description: 'The support state of this module',
@@ -112,8 +117,18 @@ export const LogChannelModel = {
   description: 'Details of a log channel',
   properties: {
     channel: { type: 'string', description: 'The log channel path', required: true },
-    type: { type: 'string', description: 'Types of logs for the log channel', required: true, allowableValues: { valueType: 'LIST', values: ['File', 'Console', 'Syslog'] } },
-    status: { type: 'string', description: 'Whether or not a log type is enabled', required: true, allowableValues: { valueType: 'LIST', values: ['Enabled', 'Disabled'] } },
+    type: {
+      type: 'string',
+      description: 'Types of logs for the log channel',
+      required: true,
+      allowableValues: { valueType: 'LIST', values: ['File', 'Console', 'Syslog'] },
+    },
+    status: {
+      type: 'string',
+      description: 'Whether or not a log type is enabled',
+      required: true,
+      allowableValues: { valueType: 'LIST', values: ['Enabled', 'Disabled'] },
+    },
     configuration: { type: 'string', description: 'The various log levels', required: true },
   },
 } as const satisfies ModelFor<LogChannelSnapshot>;

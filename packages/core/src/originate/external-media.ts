@@ -1,0 +1,154 @@
+/**
+ * externalMedia: a channel whose audio is exchanged with an external host over plain RTP
+ * (encapsulation `rtp`, transport `udp`), named `UnicastRTP/<host:port>-<8 hex>` like the
+ * reference's, answered at once and placed in an application. The local address and port the
+ * host must send to are the channel variables UNICASTRTP_LOCAL_ADDRESS/PORT, shown in its
+ * `channelvars`. AudioSocket and WebSocket transports are refused as not implemented (501).
+ */
+import { randomBytes } from 'node:crypto';
+import { lookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
+import { ApplicationRegistry } from '../apps/application-registry.js';
+import type { Channel } from '../channels/channel.js';
+import type { ChannelRegistry } from '../channels/channel-registry.js';
+import type { ChannelVariableAccess, VariableSetting } from '../channels/variable-access.js';
+import type { ChannelTechnology } from '../drivers/channel-technology.js';
+import { invalidArgument, notImplemented } from '../errors.js';
+import type { AudioCodecName, CodecBinding, MediaEngine } from '../media/media-engine.js';
+import { runInApplication } from '../pbx/application-session.js';
+import type { DialplanRunner } from '../pbx/dialplan-runner.js';
+import type { Logger } from '../util/logger.js';
+import { parseFormats } from './formats.js';
+import { splitAppArgs } from './originate-service.js';
+
+export interface ExternalMediaRequest {
+  app: string | undefined;
+  appArgs?: string;
+  channelId?: string;
+  /** `host:port` the audio is sent to. */
+  externalHost?: string;
+  encapsulation?: string;
+  transport?: string;
+  connectionType?: string;
+  /** One format name (`ulaw`, `alaw`, `g722`, `opus`, `slin16`). */
+  format: string | undefined;
+  direction?: string;
+  variables?: readonly VariableSetting[];
+}
+
+/** RTP payload types and clock rates (RFC 3551 static types; the reference's dynamic ones for the rest). */
+const RTP_BINDINGS: Readonly<Record<AudioCodecName, CodecBinding>> = {
+  PCMU: { name: 'PCMU', payloadType: 0, clockRate: 8000 },
+  PCMA: { name: 'PCMA', payloadType: 8, clockRate: 8000 },
+  // RFC 3551 §4.5.2: G.722 is clocked at 8000 in RTP although it samples at 16 kHz.
+  G722: { name: 'G722', payloadType: 9, clockRate: 8000 },
+  opus: { name: 'opus', payloadType: 111, clockRate: 48000 },
+  L16: { name: 'L16', payloadType: 118, clockRate: 16000 },
+};
+
+export interface ExternalMediaDeps {
+  channels: ChannelRegistry;
+  applications: ApplicationRegistry;
+  dialplanRunner: DialplanRunner;
+  variables: ChannelVariableAccess;
+  media: MediaEngine;
+  log: Logger;
+  snapshotVariables(): readonly string[];
+  defaultLanguage(): string;
+  track(work: Promise<void>): void;
+}
+
+class ExternalMediaTechnology implements ChannelTechnology {
+  readonly protocolId = '';
+  readonly mediaLegId: string;
+  readonly #media: MediaEngine;
+  #released = false;
+
+  constructor(legId: string, media: MediaEngine) {
+    this.mediaLegId = legId;
+    this.#media = media;
+  }
+
+  async answer(): Promise<void> {}
+  async indicateRinging(): Promise<void> {}
+  async indicateProgress(): Promise<void> {}
+
+  async hangup(): Promise<void> {
+    if (this.#released) return;
+    this.#released = true;
+    await this.#media.destroyLeg(this.mediaLegId);
+  }
+}
+
+export class ExternalMediaService {
+  readonly #deps: ExternalMediaDeps;
+
+  constructor(deps: ExternalMediaDeps) {
+    this.#deps = deps;
+  }
+
+  async create(request: ExternalMediaRequest): Promise<Channel> {
+    const { host, port, codec } = this.#validate(request);
+    const app = request.app as string;
+    const { channels, media } = this.#deps;
+    if (request.channelId !== undefined) channels.assertIdAvailable(request.channelId);
+    const address = isIP(host) ? host : (await lookup(host).catch(() => undefined))?.address;
+    if (address === undefined) throw invalidArgument(`external_host '${host}' cannot be resolved`);
+    const loopback = address.startsWith('127.') || address === '::1';
+    const leg = await media.createLeg({ bindAddress: loopback ? address : '0.0.0.0' });
+    const tech = new ExternalMediaTechnology(leg.legId, media);
+    let channel: Channel;
+    try {
+      await media.setLegRemote(leg.legId, { address, port, codec });
+      channel = channels.create({
+        id: request.channelId,
+        name: `UnicastRTP/${host}:${port}-${randomBytes(4).toString('hex')}`,
+        technology: 'UnicastRTP',
+        endpoint: `${host}:${port}`,
+        direction: 'outbound',
+        state: 'Up',
+        caller: { name: '', number: '' },
+        language: this.#deps.defaultLanguage(),
+        dialplan: { context: 'default', exten: 's', priority: 1 },
+        tech,
+        snapshotVariables: this.#deps.snapshotVariables(),
+      });
+    } catch (err) {
+      await tech.hangup();
+      throw err;
+    }
+    const local = [
+      { name: 'UNICASTRTP_LOCAL_ADDRESS', value: leg.localAddress, reportEvents: true },
+      { name: 'UNICASTRTP_LOCAL_PORT', value: String(leg.localPort), reportEvents: true },
+    ];
+    try {
+      for (const setting of [...local, ...(request.variables ?? [])]) await this.#deps.variables.set(channel, setting);
+    } catch (err) {
+      await channel.hangup();
+      throw err;
+    }
+    this.#deps.track(runInApplication(this.#deps, channel, app, splitAppArgs(request.appArgs)));
+    return channel;
+  }
+
+  #validate(request: ExternalMediaRequest): { host: string; port: number; codec: CodecBinding } {
+    if (!request.app) throw invalidArgument('app is required');
+    ApplicationRegistry.validateName(request.app);
+    if (!request.format) throw invalidArgument('format is required');
+    const [codecName] = parseFormats([request.format]);
+    const encapsulation = request.encapsulation ?? 'rtp';
+    const transport = request.transport ?? 'udp';
+    const connectionType = request.connectionType ?? 'client';
+    if (encapsulation === 'rtp' && transport !== 'udp') throw invalidArgument('rtp encapsulation requires udp transport');
+    if (encapsulation === 'audiosocket' && transport !== 'tcp') throw invalidArgument('audiosocket encapsulation requires tcp transport');
+    if (transport === 'websocket' && encapsulation !== 'none') throw invalidArgument('websocket transport requires encapsulation none');
+    if (connectionType === 'server' && transport !== 'websocket') throw invalidArgument('connection_type server requires websocket transport');
+    if ((request.direction ?? 'both') !== 'both') throw invalidArgument('direction must be both');
+    if (encapsulation !== 'rtp') throw notImplemented(`External media over ${encapsulation}/${transport} is not implemented; use rtp/udp`);
+    const target = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(request.externalHost ?? '');
+    const host = target?.[1] ?? target?.[2];
+    const port = Number(target?.[3]);
+    if (!host || !Number.isInteger(port) || port < 1 || port > 65535) throw invalidArgument('external_host must be host:port');
+    return { host, port, codec: RTP_BINDINGS[codecName as AudioCodecName] };
+  }
+}

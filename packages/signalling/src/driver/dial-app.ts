@@ -1,0 +1,285 @@
+/**
+ * The `Dial(TECH/resource[&TECH/resource…][,timeout[,options]])` dialplan application, as
+ * operators know it: every target rings at once, the first to answer is connected to the caller
+ * and the others are hung up with cause 26 (a SIP callee then gets a CANCEL with
+ * `Reason: SIP;cause=200;text="Call completed elsewhere"`).
+ *
+ * The caller is answered only when a callee answers; both media legs then join a mixing bridge of
+ * the media engine. DIALSTATUS is set to ANSWER, BUSY, NOANSWER, CONGESTION, CHANUNAVAIL or
+ * CANCEL. After an answered call the caller is hung up when the callee hangs up (with option `g`
+ * the dialplan goes on instead); after a failed attempt the dialplan goes on at the next priority.
+ * Dial domain events are published for each peer ('' at the start, RINGING, PROGRESS, ANSWER, the
+ * final status), with the same shape originate uses.
+ *
+ *   ringing ──first answer──> bridged ──callee hangs up──> caller hung up (or next with `g`)
+ *      │                         │
+ *      │ all failed, timeout     │ caller hangs up: callee hung up
+ *      v                         v
+ *   next priority               stop
+ *
+ * It depends on core only through the narrow `DialAppDeps` the server fills from SwitchboardCore.
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  type Channel,
+  type ChannelDriver,
+  type ChannelRegistry,
+  type ChannelTechnologyEvents,
+  type Clock,
+  CoreError,
+  type DialplanApplication,
+  type DialplanFlow,
+  type DomainEvent,
+  dialStatusForCause,
+  type MediaEngine,
+} from '@switchboard/core';
+import { CAUSE_NORMAL_CLEARING } from './hangup-causes.js';
+import { CAUSE_ANSWERED_ELSEWHERE, CAUSE_NO_ANSWER, CAUSE_SUBSCRIBER_ABSENT } from './outbound-call.js';
+
+export interface DialAppDeps {
+  channels: Pick<ChannelRegistry, 'create'>;
+  driverFor(technology: string): ChannelDriver | undefined;
+  media: Pick<MediaEngine, 'createBridge' | 'joinBridge' | 'destroyBridge'>;
+  clock: Clock;
+  /** Where Dial events go (core's bus); optional. */
+  publish?(event: DomainEvent): void;
+  /** Variable names shown in channel snapshots (ari.conf `channelvars`). */
+  snapshotVariables?: readonly string[];
+}
+
+export type DialStatus = 'ANSWER' | 'BUSY' | 'NOANSWER' | 'CONGESTION' | 'CHANUNAVAIL' | 'CANCEL';
+
+interface Peer {
+  channel: Channel;
+  dialstring: string;
+  status: DialStatus | undefined;
+}
+
+type Outcome = { kind: 'answered'; peer: Peer } | { kind: 'failed'; status: DialStatus } | { kind: 'caller-hungup' };
+
+/** The status that stands for every failed target (Asterisk's order: busy, congestion, no answer). */
+export function aggregateDialStatus(statuses: readonly DialStatus[]): DialStatus {
+  for (const status of ['BUSY', 'CONGESTION', 'NOANSWER', 'CANCEL'] as const) if (statuses.includes(status)) return status;
+  return 'CHANUNAVAIL';
+}
+
+export function createDialApplication(deps: DialAppDeps): DialplanApplication {
+  return async (ctx, args): Promise<DialplanFlow> => {
+    const [targetsArg = '', timeoutArg = '', optionsArg = ''] = args;
+    const caller = ctx.channel;
+    const continueAfterCallee = optionsArg.includes('g');
+    const timeoutSeconds = Number(timeoutArg);
+    const timeoutMs = Number.isFinite(timeoutSeconds) && timeoutSeconds > 0 ? timeoutSeconds * 1000 : 0;
+    const dialstrings = targetsArg
+      .split('&')
+      .map((s) => s.trim())
+      .filter((s) => s.length > 0);
+    if (dialstrings.length === 0) {
+      ctx.log.warn('Dial requires at least one target');
+      caller.setVariable('DIALSTATUS', 'CHANUNAVAIL');
+      return { kind: 'next' };
+    }
+
+    const publish = (peer: Peer, dialstatus: string) => {
+      if (deps.publish === undefined) return;
+      try {
+        deps.publish({
+          type: 'Dial',
+          peer: peer.channel.snapshot(),
+          caller: caller.snapshot(),
+          dialstring: peer.dialstring,
+          dialstatus,
+        });
+      } catch (err) {
+        ctx.log.error({ err }, 'Dial event could not be published');
+      }
+    };
+
+    const peers: Peer[] = [];
+    const unavailable: DialStatus[] = [];
+    let settle: (outcome: Outcome) => void = () => {};
+    const outcome = new Promise<Outcome>((resolve) => {
+      settle = resolve;
+    });
+    let winner: Peer | undefined;
+    let settled = false;
+    const finish = (result: Outcome) => {
+      if (settled) return;
+      settled = true;
+      settle(result);
+    };
+    const checkAllFailed = () => {
+      if (winner !== undefined || settled) return;
+      if (peers.some((p) => p.status === undefined)) return;
+      finish({ kind: 'failed', status: aggregateDialStatus([...unavailable, ...peers.map((p) => p.status ?? 'CHANUNAVAIL')]) });
+    };
+
+    for (const dialstring of dialstrings) {
+      const slash = dialstring.indexOf('/');
+      const technology = slash === -1 ? dialstring : dialstring.slice(0, slash);
+      const resource = slash === -1 ? '' : dialstring.slice(slash + 1);
+      const driver = deps.driverFor(technology);
+      if (driver?.prepareOutbound === undefined || resource === '') {
+        ctx.log.warn({ dialstring }, 'Dial target has no usable technology');
+        unavailable.push('CHANUNAVAIL');
+        continue;
+      }
+      let call: ReturnType<NonNullable<ChannelDriver['prepareOutbound']>>;
+      try {
+        call = driver.prepareOutbound({ resource, caller: { ...caller.caller }, variables: {} });
+      } catch (err) {
+        if (!(err instanceof CoreError)) throw err;
+        ctx.log.info({ dialstring, err: err.message }, 'Dial target refused');
+        unavailable.push('CHANUNAVAIL');
+        continue;
+      }
+      const channel = deps.channels.create({
+        name: call.name,
+        technology: driver.technology,
+        endpoint: call.endpoint,
+        direction: 'outbound',
+        state: 'Down',
+        caller: { ...caller.caller },
+        language: caller.language,
+        dialplan: { context: caller.dialplan.context, exten: caller.dialplan.exten, priority: 1 },
+        tech: call.tech,
+        snapshotVariables: deps.snapshotVariables ?? [],
+      });
+      const peer: Peer = { channel, dialstring, status: undefined };
+      peers.push(peer);
+      const events: ChannelTechnologyEvents = {
+        ringing: () => {
+          if (settled || channel.isDestroyed) return;
+          channel.setState('Ringing');
+          publish(peer, 'RINGING');
+          // The caller hears ringback from its phone (Asterisk's Dial sends 180 as the callee rings).
+          if (caller.state !== 'Up' && caller.state !== 'Ringing') {
+            caller.indicateRinging().catch((err: unknown) => ctx.log.debug({ err }, 'ringing indication failed'));
+          }
+        },
+        progress: () => {
+          if (!settled && !channel.isDestroyed) publish(peer, 'PROGRESS');
+        },
+        answered: () => {
+          if (channel.isDestroyed) return;
+          if (settled) {
+            // Answered after another target won, or after the caller gave up.
+            void channel.hangup(CAUSE_ANSWERED_ELSEWHERE);
+            return;
+          }
+          winner = peer;
+          peer.status = 'ANSWER';
+          channel.setState('Up');
+          publish(peer, 'ANSWER');
+          finish({ kind: 'answered', peer });
+        },
+        hungUp: (cause) => {
+          if (peer.status === undefined) {
+            peer.status = dialStatusForCause(cause);
+            publish(peer, peer.status);
+          }
+          channel.remoteHangup(cause);
+          checkAllFailed();
+        },
+      };
+      publish(peer, '');
+      call.dial(events, { timeoutSeconds: 0 }).catch((err: unknown) => {
+        ctx.log.warn({ err, dialstring }, 'Dial target could not be called');
+        if (peer.status === undefined) {
+          peer.status = 'CHANUNAVAIL';
+          publish(peer, 'CHANUNAVAIL');
+        }
+        channel.remoteHangup(CAUSE_SUBSCRIBER_ABSENT);
+        checkAllFailed();
+      });
+    }
+    checkAllFailed();
+
+    const onCallerHangup = () => finish({ kind: 'caller-hungup' });
+    caller.hangupSignal.addEventListener('abort', onCallerHangup, { once: true });
+    if (caller.isDestroyed) onCallerHangup();
+    const timer = timeoutMs > 0 ? deps.clock.setTimeout(() => finish({ kind: 'failed', status: 'NOANSWER' }), timeoutMs) : undefined;
+
+    const result = await outcome;
+    if (timer !== undefined) deps.clock.clearTimeout(timer);
+
+    // Everyone but the winner goes: answered elsewhere, no answer, or the caller gave up.
+    const loserCause =
+      result.kind === 'answered' ? CAUSE_ANSWERED_ELSEWHERE : result.kind === 'caller-hungup' ? CAUSE_NORMAL_CLEARING : CAUSE_NO_ANSWER;
+    for (const peer of peers) {
+      if (peer === winner || peer.channel.isDestroyed) continue;
+      if (peer.status === undefined) {
+        peer.status = result.kind === 'failed' ? result.status : 'CANCEL';
+        publish(peer, peer.status);
+      }
+      void peer.channel.hangup(loserCause);
+    }
+
+    if (result.kind === 'caller-hungup') {
+      caller.hangupSignal.removeEventListener('abort', onCallerHangup);
+      if (!caller.isDestroyed) caller.setVariable('DIALSTATUS', 'CANCEL');
+      return { kind: 'stop' };
+    }
+    if (result.kind === 'failed') {
+      caller.hangupSignal.removeEventListener('abort', onCallerHangup);
+      caller.setVariable('DIALSTATUS', result.status);
+      return { kind: 'next' };
+    }
+    return connect(ctx, deps, caller, result.peer, continueAfterCallee, onCallerHangup);
+  };
+}
+
+/** The callee answered: answer the caller, bridge the legs, and wait for either side to hang up. */
+async function connect(
+  ctx: Parameters<DialplanApplication>[0],
+  deps: DialAppDeps,
+  caller: Channel,
+  peer: Peer,
+  continueAfterCallee: boolean,
+  onCallerHangup: () => void,
+): Promise<DialplanFlow> {
+  caller.hangupSignal.removeEventListener('abort', onCallerHangup);
+  const callee = peer.channel;
+  caller.setVariable('DIALSTATUS', 'ANSWER');
+  caller.setVariable('DIALEDPEERNAME', callee.name);
+  caller.setVariable('DIALEDPEERNUMBER', peer.dialstring);
+  try {
+    await caller.answer();
+  } catch (err) {
+    ctx.log.info({ err }, 'caller could not be answered; ending the callee');
+    void callee.hangup(CAUSE_NORMAL_CLEARING);
+    return { kind: 'stop' };
+  }
+
+  const bridgeId = `dial-${randomUUID()}`;
+  let bridged = false;
+  try {
+    const callerLeg = caller.tech.mediaLegId;
+    const calleeLeg = callee.tech.mediaLegId;
+    if (callerLeg === undefined || calleeLeg === undefined) throw new Error('a leg of the call has no media');
+    await deps.media.createBridge({ bridgeId, kind: 'mixing' });
+    bridged = true;
+    await deps.media.joinBridge(bridgeId, callerLeg);
+    await deps.media.joinBridge(bridgeId, calleeLeg);
+  } catch (err) {
+    ctx.log.error({ err, bridgeId }, 'the two legs could not be bridged; the call continues without audio');
+  }
+
+  // Whoever hangs up first ends the other (RFC-free PBX rule; Asterisk's Dial without options).
+  const ended = await new Promise<'caller' | 'callee'>((resolve) => {
+    if (caller.isDestroyed) return resolve('caller');
+    if (callee.isDestroyed) return resolve('callee');
+    caller.hangupSignal.addEventListener('abort', () => resolve('caller'), { once: true });
+    callee.hangupSignal.addEventListener('abort', () => resolve('callee'), { once: true });
+  });
+  if (bridged) {
+    await deps.media.destroyBridge(bridgeId).catch((err: unknown) => ctx.log.debug({ err, bridgeId }, 'bridge already gone'));
+  }
+  if (ended === 'caller') {
+    await callee.hangup(CAUSE_NORMAL_CLEARING);
+    return { kind: 'stop' };
+  }
+  if (continueAfterCallee) return { kind: 'next' };
+  await caller.hangup(CAUSE_NORMAL_CLEARING);
+  return { kind: 'stop' };
+}

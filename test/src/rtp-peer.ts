@@ -1,0 +1,96 @@
+/**
+ * A phone's media side for end-to-end tests: one UDP socket that receives what the server sends
+ * and, once it knows where the server's leg is (the source of the first packet it received, as
+ * symmetric RTP does), sends PCMU audio back to it.
+ */
+import { createSocket, type RemoteInfo, type Socket } from 'node:dgram';
+import { type ReceivedPacket, rms } from './rtp-receiver.js';
+
+const SAMPLE_RATE = 8000;
+const FRAME_SAMPLES = 160;
+
+export class RtpPeer {
+  readonly packets: ReceivedPacket[] = [];
+  port = 0;
+  /** Where the server's leg sends from: where we send to. */
+  remote: { address: string; port: number } | undefined;
+  readonly #socket: Socket;
+  readonly #ssrc = Math.floor(Math.random() * 0xffffffff) >>> 0;
+  #sequence = Math.floor(Math.random() * 0xffff);
+  #timestamp = Math.floor(Math.random() * 0xffffffff) >>> 0;
+
+  private constructor(socket: Socket) {
+    this.#socket = socket;
+    socket.on('message', (msg: Buffer, rinfo: RemoteInfo) => {
+      if (msg.length < 12 || msg[0] >> 6 !== 2) return;
+      this.remote ??= { address: rinfo.address, port: rinfo.port };
+      const csrcCount = msg[0] & 0x0f;
+      this.packets.push({
+        at: performance.now(),
+        payloadType: msg[1] & 0x7f,
+        marker: (msg[1] & 0x80) !== 0,
+        sequence: msg.readUInt16BE(2),
+        timestamp: msg.readUInt32BE(4),
+        ssrc: msg.readUInt32BE(8),
+        payload: msg.subarray(12 + 4 * csrcCount),
+      });
+    });
+  }
+
+  static async open(): Promise<RtpPeer> {
+    const socket = createSocket('udp4');
+    const peer = new RtpPeer(socket);
+    await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
+    peer.port = socket.address().port;
+    return peer;
+  }
+
+  /** Loudness of what arrived after `since` (performance.now() time). */
+  loudnessSince(since: number): number {
+    return rms(this.packets.filter((p) => p.at >= since).map((p) => p.payload));
+  }
+
+  /** Sends a sine tone as PCMU, one 20 ms packet every 20 ms, for `ms` milliseconds. */
+  async sendTone(frequency: number, ms: number): Promise<void> {
+    const remote = this.remote;
+    if (!remote) throw new Error('the server has not sent anything yet: its RTP address is unknown');
+    const frames = Math.round(ms / 20);
+    let phase = 0;
+    const start = performance.now();
+    for (let i = 0; i < frames; i++) {
+      const payload = Buffer.alloc(FRAME_SAMPLES);
+      for (let s = 0; s < FRAME_SAMPLES; s++) {
+        payload[s] = linearToUlaw(Math.round(8000 * Math.sin(phase)));
+        phase += (2 * Math.PI * frequency) / SAMPLE_RATE;
+      }
+      const header = Buffer.alloc(12);
+      header[0] = 0x80;
+      header[1] = i === 0 ? 0x80 : 0x00; // payload type 0 (PCMU), marker on the first packet
+      header.writeUInt16BE(this.#sequence & 0xffff, 2);
+      header.writeUInt32BE(this.#timestamp >>> 0, 4);
+      header.writeUInt32BE(this.#ssrc, 8);
+      this.#sequence += 1;
+      this.#timestamp = (this.#timestamp + FRAME_SAMPLES) >>> 0;
+      this.#socket.send(Buffer.concat([header, payload]), remote.port, remote.address);
+      // Paced by the wall clock against the start, so timer drift does not accumulate.
+      const wait = start + (i + 1) * 20 - performance.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+  }
+
+  close(): void {
+    this.#socket.close();
+  }
+}
+
+/** 16-bit linear sample → G.711 µ-law byte (ITU-T G.711, with the usual bias of 0x84). */
+export function linearToUlaw(sample: number): number {
+  const BIAS = 0x84;
+  const CLIP = 32635;
+  const sign = sample < 0 ? 0x80 : 0;
+  const magnitude = Math.min(Math.abs(sample), CLIP) + BIAS;
+  let exponent = 7;
+  for (let mask = 0x4000; (magnitude & mask) === 0 && exponent > 0; mask >>= 1) exponent -= 1;
+  const mantissa = (magnitude >> (exponent + 3)) & 0x0f;
+  return ~(sign | (exponent << 4) | mantissa) & 0xff;
+}
