@@ -4,12 +4,12 @@
  * module, and a log channel receiving lines and rotating.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import ari, { type AriClient, type AriEvent } from 'ari-client';
 import WebSocket from 'ws';
-import { API_PASSWORD, API_USER, type RunningSwitchboard, basicAuth, startSwitchboard } from './harness.js';
+import { API_PASSWORD, API_USER, type RunningSwitchboard, basicAuth, runSipp, startSwitchboard } from './harness.js';
 
 /** A WebSocket serving `app` that collects the events it receives. */
 async function openEvents(
@@ -133,6 +133,45 @@ describe('administrative resources end to end', () => {
     again.close();
     await waitFor(() => readFileSync(file, 'utf8').includes('logged-again'));
     assert.equal((await call('DELETE', '/system/logging/e2e.log')).status, 204);
+  });
+});
+
+describe('endpoint state from registrations end to end', () => {
+  let sb: RunningSwitchboard;
+  const get = async (path: string) => (await fetch(`${sb.baseUrl}/ari${path}`, { headers: { authorization: basicAuth() } })).json();
+
+  before(async () => {
+    sb = await startSwitchboard();
+    const phone = `[transport-udp]\ntype = transport\nprotocol = udp\nbind = 127.0.0.1:${sb.sipPort}\n
+[carol]\ntype = endpoint\ncontext = from-internal\nallow = ulaw\nauth = carol-auth\naors = carol\n
+[carol-auth]\ntype = auth\nauth_type = userpass\nusername = carol\npassword = secret\n
+[carol]\ntype = aor\nmax_contacts = 1\n`;
+    writeFileSync(join(sb.confDir, 'pjsip.conf'), phone);
+    await sb.restart();
+  });
+  after(async () => {
+    await sb.stop();
+  });
+
+  it('a registration makes SIP/carol online, announces it, and its device NOT_INUSE', { timeout: 30_000 }, async () => {
+    assert.deepEqual(await get('/deviceStates/PJSIP%2Fcarol'), { name: 'SIP/carol', state: 'UNKNOWN' });
+    const ws = await openEvents(sb, 'watcher');
+    await fetch(`${sb.baseUrl}/ari/applications/watcher/subscription?eventSource=endpoint:PJSIP/carol,deviceState:SIP/carol`, {
+      method: 'POST',
+      headers: { authorization: basicAuth() },
+    });
+    const online = ws.next('EndpointStateChange');
+    const device = ws.next('DeviceStateChanged');
+    const sipp = await runSipp(
+      'register-auth.xml',
+      { host: '127.0.0.1', port: sb.sipPort },
+      { service: 'carol', keys: { expires: 300 }, extra: ['-au', 'carol', '-ap', 'secret'] },
+    );
+    assert.equal(sipp.code, 0, sipp.stdout.slice(-2000));
+    assert.equal(((await online).endpoint as { state: string }).state, 'online');
+    assert.deepEqual((await device).device_state, { name: 'SIP/carol', state: 'NOT_INUSE' });
+    assert.equal(((await get('/endpoints/SIP/carol')) as { state: string }).state, 'online');
+    ws.close();
   });
 });
 

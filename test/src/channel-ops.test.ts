@@ -50,7 +50,11 @@ describe('channel operations', () => {
     client.on('*', record);
     client.on('AppStart', onStart);
     try {
-      const sipp = await runSipp('uac-wait-bye.xml', { host: '127.0.0.1', port: sb.sipPort }, { service: '100', keys: { rtpport: rtp.port } });
+      const sipp = await runSipp(
+        'uac-wait-bye.xml',
+        { host: '127.0.0.1', port: sb.sipPort },
+        { service: '100', keys: { rtpport: rtp.port } },
+      );
       if (failure) throw failure;
       assert.equal(sipp.code, 0, `sipp failed:\n${sipp.stdout.slice(-2000)}\n${sipp.stderr}`);
       return { events, packets: rtp.packets };
@@ -118,23 +122,30 @@ describe('channel operations', () => {
       await channel.hangup();
     });
     const hold = events.find((e) => e.type === 'ChannelHold');
-    assert.equal((hold?.channel as { state: string }).state, 'Up');
+    assert.equal((hold?.channel as { state: string } | undefined)?.state, 'Up');
   });
 
   it('a snoop channel enters the application and goes away with the channel it snoops on', { timeout: 60_000 }, async () => {
     let snoopId = '';
     const { events } = await withCall(async (channel, seen) => {
       await channel.answer();
-      const snoop = (await client.channels.snoopChannel({ channelId: channel.id, spy: 'in', app: 'demo', appArgs: 'listening' })) as { id: string; name: string };
+      const snoop = (await client.channels.snoopChannel({ channelId: channel.id, spy: 'in', app: 'demo', appArgs: 'listening' })) as {
+        id: string;
+        name: string;
+      };
       snoopId = snoop.id;
       assert.match(snoop.name, new RegExp(`^Snoop/${channel.id.replace('.', '\\.')}-[0-9a-f]{8}$`));
       await waitFor(seen, (e) => e.type === 'AppStart' && (e.channel as { id: string }).id === snoopId, 'AppStart of the snoop channel');
       await channel.hangup();
-      await waitFor(seen, (e) => e.type === 'ChannelDestroyed' && (e.channel as { id: string }).id === snoopId, 'the snoop channel destroyed');
+      await waitFor(
+        seen,
+        (e) => e.type === 'ChannelDestroyed' && (e.channel as { id: string }).id === snoopId,
+        'the snoop channel destroyed',
+      );
     });
     const start = events.find((e) => e.type === 'AppStart' && (e.channel as { id: string }).id === snoopId);
     assert.deepEqual(start?.args, ['listening']);
-    assert.equal((start?.channel as { state: string }).state, 'Up');
+    assert.equal((start?.channel as { state: string } | undefined)?.state, 'Up');
   });
 
   it('channel variables and functions through the API', { timeout: 60_000 }, async () => {
@@ -165,11 +176,15 @@ describe('channel operations', () => {
     const phonePort = await freePort('udp');
     try {
       // The phone answers after ringing and waits for our BYE. `-p` fixes its port for the dial string.
-      const phone = runSipp('uas-answer-wait-bye.xml', { host: '127.0.0.1', port: sb.sipPort }, {
-        service: 'bob',
-        keys: { rtpport: rtp.port },
-        extra: ['-p', String(phonePort)],
-      });
+      const phone = runSipp(
+        'uas-answer-wait-bye.xml',
+        { host: '127.0.0.1', port: sb.sipPort },
+        {
+          service: 'bob',
+          keys: { rtpport: rtp.port },
+          extra: ['-p', String(phonePort)],
+        },
+      );
       await sleep(500);
       const channel = (await client.channels.originate({
         endpoint: `PJSIP/local-phone/sip:bob@127.0.0.1:${phonePort}`,
@@ -183,14 +198,18 @@ describe('channel operations', () => {
       const sipp = await phone;
       assert.equal(sipp.code, 0, `sipp failed:\n${sipp.stdout.slice(-2000)}\n${sipp.stderr}`);
       await waitFor(events, (e) => e.type === 'ChannelDestroyed' && (e.channel as { id: string }).id === 'originated-1', 'the hangup');
-      const mine = events.filter((e) => (e.channel as { id?: string } | undefined)?.id === 'originated-1' || (e.peer as { id?: string } | undefined)?.id === 'originated-1');
+      const mine = events.filter(
+        (e) =>
+          (e.channel as { id?: string } | undefined)?.id === 'originated-1' ||
+          (e.peer as { id?: string } | undefined)?.id === 'originated-1',
+      );
       const types = mine.map((e) => e.type);
       assert.ok(types.indexOf('ChannelVarset') < types.indexOf('AppStart'), `subscribed before the answer: ${types.join(',')}`);
       const statuses = mine.filter((e) => e.type === 'Dial').map((e) => e.dialstatus);
       assert.deepEqual(statuses.slice(-2), ['RINGING', 'ANSWER']);
       const start = mine.find((e) => e.type === 'AppStart');
       assert.deepEqual(start?.args, ['outbound', 'call']);
-      assert.equal((start?.channel as { state: string }).state, 'Up');
+      assert.equal((start?.channel as { state: string } | undefined)?.state, 'Up');
       assert.ok(types.includes('AppEnd'));
     } finally {
       client.removeListener('*', record);
@@ -223,6 +242,26 @@ describe('channel operations', () => {
     } finally {
       client.removeListener('*', record);
       rtp.close();
+    }
+  });
+
+  it('originate to Local/200@from-internal: ;2 runs the dialplan, ;1 enters the application and ends with it', {
+    timeout: 30_000,
+  }, async () => {
+    const events: AriEvent[] = [];
+    const record = (event: AriEvent) => events.push(event);
+    client.on('*', record);
+    try {
+      const channel = (await client.channels.originate({ endpoint: 'Local/200@from-internal', app: 'demo', channelId: 'local-1' })) as {
+        name: string;
+      };
+      assert.match(channel.name, /^Local\/200@from-internal-[0-9a-f]{8};1$/);
+      await waitFor(events, (e) => e.type === 'AppStart' && (e.channel as { id: string }).id === 'local-1', 'AppStart of ;1');
+      // Extension 200 answers, plays hello-world and hangs up: ;1 follows.
+      await waitFor(events, (e) => e.type === 'ChannelDestroyed' && (e.channel as { id: string }).id === 'local-1', ';1 destroyed');
+      assert.ok(events.some((e) => e.type === 'Dial' && e.dialstatus === 'ANSWER'));
+    } finally {
+      client.removeListener('*', record);
     }
   });
 });

@@ -4,6 +4,7 @@ import { createApiServer } from '@switchboard/api';
 import { type Logger, type MediaEngine as MediaEngineSurface, SwitchboardCore, loadConfig, openStore } from '@switchboard/core';
 import { MediaEngine, supportedRecordingFormats } from '@switchboard/media';
 import { SipDriver } from '@switchboard/signalling';
+import { endpointStatusFor, registerDial } from './sip-wiring.js';
 
 export interface ListeningAddress {
   service: 'http' | 'sip';
@@ -53,7 +54,8 @@ export async function startServer(options: { confDir: string; dataDir: string; l
     cleanups.push(() => media.close());
 
     const engine: MediaEngineSurface = media;
-    const core = new SwitchboardCore({ config, media: engine, logger: log, recordingFormats: supportedRecordingFormats() });
+    const core = new SwitchboardCore({ config, media: engine, store, logger: log, recordingFormats: supportedRecordingFormats() });
+    await core.restore();
     cleanups.push(() => core.shutdown());
 
     const addresses: ListeningAddress[] = [];
@@ -64,9 +66,17 @@ export async function startServer(options: { confDir: string; dataDir: string; l
       addresses.push({ service: 'http', protocol: 'tcp', address: bound.address, port: bound.port });
     }
 
-    const sip = new SipDriver({ config: config.sip, host: core, media: engine, logger: log.child({ module: 'switchboard:signalling' }) });
+    const sip = new SipDriver({
+      config: config.sip,
+      host: core,
+      media: engine,
+      contactStore: store.contacts,
+      endpointStatus: endpointStatusFor(core),
+      logger: log.child({ module: 'switchboard:signalling' }),
+    });
     await sip.start();
     core.registerDriver(sip);
+    registerDial(core);
     // Drivers close after the core has hung up every call, so the BYEs still go out.
     cleanups.splice(cleanups.length - 1, 0, () => sip.close());
     for (const l of sip.listening()) addresses.push({ service: 'sip', protocol: l.protocol, address: l.address, port: l.port });

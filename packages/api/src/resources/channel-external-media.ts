@@ -13,7 +13,13 @@ export const externalMedia = defineOperation({
   since: ['16.6.0', '17.1.0'],
   parameters: [
     { ...channelIdParam, paramType: 'query', required: false, description: 'The unique id to assign the channel on creation' },
-    { name: 'app', description: 'The application that is subscribed to the created channel', paramType: 'query', dataType: 'string', required: true },
+    {
+      name: 'app',
+      description: 'The application that is subscribed to the created channel',
+      paramType: 'query',
+      dataType: 'string',
+      required: true,
+    },
     variablesBodyParam,
     {
       name: 'external_host',
@@ -49,7 +55,13 @@ export const externalMedia = defineOperation({
       defaultValue: 'client',
       allowableValues: { valueType: 'LIST', values: ['client', 'server'] },
     },
-    { name: 'format', description: 'Format to encode audio in (ulaw, alaw, g722, opus, slin16)', paramType: 'query', dataType: 'string', required: true },
+    {
+      name: 'format',
+      description: 'Format to encode audio in (ulaw, alaw, g722, opus, slin16)',
+      paramType: 'query',
+      dataType: 'string',
+      required: true,
+    },
     {
       name: 'direction',
       description: 'External media direction',
@@ -59,7 +71,13 @@ export const externalMedia = defineOperation({
       defaultValue: 'both',
       allowableValues: { valueType: 'LIST', values: ['both'] },
     },
-    { name: 'data', description: 'An arbitrary data field (AudioSocket session id)', paramType: 'query', dataType: 'string', required: false },
+    {
+      name: 'data',
+      description: 'An arbitrary data field (AudioSocket session id)',
+      paramType: 'query',
+      dataType: 'string',
+      required: false,
+    },
     { name: 'transport_data', description: 'Transport-specific data', paramType: 'query', dataType: 'string', required: false },
   ],
   errorResponses: [

@@ -125,6 +125,15 @@ describe('channel operations', () => {
       assert.equal((await post(`/ari/channels/${channel.id}/redirect?endpoint=IAX2/bob`)).statusCode, 422);
       assert.equal((await post(`/ari/channels/${channel.id}/redirect?endpoint=SIP/bob`)).statusCode, 501);
     });
+
+    test('transfer_progress: 400 for an unknown state, 501 when the technology cannot report it', async () => {
+      const channel = h.createChannel();
+      h.enterApplication(channel, 'ops');
+      assert.equal((await post(`/ari/channels/${channel.id}/transfer_progress`)).statusCode, 400);
+      assert.equal((await post(`/ari/channels/${channel.id}/transfer_progress?states=finished`)).statusCode, 400);
+      assert.equal((await post(`/ari/channels/${channel.id}/transfer_progress?states=Channel_Answered`)).statusCode, 501);
+      assert.equal((await post('/ari/channels/none/transfer_progress?states=channel_answered')).statusCode, 404);
+    });
   });
 
   describe('media controls', () => {
@@ -231,7 +240,10 @@ describe('channel operations', () => {
       assert.match(channel.channelvars.UNICASTRTP_LOCAL_PORT, /^\d+$/);
       await settle();
       assert.ok(received.some((e) => e.type === 'AppStart' && e.channel.id === 'ext-1'));
-      assert.equal((await post('/ari/channels/externalMedia?app=ops&external_host=127.0.0.1:40000&format=ulaw&channelId=ext-1')).statusCode, 409);
+      assert.equal(
+        (await post('/ari/channels/externalMedia?app=ops&external_host=127.0.0.1:40000&format=ulaw&channelId=ext-1')).statusCode,
+        409,
+      );
     });
 
     test('bad combinations are 400; transports other than RTP/UDP are 501', async () => {
@@ -245,7 +257,9 @@ describe('channel operations', () => {
       ]) {
         assert.equal((await post(`/ari/channels/externalMedia?${query}`)).statusCode, 400, query);
       }
-      const socket = await post('/ari/channels/externalMedia?app=ops&external_host=127.0.0.1:40000&format=ulaw&encapsulation=audiosocket&transport=tcp');
+      const socket = await post(
+        '/ari/channels/externalMedia?app=ops&external_host=127.0.0.1:40000&format=ulaw&encapsulation=audiosocket&transport=tcp',
+      );
       assert.equal(socket.statusCode, 501);
     });
   });

@@ -69,7 +69,8 @@ const originateParams = [
   },
   {
     name: 'app',
-    description: 'The application that is subscribed to the originated channel and receives it when it answers. Mutually exclusive with the dialplan target',
+    description:
+      'The application that is subscribed to the originated channel and receives it when it answers. Mutually exclusive with the dialplan target',
     paramType: 'query',
     dataType: 'string',
     required: false,
@@ -111,14 +112,24 @@ export const originate = defineOperation({
   since: ['12.0.0'],
   parameters: [
     ...originateParams,
-    { name: 'channelId', description: 'The unique id to assign the channel on creation', paramType: 'query', dataType: 'string', required: false },
+    {
+      name: 'channelId',
+      description: 'The unique id to assign the channel on creation',
+      paramType: 'query',
+      dataType: 'string',
+      required: false,
+    },
     otherChannelIdParam,
     originatorParam,
     formatsParam,
   ],
   errorResponses: ORIGINATE_ERRORS,
   handler: async ({ core, params }) => {
-    const channel = await core.originator.originate({ ...params, formats: splitFormats(params.formats), variables: variableSettings(params.variables) });
+    const channel = await core.originator.originate({
+      ...params,
+      formats: splitFormats(params.formats),
+      variables: variableSettings(params.variables),
+    });
     return ok(channel.snapshot());
   },
 });
@@ -139,7 +150,11 @@ export const originateWithId = defineOperation({
   ],
   errorResponses: ORIGINATE_ERRORS,
   handler: async ({ core, params }) => {
-    const channel = await core.originator.originate({ ...params, formats: splitFormats(params.formats), variables: variableSettings(params.variables) });
+    const channel = await core.originator.originate({
+      ...params,
+      formats: splitFormats(params.formats),
+      variables: variableSettings(params.variables),
+    });
     return ok(channel.snapshot());
   },
 });
@@ -153,9 +168,21 @@ export const create = defineOperation({
   since: ['14.0.0'],
   parameters: [
     endpointParam,
-    { name: 'app', description: 'The application that is subscribed to the created channel', paramType: 'query', dataType: 'string', required: true },
+    {
+      name: 'app',
+      description: 'The application that is subscribed to the created channel',
+      paramType: 'query',
+      dataType: 'string',
+      required: true,
+    },
     appArgsParam,
-    { name: 'channelId', description: 'The unique id to assign the channel on creation', paramType: 'query', dataType: 'string', required: false },
+    {
+      name: 'channelId',
+      description: 'The unique id to assign the channel on creation',
+      paramType: 'query',
+      dataType: 'string',
+      required: false,
+    },
     otherChannelIdParam,
     originatorParam,
     formatsParam,
@@ -168,7 +195,11 @@ export const create = defineOperation({
     { code: 503, reason: 'No transport of the technology can carry the call' },
   ],
   handler: async ({ core, params }) => {
-    const channel = await core.originator.create({ ...params, formats: splitFormats(params.formats), variables: variableSettings(params.variables) });
+    const channel = await core.originator.create({
+      ...params,
+      formats: splitFormats(params.formats),
+      variables: variableSettings(params.variables),
+    });
     return ok(channel.snapshot());
   },
 });
@@ -184,7 +215,7 @@ export const dial = defineOperation({
     channelIdParam,
     {
       name: 'caller',
-      description: "Channel ID of caller; its language is applied and Dial events name it",
+      description: 'Channel ID of caller; its language is applied and Dial events name it',
       paramType: 'query',
       dataType: 'string',
       required: false,

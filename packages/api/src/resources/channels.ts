@@ -9,7 +9,20 @@ import { CHANNEL_MODELS } from '../swagger/models/channels.js';
 import type { ParameterDecl } from '../swagger/types.js';
 import { answeredOrInboundChannel, controlledChannel } from './lookups.js';
 import { playbackLocation } from './playbacks.js';
-import { continueInDialplan, hold, move, progress, redirect, ring, ringStop, startSilence, stopMoh, stopSilence, unhold } from './channel-control.js';
+import {
+  continueInDialplan,
+  hold,
+  move,
+  progress,
+  redirect,
+  ring,
+  ringStop,
+  startSilence,
+  stopMoh,
+  stopSilence,
+  transferProgress,
+  unhold,
+} from './channel-control.js';
 import { mute, rtpStatistics, sendDtmf, startMoh, unmute } from './channel-media.js';
 import { create, dial, originate, originateWithId } from './channel-originate.js';
 import { externalMedia } from './channel-external-media.js';
@@ -207,9 +220,17 @@ export const channelsResource: ResourceDecl = {
     { path: '/channels/create', description: 'Create a channel and place it in an application', operations: [create] },
     { path: '/channels/externalMedia', description: 'Create a channel to an external media source/sink', operations: [externalMedia] },
     { path: '/channels/{channelId}', description: 'Active channel', operations: [get, originateWithId, hangup] },
-    { path: '/channels/{channelId}/continue', description: 'Exit application; continue execution in the dialplan', operations: [continueInDialplan] },
+    {
+      path: '/channels/{channelId}/continue',
+      description: 'Exit application; continue execution in the dialplan',
+      operations: [continueInDialplan],
+    },
     { path: '/channels/{channelId}/move', description: 'Move the channel from one application to another', operations: [move] },
-    { path: '/channels/{channelId}/redirect', description: 'Inform the channel that it should redirect itself to a different location', operations: [redirect] },
+    {
+      path: '/channels/{channelId}/redirect',
+      description: 'Inform the channel that it should redirect itself to a different location',
+      operations: [redirect],
+    },
     { path: '/channels/{channelId}/answer', description: 'Answer a channel', operations: [answer] },
     { path: '/channels/{channelId}/ring', description: 'Send a ringing indication to a channel', operations: [ring, ringStop] },
     { path: '/channels/{channelId}/progress', description: 'Send a progress indication to a channel', operations: [progress] },
@@ -222,11 +243,24 @@ export const channelsResource: ResourceDecl = {
     { path: '/channels/{channelId}/play/{playbackId}', description: 'Play media to a channel', operations: [playWithId] },
     channelRecordApi,
     { path: '/channels/{channelId}/variable', description: 'Variables on a channel', operations: [getChannelVar, setChannelVar] },
-    { path: '/channels/{channelId}/variables', description: 'Several variables on a channel', operations: [getChannelVars, setChannelVars] },
+    {
+      path: '/channels/{channelId}/variables',
+      description: 'Several variables on a channel',
+      operations: [getChannelVars, setChannelVars],
+    },
     { path: '/channels/{channelId}/snoop', description: 'Snoop (spy/whisper) on a channel', operations: [snoopChannel] },
     { path: '/channels/{channelId}/snoop/{snoopId}', description: 'Snoop (spy/whisper) on a channel', operations: [snoopChannelWithId] },
     { path: '/channels/{channelId}/dial', description: 'Dial a channel', operations: [dial] },
-    { path: '/channels/{channelId}/rtp_statistics', description: 'Get RTP statistics information for RTP on a channel', operations: [rtpStatistics] },
+    {
+      path: '/channels/{channelId}/rtp_statistics',
+      description: 'Get RTP statistics information for RTP on a channel',
+      operations: [rtpStatistics],
+    },
+    {
+      path: '/channels/{channelId}/transfer_progress',
+      description: 'Inform the channel that the transfer is in progress',
+      operations: [transferProgress],
+    },
   ],
   models: CHANNEL_MODELS,
 };

@@ -77,7 +77,11 @@ describe('ChannelMediaControl', () => {
       { kind: 'digits', digits: 'A#' },
     ]);
     for (const bad of ['', '12x', 'E', undefined]) {
-      assert.throws(() => parseDtmf(bad), (err: unknown) => err instanceof CoreError && err.code === 'invalid_argument', String(bad));
+      assert.throws(
+        () => parseDtmf(bad),
+        (err: unknown) => err instanceof CoreError && err.code === 'invalid_argument',
+        String(bad),
+      );
     }
   });
 
@@ -123,7 +127,11 @@ describe('ChannelMediaControl', () => {
     await core.channelMedia.startSilence(channel);
     const [target, tone] = requests('playTone')[0] ?? [];
     assert.deepEqual(target, { kind: 'leg', legId: channel.tech.mediaLegId });
-    assert.deepEqual(tone, { playbackId: (tone as { playbackId: string }).playbackId, segments: [{ frequencies: [], durationMs: 0 }], repeat: true });
+    assert.deepEqual(tone, {
+      playbackId: (tone as { playbackId: string }).playbackId,
+      segments: [{ frequencies: [], durationMs: 0 }],
+      repeat: true,
+    });
     await core.channelMedia.stopMoh(channel);
     assert.deepEqual(media.stops, [], 'stopping music that was replaced stops nothing');
     await core.channelMedia.stopSilence(channel);

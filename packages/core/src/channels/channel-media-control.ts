@@ -113,7 +113,9 @@ export class ChannelMediaControl {
     if (channel.isDestroyed) return;
     this.#state(channel).held = onHold;
     this.#deps.bus.publish(
-      onHold ? { type: 'ChannelHold', channel: channel.snapshot(), musicclass: 'N/A' } : { type: 'ChannelUnhold', channel: channel.snapshot() },
+      onHold
+        ? { type: 'ChannelHold', channel: channel.snapshot(), musicclass: 'N/A' }
+        : { type: 'ChannelUnhold', channel: channel.snapshot() },
     );
   }
 
@@ -126,7 +128,8 @@ export class ChannelMediaControl {
   startMoh(channel: Channel, mohClass: string | undefined): Promise<void> {
     const name = mohClass && mohClass.length > 0 ? mohClass : DEFAULT_MOH_CLASS;
     const files = this.#mohClasses(name);
-    if (files.length === 0) this.#deps.log.warn({ channel: channel.name, mohClass: name }, 'music on hold class has no files; playing silence');
+    if (files.length === 0)
+      this.#deps.log.warn({ channel: channel.name, mohClass: name }, 'music on hold class has no files; playing silence');
     return this.#startGenerator(channel, { kind: 'moh', id: this.#nextId(channel, 'moh'), files, index: 0, mohClass: name });
   }
 
@@ -225,7 +228,10 @@ export class ChannelMediaControl {
         await this.#deps.media.playTone({ kind: 'leg', legId }, { playbackId: generator.id, segments: SILENCE, repeat: true });
         return;
       case 'ringback':
-        await this.#deps.media.playTone({ kind: 'leg', legId }, { playbackId: generator.id, segments: this.#deps.ringback?.() ?? DEFAULT_RINGBACK, repeat: true });
+        await this.#deps.media.playTone(
+          { kind: 'leg', legId },
+          { playbackId: generator.id, segments: this.#deps.ringback?.() ?? DEFAULT_RINGBACK, repeat: true },
+        );
         return;
     }
   }
@@ -259,7 +265,8 @@ export class ChannelMediaControl {
       case 'playbackFinished': {
         const channelId = this.#generators.get(n.playbackId);
         const generator = channelId === undefined ? undefined : this.#states.get(channelId)?.generator;
-        if (!generator || generator.kind !== 'moh' || generator.id !== n.playbackId || n.reason !== 'complete') return;
+        if (generator?.kind !== 'moh' || generator.id !== n.playbackId || n.reason !== 'complete') return;
+        // A class without files plays silence, which never completes.
         if (generator.files.length === 0) return;
         generator.index = (generator.index + 1) % generator.files.length;
         void this.#playMusic(n.legId, generator).catch((err: unknown) => this.#deps.log.warn({ err }, 'music on hold stopped'));

@@ -1,4 +1,4 @@
-import type { ChannelTechnology } from '../drivers/channel-technology.js';
+import type { ChannelTechnology, TransferProgressState } from '../drivers/channel-technology.js';
 import { CoreError, notImplemented, preconditionFailed } from '../errors.js';
 import type { EventBus } from '../events/event-bus.js';
 import { canTransition, type ChannelState } from '../model/channel-state.js';
@@ -205,6 +205,13 @@ export class Channel {
     this.#assertAlive();
     if (!this.tech.redirect) throw notImplemented(`Technology ${this.technology} cannot redirect a call`);
     await this.tech.redirect(resource);
+  }
+
+  /** Reports the progress of a transfer the far end asked for; 501 when the technology cannot. */
+  async transferProgress(state: TransferProgressState): Promise<void> {
+    this.#assertAlive();
+    if (!this.tech.transferProgress) throw notImplemented(`Technology ${this.technology} cannot report transfer progress`);
+    await this.tech.transferProgress(state);
   }
 
   onHangup(hook: ChannelHangupHook): void {

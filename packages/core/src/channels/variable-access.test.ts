@@ -64,7 +64,13 @@ describe('ChannelVariableAccess', () => {
         ['leg-1', null],
       ],
     );
-    await assert.rejects(core.channelVariables.set(channel, { name: 'TALK_DETECT(set)', value: 'x', reportEvents: false }), isCode('invalid_argument'));
-    await assert.rejects(core.channelVariables.set(channel, { name: 'HASH(a)', value: 'x', reportEvents: false }), isCode('invalid_argument'));
+    await assert.rejects(
+      core.channelVariables.set(channel, { name: 'TALK_DETECT(set)', value: 'x', reportEvents: false }),
+      isCode('invalid_argument'),
+    );
+    await assert.rejects(
+      core.channelVariables.set(channel, { name: 'HASH(a)', value: 'x', reportEvents: false }),
+      isCode('invalid_argument'),
+    );
   });
 });

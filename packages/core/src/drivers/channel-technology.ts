@@ -30,7 +30,16 @@ export interface ChannelTechnology {
    * answers 501.
    */
   redirect?(resource: string): Promise<void>;
+  /**
+   * Optional: tell the far end how a transfer it asked for is going (SIP: a NOTIFY with a sipfrag
+   * of 100, 200, 503 or 603 on the REFER subscription). Without it the API's transfer_progress
+   * answers 501.
+   */
+  transferProgress?(state: TransferProgressState): Promise<void>;
 }
+
+/** Progress of a transfer, as the API's transfer_progress names it. */
+export type TransferProgressState = 'channel_progress' | 'channel_answered' | 'channel_unavailable' | 'channel_declined';
 
 /** What a driver reports about a channel it created. */
 export interface ChannelTechnologyEvents {

@@ -9,6 +9,7 @@ import { silentLogger } from '../util/logger.js';
 import { startTestCore } from '../user-events/test-core.js';
 import type { DriverStateServices } from './driver-services.js';
 import { EndpointRegistry } from './endpoint-registry.js';
+import { registrarStatusListener } from './registrar-status.js';
 import { type OutboundTextMessage, TextMessageService } from './text-messages.js';
 
 function setup() {
@@ -108,5 +109,30 @@ describe('DriverStateServices', () => {
     assert.equal(t.core.endpoints.stateOf('SIP', 'alice'), 'online');
     await t.close();
     t.remove();
+  });
+});
+
+describe('registrarStatusListener', () => {
+  it('turns registrar reports into endpoint state, contact and peer events', () => {
+    const { endpoints, events } = setup();
+    const listener = registrarStatusListener(endpoints);
+    listener.contactChanged({ kind: 'created', aor: 'alice', endpoint: 'alice', uri: 'sip:alice@192.0.2.1' });
+    listener.endpointStateChanged('alice', 'online');
+    listener.contactChanged({ kind: 'expired', aor: 'alice', endpoint: 'alice', uri: 'sip:alice@192.0.2.1' });
+    listener.endpointStateChanged('alice', 'offline');
+    const seen = events.flatMap((e) => {
+      if (e.type === 'ContactStatusChange') return [`contact:${e.contact_info.contact_status}`];
+      if (e.type === 'PeerStatusChange') return [`peer:${e.peer.peer_status}`];
+      if (e.type === 'EndpointStateChange') return [`state:${e.endpoint.state}`];
+      return [];
+    });
+    assert.deepEqual(seen, [
+      'contact:NonQualified',
+      'state:online',
+      'peer:Reachable',
+      'contact:Removed',
+      'state:offline',
+      'peer:Unreachable',
+    ]);
   });
 });

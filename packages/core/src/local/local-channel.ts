@@ -83,7 +83,8 @@ export class LocalChannelDriver implements ChannelDriver {
     const release = () => {
       halvesEnded += 1;
       if (halvesEnded < 2) return;
-      for (const leg of legs) void this.#media.destroyLeg(leg).catch((err: unknown) => this.#log.warn({ err, leg }, 'local leg release failed'));
+      for (const leg of legs)
+        void this.#media.destroyLeg(leg).catch((err: unknown) => this.#log.warn({ err, leg }, 'local leg release failed'));
     };
     const first = new LocalHalf(release);
     const second = new LocalHalf(release);

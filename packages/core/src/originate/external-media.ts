@@ -142,7 +142,8 @@ export class ExternalMediaService {
     if (encapsulation === 'rtp' && transport !== 'udp') throw invalidArgument('rtp encapsulation requires udp transport');
     if (encapsulation === 'audiosocket' && transport !== 'tcp') throw invalidArgument('audiosocket encapsulation requires tcp transport');
     if (transport === 'websocket' && encapsulation !== 'none') throw invalidArgument('websocket transport requires encapsulation none');
-    if (connectionType === 'server' && transport !== 'websocket') throw invalidArgument('connection_type server requires websocket transport');
+    if (connectionType === 'server' && transport !== 'websocket')
+      throw invalidArgument('connection_type server requires websocket transport');
     if ((request.direction ?? 'both') !== 'both') throw invalidArgument('direction must be both');
     if (encapsulation !== 'rtp') throw notImplemented(`External media over ${encapsulation}/${transport} is not implemented; use rtp/udp`);
     const target = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(request.externalHost ?? '');

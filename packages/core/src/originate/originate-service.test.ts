@@ -83,7 +83,10 @@ describe('OriginateService', () => {
     assert.equal(driver.requests[0]?.resource, 'alice');
     assert.deepEqual(channel.snapshot().channelvars, { FOO: 'bar' });
     assert.equal(driver.lastCall().dialOptions?.timeoutSeconds, 30);
-    assert.ok(appEvents.some((e) => e.type === 'ChannelVarset'), 'the application hears the channel before it answers');
+    assert.ok(
+      appEvents.some((e) => e.type === 'ChannelVarset'),
+      'the application hears the channel before it answers',
+    );
 
     const call = driver.lastCall();
     call.events?.ringing();

@@ -218,7 +218,11 @@ export class OriginateService {
     return { channel, prepared: { call, dialstring: `${endpoint.technology}/${endpoint.resource}` } };
   }
 
-  #dial(channel: Channel, prepared: Prepared, options: { timeoutSeconds: number; caller: Channel | undefined; onAnswer: () => void }): void {
+  #dial(
+    channel: Channel,
+    prepared: Prepared,
+    options: { timeoutSeconds: number; caller: Channel | undefined; onAnswer: () => void },
+  ): void {
     const { bus, clock, log } = this.#deps;
     let answered = false;
     let settled = false;

@@ -79,7 +79,8 @@ export class DialplanRunner {
 
   /** Runs from a target that may name a label instead of a priority; an unknown label ends the call. */
   runTarget(channel: Channel, target: DialplanTarget): Promise<void> {
-    const priority = target.label === undefined ? (target.priority ?? 1) : (this.findLabel(target.context, target.exten, target.label) ?? 0);
+    const priority =
+      target.label === undefined ? (target.priority ?? 1) : (this.findLabel(target.context, target.exten, target.label) ?? 0);
     return this.run(channel, { context: target.context, exten: target.exten, priority });
   }
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { MessageChannel } from 'node:worker_threads';
-import { describe, it } from 'node:test';
-import { sleep } from '../test-support/wait.js';
+import { afterEach, describe, it } from 'node:test';
+import { MessageChannel, type MessagePort } from 'node:worker_threads';
+import { sleep, waitFor } from '../test-support/wait.js';
 import { type AudioIo, MediaEndpoint } from '../worker/media-endpoint.js';
 import { BridgeLink } from './bridge-link.js';
 import { RemoteMember } from './members.js';
@@ -19,14 +19,27 @@ function fakeEndpoint(value: number): { endpoint: MediaEndpoint; sent: Int16Arra
   return { endpoint: new MediaEndpoint(io, () => {}), sent };
 }
 
+/** Every port a test opens is closed afterwards, even when it fails: an open port keeps the process alive. */
+const opened: MessagePort[] = [];
+function channel(): MessageChannel {
+  const created = new MessageChannel();
+  opened.push(created.port1, created.port2);
+  return created;
+}
+
 describe('cross-worker frame forwarding (BridgeLink ↔ RemoteMember)', () => {
+  afterEach(() => {
+    for (const port of opened.splice(0)) port.close();
+  });
+
   it('carries the leg frames up and the mix down, in order, with a one-frame prefill', async () => {
-    const { port1, port2 } = new MessageChannel();
-    const digits: string[] = [];
+    const { port1, port2 } = channel();
+    const upDigits: string[] = [];
+    const downDigits: string[] = [];
     const remote = new RemoteMember(
       'leg-7',
       port1,
-      (digit) => digits.push(digit),
+      (digit) => upDigits.push(digit),
       () => {},
     );
     const { endpoint, sent } = fakeEndpoint(7);
@@ -34,14 +47,17 @@ describe('cross-worker frame forwarding (BridgeLink ↔ RemoteMember)', () => {
       'b',
       endpoint,
       port2,
-      () => {},
+      (digit) => downDigits.push(digit),
       () => {},
     );
     for (let tick = 0; tick < 3; tick += 1) {
       endpoint.capture();
       link.sendUp();
     }
-    await sleep(20);
+    // A port delivers in order: once the digit is through, so are the frames before it.
+    link.forwardDtmf('5', 100);
+    await waitFor('frames up', () => (upDigits.length > 0 ? true : undefined));
+    assert.deepEqual(upDigits, ['5']);
     const up = [remote.input(), remote.input(), remote.input(), remote.input()];
     assert.deepEqual(
       up.map((frame) => frame?.[0] ?? null),
@@ -50,7 +66,8 @@ describe('cross-worker frame forwarding (BridgeLink ↔ RemoteMember)', () => {
     );
     remote.output(new Int16Array(160).fill(100));
     remote.output(new Int16Array(160).fill(200));
-    await sleep(20);
+    remote.dtmf('6', 100);
+    await waitFor('frames down', () => (downDigits.length > 0 ? true : undefined));
     for (let tick = 0; tick < 2; tick += 1) {
       link.takeDown();
       endpoint.render();
@@ -60,55 +77,58 @@ describe('cross-worker frame forwarding (BridgeLink ↔ RemoteMember)', () => {
       [100, 200],
       'the mix reaches the leg in order',
     );
-    link.forwardDtmf('5', 100);
-    await sleep(20);
-    assert.deepEqual(digits, ['5']);
+    assert.deepEqual(downDigits, ['6']);
     link.close();
     remote.close();
   });
 
   it('tells each side when the other end closes (a worker died)', async () => {
     // The home worker's end goes away: the leg's side hears of it.
-    const first = new MessageChannel();
+    const first = channel();
     let linkGone = false;
     const link = new BridgeLink(
       'b',
       fakeEndpoint(1).endpoint,
       first.port2,
       () => {},
-      () => (linkGone = true),
+      () => {
+        linkGone = true;
+      },
     );
     first.port1.close();
     // The leg's worker's end goes away: the home's member hears of it.
-    const second = new MessageChannel();
+    const second = channel();
     let memberGone = false;
     const remote = new RemoteMember(
       'x',
       second.port1,
       () => {},
-      () => (memberGone = true),
+      () => {
+        memberGone = true;
+      },
     );
     second.port2.close();
-    await sleep(20);
-    assert.equal(linkGone, true);
-    assert.equal(memberGone, true);
+    await waitFor('both sides told', () => (linkGone && memberGone ? true : undefined));
     link.close();
     remote.close();
   });
 
   it('does not report its own close as the other side going away', async () => {
-    const { port1, port2 } = new MessageChannel();
+    const { port1, port2 } = channel();
     let linkGone = false;
     const link = new BridgeLink(
       'b',
       fakeEndpoint(1).endpoint,
       port2,
       () => {},
-      () => (linkGone = true),
+      () => {
+        linkGone = true;
+      },
     );
+    const otherSideClosed = new Promise((resolve) => port1.once('close', resolve));
     link.close();
-    await sleep(20);
+    await otherSideClosed;
+    await sleep(10);
     assert.equal(linkGone, false);
-    port1.close();
   });
 });

@@ -42,6 +42,7 @@ import { Via } from '../message/via.js';
 import { isWildcardAddress, localAddressToward } from '../transport/local-address.js';
 import type { PeerAddress, Transport } from '../transport/transport.js';
 import type { UserAgentCore } from '../ua/user-agent-core.js';
+import { answerChallenge } from './digest.js';
 import {
   CAUSE_BEARER_NOT_AVAILABLE,
   CAUSE_NORMAL_CLEARING,
@@ -106,6 +107,8 @@ export interface OutboundCallEnvironment {
   userAgent: string;
   /** Resolved when dial() runs (registrations can change between prepare and dial). */
   targets(): Promise<OutboundTarget[]>;
+  /** Answer a trunk's 401/407 with these (RFC 3261 §22.2); absent: a challenge ends the branch. */
+  outboundCredentials?: { username: string; password: string } | undefined;
   onEnded(call: OutboundSipCall): void;
 }
 
@@ -114,7 +117,10 @@ type BranchState = 'trying' | 'proceeding' | 'answered' | 'failed';
 interface Branch {
   state: BranchState;
   transport: Transport;
+  /** The INVITE in flight (a new one after a 401/407 was answered with credentials). */
   invite: SipRequest;
+  /** Credentials were sent once; a second challenge ends the branch. */
+  authenticated: boolean;
   nextHop: SipUri;
   target: OutboundTarget;
   localHost: string;
@@ -249,6 +255,7 @@ export class OutboundSipCall implements ChannelTechnology {
       state: 'trying',
       transport,
       invite,
+      authenticated: false,
       nextHop,
       target,
       localHost,
@@ -259,14 +266,51 @@ export class OutboundSipCall implements ChannelTechnology {
     };
     if (this.#branches.length === 0) this.#protocolId = invite.callId;
     this.#branches.push(branch);
-    this.#env.ua.sendRequest(invite, transport, nextHop, {
+    this.#sendInvite(branch);
+  }
+
+  #sendInvite(branch: Branch): void {
+    this.#env.ua.sendRequest(branch.invite, branch.transport, branch.nextHop, {
       onResponse: (response) => this.#receiveResponse(branch, response),
       onTimeout: () => this.#branchFailed(branch, 408),
       onTransportError: (err) => {
-        this.#log.info({ err, target: target.requestUri.toString() }, 'INVITE could not be sent');
+        this.#log.info({ err, target: branch.target.requestUri.toString() }, 'INVITE could not be sent');
         this.#branchFailed(branch, 503);
       },
     });
+  }
+
+  /**
+   * RFC 3261 §22.2: a 401/407 is answered once with credentials, in a new INVITE of the same call
+   * (same Call-ID and From tag, next CSeq, new branch). Returns false when it cannot be answered.
+   */
+  #retryWithCredentials(branch: Branch, response: SipResponse): boolean {
+    const credentials = this.#env.outboundCredentials;
+    if (credentials === undefined || branch.authenticated || branch.cancelReason !== undefined || !this.#stillCalling()) return false;
+    const proxy = response.status === 407;
+    const invite = branch.invite;
+    let authorization: string | undefined;
+    for (const challenge of response.getHeaderFields(proxy ? 'Proxy-Authenticate' : 'WWW-Authenticate')) {
+      authorization = answerChallenge(challenge, { method: 'INVITE', uri: invite.requestUri }, credentials);
+      if (authorization !== undefined) break;
+    }
+    if (authorization === undefined) return false;
+    const retry = new SipRequest(
+      'INVITE',
+      invite.requestUri,
+      invite.headers.map((field) => ({ ...field })),
+      invite.body,
+    );
+    const via = invite.topVia.clone();
+    via.params.set('branch', newBranch());
+    retry.replaceTopVia(via);
+    retry.setHeader('CSeq', `${invite.cseq.seq + 1} INVITE`);
+    retry.setHeader(proxy ? 'Proxy-Authorization' : 'Authorization', authorization);
+    branch.invite = retry;
+    branch.authenticated = true;
+    branch.state = 'trying';
+    this.#sendInvite(branch);
+    return true;
   }
 
   /** An initial INVITE (RFC 3261 §8.1.1, §13.2.1) carrying our offer. */
@@ -332,6 +376,7 @@ export class OutboundSipCall implements ChannelTechnology {
       this.#receive2xx(branch, response);
       return;
     }
+    if ((status === 401 || status === 407) && this.#retryWithCredentials(branch, response)) return;
     this.#branchFailed(branch, status);
   }
 

@@ -19,7 +19,7 @@ import { SDP_OFFER } from '../message/parser.fixtures.js';
 import type { SipMessage, SipRequest, SipResponse } from '../message/sip-message.js';
 import { FakeClock } from '../test-support/fake-clock.js';
 import { UdpPeer, waitFor } from '../test-support/udp-peer.js';
-import { answerChallenge } from './digest.js';
+import { answerChallenge, computeDigestResponse, parseDigestCredentials } from './digest.js';
 import type { SipMediaEngine } from './inbound-call.js';
 import { chooseFinalStatus } from './outbound-call.js';
 import { type ContactChange, InMemoryContactStore } from './registrar.js';
@@ -214,6 +214,7 @@ describe('SIP PBX: registrar, digest, outbound calls', { timeout: 30_000 }, () =
       media,
       clock,
       contactStore: store,
+      outboundAuth: (endpoint) => (endpoint.name === 'trunk' ? { username: 'switchboard', password: 'carrier-secret' } : undefined),
       endpointStatus: {
         contactChanged: (change) => changes.push(change),
         endpointStateChanged: (name, state) => states.push(`${name}:${state}`),
@@ -495,6 +496,58 @@ describe('SIP PBX: registrar, digest, outbound calls', { timeout: 30_000 }, () =
         () => driver.prepareOutbound({ resource: 'nobody', caller: { name: '', number: '' }, variables: {} }),
         /does not exist/,
       );
+    });
+
+    it("answers a trunk's 407 once with Proxy-Authorization in a new INVITE of the same call", async () => {
+      const carrier = new Phone(trunk, 'trunk', '');
+      carrier.serverPort = alice.serverPort;
+      const call = driver.prepareOutbound({ resource: 'trunk/5551234', caller: { name: '', number: '200' }, variables: {} });
+      const events = new RecordingEvents();
+      await call.dial(events, { timeoutSeconds: 30 });
+      const first = await carrier.expectRequest('INVITE');
+      const challenge = 'Digest realm="carrier", nonce="n0nce", qop="auth", algorithm=MD5';
+      await trunk.send(
+        [
+          'SIP/2.0 407 Proxy Authentication Required',
+          ...first.getHeaderFields('Via').map((v) => `Via: ${v}`),
+          `From: ${first.getHeader('From')}`,
+          `To: ${first.getHeader('To')};tag=t407`,
+          `Call-ID: ${first.callId}`,
+          `CSeq: ${first.getHeader('CSeq')}`,
+          `Proxy-Authenticate: ${challenge}`,
+          'Content-Length: 0',
+          '',
+          '',
+        ].join('\r\n'),
+        alice.serverPort,
+      );
+      await carrier.expectRequest('ACK');
+      const second = await carrier.expectRequest('INVITE');
+      assert.equal(second.callId, first.callId);
+      assert.equal(second.from.tag, first.from.tag);
+      assert.equal(second.cseq.seq, first.cseq.seq + 1);
+      assert.notEqual(second.topVia.branch, first.topVia.branch);
+      const credentials = parseDigestCredentials(second.getHeader('Proxy-Authorization') ?? '');
+      assert.ok(credentials);
+      assert.equal(credentials.username, 'switchboard');
+      const expected = computeDigestResponse({
+        algorithm: 'MD5',
+        username: 'switchboard',
+        realm: 'carrier',
+        password: 'carrier-secret',
+        method: 'INVITE',
+        uri: second.requestUri,
+        nonce: 'n0nce',
+        qop: 'auth',
+        nc: credentials.nc,
+        cnonce: credentials.cnonce,
+      });
+      assert.equal(credentials.response, expected);
+      await carrier.respond(second, 200, 'OK', { body: answerSdp(50020) });
+      const ack = await carrier.expectRequest('ACK');
+      assert.equal(ack.cseq.seq, second.cseq.seq);
+      await waitFor(() => events.log.includes('answered'), 'answered');
+      await call.tech.hangup(16);
     });
 
     it('chooses the final status of failed forks as RFC 3261 §16.7 says', () => {

@@ -54,6 +54,11 @@ export interface SipDriverOptions {
   contactStore?: RegistrarContactStore;
   /** Told when contacts come and go and endpoints go online/offline. */
   endpointStatus?: EndpointStatusListener;
+  /**
+   * Credentials for calls to an endpoint that challenges them (a trunk answering 401/407): the
+   * server maps the endpoint's `outbound_auth` here once the configuration has it.
+   */
+  outboundAuth?: (endpoint: SipEndpointConfig) => { username: string; password: string } | undefined;
   /** Digest settings (realm, nonce lifetime, failure limits) for endpoints with `auth=`. */
   digest?: Omit<DigestAuthenticatorOptions, 'endpoints' | 'auths' | 'clock' | 'logger'>;
 }
@@ -269,6 +274,7 @@ export class SipDriver implements ChannelDriver {
       codecs,
       userAgent: this.#options.userAgent ?? 'Switchboard',
       targets,
+      outboundCredentials: this.#options.outboundAuth?.(endpoint),
       onEnded: (ended) => this.#outbound.delete(ended),
     });
     return {
