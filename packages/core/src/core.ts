@@ -182,7 +182,12 @@ export class SwitchboardCore implements ChannelDriverHost {
     this.endpoints = new EndpointRegistry(this.bus, this.channels);
     for (const endpoint of options.config.sip.endpoints) this.endpoints.add('SIP', endpoint.name);
     this.textMessages = new TextMessageService(this.bus, this.endpoints);
-    this.deviceStates = new DeviceStateRegistry({ bus: this.bus, channels: this.channels, endpoints: this.endpoints, store: store?.deviceStates });
+    this.deviceStates = new DeviceStateRegistry({
+      bus: this.bus,
+      channels: this.channels,
+      endpoints: this.endpoints,
+      store: store?.deviceStates,
+    });
     this.modules = new ModuleRegistry(log.child({ module: 'switchboard:core:modules' }));
     this.mailboxes = new MailboxRegistry({
       store: store?.mailboxes,
@@ -190,9 +195,15 @@ export class SwitchboardCore implements ChannelDriverHost {
       log: log.child({ module: 'switchboard:core:mailboxes' }),
     });
     this.logChannels =
-      options.logDirectory === undefined ? undefined : new LogChannelRegistry(options.logDirectory, log.child({ module: 'switchboard:core:logging' }));
+      options.logDirectory === undefined
+        ? undefined
+        : new LogChannelRegistry(options.logDirectory, log.child({ module: 'switchboard:core:logging' }));
     this.logChannels?.applyConfig(readLogFiles(options.config.confDir));
-    this.dynamicConfig = new DynamicConfig({ store: store?.configObjects, sip: () => this.config.sip, log: log.child({ module: 'switchboard:core:config' }) });
+    this.dynamicConfig = new DynamicConfig({
+      store: store?.configObjects,
+      sip: () => this.config.sip,
+      log: log.child({ module: 'switchboard:core:config' }),
+    });
     this.dynamicConfig.onChange(({ configClass, objectType, id, fields }) => {
       if (configClass !== 'res_pjsip' || objectType !== 'endpoint') return;
       if (fields) this.endpoints.add('SIP', id);

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { ConfigError } from '@switchboard/core';
+import { ConfigError, LogSinkRelay, pinoStreamFor } from '@switchboard/core';
 import { pino } from 'pino';
 import { USAGE, parseArgs } from './args.js';
 import { type RunningServer, startServer } from './server.js';
@@ -19,11 +19,20 @@ async function main(): Promise<void> {
     process.stdout.write(`${USAGE}\n`);
     return;
   }
-  const log = pino({ name: 'switchboard', level: process.env.SWITCHBOARD_LOG_LEVEL ?? 'info' });
+  const level = process.env.SWITCHBOARD_LOG_LEVEL ?? 'info';
+  // Log lines go to stdout and to the log channels of `system/logging` (files under <data>/log).
+  const logSink = new LogSinkRelay();
+  const log = pino(
+    { name: 'switchboard', level },
+    pino.multistream([
+      { level, stream: process.stdout },
+      { level, stream: pinoStreamFor(logSink) },
+    ]),
+  );
 
   let server: RunningServer;
   try {
-    server = await startServer({ confDir: line.confDir, dataDir: line.dataDir, logger: log });
+    server = await startServer({ confDir: line.confDir, dataDir: line.dataDir, logger: log, logSink });
   } catch (err) {
     if (err instanceof ConfigError) {
       log.fatal({ file: err.file, line: err.line }, `configuration error: ${err.message}`);

@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { createApiServer } from '@switchboard/api';
-import { type Logger, type MediaEngine as MediaEngineSurface, SwitchboardCore, loadConfig, openStore } from '@switchboard/core';
+import { type LogSinkRelay, type Logger, type MediaEngine as MediaEngineSurface, SwitchboardCore, loadConfig, openStore } from '@switchboard/core';
 import { MediaEngine, supportedRecordingFormats } from '@switchboard/media';
 import { SipDriver } from '@switchboard/signalling';
 import { endpointStatusFor, registerDial } from './sip-wiring.js';
@@ -29,7 +29,13 @@ export function defaultMediaWorkers(): number {
  * The composition root: the only place that constructs concrete engines and drivers and hands
  * them to the object model.
  */
-export async function startServer(options: { confDir: string; dataDir: string; logger: Logger }): Promise<RunningServer> {
+export async function startServer(options: {
+  confDir: string;
+  dataDir: string;
+  logger: Logger;
+  /** Receives every log line for the log channels of `system/logging`, once the core exists. */
+  logSink?: LogSinkRelay;
+}): Promise<RunningServer> {
   const log = options.logger;
   const config = loadConfig(resolve(options.confDir), log.child({ module: 'switchboard:config' }));
   const store = openStore(resolve(options.dataDir), log.child({ module: 'switchboard:store' }));
@@ -54,8 +60,16 @@ export async function startServer(options: { confDir: string; dataDir: string; l
     cleanups.push(() => media.close());
 
     const engine: MediaEngineSurface = media;
-    const core = new SwitchboardCore({ config, media: engine, store, logger: log, recordingFormats: supportedRecordingFormats() });
+    const core = new SwitchboardCore({
+      config,
+      media: engine,
+      store,
+      logger: log,
+      recordingFormats: supportedRecordingFormats(),
+      logDirectory: join(resolve(options.dataDir), 'log'),
+    });
     await core.restore();
+    if (options.logSink) options.logSink.target = core.logChannels;
     cleanups.push(() => core.shutdown());
 
     const addresses: ListeningAddress[] = [];

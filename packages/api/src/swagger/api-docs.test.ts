@@ -44,7 +44,19 @@ const SENT_EVENTS = [
 ];
 
 const EXPECTED_MODELS: Record<string, string[]> = {
-  system: ['SystemInfo', 'BuildInfo', 'SystemVersionInfo', 'ConfigInfo', 'SetId', 'StatusInfo', 'SystemPing', 'Variable', 'Module', 'LogChannel', 'ConfigTuple'],
+  system: [
+    'SystemInfo',
+    'BuildInfo',
+    'SystemVersionInfo',
+    'ConfigInfo',
+    'SetId',
+    'StatusInfo',
+    'SystemPing',
+    'Variable',
+    'Module',
+    'LogChannel',
+    'ConfigTuple',
+  ],
   channels: ['Channel', 'CallerID', 'DialplanCEP'],
   sounds: ['Sound', 'FormatLangPair'],
   playbacks: ['Playback'],

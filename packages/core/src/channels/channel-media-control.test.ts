@@ -65,7 +65,9 @@ describe('ChannelMediaControl', () => {
     writeFileSync(join(soundDir, 'moh', 'jazz', 'a.wav'), '');
     media = new RecordingMediaEngine();
     clock = new InstantClock();
-    core = new SwitchboardCore({ config: testCoreConfig({ soundDir }), media, clock });
+    const config = testCoreConfig({ soundDir });
+    config.musicOnHold = { classes: { jazz: { name: 'jazz', directory: join(soundDir, 'moh', 'jazz'), sort: 'alpha' } } };
+    core = new SwitchboardCore({ config, media, clock });
     events = [];
     core.bus.subscribe((e) => events.push(e));
   });

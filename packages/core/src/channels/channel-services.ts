@@ -56,7 +56,7 @@ export function createChannelServices(deps: {
     log: log.child({ module: 'switchboard:core:channel-media' }),
     mohClasses: configuredMohResolver(
       () => deps.config().musicOnHold,
-      () => deps.config().general.soundDirs,
+      () => deps.config().confDir,
     ),
     ringback: () => {
       const tone = new ToneResolver(deps.config().indications).resolve('ring');

@@ -80,6 +80,7 @@ describe('OriginateService', () => {
     assert.equal(channel.direction, 'outbound');
     assert.deepEqual(channel.caller, { name: 'Robert', number: '200' });
     assert.deepEqual(driver.requests[0]?.variables, { FOO: 'bar' });
+    assert.deepEqual(driver.requests[0]?.caller, { name: 'Robert', number: '200' }, 'the far end sees CALLERID(name)');
     assert.equal(driver.requests[0]?.resource, 'alice');
     assert.deepEqual(channel.snapshot().channelvars, { FOO: 'bar' });
     assert.equal(driver.lastCall().dialOptions?.timeoutSeconds, 30);

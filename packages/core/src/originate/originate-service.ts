@@ -177,7 +177,7 @@ export class OriginateService {
 
   async #createChannel(
     request: OutboundChannelRequest,
-    caller: CallerId,
+    requestedCaller: CallerId,
     dialplan: DialplanTarget | undefined,
     application: string | undefined,
   ): Promise<{ channel: Channel; prepared: Prepared }> {
@@ -188,11 +188,14 @@ export class OriginateService {
       if (request.otherChannelId === request.channelId) throw invalidArgument('channelId and otherChannelId must differ');
     }
     const formats: AudioCodecName[] | undefined = request.formats ? parseFormats(request.formats) : undefined;
+    let caller = requestedCaller;
     const endpoint = parseEndpoint(request.endpoint);
     const driver = this.#deps.driverFor(endpoint.technology);
     if (!driver) throw invalidArgument(`Unknown technology '${endpoint.technology}'`);
     if (!driver.prepareOutbound) throw invalidArgument(`Technology '${endpoint.technology}' cannot originate calls`);
     const variables = plainVariables(request.variables ?? []);
+    // CALLERID(...) among the variables is the caller id the far end should see, so the driver gets it too.
+    caller = callerFromVariables(caller, request.variables ?? []);
     const call = driver.prepareOutbound({ resource: endpoint.resource, caller, formats, variables });
     const channel = channels.create({
       id: request.channelId,
@@ -289,6 +292,18 @@ export class OriginateService {
 /** appArgs is one comma-separated string, split like dialplan application arguments. */
 export function splitAppArgs(appArgs: string | undefined): string[] {
   return appArgs ? splitArgs(appArgs) : [];
+}
+
+function callerFromVariables(caller: CallerId, settings: readonly VariableSetting[]): CallerId {
+  let result = { ...caller };
+  for (const { name, value } of settings) {
+    const field = /^CALLERID\((\w+)\)$/i.exec(name.trim())?.[1]?.toLowerCase();
+    if (value === undefined || field === undefined) continue;
+    if (field === 'name') result.name = value;
+    else if (field === 'num' || field === 'number') result.number = value;
+    else if (field === 'all') result = parseCallerId(value);
+  }
+  return result;
 }
 
 /** Drivers get plain variables (SIP headers and the like); functions are the channel's business. */
