@@ -262,6 +262,7 @@ export class SwitchboardCore implements ChannelDriverHost {
 
   acceptInbound(call: InboundCall): ChannelTechnologyEvents {
     const channel = this.channels.create({
+      id: call.id,
       name: call.name,
       technology: call.technology,
       endpoint: call.endpoint,

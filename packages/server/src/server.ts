@@ -4,7 +4,7 @@ import { createApiServer } from '@switchboard/api';
 import { type LogSinkRelay, type Logger, type MediaEngine as MediaEngineSurface, SwitchboardCore, loadConfig, openStore } from '@switchboard/core';
 import { MediaEngine, supportedRecordingFormats } from '@switchboard/media';
 import { SipDriver } from '@switchboard/signalling';
-import { endpointStatusFor, registerDial } from './sip-wiring.js';
+import { endpointStatusFor, registerDial, registerSipServices, sipServicesFor } from './sip-wiring.js';
 
 export interface ListeningAddress {
   service: 'http' | 'sip';
@@ -86,6 +86,7 @@ export async function startServer(options: {
       media: engine,
       contactStore: store.contacts,
       endpointStatus: endpointStatusFor(core),
+      ...sipServicesFor(core),
       logger: log.child({ module: 'switchboard:signalling' }),
     });
     await sip.start();
@@ -93,6 +94,7 @@ export async function startServer(options: {
     registerDial(core);
     // Drivers close after the core has hung up every call, so the BYEs still go out.
     cleanups.splice(cleanups.length - 1, 0, () => sip.close());
+    cleanups.push(registerSipServices(core, sip));
     for (const l of sip.listening()) addresses.push({ service: 'sip', protocol: l.protocol, address: l.address, port: l.port });
 
     for (const a of addresses) log.info({ ...a }, `listening: ${a.service} ${a.protocol} ${a.address}:${a.port}`);

@@ -59,6 +59,8 @@ export interface ChannelTechnologyEvents {
 
 /** An inbound call presented by a driver to core. */
 export interface InboundCall {
+  /** A caller-chosen channel id (Local's `;2` half); generated when absent. */
+  id?: string;
   technology: string;
   /** Channel name chosen by the driver: `SIP/<endpoint>-<8 hex digits>`. */
   name: string;
@@ -94,6 +96,8 @@ export interface OutboundCallRequest {
   formats?: AudioCodecName[];
   /** Variables given at creation; drivers read the ones they understand (SIP headers). */
   variables: Record<string, string>;
+  /** Caller-chosen id for the second channel of a pair (Local's `;2`), already checked to be free. */
+  otherChannelId?: string;
 }
 
 /** A prepared outbound call: the channel exists (state Down) before it dials. */

@@ -33,11 +33,12 @@ describe('Local channels', () => {
   };
 
   it('runs ;2 in the dialplan and answers ;1 when the dialplan answers; hangups cross over', async () => {
-    const one = await core.originator.originate({ endpoint: 'Local/100@default', app: 'demo' });
+    const one = await core.originator.originate({ endpoint: 'Local/100@default', app: 'demo', otherChannelId: 'half-two' });
     assert.match(one.name, /^Local\/100@default-[0-9a-f]{8};1$/);
     await waitUntil(() => one.state === 'Up');
-    const two = core.channels.list().find((c) => c.name === one.name.replace(/;1$/, ';2'));
-    assert.ok(two, 'the ;2 half exists');
+    const two = core.channels.get('half-two');
+    assert.ok(two, 'the ;2 half exists with the id asked for');
+    assert.equal(two.name, one.name.replace(/;1$/, ';2'));
     assert.equal(one.state, 'Up');
     assert.equal(two.getVariable('HALF'), 'two');
     assert.ok(received.some((e) => e.type === 'AppStart' && e.channel.id === one.id));

@@ -111,6 +111,7 @@ export class LocalChannelDriver implements ChannelDriver {
           },
         };
         const toSecond = this.#host.acceptInbound({
+          ...(request.otherChannelId === undefined ? {} : { id: request.otherChannelId }),
           technology: this.technology,
           name: `${base};2`,
           endpoint: `${exten}@${context}`,

@@ -196,7 +196,13 @@ export class OriginateService {
     const variables = plainVariables(request.variables ?? []);
     // CALLERID(...) among the variables is the caller id the far end should see, so the driver gets it too.
     caller = callerFromVariables(caller, request.variables ?? []);
-    const call = driver.prepareOutbound({ resource: endpoint.resource, caller, formats, variables });
+    const call = driver.prepareOutbound({
+      resource: endpoint.resource,
+      caller,
+      formats,
+      variables,
+      ...(request.otherChannelId === undefined ? {} : { otherChannelId: request.otherChannelId }),
+    });
     const channel = channels.create({
       id: request.channelId,
       name: call.name,

@@ -126,6 +126,14 @@ describe('media bridges', () => {
       assert.equal(received[i].info.sequenceNumber, (received[i - 1].info.sequenceNumber + 1) & 0xffff);
       assert.equal(received[i].info.timestamp, (received[i - 1].info.timestamp + 160) >>> 0);
     }
+    // A telephone-event is relayed as it is, on the receiving leg's negotiated payload type.
+    const event = new Uint8Array(RTP_HEADER_SIZE + 4);
+    writeRtpHeader(event, { payloadType: 101, marker: true, sequenceNumber: 1020, timestamp: 50_000 + 160 * 20, ssrc: 0x1234 });
+    event.set([5, 0x80 | 10, 0x03, 0x20], RTP_HEADER_SIZE);
+    await peers[0].far.send(event, legs[0].localPort);
+    const relayed = await waitFor('the relayed event', () => peers[1].far.packets.find((p) => p.info.payloadType === 101));
+    assert.deepEqual([...relayed.payload], [5, 0x80 | 10, 0x03, 0x20]);
+    assert.equal(relayed.info.sequenceNumber, ((received.at(-1)?.info.sequenceNumber ?? 0) + 1) & 0xffff, 'in the same stream');
   });
 
   it('holding bridge: participants hear the announcer only, the announcer hears nothing', { timeout: 10_000 }, async () => {
@@ -270,5 +278,56 @@ describe('media bridges', () => {
     const since = performance.now();
     await sleep(300);
     assert.ok(peers[1].levels(since, [700])[700] > HEARD, 'the survivor hears its new bridge');
+  });
+  it('transcodes: a PCMA party and a PCMU party hear each other, each in its own codec', { timeout: 10_000 }, async () => {
+    const engine = new MediaEngine({ rtpStart: nextBase, rtpEnd: nextBase + 40, workers: 1 });
+    nextBase += 42;
+    await engine.start();
+    const alaw = await TonePeer.open('PCMA');
+    const ulaw = await TonePeer.open('PCMU');
+    cleanup.push(
+      () => engine.close(),
+      () => {
+        alaw.close();
+        ulaw.close();
+      },
+    );
+    const a = await engine.createLeg({ bindAddress: '127.0.0.1' });
+    const u = await engine.createLeg({ bindAddress: '127.0.0.1' });
+    await engine.setLegRemote(a.legId, { address: '127.0.0.1', port: alaw.port, codec: { name: 'PCMA', payloadType: 8, clockRate: 8000 } });
+    await engine.setLegRemote(u.legId, pcmu(ulaw.port));
+    await engine.createBridge({ bridgeId: 't', kind: 'mixing' });
+    await engine.joinBridge('t', a.legId);
+    await engine.joinBridge('t', u.legId);
+    alaw.sendTone(a.localPort, 600);
+    ulaw.sendTone(u.localPort, 1000);
+    await sleep(300);
+    const since = performance.now();
+    await sleep(400);
+    assert.ok(alaw.levels(since, [1000])[1000] > HEARD, 'the PCMA phone hears the PCMU one');
+    assert.ok(ulaw.levels(since, [600])[600] > HEARD, 'the PCMU phone hears the PCMA one');
+    assert.ok(
+      alaw.far.packets.every((p) => p.info.payloadType === 8),
+      'in its own codec',
+    );
+  });
+  it('inbound leg mute keeps what the phone sends out of the bridge', { timeout: 10_000 }, async () => {
+    const { engine, legs, peers } = await setup(1, 2);
+    cleanup.push(
+      () => engine.close(),
+      () => {
+        for (const p of peers) p.close();
+      },
+    );
+    await engine.createBridge({ bridgeId: 'i', kind: 'mixing' });
+    for (const leg of legs) await engine.joinBridge('i', leg.legId);
+    await engine.setLegMute(legs[0].legId, { inbound: true, outbound: false });
+    peers[0].sendTone(legs[0].localPort, 500);
+    peers[1].sendTone(legs[1].localPort, 900);
+    await sleep(300);
+    const since = performance.now();
+    await sleep(400);
+    assert.ok(peers[1].levels(since, [500])[500] < NOT_HEARD, 'the muted phone is not heard');
+    assert.ok(peers[0].levels(since, [900])[900] > HEARD, 'but it still hears the bridge');
   });
 });

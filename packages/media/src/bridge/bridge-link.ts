@@ -3,7 +3,7 @@
  * is linked to it by a MessageChannel the engine creates per membership, one end transferred to
  * each worker. On every 20 ms tick the leg's worker posts the leg's captured frame up the link and
  * hands the leg the newest mixed frame that came down; the home worker treats the link as a
- * RemoteMember. Frames travel as transferred ArrayBuffers (no copy). Each side queues what it
+ * RemoteMember. Frames travel as transferred ArrayBuffers (one 320-byte copy, no clone). Each side queues what it
  * receives in a bounded FrameQueue, which absorbs the phase difference of the two workers' ticks
  * (one frame of added delay each way) and drops the oldest frames if one side runs ahead.
  *

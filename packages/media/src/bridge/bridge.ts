@@ -9,7 +9,7 @@
  * A muted member is not heard. The bridge's recordings get the full mix (everyone plus media).
  *
  * Two local legs with the same codec and nothing else going on (no bridge media or recording, no
- * playback, mute, whisper or beep on either) are relayed instead: each received packet is sent on
+ * announcer, no playback, DTMF, mute, whisper or beep on either) are relayed instead: each received packet is sent on
  * by the other leg untouched but for its header (relay-rewriter.ts), without decoding. The bridge
  * checks the condition on every tick and switches between relaying and mixing by itself.
  */
@@ -210,6 +210,7 @@ export class Bridge {
     if (this.kind !== 'mixing' || this.#members.size !== 2 || this.#playback !== null || this.recorders.size > 0) return null;
     const [first, second] = [...this.#members.values()];
     if (first.options.mute || second.options.mute) return null;
+    if (first.options.role === 'announcer' || second.options.role === 'announcer') return null;
     if (first.member.endpoint?.busy !== false || second.member.endpoint?.busy !== false) return null;
     const a = this.#legOf(first.member);
     const b = this.#legOf(second.member);

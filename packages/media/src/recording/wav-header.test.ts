@@ -47,6 +47,8 @@ describe('WAV recording header', () => {
     const stereo = wav16(new Int16Array(100), 8000, 2);
     assert.throws(() => locateWavData(stereo, stereo.length), WavAppendError);
     assert.throws(() => locateWavData(new Uint8Array(20), 20), /not a WAV file/);
+    const trailing = new Uint8Array([...wav16(new Int16Array(10), 8000), ...new TextEncoder().encode('LIST'), 0, 0, 0, 0]);
+    assert.throws(() => locateWavData(trailing, trailing.length), /not the last chunk/);
   });
 
   it('streams frames to a file, fixes the header at the end, and extends the data chunk on append', async () => {

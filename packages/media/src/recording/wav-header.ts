@@ -77,6 +77,10 @@ export function locateWavData(head: Uint8Array, fileSize: number, sampleRate = R
       if (!formatOk) throw new WavAppendError('cannot append: the WAV data chunk comes before its fmt chunk');
       const dataOffset = offset + 8;
       const present = Math.max(0, fileSize - dataOffset);
+      // Appending past the data chunk would overwrite whatever chunk follows it (a LIST, a cue list).
+      if (size !== 0 && size !== 0xffffffff && dataOffset + size + (size & 1) < fileSize) {
+        throw new WavAppendError('cannot append: the WAV data chunk is not the last chunk of the file');
+      }
       // A header never fixed (crash) says 0: trust the file's length instead.
       const declared = size === 0 || size === 0xffffffff ? present : Math.min(size, present);
       return { dataOffset, dataBytes: declared - (declared % 2) };

@@ -2,7 +2,7 @@
  * A far-end phone for bridge tests: a FarEnd socket that sends a continuous PCMU sine every 20 ms
  * to a leg, and helpers to measure which tones arrived (Goertzel) in what it received.
  */
-import { decodeUlaw, encodeUlaw } from '../codecs/g711.js';
+import { decodeAlaw, decodeUlaw, encodeAlaw, encodeUlaw } from '../codecs/g711.js';
 import { toneAmplitude } from '../dsp/goertzel.js';
 import { RTP_HEADER_SIZE, writeRtpHeader } from '../rtp/rtp-header.js';
 import { FarEnd } from './far-end.js';
@@ -14,12 +14,18 @@ export class TonePeer {
   #timestamp = 0;
   readonly #ssrc = Math.floor(Math.random() * 0xffffffff);
 
-  private constructor(far: FarEnd) {
+  /** G.711 flavour this phone speaks: PCMU (payload type 0) or PCMA (8), RFC 3551 §6. */
+  readonly codec: 'PCMU' | 'PCMA';
+  readonly #payloadType: number;
+
+  private constructor(far: FarEnd, codec: 'PCMU' | 'PCMA') {
+    this.codec = codec;
+    this.#payloadType = codec === 'PCMU' ? 0 : 8;
     this.far = far;
   }
 
-  static async open(): Promise<TonePeer> {
-    return new TonePeer(await FarEnd.open());
+  static async open(codec: 'PCMU' | 'PCMA' = 'PCMU'): Promise<TonePeer> {
+    return new TonePeer(await FarEnd.open(), codec);
   }
 
   get port(): number {
@@ -34,7 +40,7 @@ export class TonePeer {
     const send = (): void => {
       const packet = new Uint8Array(RTP_HEADER_SIZE + 160);
       writeRtpHeader(packet, {
-        payloadType: 0,
+        payloadType: this.#payloadType,
         marker: n === 0,
         sequenceNumber: this.#sequence,
         timestamp: this.#timestamp,
@@ -46,7 +52,8 @@ export class TonePeer {
         for (const f of frequencies) value += amplitude * Math.sin((2 * Math.PI * f * (this.#timestamp + i)) / 8000);
         pcm[i] = Math.round(value);
       }
-      encodeUlaw(pcm, packet, RTP_HEADER_SIZE);
+      if (this.codec === 'PCMU') encodeUlaw(pcm, packet, RTP_HEADER_SIZE);
+      else encodeAlaw(pcm, packet, RTP_HEADER_SIZE);
       this.#sequence = (this.#sequence + 1) & 0xffff;
       this.#timestamp = (this.#timestamp + 160) >>> 0;
       n += 1;
@@ -63,9 +70,10 @@ export class TonePeer {
 
   /** The decoded audio of audio packets (PT 0) received after `sinceMs` (performance.now). */
   audioSince(sinceMs: number): Int16Array {
-    const packets = this.far.packets.filter((p) => p.at >= sinceMs && p.info.payloadType === 0);
+    const packets = this.far.packets.filter((p) => p.at >= sinceMs && p.info.payloadType === this.#payloadType);
     const out = new Int16Array(packets.length * 160);
-    for (const [index, p] of packets.entries()) decodeUlaw(p.payload.subarray(0, 160), out, index * 160);
+    const decode = this.codec === 'PCMU' ? decodeUlaw : decodeAlaw;
+    for (const [index, p] of packets.entries()) decode(p.payload.subarray(0, 160), out, index * 160);
     return out;
   }
 

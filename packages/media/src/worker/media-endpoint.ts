@@ -238,7 +238,7 @@ export class MediaEndpoint {
     for (const recorder of this.recorders) recorder.feed(frame);
   }
 
-  /** Phase 3: send this tick's frame, if the leg has anything to send. */
+  /** Phase 5: send this tick's frame, if the leg has anything to send. */
   render(): void {
     let frame: Int16Array | null = null;
     if (this.#dtmf === null) this.#dtmf = this.#dtmfQueue.shift() ?? null;

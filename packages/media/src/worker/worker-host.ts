@@ -24,13 +24,13 @@ import { type BridgeMember, LocalMember, RemoteMember } from '../bridge/members.
 import { InvalidArgumentError, MediaError, bridgeNotFound, legNotFound, mediaErrorToWire, recordingNotFound } from '../errors.js';
 import type { LogLevel } from '../logger.js';
 import { Pacer } from '../playback/pacer.js';
-import { loadPlaybackAudio } from '../playback/playback-audio.js';
+import { PLAYBACK_RATE, loadPlaybackAudio } from '../playback/playback-audio.js';
 import type { CommandResults, CommandType, MainToWorker, WorkerCommand, WorkerNotification, WorkerToMain } from '../protocol.js';
 import { Recorder } from '../recording/recorder.js';
 import { SnoopLeg } from '../snoop/snoop-leg.js';
 import type { LegCounters, LegRtpStatistics, MediaTarget } from '../types.js';
 import { MediaEndpoint } from './media-endpoint.js';
-import { type FrameSource, SAMPLES_PER_FRAME, SampleSource } from './playback.js';
+import { type FrameSource, SampleSource } from './playback.js';
 import { type LegHost, RtpLeg } from './rtp-leg.js';
 import { ToneSource } from './tone-frames.js';
 
@@ -182,7 +182,7 @@ export class WorkerHost implements LegHost {
       case 'playFile':
         this.#play(command.target, command.playbackId, () =>
           loadPlaybackAudio(command.file, 0).then(
-            (samples) => new SampleSource(samples, { loop: command.loop, start: Math.round((command.offsetMs * 8000) / 1000) }),
+            (samples) => new SampleSource(samples, { loop: command.loop, start: Math.round((command.offsetMs * PLAYBACK_RATE) / 1000) }),
           ),
         );
         return null;
@@ -519,5 +519,3 @@ export class WorkerHost implements LegHost {
     }
   }
 }
-
-export { SAMPLES_PER_FRAME };

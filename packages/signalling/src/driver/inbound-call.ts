@@ -39,6 +39,7 @@ import {
   reasonHeaderForCause,
   statusForCause,
 } from './hangup-causes.js';
+import { answerInfo } from './dtmf-info.js';
 import { authenticateInbound, type InboundAuthenticator } from './identify.js';
 import {
   answerDirection,
@@ -77,6 +78,8 @@ export interface InboundCallEnvironment {
   channelName(endpoint: string): string;
   /** Called once, when the call has ended and its media leg is released. */
   onEnded(call: InboundCall): void;
+  /** Server header value of the answers to in-dialog INFO. */
+  userAgent?: string;
 }
 
 const SDP = 'application/sdp';
@@ -105,6 +108,8 @@ export class InboundCall implements ChannelTechnology {
   #byeDone: Promise<void> | undefined;
   /** The latest re-INVITE, so that its 2xx retransmissions stop with the call. */
   #reinvite: IncomingInvite | undefined;
+  /** Whether the caller has put us on hold (its last SDP said sendonly/inactive or c=0.0.0.0). */
+  #onHold = false;
 
   constructor(invite: IncomingInvite, context: IncomingContext, env: InboundCallEnvironment) {
     this.invite = invite;
@@ -327,7 +332,21 @@ export class InboundCall implements ChannelTechnology {
     this.#remote = outcome.remote;
     this.#offerStreams = outcome.streams;
     reinvite.delegate = { onAckTimeout: () => this.#ackTimedOut() };
+    // RFC 3264 §8.4: the answer mirrors the direction (sendonly → recvonly, inactive → inactive).
     reinvite.accept({ body: this.#localSdp(), contentType: SDP });
+    this.#noteDirection(outcome.remote);
+  }
+
+  /** Reports hold and resume once the call is up (core turns them into ChannelHold/ChannelUnhold). */
+  #noteDirection(remote: RemoteMedia): void {
+    const held = remote.direction === 'sendonly' || remote.direction === 'inactive';
+    if (held === this.#onHold || (this.#state !== 'up' && this.#state !== 'answered')) return;
+    this.#onHold = held;
+    try {
+      this.#events?.held?.(held);
+    } catch (err) {
+      this.#log.error({ err }, 'held listener failed');
+    }
   }
 
   /** The dialog exists once a tagged response went out; it carries our BYE and the far end's. */
@@ -350,6 +369,18 @@ export class InboundCall implements ChannelTechnology {
           this.#log.error({ err }, 're-INVITE handling failed');
           if (reinvite.state === 'proceeding') reinvite.reject(500);
         });
+      },
+      onRequest: (request, transaction) => {
+        if (request.method !== 'INFO') return false;
+        answerInfo(request, transaction, this.#env.userAgent ?? 'Switchboard', ({ digit, durationMs }) => {
+          if (this.#state !== 'up' && this.#state !== 'answered') return;
+          try {
+            this.#events?.dtmf?.(digit, durationMs);
+          } catch (err) {
+            this.#log.error({ err }, 'dtmf listener failed');
+          }
+        });
+        return true;
       },
     };
   }

@@ -31,6 +31,7 @@ import type {
   SipEndpointConfig,
   SipTransportConfig,
 } from '@switchboard/core';
+import { answerInfo } from './dtmf-info.js';
 import { Dialog } from '../dialog/dialog.js';
 import type { IncomingInvite } from '../dialog/incoming-invite.js';
 import { SipError } from '../errors.js';
@@ -488,6 +489,14 @@ export class OutboundSipCall implements ChannelTechnology {
           this.#log.error({ err }, 're-INVITE handling failed');
           if (reinvite.state === 'proceeding') reinvite.reject(500);
         });
+      },
+      onRequest: (request, transaction) => {
+        if (request.method !== 'INFO') return false;
+        answerInfo(request, transaction, this.#env.userAgent, ({ digit, durationMs }) => {
+          if (this.#winner?.dialog !== dialog || this.#state !== 'up') return;
+          this.#emit((events) => events.dtmf?.(digit, durationMs));
+        });
+        return true;
       },
     };
     return dialog;

@@ -49,6 +49,8 @@ class FakeMedia implements SipMediaEngine {
 class FakeHost implements ChannelDriverHost {
   calls: InboundCall[] = [];
   hungUp: Array<{ name: string; cause: number }> = [];
+  held: boolean[] = [];
+  digits: Array<[string, number]> = [];
   onAccept: ((call: InboundCall) => void) | undefined;
 
   acceptInbound(call: InboundCall): ChannelTechnologyEvents {
@@ -58,6 +60,8 @@ class FakeHost implements ChannelDriverHost {
       answered: () => {},
       ringing: () => {},
       hungUp: (cause) => this.hungUp.push({ name: call.name, cause }),
+      held: (onHold) => this.held.push(onHold),
+      dtmf: (digit, ms) => this.digits.push([digit, ms]),
     };
   }
 }
@@ -120,7 +124,7 @@ function request(
     `CSeq: ${options.cseq ?? call.cseq} ${method}`,
     `Contact: <sip:alice@127.0.0.1:${peer.port}>`,
     ...(options.headers ?? []),
-    ...(body.length > 0 ? ['Content-Type: application/sdp'] : []),
+    ...(body.length > 0 && !(options.headers ?? []).some((h) => /^content-type:/i.test(h)) ? ['Content-Type: application/sdp'] : []),
     `Content-Length: ${Buffer.byteLength(body)}`,
     '',
     body,
@@ -459,6 +463,39 @@ describe('SipDriver over UDP loopback', { timeout: 30_000 }, () => {
     await inbound.tech.hangup(16);
     await peer.send(okTo(await peer.expect(isBye, 'BYE')), port);
     await waitFor(() => driver.activeCalls === 0, 'the call to end');
+  });
+
+  it('reports hold and resume from re-INVITEs and DTMF from SIP INFO', async () => {
+    const call = newCall();
+    const inbound = await offerCall(call);
+    await answerAndAck(call, inbound);
+    // RFC 3264 §8.4: inactive is answered inactive; c=0.0.0.0 (RFC 2543 hold) counts as hold too.
+    const inactive = sdpOffer().replace('a=sendrecv', 'a=inactive');
+    await peer.send(request(peer, call, 'INVITE', { branch: 'z9hG4bKh1', cseq: 11, uri: call.contact, body: inactive }), port);
+    const ok = await peer.expectResponse(200, 'INVITE');
+    assert.equal(parseSdp(ok.bodyText).media[0].direction, 'inactive');
+    await peer.send(request(peer, call, 'ACK', { branch: 'z9hG4bKh1ack', cseq: 11, uri: call.contact }), port);
+    await waitFor(() => host.held.length === 1, 'hold reported');
+    await peer.send(request(peer, call, 'INVITE', { branch: 'z9hG4bKh2', cseq: 12, uri: call.contact, body: sdpOffer() }), port);
+    const resumed = await peer.expectResponse(200, 'INVITE');
+    assert.equal(parseSdp(resumed.bodyText).media[0].direction, 'sendrecv');
+    await peer.send(request(peer, call, 'ACK', { branch: 'z9hG4bKh2ack', cseq: 12, uri: call.contact }), port);
+    await waitFor(() => host.held.length === 2, 'resume reported');
+    assert.deepEqual(host.held, [true, false]);
+
+    const info = (branch: string, cseq: number, type: string, body: string) =>
+      request(peer, call, 'INFO', { branch, cseq, uri: call.contact, body, headers: [`Content-Type: ${type}`] });
+    await peer.send(info('z9hG4bKi1', 13, 'application/dtmf-relay', 'Signal=5\r\nDuration=160\r\n'), port);
+    await peer.expectResponse(200, 'INFO');
+    await peer.send(info('z9hG4bKi2', 14, 'application/dtmf', '#'), port);
+    await peer.expectResponse(200, 'INFO');
+    await peer.send(info('z9hG4bKi3', 15, 'text/plain', 'hello'), port);
+    await peer.expectResponse(415, 'INFO');
+    await waitFor(() => host.digits.length === 2, 'digits reported');
+    assert.deepEqual(host.digits, [
+      ['5', 160],
+      ['#', 100],
+    ]);
   });
 
   it('answers a CANCEL of a re-INVITE with 487 and keeps the call and its media as they were', async () => {

@@ -33,6 +33,8 @@ import { IdentifyByAddress, type InboundAuthenticator } from './identify.js';
 import { InboundCall, type SipMediaEngine } from './inbound-call.js';
 import { OutboundSipCall, type OutboundTarget } from './outbound-call.js';
 import { type EndpointStatusListener, InMemoryContactStore, Registrar, type RegistrarContactStore } from './registrar.js';
+import { type InboundTextMessageSink, SipMessaging } from './text-messages.js';
+import { Qualifier, type QualifyListener } from './qualify.js';
 
 export interface SipDriverOptions {
   config: SipConfig;
@@ -59,6 +61,13 @@ export interface SipDriverOptions {
    * server maps the endpoint's `outbound_auth` here once the configuration has it.
    */
   outboundAuth?: (endpoint: SipEndpointConfig) => { username: string; password: string } | undefined;
+  /**
+   * Told when a qualified contact (AOR `qualify_frequency` > 0) becomes reachable or unreachable,
+   * and when the endpoint's peer status follows.
+   */
+  qualify?: QualifyListener;
+  /** Where inbound MESSAGEs from our endpoints go (core's `textMessages.received` for `SIP`). */
+  textMessages?: InboundTextMessageSink;
   /** Digest settings (realm, nonce lifetime, failure limits) for endpoints with `auth=`. */
   digest?: Omit<DigestAuthenticatorOptions, 'endpoints' | 'auths' | 'clock' | 'logger'>;
 }
@@ -86,6 +95,8 @@ export class SipDriver implements ChannelDriver {
   readonly #endpoints: ReadonlyMap<string, SipEndpointConfig>;
   readonly #authenticators: readonly InboundAuthenticator[];
   readonly #namer = new ChannelNamer();
+  readonly #messaging: SipMessaging;
+  #qualifier: Qualifier | undefined;
   #started = false;
   #closing = false;
 
@@ -103,15 +114,22 @@ export class SipDriver implements ChannelDriver {
       clock: this.#clock,
       logger: log.child({ module: 'switchboard:signalling:dialog' }),
       userAgent: options.userAgent ?? 'Switchboard',
-      allow: ['INVITE', 'ACK', 'CANCEL', 'BYE', 'OPTIONS', 'REGISTER'],
+      allow: ['INVITE', 'ACK', 'CANCEL', 'BYE', 'OPTIONS', 'REGISTER', 'INFO', 'MESSAGE', 'SUBSCRIBE', 'NOTIFY'],
     });
     this.#ua.delegate = {
       onInvite: (invite, context) => this.#receiveInvite(invite, context),
       onRequest: (request, context, transaction) => {
-        if (request.method !== 'REGISTER') return false;
         if (this.#closing) return false;
-        this.#registrar.handleRegister(request, context, transaction);
-        return true;
+        switch (request.method) {
+          case 'REGISTER':
+            this.#registrar.handleRegister(request, context, transaction);
+            return true;
+          case 'MESSAGE':
+            this.#messaging.handleMessage(request, context, transaction);
+            return true;
+          default:
+            return false;
+        }
       },
     };
     const config = options.config;
@@ -139,7 +157,53 @@ export class SipDriver implements ChannelDriver {
       logger: log.child({ module: 'switchboard:signalling:registrar' }),
       authenticators: this.#authenticators,
       userAgent: options.userAgent ?? 'Switchboard',
-      ...(options.endpointStatus !== undefined ? { listener: options.endpointStatus } : {}),
+      listener: {
+        contactChanged: (change) => {
+          // A new binding is pinged at once; a removed one is forgotten so it reports afresh.
+          if (change.kind === 'created') this.#qualifier?.qualifyAor(change.aor);
+          else if (change.kind === 'removed' || change.kind === 'expired') this.#qualifier?.forgetContact(change.aor, change.uri);
+          options.endpointStatus?.contactChanged?.(change);
+        },
+        endpointStateChanged: (endpoint, state) => options.endpointStatus?.endpointStateChanged?.(endpoint, state),
+      },
+    });
+    this.#messaging = new SipMessaging({
+      ua: this.#ua,
+      authenticators: this.#authenticators,
+      endpoints: this.#endpoints,
+      contactsOf: (endpoint) => this.#contactTargets(endpoint),
+      transportFor: (endpoint, uri) => (endpoint === undefined ? this.#transports[0] : this.#transportFor(endpoint, uri)),
+      sink: options.textMessages,
+      userAgent: options.userAgent ?? 'Switchboard',
+      logger: log.child({ module: 'switchboard:signalling:message' }),
+    });
+  }
+
+  /**
+   * The sender core's text message service calls for technology `SIP` (register it with
+   * `core.textMessages.registerSender('SIP', driver.textMessageSender)`).
+   */
+  get textMessageSender(): { send: SipMessaging['send'] } {
+    return this.#messaging.sender;
+  }
+
+  /** Every live registered contact of the endpoint's AORs, then its static ones, as call targets. */
+  async #contactTargets(endpoint: SipEndpointConfig): Promise<Array<OutboundTarget & { aor: string }>> {
+    return (await this.#registrar.lookup(endpoint.aors, endpoint)).map((contact) => {
+      // The To names the AOR (the user the phone registered as), the Request-URI the contact.
+      const to = new SipUri({
+        host: contact.uri.host,
+        user: contact.aor,
+        ...(contact.uri.port !== undefined ? { port: contact.uri.port } : {}),
+      });
+      return {
+        aor: contact.aor,
+        requestUri: contact.uri,
+        toUri: to,
+        flow: contact.flow,
+        route: contact.path,
+        transport: this.#transportFor(endpoint, contact.uri),
+      };
     });
   }
 
@@ -182,6 +246,21 @@ export class SipDriver implements ChannelDriver {
     } catch (err) {
       await Promise.allSettled(this.#transports.map((t) => t.close()));
       throw err;
+    }
+    const qualify = this.#options.qualify;
+    if (qualify !== undefined && this.#options.config.aors.some((aor) => aor.qualifyFrequency > 0)) {
+      this.#qualifier = new Qualifier({
+        ua: this.#ua,
+        clock: this.#clock,
+        logger: (this.#options.logger ?? silentLogger).child({ module: 'switchboard:signalling:qualify' }),
+        aors: this.#options.config.aors,
+        endpoints: this.#options.config.endpoints,
+        contactsOf: async (aor, endpoint) => (await this.#contactTargets(endpoint)).filter((t) => t.aor === aor),
+        transportFor: (endpoint, target) => this.#transportFor(endpoint, target.requestUri),
+        listener: qualify,
+        userAgent: this.#options.userAgent ?? 'Switchboard',
+      });
+      this.#qualifier.start();
     }
   }
 
@@ -241,22 +320,7 @@ export class SipDriver implements ChannelDriver {
         return [{ requestUri: uri, flow: first.flow, route: first.path, transport: this.#transportFor(endpoint, uri) }];
       };
     } else {
-      targets = async () =>
-        (await this.#registrar.lookup(endpoint.aors, endpoint)).map((contact) => {
-          // The To names the AOR (the user the phone registered as), the Request-URI the contact.
-          const to = new SipUri({
-            host: contact.uri.host,
-            user: contact.aor,
-            ...(contact.uri.port !== undefined ? { port: contact.uri.port } : {}),
-          });
-          return {
-            requestUri: contact.uri,
-            toUri: to,
-            flow: contact.flow,
-            route: contact.path,
-            transport: this.#transportFor(endpoint, contact.uri),
-          };
-        });
+      targets = () => this.#contactTargets(endpoint);
     }
 
     const channelName = this.#namer.next(endpoint.name);
@@ -323,6 +387,7 @@ export class SipDriver implements ChannelDriver {
     });
     await Promise.race([ending, timeout]);
     this.#clock.clearTimeout(timer);
+    this.#qualifier?.close();
     this.#registrar.close();
     this.#ua.close();
     this.#transactions.close();
@@ -347,6 +412,7 @@ export class SipDriver implements ChannelDriver {
       authenticators: this.#authenticators,
       transportConfig,
       channelName: (endpoint) => this.#namer.next(endpoint),
+      userAgent: this.#options.userAgent ?? 'Switchboard',
       onEnded: (ended) => this.#calls.delete(ended),
     });
     this.#calls.add(call);
