@@ -2,7 +2,9 @@
  * PBX services beyond calls, against the real process and sipp: text messages (RFC 3428 MESSAGE) —
  * a phone's MESSAGE reaches an application subscribed to its endpoint as TextMessageReceived, and
  * the API's sendMessage reaches a registered phone with the variables as headers — and qualify
- * (OPTIONS pings to a registered contact → ContactStatusChange and PeerStatusChange).
+ * (OPTIONS pings to a registered contact → ContactStatusChange and PeerStatusChange), and
+ * message waiting (SUBSCRIBE/NOTIFY message-summary, and unsolicited NOTIFY) driven by the
+ * mailbox API.
  */
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
@@ -14,9 +16,10 @@ import { API_PASSWORD, API_USER, basicAuth, freePort, type RunningSwitchboard, r
 const credentials = (user: string, password: string) => ['-au', user, '-ap', password];
 
 function pjsipConf(sipPort: number): string {
-  const phone = (name: string, password: string, aor = '') => `
+  const phone = (name: string, password: string, aor = '', endpoint = '') => `
 [${name}]
 type = endpoint
+${endpoint}
 context = from-internal
 allow = ulaw
 auth = ${name}-auth
@@ -34,7 +37,11 @@ max_contacts = 1
 remove_existing = yes
 ${aor}
 `;
-  return [`[transport-udp]\ntype = transport\nprotocol = udp\nbind = 127.0.0.1:${sipPort}\n`, phone('alice', 'wonderland'), phone('bob', 'builder'), phone('carol', 'singer', 'qualify_frequency = 60')].join(
+  return [`[transport-udp]\ntype = transport\nprotocol = udp\nbind = 127.0.0.1:${sipPort}\n`, phone('alice', 'wonderland', '', 'mailboxes = alice-vm'),
+    phone('bob', 'builder'),
+    phone('carol', 'singer', 'qualify_frequency = 60'),
+    phone('dave', 'diver', '', 'mailboxes = dave-vm'),
+  ].join(
     '\n',
   );
 }
@@ -184,4 +191,52 @@ describe('PBX: text messages and qualify', () => {
       events.close();
     }
   });
+
+  it('notifies a message-summary subscriber at once and when its mailbox changes through the API', { timeout: 30_000 }, async () => {
+    const phone = runSipp('subscribe-mwi-auth.xml', target(), { service: 'alice', extra: credentials('alice', 'wonderland') });
+    // The initial NOTIFY says nothing waits; then the mailbox gets 2 new and 1 old message.
+    await waitForLog(sb, (l) => l.msg === 'subscription created' && l.endpoint === 'alice');
+    const put = await api('PUT', '/mailboxes/alice-vm?oldMessages=1&newMessages=2');
+    assert.equal(put.status, 204);
+    const done = await phone;
+    assert.equal(done.code, 0, done.stdout.slice(-3000));
+  });
+
+  it('sends an unsolicited message-summary NOTIFY to a registered phone with mailboxes=', { timeout: 30_000 }, async () => {
+    const davePort = await freePort('udp');
+    const registered = await runSipp('register-auth.xml', target(), {
+      service: 'dave',
+      keys: { expires: 300 },
+      extra: [...credentials('dave', 'diver'), '-p', String(davePort)],
+    });
+    assert.equal(registered.code, 0, registered.stdout.slice(-2000));
+    const phone = runSipp('notify-mwi-uas.xml', target(), { service: 'dave', extra: ['-p', String(davePort)] });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal((await api('PUT', '/mailboxes/dave-vm?oldMessages=0&newMessages=1')).status, 204);
+    const done = await phone;
+    assert.equal(done.code, 0, done.stdout.slice(-2000));
+  });
+
+  it('lights a busy lamp: dialog NOTIFYs follow an App: device state set through the API', { timeout: 30_000 }, async () => {
+    assert.equal((await api('PUT', '/deviceStates/App:door?deviceState=INUSE')).status, 204);
+    const phone = runSipp('subscribe-dialog-auth.xml', target(), {
+      service: 'door',
+      keys: { user: 'bob' },
+      extra: credentials('bob', 'builder'),
+    });
+    await waitForLog(sb, (l) => l.msg === 'subscription created' && l.resource === 'App:door');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.equal((await api('PUT', '/deviceStates/App:door?deviceState=NOT_INUSE')).status, 204);
+    const done = await phone;
+    assert.equal(done.code, 0, done.stdout.slice(-3000));
+  });
 });
+
+async function waitForLog(sb: RunningSwitchboard, match: (line: Record<string, unknown>) => boolean): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    if (sb.logs.some((l) => match(l as Record<string, unknown>))) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error('log line not seen');
+}

@@ -3,11 +3,12 @@
  * ContactStatusChange events, and the `Dial` dialplan application gets core's channels and media.
  */
 import type { SwitchboardCore } from '@switchboard/core';
-import { systemClock } from '@switchboard/core';
+import { CoreError, systemClock } from '@switchboard/core';
 import {
   type ContactChange,
   type EndpointStatusListener,
   type InboundTextMessageSink,
+  type PresenceSources,
   type QualifyListener,
   type SipDriver,
   createDialApplication,
@@ -52,8 +53,37 @@ export function registerDial(core: SwitchboardCore): void {
  * The SipDriver options that report into core: inbound MESSAGEs become TextMessageReceived, and
  * qualify results ContactStatusChange / PeerStatusChange.
  */
-export function sipServicesFor(core: SwitchboardCore): { textMessages: InboundTextMessageSink; qualify: QualifyListener } {
+export function sipServicesFor(core: SwitchboardCore): {
+  textMessages: InboundTextMessageSink;
+  qualify: QualifyListener;
+  presence: PresenceSources;
+} {
+  /** A lookup that 404s (or has no store) reads as absent; anything else is a real failure. */
+  const orUndefined = async <T>(lookup: Promise<T>): Promise<T | undefined> => {
+    try {
+      return await lookup;
+    } catch (err) {
+      if (err instanceof CoreError && (err.code === 'not_found' || err.code === 'unavailable')) return undefined;
+      throw err;
+    }
+  };
   return {
+    presence: {
+      mailboxes: {
+        get: async (name) => {
+          const mailbox = await orUndefined(core.mailboxes.get(name));
+          return mailbox === undefined ? undefined : { newMessages: mailbox.new_messages, oldMessages: mailbox.old_messages };
+        },
+        onMailboxChanged: (listener) => core.mailboxes.onMailboxChanged((name) => listener(name)),
+      },
+      deviceStates: {
+        get: async (device) => (await orUndefined(core.deviceStates.get(device)))?.state,
+        onChange: (listener) =>
+          core.bus.subscribe((event) => {
+            if (event.type === 'DeviceStateChanged') listener(event.device_state.name, event.device_state.state);
+          }),
+      },
+    },
     textMessages: {
       received: (endpoint, message) => core.textMessages.received('SIP', endpoint, message),
     },

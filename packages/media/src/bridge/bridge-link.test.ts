@@ -16,7 +16,9 @@ function fakeEndpoint(value: number): { endpoint: MediaEndpoint; sent: Int16Arra
     startTalkspurt: () => {},
     close: () => {},
   };
-  return { endpoint: new MediaEndpoint(io, () => {}), sent };
+  const endpoint = new MediaEndpoint(io, () => {});
+  endpoint.bridgeId = 'b'; // as the worker marks a linked leg
+  return { endpoint, sent };
 }
 
 /** Every port a test opens is closed afterwards, even when it fails: an open port keeps the process alive. */

@@ -206,6 +206,11 @@ export class MediaEndpoint {
 
   /** Phase 1: take what the leg received; feed its recordings. */
   capture(): void {
+    if (!this.active) {
+      // An idle leg's audio goes nowhere: leave it in the jitter buffer, which bounds itself.
+      this.inFrame = null;
+      return;
+    }
     if (
       this.relayed &&
       this.recorders.size === 0 &&

@@ -13,4 +13,5 @@ export * from './qualify.js';
 export * from './registrar.js';
 export * from './sdp.js';
 export * from './sip-driver.js';
+export * from './subscriptions.js';
 export * from './text-messages.js';

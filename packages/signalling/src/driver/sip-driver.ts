@@ -35,6 +35,7 @@ import { OutboundSipCall, type OutboundTarget } from './outbound-call.js';
 import { type EndpointStatusListener, InMemoryContactStore, Registrar, type RegistrarContactStore } from './registrar.js';
 import { type InboundTextMessageSink, SipMessaging } from './text-messages.js';
 import { Qualifier, type QualifyListener } from './qualify.js';
+import { type PresenceSources, SubscriptionServer } from './subscriptions.js';
 
 export interface SipDriverOptions {
   config: SipConfig;
@@ -66,6 +67,11 @@ export interface SipDriverOptions {
    * and when the endpoint's peer status follows.
    */
   qualify?: QualifyListener;
+  /**
+   * Mailboxes (message-summary NOTIFYs for endpoints with `mailboxes=`) and device states (dialog
+   * and presence subscriptions); without them SUBSCRIBE for those packages gets 489.
+   */
+  presence?: PresenceSources;
   /** Where inbound MESSAGEs from our endpoints go (core's `textMessages.received` for `SIP`). */
   textMessages?: InboundTextMessageSink;
   /** Digest settings (realm, nonce lifetime, failure limits) for endpoints with `auth=`. */
@@ -96,6 +102,7 @@ export class SipDriver implements ChannelDriver {
   readonly #authenticators: readonly InboundAuthenticator[];
   readonly #namer = new ChannelNamer();
   readonly #messaging: SipMessaging;
+  readonly #subscriptions: SubscriptionServer;
   #qualifier: Qualifier | undefined;
   #started = false;
   #closing = false;
@@ -126,6 +133,9 @@ export class SipDriver implements ChannelDriver {
             return true;
           case 'MESSAGE':
             this.#messaging.handleMessage(request, context, transaction);
+            return true;
+          case 'SUBSCRIBE':
+            this.#subscriptions.handleSubscribe(request, context, transaction);
             return true;
           default:
             return false;
@@ -177,6 +187,22 @@ export class SipDriver implements ChannelDriver {
       userAgent: options.userAgent ?? 'Switchboard',
       logger: log.child({ module: 'switchboard:signalling:message' }),
     });
+    this.#subscriptions = new SubscriptionServer({
+      ua: this.#ua,
+      clock: this.#clock,
+      logger: log.child({ module: 'switchboard:signalling:subscriptions' }),
+      authenticators: this.#authenticators,
+      endpoints: this.#endpoints,
+      sources: options.presence ?? {},
+      contactsOf: (endpoint) => this.#contactTargets(endpoint),
+      transportFor: (endpoint, uri) => this.#transportFor(endpoint, uri),
+      userAgent: options.userAgent ?? 'Switchboard',
+    });
+  }
+
+  /** Active SUBSCRIBE dialogs (message-summary, dialog, presence). */
+  get activeSubscriptions(): number {
+    return this.#subscriptions.size;
   }
 
   /**
@@ -378,6 +404,7 @@ export class SipDriver implements ChannelDriver {
     if (this.#closing) return;
     this.#closing = true;
     const ending = Promise.allSettled([
+      this.#subscriptions.close(),
       ...[...this.#calls].map((call) => call.shutdown()),
       ...[...this.#outbound].map((call) => call.shutdown()),
     ]);

@@ -1,0 +1,100 @@
+// Helpers shared by the benchmarks: process CPU and memory from /proc, percentiles, the machine and
+// its load (the machine is shared, so every result records how busy it was), sipp's final counts,
+// and writing bench/results/<name>.json.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { join } from 'node:path';
+import { REPO_ROOT } from '../test/dist/harness.js';
+
+const TICKS_PER_SECOND = 100;
+
+/** utime + stime of a whole process (every thread, media workers included), in seconds. */
+export function cpuSeconds(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+}
+
+/** Resident set size of a process in MiB. */
+export function rssMiB(pid) {
+  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return match ? Number(match[1]) / 1024 : Number.NaN;
+}
+
+/** CPU seconds the whole machine spent busy (all cores), to say how loaded it was during a step. */
+export function machineBusySeconds() {
+  const [, ...values] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/);
+  const [user, nice, system, , , irq, softirq, steal] = values.map(Number);
+  return (user + nice + system + irq + softirq + steal) / TICKS_PER_SECOND;
+}
+
+export function percentile(sorted, p) {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+export function round(value, digits = 3) {
+  return Number.isFinite(value) ? Number(value.toFixed(digits)) : null;
+}
+
+export function machine() {
+  return { nproc: cpus().length, model: cpus()[0]?.model ?? 'unknown', node: process.version, loadavg_1m_at_start: round(loadavg()[0], 2) };
+}
+
+/** sipp's cumulative count for a row of its final statistics screen ("Successful call", "Failed call"). */
+export function sippCount(stdout, label) {
+  const matches = [...stdout.matchAll(new RegExp(`${label}\\s*\\|\\s*\\d+\\s*\\|\\s*(\\d+)`, 'g'))];
+  return matches.length === 0 ? 0 : Number(matches[matches.length - 1][1]);
+}
+
+export function writeResult(name, result) {
+  writeFileSync(join(REPO_ROOT, 'bench', 'results', `${name}.json`), `${JSON.stringify(result, null, 2)}\n`);
+}
+
+export function printSteps(title, steps) {
+  console.log(title);
+  console.table(steps);
+}
+
+export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Steps a sipp scenario through rising rates, `seconds` each, against a running server, and stops
+ * at the first step whose failure ratio reaches `maxFailureRatio`. A call counts as failed unless
+ * sipp reports it successful, so calls still open when the step's time limit hits are failures too.
+ * `run(rate, calls)` runs the sipp scenario and resolves with its result.
+ */
+export async function stepRates({ pid, rates, seconds, maxFailureRatio, run }) {
+  const steps = [];
+  for (const rate of rates) {
+    const calls = rate * seconds;
+    const cpuBefore = cpuSeconds(pid);
+    const busyBefore = machineBusySeconds();
+    const started = performance.now();
+    const sipp = await run(rate, calls);
+    const elapsed = (performance.now() - started) / 1000;
+    const cpu = cpuSeconds(pid) - cpuBefore;
+    const busy = machineBusySeconds() - busyBefore;
+    const ok = sippCount(sipp.stdout, 'Successful call');
+    const failed = calls - ok;
+    const step = {
+      rate,
+      attempted: calls,
+      ok,
+      failed,
+      failed_pct: round((100 * failed) / calls, 3),
+      seconds: round(elapsed, 2),
+      server_cpu_ms_per_call: ok > 0 ? round((1000 * cpu) / ok, 3) : null,
+      server_cpu_pct_of_one_core: round((100 * cpu) / elapsed, 1),
+      server_rss_mib: round(rssMiB(pid), 1),
+      // How busy both cores were, all processes together (sipp, the server, anyone else's jobs).
+      machine_busy_pct: round((100 * busy) / (elapsed * cpus().length), 1),
+    };
+    steps.push(step);
+    if (failed / calls >= maxFailureRatio) break;
+    // Let the server finish closing the last calls before the next step is measured.
+    await sleep(1000);
+  }
+  const passing = steps.filter((s) => s.failed / s.attempted < maxFailureRatio);
+  return { steps, best: passing.length > 0 ? passing[passing.length - 1] : null };
+}
