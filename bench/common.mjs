@@ -62,6 +62,8 @@ export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
  * Steps a sipp scenario through rising rates, `seconds` each, against a running server, and stops
  * at the first step whose failure ratio reaches `maxFailureRatio`. A call counts as failed unless
  * sipp reports it successful, so calls still open when the step's time limit hits are failures too.
+ * A step also fails when fewer than 90 % of the offered calls per second were achieved (sipp, or the
+ * machine, could not keep the pace): the offered rate was then not sustained.
  * `run(rate, calls)` runs the sipp scenario and resolves with its result.
  */
 export async function stepRates({ pid, rates, seconds, maxFailureRatio, run }) {
@@ -84,17 +86,23 @@ export async function stepRates({ pid, rates, seconds, maxFailureRatio, run }) {
       failed,
       failed_pct: round((100 * failed) / calls, 3),
       seconds: round(elapsed, 2),
+      achieved_per_s: round(ok / elapsed, 1),
       server_cpu_ms_per_call: ok > 0 ? round((1000 * cpu) / ok, 3) : null,
       server_cpu_pct_of_one_core: round((100 * cpu) / elapsed, 1),
       server_rss_mib: round(rssMiB(pid), 1),
       // How busy both cores were, all processes together (sipp, the server, anyone else's jobs).
       machine_busy_pct: round((100 * busy) / (elapsed * cpus().length), 1),
     };
+    step.sustained = failed / calls < maxFailureRatio && ok / elapsed >= 0.9 * rate;
     steps.push(step);
-    if (failed / calls >= maxFailureRatio) break;
+    if (!step.sustained) {
+      // The first failing step shows why sipp counted failures (unexpected message, timeout, …).
+      console.error(`step ${rate}/s: ${failed} failed; sipp said:\n${(sipp.stderr || '').slice(-1500)}`);
+      break;
+    }
     // Let the server finish closing the last calls before the next step is measured.
     await sleep(1000);
   }
-  const passing = steps.filter((s) => s.failed / s.attempted < maxFailureRatio);
+  const passing = steps.filter((s) => s.sustained);
   return { steps, best: passing.length > 0 ? passing[passing.length - 1] : null };
 }

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { freePort, runSipp, startSwitchboard } from '../test/dist/harness.js';
 import { machine, printSteps, sleep, stepRates, writeResult } from './common.mjs';
 
-const rates = (process.env.BENCH_RATES ?? '25,50,100,200,400').split(',').map(Number);
+const rates = (process.env.BENCH_RATES ?? '50,100,200,300,400').split(',').map(Number);
 const seconds = Number(process.env.BENCH_STEP_SECONDS ?? 8);
 const MAX_FAILURE_RATIO = 0.001;
 

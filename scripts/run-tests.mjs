@@ -31,10 +31,8 @@ if (files.length === 0) {
   process.exit(1);
 }
 
-if (wantE2e) {
-  const check = spawnSync(process.execPath, ['scripts/ensure-tools.mjs'], { stdio: 'inherit' });
-  if (check.status !== 0) process.exit(check.status ?? 1);
-}
+const check = spawnSync(process.execPath, ['scripts/ensure-tools.mjs'], { stdio: 'inherit' });
+if (check.status !== 0) process.exit(check.status ?? 1);
 
 const result = spawnSync(
   process.execPath,

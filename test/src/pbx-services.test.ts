@@ -37,13 +37,13 @@ max_contacts = 1
 remove_existing = yes
 ${aor}
 `;
-  return [`[transport-udp]\ntype = transport\nprotocol = udp\nbind = 127.0.0.1:${sipPort}\n`, phone('alice', 'wonderland', '', 'mailboxes = alice-vm'),
+  return [
+    `[transport-udp]\ntype = transport\nprotocol = udp\nbind = 127.0.0.1:${sipPort}\n`,
+    phone('alice', 'wonderland', '', 'mailboxes = alice-vm'),
     phone('bob', 'builder'),
     phone('carol', 'singer', 'qualify_frequency = 60'),
     phone('dave', 'diver', '', 'mailboxes = dave-vm'),
-  ].join(
-    '\n',
-  );
+  ].join('\n');
 }
 
 interface Event {

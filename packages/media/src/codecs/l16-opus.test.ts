@@ -30,7 +30,8 @@ describe('Opus (RFC 7587)', () => {
     assert.equal(opusLoadError() === null, opusAvailable());
   });
 
-  it('round-trips a 1 kHz tone at 48 kHz in 20 ms frames and survives garbage', { skip: !opusAvailable() }, () => {
+  it('round-trips a 1 kHz tone at 48 kHz in 20 ms frames and survives garbage', () => {
+    assert.ok(opusAvailable(), 'the @discordjs/opus binding must load');
     const codec = createCodec('opus');
     assert.deepEqual([codec.clockRate, codec.sampleRate, codec.frameSamples], [48000, 48000, 960]);
     const input = sine(1000, 48000, 400, 8000);

@@ -17,7 +17,7 @@ import { createResponse } from '../message/builders.js';
 import { newTag } from '../message/ids.js';
 import { parseNameAddr } from '../message/name-addr.js';
 import type { SipRequest } from '../message/sip-message.js';
-import { parseUri, SipUri } from '../message/uri.js';
+import { parseUri, type SipUri } from '../message/uri.js';
 import type { ServerTransaction } from '../transaction/transaction-layer.js';
 import type { IncomingContext, Transport } from '../transport/transport.js';
 import type { UserAgentCore } from '../ua/user-agent-core.js';

@@ -80,6 +80,9 @@ export function parseMessage(buf: Buffer, options: ParseOptions = {}): SipMessag
   let problem: string | undefined;
   let problemStatus = parsedStart.kind === 'request' && !parsedStart.versionOk ? 505 : 400;
   if (problemStatus === 505) problem = 'unsupported SIP version';
+  // RFC 4475 §3.1.2.8/§3.1.2.9: a Request-URI with whitespace in it (or extra spaces around it)
+  // is refused with 400, so the headers are still read to answer it.
+  else if (parsedStart.kind === 'request' && parsedStart.uriProblem !== undefined) problem = parsedStart.uriProblem;
 
   let pos = lineBreak === -1 ? head.length : lineBreak + 1;
   let current: HeaderField | undefined;
@@ -163,7 +166,7 @@ export function parseMessage(buf: Buffer, options: ParseOptions = {}): SipMessag
 }
 
 type StartLine =
-  | { kind: 'request'; method: string; uri: string; versionOk: boolean }
+  | { kind: 'request'; method: string; uri: string; versionOk: boolean; uriProblem?: string }
   | { kind: 'response'; status: number; reason: string };
 
 function parseStartLine(line: string): StartLine {
@@ -187,10 +190,15 @@ function parseStartLine(line: string): StartLine {
     if (!isTokenChar(line.charCodeAt(i))) throw new SipParseError('malformed method');
   }
   const uri = line.slice(sp1 + 1, sp2);
-  if (uri.length === 0 || uri.includes(' ')) throw new SipParseError('malformed Request-URI');
   const version = line.slice(sp2 + 1);
   if (!/^SIP\/[0-9]+\.[0-9]+$/i.test(version)) throw new SipParseError('malformed SIP version');
-  return { kind: 'request', method: line.slice(0, sp1), uri, versionOk: version.toUpperCase() === 'SIP/2.0' };
+  const versionOk = version.toUpperCase() === 'SIP/2.0';
+  const method = line.slice(0, sp1);
+  if (uri.trim().length === 0) throw new SipParseError('malformed Request-URI');
+  // The Request-URI is kept (as the text between the outer spaces) only so that the request can be
+  // answered; reading it throws.
+  if (uri.includes(' ')) return { kind: 'request', method, uri: uri.trim(), versionOk, uriProblem: 'malformed Request-URI' };
+  return { kind: 'request', method, uri, versionOk };
 }
 
 function parseContentLength(value: string): number | undefined {

@@ -118,7 +118,18 @@ describe('Via (RFC 3261 §20.42)', () => {
     assert.equal(parseVia('SIP/2.0/UDP h').rport, undefined);
   });
 
-  for (const bad of ['SIP/2.0 host', 'SIP/3.0/UDP host', 'SIP/2.0/UDP', 'SIP/2.0/UDP host:port', 'SIP/2.0/UDP [::1;branch=x']) {
+  it('reads a Via of another SIP version, so a 505 can be routed back (RFC 4475 §3.1.2.16)', () => {
+    assert.equal(parseVia('SIP/7.0/UDP host:5070;branch=z9hG4bKx').port, 5070);
+  });
+
+  for (const bad of [
+    'SIP/2.0 host',
+    'XMPP/2.0/UDP host',
+    'SIP/x.0/UDP host',
+    'SIP/2.0/UDP',
+    'SIP/2.0/UDP host:port',
+    'SIP/2.0/UDP [::1;branch=x',
+  ]) {
     it(`refuses ${JSON.stringify(bad)} with SipParseError`, () => {
       assert.throws(() => parseVia(bad), SipParseError);
     });

@@ -136,11 +136,12 @@ export function parseSipUri(text: string): SipUri {
 
 function parseSipUriBody(scheme: 'sip' | 'sips', text: string, start: number): SipUri {
   const end = text.length;
-  let question = text.indexOf('?', start);
+  // userinfo ends at the '@'. The user part may itself contain ';', '?' and '/' (user-unreserved,
+  // RFC 3261 §25.1) and no other part may hold a raw '@' (params and headers escape it), so the
+  // first '@' is the delimiter (RFC 4475 §3.1.1.2).
+  const at = text.indexOf('@', start);
+  let question = text.indexOf('?', at === -1 ? start : at + 1);
   if (question === -1) question = end;
-  // userinfo ends at the '@'; the user part may itself contain ';' (user-unreserved), so the '@'
-  // is searched before the headers part rather than before the first parameter.
-  const at = text.lastIndexOf('@', question - 1);
   let user: string | undefined;
   let password: string | undefined;
   let hostStart = start;

@@ -80,7 +80,9 @@ export function parseVia(text: string): Via {
       i = skipWhitespace(text, i + 1);
     }
   }
-  if (parts[0].toUpperCase() !== 'SIP' || parts[1] !== '2.0') throw new SipParseError('Via: protocol is not SIP/2.0');
+  // protocol-version is a token (RFC 3261 §25.1); a request of another version is refused with 505
+  // from its start line, and the 505 needs this Via to find its way back (RFC 4475 §3.1.2.16).
+  if (parts[0].toUpperCase() !== 'SIP' || !/^[0-9]{1,3}\.[0-9]{1,3}$/.test(parts[1])) throw new SipParseError('Via: protocol is not SIP');
 
   let host: string;
   if (text.charCodeAt(i) === 0x5b) {

@@ -1,0 +1,108 @@
+// Shared by the in-process media benchmarks: a MediaEngine with one worker in this process, the far
+// ends in a child process (bench/media-far-end.mjs), and a step loop that sets up N calls, sends
+// 50 packets/s per stream for a bounded time, tears the calls down and stops at the first step that
+// misses the target (loss ≥ 0.1 % or added jitter p99 ≥ 5 ms).
+import { fork } from 'node:child_process';
+import { cpus, loadavg } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { MediaEngine } from '../packages/media/dist/index.js';
+import { machineBusySeconds, round } from './common.mjs';
+
+export const MAX_LOSS_PCT = 0.1;
+export const MAX_ADDED_JITTER_MS = 5;
+/** Below the harness's random RTP ranges (30000+) and the ephemeral ports (32768+). */
+const RTP_START = 20000;
+const RTP_END = 29998;
+
+export const PCMU = { name: 'PCMU', payloadType: 0, clockRate: 8000 };
+export const OPUS = { name: 'opus', payloadType: 111, clockRate: 48000 };
+
+export async function startFarEnd() {
+  const child = fork(fileURLToPath(new URL('./media-far-end.mjs', import.meta.url)), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const ready = await new Promise((resolve, reject) => {
+    child.once('message', resolve);
+    child.once('exit', (code) => reject(new Error(`far end exited with ${code}`)));
+  });
+  return {
+    port: ready.port,
+    codecs: ready.codecs,
+    run(streams, seconds) {
+      return new Promise((resolve) => {
+        child.once('message', resolve);
+        child.send({ cmd: 'run', streams, seconds });
+      });
+    },
+    close() {
+      child.send({ cmd: 'exit' });
+    },
+  };
+}
+
+export async function startEngine() {
+  const engine = new MediaEngine({ rtpStart: RTP_START, rtpEnd: RTP_END, workers: 1 });
+  await engine.start();
+  return engine;
+}
+
+/** A leg bound on loopback whose remote is the far end's socket. */
+export async function farLeg(engine, farEnd, codec) {
+  const leg = await engine.createLeg({ bindAddress: '127.0.0.1' });
+  await engine.setLegRemote(leg.legId, { address: '127.0.0.1', port: farEnd.port, codec });
+  return leg;
+}
+
+/** Runs `task` over `items` with at most `limit` in flight (hundreds of engine requests at once queue badly). */
+export async function inBatches(items, limit, task) {
+  for (let i = 0; i < items.length; i += limit) await Promise.all(items.slice(i, i + limit).map(task));
+}
+
+/**
+ * Steps `counts` (calls, participants, …): `setup(n)` builds the calls and resolves with
+ * `{ streams, legs, teardown }`; the far end sends every stream for `seconds`. Each step records loss,
+ * the jitter the engine added (the far end's receive-interval deviation p99 minus its own send-interval
+ * deviation p99), the engine process's CPU (main thread and media worker: the far end is another
+ * process) per leg, and RSS per leg.
+ */
+export async function stepCounts({ counts, seconds, setup, farEnd, unit }) {
+  const steps = [];
+  for (const n of counts) {
+    const rssBefore = process.memoryUsage().rss;
+    const { streams, legs, teardown } = await setup(n);
+    const rssAfter = process.memoryUsage().rss;
+    const cpuBefore = process.cpuUsage();
+    const busyBefore = machineBusySeconds();
+    const wallBefore = performance.now();
+    const far = await farEnd.run(streams, seconds);
+    const wall = (performance.now() - wallBefore) / 1000;
+    const cpu = process.cpuUsage(cpuBefore);
+    const busy = machineBusySeconds() - busyBefore;
+    await teardown();
+    const cpuPct = (100 * (cpu.user + cpu.system)) / 1e6 / wall;
+    const added = far.recv_dev_ms_p99 - far.send_dev_ms_p99;
+    const step = {
+      [unit]: n,
+      legs,
+      streams: streams.length,
+      loss_pct: round(far.loss_pct, 3),
+      seq_loss_pct: round(far.seq_loss_pct, 3),
+      shortfall_pct: round(far.shortfall_pct, 3),
+      streams_with_loss: far.streams_with_loss,
+      recv_dev_ms_p50: round(far.recv_dev_ms_p50, 2),
+      recv_dev_ms_p99: round(far.recv_dev_ms_p99, 2),
+      send_dev_ms_p99: round(far.send_dev_ms_p99, 2),
+      added_jitter_ms_p99: round(added, 2),
+      engine_cpu_pct_of_one_core: round(cpuPct, 1),
+      engine_cpu_pct_per_leg: round(cpuPct / legs, 4),
+      rss_kib_per_leg: round((rssAfter - rssBefore) / 1024 / legs, 1),
+      far_end_cpu_pct: round(far.far_end_cpu_pct, 1),
+      machine_busy_pct: round((100 * busy) / (wall * cpus().length), 1),
+      loadavg_1m: round(loadavg()[0], 2),
+    };
+    step.ok = far.loss_pct < MAX_LOSS_PCT && added < MAX_ADDED_JITTER_MS;
+    steps.push(step);
+    console.error(`${unit} ${n}: loss ${step.loss_pct} %, added jitter p99 ${step.added_jitter_ms_p99} ms, engine CPU ${step.engine_cpu_pct_of_one_core} %`);
+    if (!step.ok) break;
+  }
+  const passing = steps.filter((s) => s.ok);
+  return { steps, best: passing.length > 0 ? passing[passing.length - 1] : null };
+}
