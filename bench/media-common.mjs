@@ -10,6 +10,8 @@ import { machineBusySeconds, round } from './common.mjs';
 
 export const MAX_LOSS_PCT = 0.1;
 export const MAX_ADDED_JITTER_MS = 5;
+/** Added jitter beyond this means the worker is overloaded: stepping stops. */
+const OVERLOAD_JITTER_MS = 20;
 /** Below the harness's random RTP ranges (30000+) and the ephemeral ports (32768+). */
 const RTP_START = 20000;
 const RTP_END = 29998;
@@ -98,11 +100,19 @@ export async function stepCounts({ counts, seconds, setup, farEnd, unit }) {
       machine_busy_pct: round((100 * busy) / (wall * cpus().length), 1),
       loadavg_1m: round(loadavg()[0], 2),
     };
-    step.ok = far.loss_pct < MAX_LOSS_PCT && added < MAX_ADDED_JITTER_MS;
+    step.loss_ok = far.loss_pct < MAX_LOSS_PCT;
+    step.jitter_ok = added < MAX_ADDED_JITTER_MS;
     steps.push(step);
     console.error(`${unit} ${n}: loss ${step.loss_pct} %, added jitter p99 ${step.added_jitter_ms_p99} ms, engine CPU ${step.engine_cpu_pct_of_one_core} %`);
-    if (!step.ok) break;
+    // Stepping goes on past a jitter miss while nothing is lost (a path that sends on the media
+    // tick has a jitter floor of its own, and its capacity is still worth knowing), and stops at the
+    // first loss or once the jitter is grossly over (OVERLOAD_JITTER_MS).
+    if (!step.loss_ok || added >= OVERLOAD_JITTER_MS) break;
   }
-  const passing = steps.filter((s) => s.ok);
-  return { steps, best: passing.length > 0 ? passing[passing.length - 1] : null };
+  const last = (list) => (list.length > 0 ? list[list.length - 1] : null);
+  return {
+    steps,
+    best: last(steps.filter((s) => s.loss_ok && s.jitter_ok)),
+    bestLossOnly: last(steps.filter((s) => s.loss_ok && s.added_jitter_ms_p99 < OVERLOAD_JITTER_MS)),
+  };
 }

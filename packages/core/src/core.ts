@@ -9,6 +9,7 @@ import { splitArgs } from './dialplan/split-args.js';
 import type { ChannelDriver, ChannelDriverHost, ChannelTechnologyEvents, InboundCall } from './drivers/channel-technology.js';
 import { EventBus } from './events/event-bus.js';
 import type { MediaEngine } from './media/media-engine.js';
+import { watchWorkerFailures } from './media/worker-failure.js';
 import { DialplanRunner } from './pbx/dialplan-runner.js';
 import { PlaybackManager } from './playback/playback-manager.js';
 import { SoundIndex } from './sounds/sound-index.js';
@@ -146,6 +147,7 @@ export class SwitchboardCore implements ChannelDriverHost {
       }),
       log: log.child({ module: 'switchboard:core:bridges' }),
     });
+    watchWorkerFailures({ media: options.media, channels: this.channels, bridges: this.bridges, log: log.child({ module: 'switchboard:core:media' }) });
     this.system = new SystemStatus(() => this.config);
     this.globals = new Map(Object.entries(options.config.dialplan.globals));
     this.#dialplan = new Dialplan(options.config.dialplan);

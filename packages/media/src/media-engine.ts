@@ -705,8 +705,8 @@ export class MediaEngine {
         error: `media worker ${slot} died`,
       });
     }
-    this.#endWorkerMedia(channel, lost, slot);
-    this.#emit({ type: 'workerDied', workerIndex: slot, legIds: lost.map((record) => record.legId), error });
+    const lostBridges = this.#endWorkerMedia(channel, lost, slot);
+    this.#emit({ type: 'workerDied', workerIndex: slot, legIds: lost.map((record) => record.legId), bridgeIds: lostBridges, error });
     this.#restart(slot);
   }
 
@@ -715,8 +715,9 @@ export class MediaEngine {
    * workers are unlinked and stay alive), its recordings (finished `failed`), and memberships of
    * its legs in bridges elsewhere.
    */
-  #endWorkerMedia(channel: WorkerChannel, lost: LegRecord[], slot: number): void {
+  #endWorkerMedia(channel: WorkerChannel, lost: LegRecord[], slot: number): string[] {
     const error = `media worker ${slot} died`;
+    const lostBridges: string[] = [];
     for (const record of lost) {
       const bridge = record.bridgeId === null ? undefined : this.#bridges.get(record.bridgeId);
       if (bridge === undefined || bridge.channel === channel) continue;
@@ -728,6 +729,7 @@ export class MediaEngine {
     for (const bridge of [...this.#bridges.values()]) {
       if (bridge.channel !== channel) continue;
       this.#bridges.delete(bridge.bridgeId);
+      lostBridges.push(bridge.bridgeId);
       for (const legId of bridge.members) {
         const member = this.#legs.get(legId);
         if (member === undefined) continue;
@@ -750,6 +752,7 @@ export class MediaEngine {
       this.#forgetRecording(record.recordingId);
       this.#emit({ type: 'recordingFinished', recordingId: record.recordingId, reason: 'failed', durationMs: 0, error });
     }
+    return lostBridges;
   }
 
   #restart(slot: number): void {

@@ -195,7 +195,8 @@ export type MediaNotification =
       error?: string;
     }
   | { type: 'legFailed'; legId: string; error: string }
-  | { type: 'workerDied'; workerIndex: number; legIds: string[]; error: string };
+  /** Legs and media bridges that lived on the dead worker are gone; the worker itself is restarted. */
+  | { type: 'workerDied'; workerIndex: number; legIds: string[]; bridgeIds: string[]; error: string };
 
 export interface RtpCounters {
   packetsSent: number;

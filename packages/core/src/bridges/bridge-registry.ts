@@ -112,6 +112,25 @@ export class BridgeRegistry {
     return this.#membership.get(channelId);
   }
 
+  /**
+   * The media engine lost this bridge (its worker died): build it again and bring back the
+   * participants whose legs survived, so the call goes on after a short gap in the audio.
+   */
+  async rebuildMedia(bridgeId: string): Promise<void> {
+    const bridge = this.#bridges.get(bridgeId);
+    if (!bridge || bridge.isDestroyed) return;
+    await this.#media.createBridge({ bridgeId, kind: bridge.type.kind });
+    for (const { channel, options } of bridge.participants.values()) {
+      const legId = channel.tech.mediaLegId;
+      if (channel.isDestroyed || !legId) continue;
+      const role = options.role === 'announcer' && bridge.type.kind === 'holding' ? ('announcer' as const) : ('participant' as const);
+      await this.#media
+        .joinBridge(bridgeId, legId, { role, mute: options.mute, absorbDtmf: options.absorbDtmf })
+        .catch((err: unknown) => this.#log.warn({ err, channel: channel.id, bridge: bridgeId }, 'could not rejoin a rebuilt bridge'));
+    }
+    this.#log.info({ bridge: bridgeId, participants: bridge.participants.size }, 'media bridge rebuilt after a worker failure');
+  }
+
   /** Remaining channels leave (and carry on in their applications); then the bridge is gone. */
   async destroy(bridge: Bridge): Promise<void> {
     if (bridge.isDestroyed || this.#bridges.get(bridge.id) !== bridge) return;
