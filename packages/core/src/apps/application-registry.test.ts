@@ -100,4 +100,16 @@ describe('ApplicationRegistry', () => {
     apps.unregister('demo', firstSink);
     assert.ok(apps.get('demo'), 'a replaced connection cannot unregister the application');
   });
+
+  it('delivers a user event to the named application and to subscribers of its sources only', () => {
+    const got: Record<string, string[]> = { named: [], watcher: [], other: [] };
+    apps.register('named', (e) => got.named.push(e.type));
+    const watcher = apps.register('watcher', (e) => got.watcher.push(e.type));
+    apps.register('other', (e) => got.other.push(e.type));
+    const channel = newChannel();
+    watcher.subscribe('channel', channel.id);
+    got.watcher.length = 0;
+    bus.publish({ type: 'ChannelUserevent', application: 'named', eventname: 'ping', userevent: { eventname: 'ping' }, channel: channel.snapshot() });
+    assert.deepEqual(got, { named: ['ChannelUserevent'], watcher: ['ChannelUserevent'], other: [] });
+  });
 });

@@ -167,10 +167,21 @@ export class ApplicationRegistry {
     switch (event.type) {
       case 'AppStart':
       case 'AppEnd':
-      case 'ChannelUserevent':
       case 'ApplicationMoveFailed': {
         const app = this.#apps.get(event.application);
         return app ? [app] : [];
+      }
+      case 'ChannelUserevent': {
+        // The named application, and every application subscribed to one of the event's sources (SPEC §4.2).
+        const named = this.#apps.get(event.application);
+        const endpoint = event.endpoint;
+        const subscribers = this.#matching(
+          (app) =>
+            (event.channel !== undefined && this.#wantsChannel(app, event.channel)) ||
+            (event.bridge !== undefined && app.isSubscribed('bridge', event.bridge.id)) ||
+            (endpoint !== undefined && wantsEndpoint(app, endpoint.technology, endpoint.resource)),
+        );
+        return [...new Set([...(named ? [named] : []), ...subscribers])];
       }
       case 'PlaybackStarted':
       case 'PlaybackContinuing':
