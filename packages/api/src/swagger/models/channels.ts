@@ -1,6 +1,6 @@
 /** Models of channels.json (reference channels.md "Models"); field names are core's snapshot fields. */
-import type { CallerId, ChannelSnapshot, ChannelState, DialplanLocation, RtpStatistics } from '@switchboard/core';
-import { listOfAll, type ModelFor } from '../types.js';
+import { CHANNEL_STATES, type CallerId, type ChannelSnapshot, type DialplanLocation, type RtpStatistics } from '@switchboard/core';
+import type { ModelFor } from '../types.js';
 
 export const CallerIdModel = {
   id: 'CallerID',
@@ -34,19 +34,7 @@ export const ChannelModel = {
       type: 'string',
       description: 'Channel state',
       required: true,
-      allowableValues: listOfAll<ChannelState>()([
-        'Down',
-        'Rsrvd',
-        'OffHook',
-        'Dialing',
-        'Ring',
-        'Ringing',
-        'Up',
-        'Busy',
-        'Dialing Offhook',
-        'Pre-ring',
-        'Unknown',
-      ]),
+      allowableValues: { valueType: 'LIST', values: CHANNEL_STATES },
     },
     caller: { type: 'CallerID', description: 'Caller identification', required: true },
     connected: { type: 'CallerID', description: 'Connected line identification', required: true },
