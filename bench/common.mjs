@@ -62,8 +62,8 @@ export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
  * Steps a sipp scenario through rising rates, `seconds` each, against a running server, and stops
  * at the first step whose failure ratio reaches `maxFailureRatio`. A call counts as failed unless
  * sipp reports it successful, so calls still open when the step's time limit hits are failures too.
- * A step also fails when fewer than 90 % of the offered calls per second were achieved (sipp, or the
- * machine, could not keep the pace): the offered rate was then not sustained.
+ * A step in which every call succeeded also fails when fewer than 90 % of the offered calls per second
+ * were achieved (sipp, or the machine, could not keep the pace): the offered rate was not sustained.
  * `run(rate, calls)` runs the sipp scenario and resolves with its result.
  */
 export async function stepRates({ pid, rates, seconds, maxFailureRatio, run }) {
@@ -93,7 +93,9 @@ export async function stepRates({ pid, rates, seconds, maxFailureRatio, run }) {
       // How busy both cores were, all processes together (sipp, the server, anyone else's jobs).
       machine_busy_pct: round((100 * busy) / (elapsed * cpus().length), 1),
     };
-    step.sustained = failed / calls < maxFailureRatio && ok / elapsed >= 0.9 * rate;
+    // With a failed call the step lasts until sipp's time limit, so its pace can only be judged
+    // when every call succeeded.
+    step.sustained = failed / calls < maxFailureRatio && (failed > 0 || ok / elapsed >= 0.9 * rate);
     steps.push(step);
     if (!step.sustained) {
       // The first failing step shows why sipp counted failures (unexpected message, timeout, …).

@@ -11,8 +11,8 @@ import { MAX_ADDED_JITTER_MS, MAX_LOSS_PCT, PCMU, farLeg, inBatches, startEngine
 
 const seconds = Number(process.env.BENCH_STEP_SECONDS ?? 4);
 const layouts = {
-  'three-party': (process.env.BENCH_THREE_PARTY ?? '30,60,120,180,240').split(',').map(Number),
-  conference: (process.env.BENCH_CONFERENCE ?? '10,25,50,100,150').split(',').map(Number),
+  'three-party': (process.env.BENCH_THREE_PARTY ?? '60,120,240,360,480').split(',').map(Number),
+  conference: (process.env.BENCH_CONFERENCE ?? '25,50,100,200,300').split(',').map(Number),
 };
 
 const engine = await startEngine();
@@ -70,7 +70,8 @@ writeResult('media-mixing', {
   benchmark: 'media-mixing',
   when: new Date().toISOString(),
   machine: machine(),
-  setup: 'MediaEngine, 1 worker, in process; PCMU legs in 3-party mixing bridges, then in one conference bridge; far ends in a child process, 50 packets/s per leg; overruns inferred from output shortfall and jitter',
+  setup:
+    'MediaEngine, 1 worker, in process; PCMU legs in 3-party mixing bridges, then in one conference bridge; far ends in a child process, 50 packets/s per leg; overruns inferred from output shortfall and jitter',
   step_seconds: seconds,
   criteria: { max_loss_pct: MAX_LOSS_PCT, max_added_jitter_ms_p99: MAX_ADDED_JITTER_MS },
   layouts: results,

@@ -45,7 +45,8 @@ const result = {
   benchmark: 'media-relay',
   when: new Date().toISOString(),
   machine: machine(),
-  setup: 'MediaEngine, 1 worker, in process; N mixing bridges of two PCMU legs (relay); far ends in a child process, one socket, 50 packets/s per stream',
+  setup:
+    'MediaEngine, 1 worker, in process; N mixing bridges of two PCMU legs (relay); far ends in a child process, one socket, 50 packets/s per stream',
   step_seconds: seconds,
   criteria: { max_loss_pct: MAX_LOSS_PCT, max_added_jitter_ms_p99: MAX_ADDED_JITTER_MS },
   best_calls: best?.calls ?? null,
@@ -58,5 +59,7 @@ const result = {
 };
 printSteps(`media-relay: two-party PCMU relay calls on one worker, ${seconds} s per step`, steps);
 console.log(`most calls within loss < ${MAX_LOSS_PCT} % and added jitter p99 < ${MAX_ADDED_JITTER_MS} ms: ${result.best_calls ?? 'none'}`);
-console.log(`most calls with loss < ${MAX_LOSS_PCT} % (jitter aside): ${bestLossOnly?.calls ?? 'none'} (added jitter p99 ${bestLossOnly?.added_jitter_ms_p99 ?? '-'} ms)`);
+console.log(
+  `most calls with loss < ${MAX_LOSS_PCT} % (jitter aside): ${bestLossOnly?.calls ?? 'none'} (added jitter p99 ${bestLossOnly?.added_jitter_ms_p99 ?? '-'} ms)`,
+);
 writeResult('media-relay', result);

@@ -51,7 +51,8 @@ const result = {
   benchmark: 'media-transcode',
   when: new Date().toISOString(),
   machine: machine(),
-  setup: 'MediaEngine, 1 worker, in process; N mixing bridges of a PCMU leg and an opus leg (48 kHz mono, 20 ms, 32 kbit/s, @discordjs/opus); far ends in a child process, 50 packets/s per stream',
+  setup:
+    'MediaEngine, 1 worker, in process; N mixing bridges of a PCMU leg and an opus leg (48 kHz mono, 20 ms, 32 kbit/s, @discordjs/opus); far ends in a child process, 50 packets/s per stream',
   step_seconds: seconds,
   criteria: { max_loss_pct: MAX_LOSS_PCT, max_added_jitter_ms_p99: MAX_ADDED_JITTER_MS },
   best_calls_per_worker: best?.calls ?? null,
@@ -64,5 +65,7 @@ const result = {
 };
 printSteps(`media-transcode: PCMU ↔ opus calls on one worker, ${seconds} s per step`, steps);
 console.log(`most transcoded calls per worker within the criteria: ${result.best_calls_per_worker ?? 'none'}`);
-console.log(`most calls with loss < ${MAX_LOSS_PCT} % (jitter aside): ${bestLossOnly?.calls ?? 'none'} (added jitter p99 ${bestLossOnly?.added_jitter_ms_p99 ?? '-'} ms)`);
+console.log(
+  `most calls with loss < ${MAX_LOSS_PCT} % (jitter aside): ${bestLossOnly?.calls ?? 'none'} (added jitter p99 ${bestLossOnly?.added_jitter_ms_p99 ?? '-'} ms)`,
+);
 writeResult('media-transcode', result);

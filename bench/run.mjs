@@ -1,10 +1,25 @@
 #!/usr/bin/env node
 // Runs every benchmark in turn; each prints its figures and writes bench/results/<name>.json.
+// `node bench/run.mjs sipp-call-rate media-relay` runs only the ones named.
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-const benchmarks = ['sipp-dialplan.mjs'];
-for (const file of benchmarks) {
+const ALL = [
+  'sipp-dialplan.mjs',
+  'sipp-call-rate.mjs',
+  'sipp-dial-rate.mjs',
+  'sipp-register-rate.mjs',
+  'media-relay.mjs',
+  'media-mixing.mjs',
+  'media-transcode.mjs',
+];
+const wanted = process.argv.slice(2).map((name) => (name.endsWith('.mjs') ? name : `${name}.mjs`));
+const unknown = wanted.filter((name) => !ALL.includes(name));
+if (unknown.length > 0) {
+  console.error(`unknown benchmark(s): ${unknown.join(', ')}; known: ${ALL.join(', ')}`);
+  process.exit(2);
+}
+for (const file of wanted.length > 0 ? wanted : ALL) {
   console.log(`\n== ${file}`);
   const run = spawnSync(process.execPath, [fileURLToPath(new URL(file, import.meta.url))], { stdio: 'inherit' });
   if (run.status !== 0) process.exit(run.status ?? 1);

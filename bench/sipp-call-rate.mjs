@@ -6,7 +6,7 @@ import { createSocket } from 'node:dgram';
 import { runSipp, startSwitchboard } from '../test/dist/harness.js';
 import { machine, printSteps, stepRates, writeResult } from './common.mjs';
 
-const rates = (process.env.BENCH_RATES ?? '50,100,200,400,800').split(',').map(Number);
+const rates = (process.env.BENCH_RATES ?? '100,200,400,800,1200').split(',').map(Number);
 const seconds = Number(process.env.BENCH_STEP_SECONDS ?? 8);
 const MAX_FAILURE_RATIO = 0.001;
 

@@ -44,7 +44,11 @@ remove_existing = yes
 const sb = await startSwitchboard({ dialplan: DIALPLAN, rtpStart: 52000, rtpEnd: 60000 });
 writeFileSync(
   join(sb.confDir, 'pjsip.conf'),
-  [`[transport-udp]\ntype = transport\nprotocol = udp\nbind = 127.0.0.1:${sb.sipPort}\n`, phone('alice', 'wonderland'), phone('bob', 'builder')].join('\n'),
+  [
+    `[transport-udp]\ntype = transport\nprotocol = udp\nbind = 127.0.0.1:${sb.sipPort}\n`,
+    phone('alice', 'wonderland'),
+    phone('bob', 'builder'),
+  ].join('\n'),
 );
 await sb.restart();
 const target = { host: '127.0.0.1', port: sb.sipPort };

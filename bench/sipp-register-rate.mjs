@@ -48,7 +48,14 @@ const { steps, best } = await stepRates({
     runSipp(
       'register-auth-csv.xml',
       { host: '127.0.0.1', port: sb.sipPort },
-      { service: 'register', keys: { expires: 3600 }, calls, rate, timeoutSeconds: seconds + 6, extra: ['-inf', csv, '-au', AUTH_USER, '-ap', AUTH_PASSWORD, '-l', String(rate * 4)] },
+      {
+        service: 'register',
+        keys: { expires: 3600 },
+        calls,
+        rate,
+        timeoutSeconds: seconds + 6,
+        extra: ['-inf', csv, '-au', AUTH_USER, '-ap', AUTH_PASSWORD, '-l', String(rate * 4)],
+      },
     ),
 });
 rmSync(csvDir, { recursive: true, force: true });

@@ -15,6 +15,14 @@ import { API_PASSWORD, API_USER, basicAuth, freePort, type RunningSwitchboard, r
 
 const credentials = (user: string, password: string) => ['-au', user, '-ap', password];
 
+const DIALPLAN = `
+exten => 200,1,Answer()
+ same => n,Playback(hello-world)
+ same => n,Hangup()
+exten => 300,1,Dial(SIP/bob,20)
+ same => n,Hangup()
+`;
+
 function pjsipConf(sipPort: number): string {
   const phone = (name: string, password: string, aor = '', endpoint = '') => `
 [${name}]
@@ -91,7 +99,7 @@ describe('PBX: text messages and qualify', () => {
     });
 
   before(async () => {
-    sb = await startSwitchboard();
+    sb = await startSwitchboard({ dialplan: DIALPLAN });
     writeFileSync(join(sb.confDir, 'pjsip.conf'), pjsipConf(sb.sipPort));
     await sb.restart();
   });
@@ -229,6 +237,33 @@ describe('PBX: text messages and qualify', () => {
     assert.equal((await api('PUT', '/deviceStates/App:door?deviceState=NOT_INUSE')).status, 204);
     const done = await phone;
     assert.equal(done.code, 0, done.stdout.slice(-3000));
+  });
+
+  it('blind transfer: the callee REFERs the caller to 200, which answers and plays to the caller', { timeout: 40_000 }, async () => {
+    const bobPort = await freePort('udp');
+    const registered = await runSipp('register-auth.xml', target(), {
+      service: 'bob',
+      keys: { expires: 300 },
+      extra: [...credentials('bob', 'builder'), '-p', String(bobPort)],
+    });
+    assert.equal(registered.code, 0, registered.stdout.slice(-2000));
+    const callee = runSipp('uas-answer-refer.xml', target(), {
+      service: 'bob',
+      keys: { rtpport: 4012, referto: '200' },
+      extra: ['-p', String(bobPort)],
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Alice dials 300 → Dial(SIP/bob); after the REFER she is in 200 (Answer, Playback, Hangup)
+    // and gets the BYE from the server when the prompt ends.
+    const caller = await runSipp('uac-auth-wait-bye.xml', target(), {
+      service: '300',
+      keys: { user: 'alice', rtpport: 4014 },
+      extra: credentials('alice', 'wonderland'),
+    });
+    const transferer = await callee;
+    assert.equal(transferer.code, 0, transferer.stdout.slice(-3000));
+    assert.equal(caller.code, 0, caller.stdout.slice(-2000));
+    assert.ok(sb.logs.some((l) => l.msg === 'blind transfer' && l.exten === '200' && l.context === 'from-internal'));
   });
 });
 

@@ -45,6 +45,9 @@ export function registerDial(core: SwitchboardCore): void {
       clock: systemClock,
       publish: (event) => core.bus.publish(event),
       snapshotVariables: core.config.ari.channelVars,
+      runDialplan: (channel, start) => {
+        core.dialplanRunner.run(channel, start).catch(() => undefined);
+      },
     }),
   );
 }

@@ -14,14 +14,16 @@
  * A hangup() while the 2xx waits for its ACK is held until the ACK (or its timeout) arrives:
  * RFC 3261 §15 forbids the callee's BYE before then.
  */
-import type {
-  ChannelDriverHost,
-  ChannelTechnology,
-  ChannelTechnologyEvents,
-  Logger,
-  MediaEngine,
-  SipEndpointConfig,
-  SipTransportConfig,
+import {
+  type Clock,
+  systemClock,
+  type ChannelDriverHost,
+  type ChannelTechnology,
+  type ChannelTechnologyEvents,
+  type Logger,
+  type MediaEngine,
+  type SipEndpointConfig,
+  type SipTransportConfig,
 } from '@switchboard/core';
 import type { Dialog } from '../dialog/dialog.js';
 import type { IncomingInvite } from '../dialog/incoming-invite.js';
@@ -40,6 +42,9 @@ import {
   statusForCause,
 } from './hangup-causes.js';
 import { answerInfo } from './dtmf-info.js';
+import { handleRefer, type TransferHandler, type TransferSource } from './transfer.js';
+import { handleUpdate, type RefreshOutcome } from './update.js';
+import { readSessionTimer, SessionTimer, type SessionTimerOffer, sessionTimerHeaders } from './session-timer.js';
 import { authenticateInbound, type InboundAuthenticator } from './identify.js';
 import {
   answerDirection,
@@ -80,13 +85,17 @@ export interface InboundCallEnvironment {
   onEnded(call: InboundCall): void;
   /** Server header value of the answers to in-dialog INFO. */
   userAgent?: string;
+  /** Session timers (RFC 4028) run on it. */
+  clock?: Clock;
 }
 
 const SDP = 'application/sdp';
 
-export class InboundCall implements ChannelTechnology {
+export class InboundCall implements ChannelTechnology, TransferSource {
   readonly protocolId: string;
   readonly invite: IncomingInvite;
+  /** Set by the owner of the call's bridge (Dial()) while a blind transfer (REFER) can be served. */
+  transferHandler: TransferHandler | undefined;
   readonly #context: IncomingContext;
   readonly #env: InboundCallEnvironment;
   readonly #log: Logger;
@@ -108,6 +117,9 @@ export class InboundCall implements ChannelTechnology {
   #byeDone: Promise<void> | undefined;
   /** The latest re-INVITE, so that its 2xx retransmissions stop with the call. */
   #reinvite: IncomingInvite | undefined;
+  /** The session timer agreed in the INVITE (RFC 4028), if the caller asked for one. */
+  #timerOffer: Extract<SessionTimerOffer, { kind: 'ok' }> | undefined;
+  readonly #sessionTimer: SessionTimer;
   /** Whether the caller has put us on hold (its last SDP said sendonly/inactive or c=0.0.0.0). */
   #onHold = false;
 
@@ -117,6 +129,24 @@ export class InboundCall implements ChannelTechnology {
     this.#context = context;
     this.#env = env;
     this.#log = env.logger.child({ callId: this.protocolId });
+    this.#sessionTimer = new SessionTimer(env.clock ?? systemClock, {
+      refresh: async (interval) => {
+        const dialog = this.invite.dialog;
+        if (dialog === undefined || dialog.state === 'terminated') return 0;
+        const outcome = await dialog.sendRequest('UPDATE', {
+          headers: [
+            ['Session-Expires', `${interval};refresher=uas`],
+            ['Supported', 'timer'],
+          ],
+        });
+        return outcome.kind === 'response' ? outcome.response.status : 0;
+      },
+      expired: () => {
+        this.#log.info('session timer expired');
+        this.#sendBye(CAUSE_RECOVERY_ON_TIMER_EXPIRY);
+        this.#report(CAUSE_RECOVERY_ON_TIMER_EXPIRY);
+      },
+    });
     invite.delegate = {
       onCancel: (cancel) => this.#farEndEnded(causeFromReasonHeader(cancel.getHeaderList('Reason')) ?? CAUSE_NORMAL_CLEARING, 'CANCEL'),
       onAck: (ack) => this.#receiveAck(ack),
@@ -158,6 +188,18 @@ export class InboundCall implements ChannelTechnology {
       const updated = applyReceived(request.topVia, source, true);
       if (updated !== undefined) request.replaceTopVia(updated);
     }
+
+    const timer = readSessionTimer(request);
+    if (timer.kind === 'malformed') {
+      this.#refuse(400, { reason: 'Bad Session-Expires' });
+      return;
+    }
+    if (timer.kind === 'too-small') {
+      // RFC 4028 §9: an interval below our Min-SE is refused with 422 naming it.
+      this.#refuse(422, { headers: [['Min-SE', String(timer.minSe)]] });
+      return;
+    }
+    if (timer.kind === 'ok') this.#timerOffer = timer;
 
     if (request.body.length > 0) {
       if (request.contentType !== SDP) {
@@ -230,7 +272,8 @@ export class InboundCall implements ChannelTechnology {
     if (this.#state === 'answered' || this.#state === 'up') return;
     if (this.#state !== 'offered') throw new SipError(487, 'Request Terminated', 'the call ended before it was answered');
     const body = this.#localSdp();
-    this.invite.accept({ body, contentType: SDP });
+    const offer = this.#timerOffer;
+    this.invite.accept({ body, contentType: SDP, ...(offer !== undefined ? { headers: sessionTimerHeaders(offer) } : {}) });
     this.#transition('answered');
     this.#adoptDialog();
   }
@@ -295,6 +338,11 @@ export class InboundCall implements ChannelTechnology {
     }
     this.#reinvite = reinvite;
     const request = reinvite.request;
+    const refresh = this.#refreshTimer(request);
+    if (refresh.status !== undefined) {
+      reinvite.reject(refresh.status, { headers: refresh.headers });
+      return;
+    }
     if (request.body.length === 0) {
       // Offerless re-INVITE: our offer goes in the 2xx and the answer comes in the ACK.
       reinvite.delegate = {
@@ -302,7 +350,7 @@ export class InboundCall implements ChannelTechnology {
         onAckTimeout: () => this.#ackTimedOut(),
       };
       const offer = this.#sdp.offer(this.#localAudio(offerFormats(endpoint.codecs), 'sendrecv'));
-      reinvite.accept({ body: Buffer.from(offer), contentType: SDP });
+      reinvite.accept({ body: Buffer.from(offer), contentType: SDP, headers: refresh.headers });
       return;
     }
     if (request.contentType !== SDP) {
@@ -333,8 +381,43 @@ export class InboundCall implements ChannelTechnology {
     this.#offerStreams = outcome.streams;
     reinvite.delegate = { onAckTimeout: () => this.#ackTimedOut() };
     // RFC 3264 §8.4: the answer mirrors the direction (sendonly → recvonly, inactive → inactive).
-    reinvite.accept({ body: this.#localSdp(), contentType: SDP });
+    reinvite.accept({ body: this.#localSdp(), contentType: SDP, headers: refresh.headers });
     this.#noteDirection(outcome.remote);
+  }
+
+  /**
+   * A re-INVITE or UPDATE from the caller refreshes the session (RFC 4028 §7.4, §10): the timer
+   * restarts with the interval it proposes, or the current one; the 2xx repeats Session-Expires.
+   */
+  #refreshTimer(request: SipRequest): RefreshOutcome {
+    const timer = readSessionTimer(request);
+    if (timer.kind === 'malformed') return { status: 400, headers: [] };
+    if (timer.kind === 'too-small') return { status: 422, headers: [['Min-SE', String(timer.minSe)]] };
+    if (timer.kind === 'ok') this.#timerOffer = timer;
+    const offer = this.#timerOffer;
+    if (offer === undefined) return { headers: [] };
+    if (this.#state === 'up') this.#sessionTimer.refreshed(offer);
+    return { headers: sessionTimerHeaders(offer) };
+  }
+
+  /** An SDP offer in an UPDATE (RFC 3311): applied like a re-INVITE's, answered in the 200. */
+  async #answerUpdate(offer: string): Promise<{ ok: true; body: Buffer } | { ok: false; status: number; warning?: string }> {
+    const endpoint = this.#endpoint;
+    const remote = this.#remote;
+    const legId = this.#legId;
+    if (endpoint === undefined || legId === undefined || (this.#state !== 'up' && this.#state !== 'answered')) {
+      return { ok: false, status: 481 };
+    }
+    const preferences =
+      remote === undefined ? endpoint.codecs : [remote.codec.name, ...endpoint.codecs.filter((c) => c !== remote.codec.name)];
+    const outcome = negotiateOffer(offer, preferences);
+    if (!outcome.ok) return { ok: false, status: 488, warning: outcome.reason };
+    await this.#env.media.setLegRemote(legId, this.#legRemote(outcome.remote));
+    this.#remote = outcome.remote;
+    this.#offerStreams = outcome.streams;
+    const body = this.#localSdp();
+    this.#noteDirection(outcome.remote);
+    return { ok: true, body };
   }
 
   /** Reports hold and resume once the call is up (core turns them into ChannelHold/ChannelUnhold). */
@@ -371,6 +454,26 @@ export class InboundCall implements ChannelTechnology {
         });
       },
       onRequest: (request, transaction) => {
+        if (request.method === 'UPDATE') {
+          handleUpdate(request, transaction, {
+            dialog,
+            userAgent: this.#env.userAgent ?? 'Switchboard',
+            offerPending: this.#reinvite?.state === 'proceeding' || (this.#state === 'answered' && this.#offerStreams === undefined),
+            onRefresh: (update) => this.#refreshTimer(update),
+            answer: (offer) => this.#answerUpdate(offer),
+          });
+          return true;
+        }
+        if (request.method === 'REFER') {
+          handleRefer(request, transaction, {
+            dialog,
+            context: this.#endpoint?.context ?? 'default',
+            handler: this.#state === 'up' ? this.transferHandler : undefined,
+            userAgent: this.#env.userAgent ?? 'Switchboard',
+            logger: this.#log,
+          });
+          return true;
+        }
         if (request.method !== 'INFO') return false;
         answerInfo(request, transaction, this.#env.userAgent ?? 'Switchboard', ({ digit, durationMs }) => {
           if (this.#state !== 'up' && this.#state !== 'answered') return;
@@ -438,6 +541,7 @@ export class InboundCall implements ChannelTechnology {
   #receiveAck(ack: SipRequest): void {
     if (this.#state !== 'answered') return;
     this.#transition('up');
+    if (this.#timerOffer !== undefined && this.#pendingByeCause === undefined) this.#sessionTimer.start(this.#timerOffer);
     const cause = this.#pendingByeCause;
     if (cause !== undefined) {
       this.#sendBye(cause);
@@ -498,6 +602,7 @@ export class InboundCall implements ChannelTechnology {
 
   #sendBye(cause: number): void {
     if (this.#state !== 'answered' && this.#state !== 'up') return;
+    this.#sessionTimer.stop();
     const dialog: Dialog | undefined = this.invite.dialog;
     this.#transition('ending');
     void this.#releaseMedia();
@@ -526,6 +631,7 @@ export class InboundCall implements ChannelTechnology {
   #end(): void {
     if (this.#state === 'ended') return;
     this.#transition('ended');
+    this.#sessionTimer.stop();
     // Nothing of this call may keep retransmitting once it is over.
     this.invite.abandon();
     this.#reinvite?.abandon();

@@ -15,3 +15,5 @@ export * from './sdp.js';
 export * from './sip-driver.js';
 export * from './subscriptions.js';
 export * from './text-messages.js';
+export * from './transfer.js';
+export * from './update.js';

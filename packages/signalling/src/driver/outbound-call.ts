@@ -32,6 +32,8 @@ import type {
   SipTransportConfig,
 } from '@switchboard/core';
 import { answerInfo } from './dtmf-info.js';
+import { handleRefer, type TransferHandler, type TransferSource } from './transfer.js';
+import { handleUpdate } from './update.js';
 import { Dialog } from '../dialog/dialog.js';
 import type { IncomingInvite } from '../dialog/incoming-invite.js';
 import { SipError } from '../errors.js';
@@ -137,7 +139,9 @@ const SDP = 'application/sdp';
 const COMPLETED_ELSEWHERE = 'SIP;cause=200;text="Call completed elsewhere"';
 const ALLOW = 'INVITE, ACK, CANCEL, BYE, OPTIONS';
 
-export class OutboundSipCall implements ChannelTechnology {
+export class OutboundSipCall implements ChannelTechnology, TransferSource {
+  /** Set by the owner of the call's bridge (Dial()) while a blind transfer (REFER) can be served. */
+  transferHandler: TransferHandler | undefined;
   readonly #env: OutboundCallEnvironment;
   readonly #log: Logger;
   #state: OutboundCallState = 'prepared';
@@ -491,6 +495,36 @@ export class OutboundSipCall implements ChannelTechnology {
         });
       },
       onRequest: (request, transaction) => {
+        if (request.method === 'UPDATE') {
+          handleUpdate(request, transaction, {
+            dialog,
+            userAgent: this.#env.userAgent,
+            offerPending: dialog.pendingInvite?.state === 'proceeding',
+            answer: async (offer) => {
+              if (this.#winner?.dialog !== dialog || this.#state !== 'up') return { ok: false, status: 481 };
+              const current = this.#remote;
+              const preferences =
+                current === undefined
+                  ? this.#env.codecs
+                  : [current.codec.name, ...this.#env.codecs.filter((c) => c !== current.codec.name)];
+              const outcome = negotiateOffer(offer, preferences);
+              if (!outcome.ok) return { ok: false, status: 488, warning: outcome.reason };
+              await this.#setRemote(outcome.remote);
+              return { ok: true, body: this.#answerSdp(outcome.remote, outcome.streams) };
+            },
+          });
+          return true;
+        }
+        if (request.method === 'REFER') {
+          handleRefer(request, transaction, {
+            dialog,
+            context: this.#env.endpoint.context,
+            handler: this.#winner?.dialog === dialog && this.#state === 'up' ? this.transferHandler : undefined,
+            userAgent: this.#env.userAgent,
+            logger: this.#log,
+          });
+          return true;
+        }
         if (request.method !== 'INFO') return false;
         answerInfo(request, transaction, this.#env.userAgent, ({ digit, durationMs }) => {
           if (this.#winner?.dialog !== dialog || this.#state !== 'up') return;

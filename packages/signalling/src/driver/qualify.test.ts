@@ -15,7 +15,11 @@ import { QUALIFY_TIMEOUT_MS, type QualifyListener } from './qualify.js';
 import { SipDriver } from './sip-driver.js';
 
 const media: SipMediaEngine = {
-  createLeg: async (request: CreateLegRequest): Promise<MediaLegInfo> => ({ legId: 'l', localAddress: request.bindAddress, localPort: 40000 }),
+  createLeg: async (request: CreateLegRequest): Promise<MediaLegInfo> => ({
+    legId: 'l',
+    localAddress: request.bindAddress,
+    localPort: 40000,
+  }),
   setLegRemote: async () => {},
   destroyLeg: async () => {},
 };

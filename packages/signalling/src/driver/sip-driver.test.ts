@@ -498,6 +498,154 @@ describe('SipDriver over UDP loopback', { timeout: 30_000 }, () => {
     ]);
   });
 
+  it('follows hold by UPDATE (RFC 3311): answers with the mirrored direction and a Contact', async () => {
+    const call = newCall();
+    const inbound = await offerCall(call);
+    await answerAndAck(call, inbound);
+    const sendonly = sdpOffer().replace('a=sendrecv', 'a=sendonly');
+    const update = (branch: string, cseq: number, body: string) => request(peer, call, 'UPDATE', { branch, cseq, uri: call.contact, body });
+    await peer.send(update('z9hG4bKu1', 11, sendonly), port);
+    const held = await peer.expectResponse(200, 'UPDATE');
+    assert.equal(parseSdp(held.bodyText).media[0].direction, 'recvonly');
+    assert.ok(held.contacts[0] !== undefined);
+    await waitFor(() => host.held.length === 1, 'hold reported');
+    await peer.send(update('z9hG4bKu2', 12, sdpOffer()), port);
+    const resumed = await peer.expectResponse(200, 'UPDATE');
+    assert.equal(parseSdp(resumed.bodyText).media[0].direction, 'sendrecv');
+    await waitFor(() => host.held.length === 2, 'resume reported');
+    assert.deepEqual(host.held, [true, false]);
+    const legId = inbound.tech.mediaLegId;
+    assert.ok(legId);
+    assert.equal(media.legs.get(legId)?.remotes.at(-1)?.direction, 'sendrecv');
+    // An UPDATE without a body refreshes the target only.
+    await peer.send(update('z9hG4bKu3', 13, ''), port);
+    const refreshed = await peer.expectResponse(200, 'UPDATE');
+    assert.equal(refreshed.body.length, 0);
+  });
+
+  it('session timers (RFC 4028): 422 below Min-SE; refresher uac expires into a BYE; refresher uas sends UPDATEs', async () => {
+    const small = newCall();
+    await peer.send(request(peer, small, 'INVITE', { body: sdpOffer(), headers: ['Session-Expires: 60'] }), port);
+    const tooSmall = await peer.expectResponse(422, 'INVITE');
+    assert.equal(tooSmall.getHeader('Min-SE'), '90');
+
+    // The phone supports timers: it refreshes, and without a refresh the call ends.
+    const uac = newCall();
+    await peer.send(request(peer, uac, 'INVITE', { body: sdpOffer(), headers: ['Session-Expires: 120', 'Supported: timer'] }), port);
+    await peer.expectResponse(100, 'INVITE');
+    await waitFor(() => host.calls.some((c) => c.tech.protocolId === uac.callId), 'the call to reach core');
+    const first = host.calls.find((c) => c.tech.protocolId === uac.callId);
+    assert.ok(first);
+    const ok = await answerAndAck(uac, first);
+    assert.equal(ok.getHeader('Session-Expires'), '120;refresher=uac');
+    assert.equal(ok.getHeader('Require'), 'timer');
+    // The ACK crosses a real socket; protocol time moves only once it has arrived.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // A refresh (re-INVITE) restarts the timer: 80 s later the call is still up.
+    clock.advance(80_000);
+    await peer.send(
+      request(peer, uac, 'INVITE', {
+        branch: 'z9hG4bKst1',
+        cseq: 11,
+        uri: uac.contact,
+        body: sdpOffer(),
+        headers: ['Session-Expires: 120', 'Supported: timer'],
+      }),
+      port,
+    );
+    const refreshed = await peer.expectResponse(200, 'INVITE');
+    assert.equal(refreshed.getHeader('Session-Expires'), '120;refresher=uac');
+    await peer.send(request(peer, uac, 'ACK', { branch: 'z9hG4bKst1ack', cseq: 11, uri: uac.contact }), port);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    clock.advance(80_000);
+    assert.equal(host.hungUp.length, 0);
+    // 120 − 32 s after the refresh with nothing more: BYE, reported as cause 102.
+    clock.advance(8_000);
+    const bye = await peer.expect(isBye, 'the BYE at expiry');
+    assert.equal(bye.getHeader('Reason'), 'Q.850;cause=102');
+    await peer.send(okTo(bye), port);
+    await waitFor(() => host.hungUp.some((h) => h.cause === 102), 'expiry reported');
+
+    // A phone without timer support: we refresh with UPDATE every interval/2.
+    const uas = newCall();
+    await peer.send(request(peer, uas, 'INVITE', { body: sdpOffer(), headers: ['Session-Expires: 90'] }), port);
+    await peer.expectResponse(100, 'INVITE');
+    await waitFor(() => host.calls.some((c) => c.tech.protocolId === uas.callId), 'the call to reach core');
+    const second = host.calls.find((c) => c.tech.protocolId === uas.callId);
+    assert.ok(second);
+    const ok2 = await answerAndAck(uas, second);
+    assert.equal(ok2.getHeader('Session-Expires'), '90;refresher=uas');
+    assert.equal(ok2.getHeader('Require'), undefined);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    clock.advance(45_000);
+    const isUpdate = (m: SipMessage) => m.type === 'request' && m.method === 'UPDATE';
+    const update = await peer.expect(isUpdate, 'the refreshing UPDATE');
+    assert.equal(update.getHeader('Session-Expires'), '90;refresher=uas');
+    await peer.send(okTo(update), port);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    clock.advance(45_000);
+    await peer.send(okTo(await peer.expect(isUpdate, 'the second UPDATE')), port);
+    assert.equal(host.hungUp.filter((h) => h.name === second.name).length, 0);
+  });
+
+  it('answers REFER: 400 without a usable Refer-To, 501 for Replaces, 603 with nothing to transfer, 202 and sipfrag NOTIFYs when bridged', async () => {
+    const call = newCall();
+    const inbound = await offerCall(call);
+    await answerAndAck(call, inbound);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const refer = (branch: string, cseq: number, headers: string[]) =>
+      request(peer, call, 'REFER', { branch, cseq, uri: call.contact, headers });
+    await peer.send(refer('z9hG4bKr1', 11, []), port);
+    await peer.expectResponse(400, 'REFER');
+    await peer.send(refer('z9hG4bKr2', 12, ['Refer-To: <sip:bob@127.0.0.1?Replaces=abc%3Bto-tag%3D1%3Bfrom-tag%3D2>']), port);
+    await peer.expectResponse(501, 'REFER');
+    await peer.send(refer('z9hG4bKr3', 13, ['Refer-To: <sip:300@127.0.0.1>']), port);
+    await peer.expectResponse(603, 'REFER');
+
+    const tech = inbound.tech as unknown as { transferHandler: ((t: { exten: string; context: string }) => Promise<boolean>) | undefined };
+    const asked: Array<{ exten: string; context: string }> = [];
+    tech.transferHandler = async (target) => {
+      asked.push(target);
+      return true;
+    };
+    await peer.send(refer('z9hG4bKr4', 14, ['Refer-To: <sip:300@127.0.0.1>']), port);
+    await peer.expectResponse(202, 'REFER');
+    const isNotify = (m: SipMessage) => m.type === 'request' && m.method === 'NOTIFY';
+    const trying = await peer.expect(isNotify, 'the 100 NOTIFY');
+    assert.equal(trying.getHeader('Event'), 'refer;id=14');
+    assert.equal(trying.bodyText.trim(), 'SIP/2.0 100 Trying');
+    await peer.send(okTo(trying), port);
+    const done = await peer.expect(isNotify, 'the final NOTIFY');
+    assert.equal(done.bodyText.trim(), 'SIP/2.0 200 OK');
+    assert.match(done.getHeader('Subscription-State') ?? '', /^terminated/);
+    await peer.send(okTo(done), port);
+    assert.deepEqual(asked, [{ exten: '300', context: 'from-alice' }]);
+  });
+
+  it('answers MESSAGE outside a dialog: 202 for text, 415 for another type, 413 for an oversized body', async () => {
+    const message = (callId: string, type: string, body: string) =>
+      [
+        'MESSAGE sip:bob@127.0.0.1 SIP/2.0',
+        `Via: SIP/2.0/UDP 127.0.0.1:${peer.port};branch=z9hG4bK${callId};rport`,
+        'Max-Forwards: 70',
+        `From: <sip:alice@127.0.0.1:${peer.port}>;tag=m1`,
+        'To: <sip:bob@127.0.0.1>',
+        `Call-ID: ${callId}`,
+        'CSeq: 1 MESSAGE',
+        `Content-Type: ${type}`,
+        `Content-Length: ${Buffer.byteLength(body)}`,
+        '',
+        body,
+      ].join('\r\n');
+    await peer.send(message('msg-ok', 'text/plain', 'hello'), port);
+    await peer.expectResponse(202, 'MESSAGE');
+    await peer.send(message('msg-html', 'text/html', '<b>hi</b>'), port);
+    const unsupported = await peer.expectResponse(415, 'MESSAGE');
+    assert.equal(unsupported.getHeader('Accept'), 'text/plain');
+    await peer.send(message('msg-big', 'text/plain', 'x'.repeat(9000)), port);
+    await peer.expectResponse(413, 'MESSAGE');
+  });
+
   it('answers a CANCEL of a re-INVITE with 487 and keeps the call and its media as they were', async () => {
     const call = newCall();
     const inbound = await offerCall(call);

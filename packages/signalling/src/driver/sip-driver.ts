@@ -121,7 +121,9 @@ export class SipDriver implements ChannelDriver {
       clock: this.#clock,
       logger: log.child({ module: 'switchboard:signalling:dialog' }),
       userAgent: options.userAgent ?? 'Switchboard',
-      allow: ['INVITE', 'ACK', 'CANCEL', 'BYE', 'OPTIONS', 'REGISTER', 'INFO', 'MESSAGE', 'SUBSCRIBE', 'NOTIFY'],
+      allow: ['INVITE', 'ACK', 'CANCEL', 'BYE', 'OPTIONS', 'REGISTER', 'INFO', 'MESSAGE', 'SUBSCRIBE', 'NOTIFY', 'REFER', 'UPDATE'],
+      // RFC 4028: session timers are served for the calls we answer (driver/session-timer.ts).
+      supported: ['timer'],
     });
     this.#ua.delegate = {
       onInvite: (invite, context) => this.#receiveInvite(invite, context),
@@ -440,6 +442,7 @@ export class SipDriver implements ChannelDriver {
       transportConfig,
       channelName: (endpoint) => this.#namer.next(endpoint),
       userAgent: this.#options.userAgent ?? 'Switchboard',
+      clock: this.#clock,
       onEnded: (ended) => this.#calls.delete(ended),
     });
     this.#calls.add(call);

@@ -13,7 +13,10 @@ describe('MESSAGE variables as headers', () => {
 
   it('refuses header injection, bad names and the headers the stack writes', () => {
     const refused = (variables: Record<string, string>) =>
-      assert.throws(() => headersFromVariables(variables), (err: unknown) => err instanceof CoreError && err.code === 'invalid_argument');
+      assert.throws(
+        () => headersFromVariables(variables),
+        (err: unknown) => err instanceof CoreError && err.code === 'invalid_argument',
+      );
     refused({ 'X-A': 'x\r\nVia: SIP/2.0/UDP evil' });
     refused({ 'X-A': 'nul\u0000' });
     refused({ 'Bad Header': 'x' });

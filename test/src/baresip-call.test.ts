@@ -1,0 +1,313 @@
+/**
+ * An independent SIP client against the real process: baresip (Debian package `baresip`) registers
+ * as alice with digest auth, dials 600 → Dial(SIP/bob), and bob (a sipp UAS registered with digest,
+ * whose media is an RtpPeer on the port of its SDP answer) answers. Audio must flow both ways through
+ * the bridge: bob's peer counts baresip's packets and measures their loudness (baresip sends a tone
+ * from a WAV through its `aufile` source), and baresip's `sndfile` module writes what it decoded
+ * from the server to a WAV file that is read back and must hold bob's tone.
+ *
+ * baresip runs headless: no audio device modules are loaded, the source is a file, the received
+ * audio is only decoded (sndfile taps the decoder), and commands arrive on stdin (`stdio` + `menu`).
+ */
+import assert from 'node:assert/strict';
+import { type ChildProcessWithoutNullStreams, spawn, spawnSync } from 'node:child_process';
+import { createSocket } from 'node:dgram';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { freePort, type RunningSwitchboard, runSipp, startSwitchboard } from './harness.js';
+import { RtpPeer } from './rtp-peer.js';
+
+const DIALPLAN = `
+exten => 600,1,Dial(SIP/bob,20)
+ same => n,Hangup()
+`;
+
+/** What baresip sends (it loops the file) and what bob sends back: two tones told apart by frequency. */
+const BARESIP_TONE_HZ = 440;
+const BOB_TONE_HZ = 1000;
+const SAMPLE_RATE = 8000;
+
+function pjsipConf(sipPort: number): string {
+  const phone = (name: string, password: string) => `
+[${name}]
+type = endpoint
+context = from-internal
+disallow = all
+allow = ulaw,alaw
+auth = ${name}-auth
+aors = ${name}
+force_rport = yes
+rewrite_contact = yes
+
+[${name}-auth]
+type = auth
+auth_type = userpass
+username = ${name}
+password = ${password}
+
+[${name}]
+type = aor
+max_contacts = 1
+remove_existing = yes
+`;
+  return [
+    `[transport-udp]\ntype = transport\nprotocol = udp\nbind = 127.0.0.1:${sipPort}\n`,
+    phone('alice', 'wonderland'),
+    phone('bob', 'builder'),
+  ].join('\n');
+}
+
+/** A 16-bit mono PCM WAV of a sine tone (RIFF/WAVE, 44-byte header). */
+function toneWav(frequency: number, seconds: number): Buffer {
+  const samples = SAMPLE_RATE * seconds;
+  const wav = Buffer.alloc(44 + samples * 2);
+  wav.write('RIFF', 0, 'ascii');
+  wav.writeUInt32LE(36 + samples * 2, 4);
+  wav.write('WAVEfmt ', 8, 'ascii');
+  wav.writeUInt32LE(16, 16);
+  wav.writeUInt16LE(1, 20); // PCM
+  wav.writeUInt16LE(1, 22); // mono
+  wav.writeUInt32LE(SAMPLE_RATE, 24);
+  wav.writeUInt32LE(SAMPLE_RATE * 2, 28);
+  wav.writeUInt16LE(2, 32);
+  wav.writeUInt16LE(16, 34);
+  wav.write('data', 36, 'ascii');
+  wav.writeUInt32LE(samples * 2, 40);
+  for (let i = 0; i < samples; i++) wav.writeInt16LE(Math.round(8000 * Math.sin((2 * Math.PI * frequency * i) / SAMPLE_RATE)), 44 + i * 2);
+  return wav;
+}
+
+/** The 16-bit samples of a PCM WAV file, found by walking its chunks (sndfile writes more than fmt and data). */
+function wavSamples(file: string): { rate: number; samples: Int16Array } {
+  const bytes = readFileSync(file);
+  let offset = 12;
+  let rate = 0;
+  while (offset + 8 <= bytes.length) {
+    const id = bytes.toString('ascii', offset, offset + 4);
+    const size = bytes.readUInt32LE(offset + 4);
+    if (id === 'fmt ') rate = bytes.readUInt32LE(offset + 12);
+    if (id === 'data') {
+      // A dump closed early may claim more than was written: read what is there.
+      const end = Math.min(bytes.length, offset + 8 + size);
+      const data = bytes.subarray(offset + 8, end - ((end - offset - 8) % 2));
+      const samples = new Int16Array(data.length / 2);
+      for (let i = 0; i < samples.length; i++) samples[i] = data.readInt16LE(i * 2);
+      return { rate, samples };
+    }
+    offset += 8 + size + (size % 2);
+  }
+  throw new Error(`${file} has no data chunk`);
+}
+
+/** Power of one frequency in a block of samples (Goertzel), normalised by the block's energy. */
+function toneShare(samples: Int16Array, rate: number, frequency: number): number {
+  const coefficient = 2 * Math.cos((2 * Math.PI * frequency) / rate);
+  let s1 = 0;
+  let s2 = 0;
+  let energy = 0;
+  for (const x of samples) {
+    const s0 = x + coefficient * s1 - s2;
+    s2 = s1;
+    s1 = s0;
+    energy += x * x;
+  }
+  const power = s1 * s1 + s2 * s2 - coefficient * s1 * s2;
+  return energy === 0 ? 0 : (2 * power) / (samples.length * energy);
+}
+
+function rmsOf(samples: Int16Array): number {
+  let sum = 0;
+  for (const x of samples) sum += x * x;
+  return samples.length === 0 ? 0 : Math.sqrt(sum / samples.length);
+}
+
+/**
+ * baresip 1.0 with libre 1.1 (Debian 12) fails a request outright ("Function not implemented") when
+ * any WWW-Authenticate header names an algorithm other than MD5, even though our 401 offers MD5 first
+ * and SHA-256 second as RFC 8760 §2.4 allows. The server offers no configuration to challenge with
+ * MD5 only, so this UDP shim sits between baresip and the server and removes the SHA-256 challenge
+ * lines; everything else passes unchanged in both directions (RTP does not go through it).
+ */
+class Md5OnlyShim {
+  readonly #client = createSocket('udp4');
+  readonly #upstream = createSocket('udp4');
+  #clientAddress: { address: string; port: number } | undefined;
+  port = 0;
+
+  constructor(serverPort: number) {
+    this.#client.on('message', (msg, rinfo) => {
+      this.#clientAddress = { address: rinfo.address, port: rinfo.port };
+      this.#upstream.send(msg, serverPort, '127.0.0.1');
+    });
+    this.#upstream.on('message', (msg) => {
+      if (!this.#clientAddress) return;
+      const text = msg.toString('latin1').replace(/^WWW-Authenticate:[^\r\n]*algorithm=SHA-256[^\r\n]*\r\n/gim, '');
+      this.#client.send(Buffer.from(text, 'latin1'), this.#clientAddress.port, this.#clientAddress.address);
+    });
+  }
+
+  async open(): Promise<void> {
+    await new Promise<void>((resolve) => this.#client.bind(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => this.#upstream.bind(0, '127.0.0.1', resolve));
+    this.port = this.#client.address().port;
+  }
+
+  close(): void {
+    this.#client.close();
+    this.#upstream.close();
+  }
+}
+
+async function waitFor(what: string, check: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('baresip: an independent SIP client registers, calls through Dial() and talks both ways', () => {
+  let sb: RunningSwitchboard;
+  let dir: string;
+
+  before(async () => {
+    // ensure-tools installs baresip when it can; a missing binary fails here naming the package.
+    const found = spawnSync('sh', ['-c', 'command -v baresip'], { stdio: 'ignore' }).status === 0;
+    assert.ok(found, 'baresip is not installed: apt-get install baresip');
+    dir = mkdtempSync(join(tmpdir(), 'switchboard-baresip-'));
+    sb = await startSwitchboard({ dialplan: DIALPLAN });
+    writeFileSync(join(sb.confDir, 'pjsip.conf'), pjsipConf(sb.sipPort));
+    await sb.restart();
+  });
+  after(async () => {
+    await sb?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('baresip registers with digest, dials 600 → bob, and RTP flows both ways', { timeout: 60_000 }, async (t) => {
+    const target = { host: '127.0.0.1', port: sb.sipPort };
+
+    // Bob: registered from the port his UAS then listens on; his media is the RtpPeer.
+    const bobPort = await freePort('udp');
+    const registered = await runSipp('register-auth.xml', target, {
+      service: 'bob',
+      keys: { expires: 300 },
+      extra: ['-au', 'bob', '-ap', 'builder', '-p', String(bobPort)],
+    });
+    assert.equal(registered.code, 0, registered.stdout.slice(-2000));
+    const bobMedia = await RtpPeer.open();
+    const callee = runSipp('uas-answer-wait-bye.xml', target, {
+      service: 'bob',
+      keys: { rtpport: bobMedia.port },
+      timeoutSeconds: 40,
+      extra: ['-p', String(bobPort)],
+    });
+
+    const shim = new Md5OnlyShim(sb.sipPort);
+    await shim.open();
+
+    // baresip: config with no audio device, a tone file as source, the decoder dumped to snd_path.
+    const sipListen = await freePort('udp');
+    const rtpBase = 2 * Math.floor((await freePort('udp')) / 2);
+    const dumps = join(dir, 'dumps');
+    const tone = join(dir, 'tone.wav');
+    writeFileSync(tone, toneWav(BARESIP_TONE_HZ, 10));
+    spawnSync('mkdir', ['-p', dumps]);
+    writeFileSync(
+      join(dir, 'config'),
+      [
+        'poll_method epoll',
+        // Without this baresip picks the first external interface and cannot send from it to loopback.
+        'net_interface 127.0.0.1',
+        `sip_listen 127.0.0.1:${sipListen}`,
+        'call_local_timeout 120',
+        'audio_path /usr/share/baresip',
+        `audio_source aufile,${tone}`,
+        'audio_alert none,none',
+        'ausrc_srate 8000',
+        'ausrc_channels 1',
+        `rtp_ports ${rtpBase}-${rtpBase + 20}`,
+        'module_path /usr/lib/baresip/modules',
+        'module stdio.so',
+        'module g711.so',
+        'module aufile.so',
+        'module sndfile.so',
+        'module_app account.so',
+        'module_app menu.so',
+        `snd_path ${dumps}`,
+        '',
+      ].join('\n'),
+    );
+    writeFileSync(join(dir, 'accounts'), `<sip:alice@127.0.0.1:${shim.port}>;auth_pass=wonderland;regint=60;audio_codecs=PCMU,PCMA\n`);
+    writeFileSync(join(dir, 'contacts'), '');
+
+    let output = '';
+    // -t bounds baresip's life whatever happens to the test.
+    const baresip: ChildProcessWithoutNullStreams = spawn('baresip', ['-4', '-s', '-f', dir, '-t', '40'], { cwd: dir });
+    baresip.stdout.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    baresip.stderr.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    const exited = new Promise<number | null>((resolve) => baresip.once('exit', (code) => resolve(code)));
+    try {
+      await waitFor("baresip's registration", () => sb.logs.some((l) => l.msg === 'contact added' && l.aor === 'alice'), 10_000).catch(
+        (error: Error) => {
+          throw new Error(`${error.message}\n${output.slice(-3000)}`);
+        },
+      );
+
+      baresip.stdin.write(`/dial sip:600@127.0.0.1:${shim.port}\n`);
+      // The bridge forwards baresip's tone to bob: the peer learns the server's address from it.
+      await waitFor('RTP from baresip at bob', () => bobMedia.packets.length >= 50, 15_000).catch((error: Error) => {
+        throw new Error(`${error.message} (bob has ${bobMedia.packets.length} packets)\n${output.slice(-3000)}`);
+      });
+      const sinceAnswer = bobMedia.packets[0].at;
+      await bobMedia.sendTone(BOB_TONE_HZ, 2000);
+
+      baresip.stdin.write('/hangup\n');
+      const answered = await callee;
+      assert.equal(answered.code, 0, `bob's UAS did not get the BYE:\n${answered.stdout.slice(-2000)}`);
+      baresip.stdin.write('/quit\n');
+      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5000))]);
+
+      // baresip → bob: packets and their loudness (the 440 Hz tone at about -12 dBFS is far from silence).
+      assert.ok(bobMedia.packets.length >= 100, `bob received ${bobMedia.packets.length} packets from baresip`);
+      assert.ok(
+        bobMedia.loudnessSince(sinceAnswer) > 1000,
+        `baresip's audio at bob is silence (rms ${bobMedia.loudnessSince(sinceAnswer)})`,
+      );
+
+      // bob → baresip: what baresip decoded holds bob's 1000 Hz tone.
+      const decoded = readdirSync(dumps).filter((name) => name.endsWith('-dec.wav'));
+      assert.equal(decoded.length, 1, `one decoder dump expected in ${dumps}: ${readdirSync(dumps).join(', ')}\n${output.slice(-3000)}`);
+      const { rate, samples } = wavSamples(join(dumps, decoded[0]));
+      const seconds = samples.length / rate;
+      assert.ok(seconds >= 1.5, `baresip decoded ${seconds.toFixed(2)} s of audio`);
+      // The loudest second of the dump is bob's tone: baresip hears nothing else through the bridge.
+      let best = { rms: 0, share: 0 };
+      for (let start = 0; start + rate <= samples.length; start += rate / 2) {
+        const block = samples.subarray(start, start + rate);
+        const level = rmsOf(block);
+        if (level > best.rms) best = { rms: level, share: toneShare(block, rate, BOB_TONE_HZ) };
+      }
+      assert.ok(best.rms > 1000, `bob's tone did not reach baresip (loudest second rms ${best.rms.toFixed(0)})`);
+      t.diagnostic(
+        `bob received ${bobMedia.packets.length} packets from baresip (rms ${bobMedia.loudnessSince(sinceAnswer).toFixed(0)}); ` +
+          `baresip decoded ${seconds.toFixed(2)} s, loudest second rms ${best.rms.toFixed(0)}, ${BOB_TONE_HZ} Hz share ${best.share.toFixed(2)}`,
+      );
+      assert.ok(best.share > 0.5, `what baresip heard is not bob's ${BOB_TONE_HZ} Hz tone (share ${best.share.toFixed(2)})`);
+    } finally {
+      if (baresip.exitCode === null) baresip.kill('SIGTERM');
+      // baresip may ignore SIGTERM while a call is up; its own -t bound is 40 s, the test's is shorter.
+      const killTimer = setTimeout(() => baresip.kill('SIGKILL'), 3000);
+      await exited;
+      clearTimeout(killTimer);
+      bobMedia.close();
+      shim.close();
+    }
+  });
+});
