@@ -34,9 +34,5 @@ if (files.length === 0) {
 const check = spawnSync(process.execPath, ['scripts/ensure-tools.mjs'], { stdio: 'inherit' });
 if (check.status !== 0) process.exit(check.status ?? 1);
 
-const result = spawnSync(
-  process.execPath,
-  ['--test', '--test-concurrency=1', '--test-reporter=spec', ...files],
-  { stdio: 'inherit' },
-);
+const result = spawnSync(process.execPath, ['--test', '--test-concurrency=1', '--test-reporter=spec', ...files], { stdio: 'inherit' });
 process.exit(result.status ?? 1);

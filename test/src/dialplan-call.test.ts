@@ -16,7 +16,11 @@ describe('dialplan without an application', () => {
   it('200 answers, plays hello-world and hangs up', { timeout: 30_000 }, async () => {
     const rtp = await RtpReceiver.open();
     try {
-      const sipp = await runSipp('uac-wait-bye.xml', { host: '127.0.0.1', port: sb.sipPort }, { service: '200', keys: { rtpport: rtp.port } });
+      const sipp = await runSipp(
+        'uac-wait-bye.xml',
+        { host: '127.0.0.1', port: sb.sipPort },
+        { service: '200', keys: { rtpport: rtp.port } },
+      );
       assert.equal(sipp.code, 0, sipp.stdout.slice(-2000));
       assert.ok(rtp.packets.length >= 35, `received ${rtp.packets.length} packets`);
       assert.ok(rms(rtp.packets.map((p) => p.payload)) > 300, 'audio is not silence');

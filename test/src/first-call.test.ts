@@ -46,7 +46,11 @@ describe('first call through every package', () => {
 
     const rtp = await RtpReceiver.open();
     try {
-      const sipp = await runSipp('uac-wait-bye.xml', { host: '127.0.0.1', port: sb.sipPort }, { service: '100', keys: { rtpport: rtp.port } });
+      const sipp = await runSipp(
+        'uac-wait-bye.xml',
+        { host: '127.0.0.1', port: sb.sipPort },
+        { service: '100', keys: { rtpport: rtp.port } },
+      );
       assert.equal(sipp.code, 0, `sipp failed:\n${sipp.stdout.slice(-2000)}\n${sipp.stderr}`);
 
       const types = events.map((e) => e.type);
@@ -78,7 +82,10 @@ describe('first call through every package', () => {
       // hello-world is 0.84 s: about 42 packets of 20 ms.
       const packets = rtp.packets;
       assert.ok(packets.length >= 35 && packets.length <= 50, `received ${packets.length} RTP packets`);
-      assert.ok(packets.every((p) => p.payloadType === 0), 'PCMU was negotiated');
+      assert.ok(
+        packets.every((p) => p.payloadType === 0),
+        'PCMU was negotiated',
+      );
       assert.ok(packets[0].marker, 'marker bit on the first packet');
       for (let i = 1; i < packets.length; i++) {
         assert.equal((packets[i].sequence - packets[i - 1].sequence) & 0xffff, 1, 'sequence +1');
@@ -107,7 +114,11 @@ describe('first call through every package', () => {
     client.on('AppStart', handler);
     const rtp = await RtpReceiver.open();
     try {
-      const sipp = await runSipp('uac-wait-bye.xml', { host: '127.0.0.1', port: sb.sipPort }, { service: '100', keys: { rtpport: rtp.port } });
+      const sipp = await runSipp(
+        'uac-wait-bye.xml',
+        { host: '127.0.0.1', port: sb.sipPort },
+        { service: '100', keys: { rtpport: rtp.port } },
+      );
       assert.equal(sipp.code, 0, sipp.stdout.slice(-2000));
       assert.equal(seen.length, 1);
       const listed = seen[0] as { name: string; state: string };

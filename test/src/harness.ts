@@ -192,7 +192,14 @@ export interface SippResult {
 export async function runSipp(
   scenario: string,
   target: { host: string; port: number },
-  options: { service: string; keys?: Record<string, string | number>; calls?: number; rate?: number; timeoutSeconds?: number; extra?: string[] },
+  options: {
+    service: string;
+    keys?: Record<string, string | number>;
+    calls?: number;
+    rate?: number;
+    timeoutSeconds?: number;
+    extra?: string[];
+  },
 ): Promise<SippResult> {
   const localPort = await freePort('udp');
   const mediaPort = await freePort('udp');

@@ -16,9 +16,13 @@ describe('the switchboard process', () => {
       const confDir = join(root, 'conf');
       writeConf(confDir, { httpPort: await freePort('tcp'), sipPort: await freePort('udp'), rtpStart: 40000, rtpEnd: 40100 });
       writeFileSync(join(confDir, 'http.conf'), '[general]\nenabled = yes\nbindport = not-a-port\n');
-      const child = spawn(process.execPath, [join(REPO_ROOT, 'packages/server/dist/main.js'), '--conf', confDir, '--data', join(root, 'var')], {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      const child = spawn(
+        process.execPath,
+        [join(REPO_ROOT, 'packages/server/dist/main.js'), '--conf', confDir, '--data', join(root, 'var')],
+        {
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
       let stderr = '';
       child.stderr.on('data', (c: Buffer) => {
         stderr += c.toString();

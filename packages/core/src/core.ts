@@ -147,7 +147,12 @@ export class SwitchboardCore implements ChannelDriverHost {
       }),
       log: log.child({ module: 'switchboard:core:bridges' }),
     });
-    watchWorkerFailures({ media: options.media, channels: this.channels, bridges: this.bridges, log: log.child({ module: 'switchboard:core:media' }) });
+    watchWorkerFailures({
+      media: options.media,
+      channels: this.channels,
+      bridges: this.bridges,
+      log: log.child({ module: 'switchboard:core:media' }),
+    });
     this.system = new SystemStatus(() => this.config);
     this.globals = new Map(Object.entries(options.config.dialplan.globals));
     this.#dialplan = new Dialplan(options.config.dialplan);

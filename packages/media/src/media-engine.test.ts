@@ -377,7 +377,10 @@ describe('MediaEngine workers', () => {
 
       await killWorkerForTest(engine, 0);
       const died = await waitFor('workerDied', () => notes.find((n) => n.type === 'workerDied'));
-      assert.deepEqual({ ...died, error: undefined }, { type: 'workerDied', workerIndex: 0, legIds: [leg.legId], bridgeIds: [], error: undefined });
+      assert.deepEqual(
+        { ...died, error: undefined },
+        { type: 'workerDied', workerIndex: 0, legIds: [leg.legId], bridgeIds: [], error: undefined },
+      );
       assert.match(died.type === 'workerDied' ? died.error : '', /exited unexpectedly/);
       const failed = notes.find((n) => n.type === 'playbackFinished');
       assert.deepEqual(failed, {

@@ -1,7 +1,14 @@
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createApiServer } from '@switchboard/api';
-import { type LogSinkRelay, type Logger, type MediaEngine as MediaEngineSurface, SwitchboardCore, loadConfig, openStore } from '@switchboard/core';
+import {
+  type LogSinkRelay,
+  type Logger,
+  type MediaEngine as MediaEngineSurface,
+  SwitchboardCore,
+  loadConfig,
+  openStore,
+} from '@switchboard/core';
 import { MediaEngine, supportedRecordingFormats } from '@switchboard/media';
 import { SipDriver } from '@switchboard/signalling';
 import { endpointStatusFor, registerDial, registerSipServices, sipServicesFor } from './sip-wiring.js';

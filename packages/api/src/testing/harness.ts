@@ -14,12 +14,8 @@ import type {
   Channel,
   ChannelTechnology,
   CreateLegRequest,
-  LegRemote,
-  MediaEngine,
   MediaLegInfo,
-  MediaNotification,
   PlayFileRequest,
-  RtpCounters,
   SwitchboardConfig,
 } from '@switchboard/core';
 import { openStore, SwitchboardCore } from '@switchboard/core';

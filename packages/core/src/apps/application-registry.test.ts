@@ -109,7 +109,13 @@ describe('ApplicationRegistry', () => {
     const channel = newChannel();
     watcher.subscribe('channel', channel.id);
     got.watcher.length = 0;
-    bus.publish({ type: 'ChannelUserevent', application: 'named', eventname: 'ping', userevent: { eventname: 'ping' }, channel: channel.snapshot() });
+    bus.publish({
+      type: 'ChannelUserevent',
+      application: 'named',
+      eventname: 'ping',
+      userevent: { eventname: 'ping' },
+      channel: channel.snapshot(),
+    });
     assert.deepEqual(got, { named: ['ChannelUserevent'], watcher: ['ChannelUserevent'], other: [] });
   });
 });

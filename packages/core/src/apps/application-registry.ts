@@ -120,7 +120,13 @@ export class ApplicationRegistry {
     if (!session) throw conflict('Channel not in an application');
     const destination = this.#apps.get(name);
     if (!destination) {
-      this.#bus.publish({ type: 'ApplicationMoveFailed', application: session.application, channel: channel.snapshot(), destination: name, args });
+      this.#bus.publish({
+        type: 'ApplicationMoveFailed',
+        application: session.application,
+        channel: channel.snapshot(),
+        destination: name,
+        args,
+      });
       return false;
     }
     this.#bus.publish({ type: 'AppEnd', application: session.application, channel: channel.snapshot() });
@@ -203,10 +209,7 @@ export class ApplicationRegistry {
       case 'ChannelLeftBridge':
         return this.#matching((app) => app.isSubscribed('bridge', event.bridge.id) || this.#wantsChannel(app, event.channel));
       case 'BridgeBlindTransfer':
-        return this.#involving(
-          [event.channel, event.replace_channel, event.transferee],
-          [event.bridge],
-        );
+        return this.#involving([event.channel, event.replace_channel, event.transferee], [event.bridge]);
       case 'BridgeAttendedTransfer':
         return this.#involving(
           [

@@ -83,8 +83,7 @@ export class Application {
   }
 
   snapshot(): ApplicationSnapshot {
-    const ids = (kind: EventSourceKind) =>
-      [...this.#subscriptions[kind].keys()].map((id) => (id === '' ? ALL_SOURCES_MARKER[kind] : id));
+    const ids = (kind: EventSourceKind) => [...this.#subscriptions[kind].keys()].map((id) => (id === '' ? ALL_SOURCES_MARKER[kind] : id));
     return {
       name: this.name,
       channel_ids: ids('channel'),

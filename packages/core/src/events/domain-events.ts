@@ -47,7 +47,15 @@ export type DomainEvent =
     }
   /** A move to another application failed; sent to the application the channel stays in. */
   | { type: 'ApplicationMoveFailed'; application: string; channel: ChannelSnapshot; destination: string; args: string[] }
-  | { type: 'Dial'; peer: ChannelSnapshot; caller?: ChannelSnapshot; forward?: string; forwarded?: ChannelSnapshot; dialstring?: string; dialstatus: string }
+  | {
+      type: 'Dial';
+      peer: ChannelSnapshot;
+      caller?: ChannelSnapshot;
+      forward?: string;
+      forwarded?: ChannelSnapshot;
+      dialstring?: string;
+      dialstatus: string;
+    }
   | { type: 'BridgeCreated'; bridge: BridgeSnapshot }
   | { type: 'BridgeDestroyed'; bridge: BridgeSnapshot }
   | { type: 'BridgeMerged'; bridge: BridgeSnapshot; bridge_from: BridgeSnapshot }

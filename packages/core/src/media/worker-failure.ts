@@ -31,7 +31,9 @@ export function watchWorkerFailures(deps: {
     // Rebuild only after the lost channels have left, so they are not joined again.
     void Promise.allSettled(hangups).then(async () => {
       for (const bridgeId of notification.bridgeIds) {
-        await deps.bridges.rebuildMedia(bridgeId).catch((err: unknown) => deps.log.error({ err, bridge: bridgeId }, 'bridge rebuild failed'));
+        await deps.bridges
+          .rebuildMedia(bridgeId)
+          .catch((err: unknown) => deps.log.error({ err, bridge: bridgeId }, 'bridge rebuild failed'));
       }
     });
   });

@@ -124,16 +124,7 @@ export interface EndpointSnapshot {
   channel_ids: string[];
 }
 
-export type DeviceStateValue =
-  | 'UNKNOWN'
-  | 'NOT_INUSE'
-  | 'INUSE'
-  | 'BUSY'
-  | 'INVALID'
-  | 'UNAVAILABLE'
-  | 'RINGING'
-  | 'RINGINUSE'
-  | 'ONHOLD';
+export type DeviceStateValue = 'UNKNOWN' | 'NOT_INUSE' | 'INUSE' | 'BUSY' | 'INVALID' | 'UNAVAILABLE' | 'RINGING' | 'RINGINUSE' | 'ONHOLD';
 
 export interface DeviceStateSnapshot {
   name: string;

@@ -72,7 +72,11 @@ const goto: DialplanApplication = async (_ctx, args) => parseGoto(args);
 export function parseGoto(args: string[]): DialplanFlow {
   const parts = args.filter((a) => a !== undefined);
   const [context, exten, target] =
-    parts.length >= 3 ? [parts[0], parts[1], parts[2]] : parts.length === 2 ? [undefined, parts[0], parts[1]] : [undefined, undefined, parts[0]];
+    parts.length >= 3
+      ? [parts[0], parts[1], parts[2]]
+      : parts.length === 2
+        ? [undefined, parts[0], parts[1]]
+        : [undefined, undefined, parts[0]];
   if (target === undefined || target === '') return { kind: 'stop' };
   const flow: DialplanFlow = { kind: 'goto' };
   if (context) flow.context = context;

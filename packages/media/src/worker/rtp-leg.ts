@@ -19,7 +19,13 @@ import { RtpStatsTracker, type RtpStatisticsSnapshot } from '../rtp/rtcp-stats.j
 import { RtcpSocket } from '../rtp/rtcp-socket.js';
 import { buildBye } from '../rtp/rtcp.js';
 import { RTP_HEADER_SIZE, type RtpPacketInfo, parseRtpPacket, writeRtpHeader } from '../rtp/rtp-header.js';
-import { DtmfEndDetector, TELEPHONE_EVENT_SIZE, type TelephoneEvent, parseTelephoneEvent, writeTelephoneEvent } from '../rtp/telephone-event.js';
+import {
+  DtmfEndDetector,
+  TELEPHONE_EVENT_SIZE,
+  type TelephoneEvent,
+  parseTelephoneEvent,
+  writeTelephoneEvent,
+} from '../rtp/telephone-event.js';
 import type { LegCounters, LegRemote } from '../types.js';
 
 /** A received packet handed to a relay before any decoding (`payload` is a view valid during the call). */
@@ -214,7 +220,12 @@ export class RtpLeg {
    * number and timestamp the relay computed from this leg's `streamPosition` (RFC 3550 §7.1: a
    * translator may change them as long as each stream stays consistent).
    */
-  sendRelayed(kind: 'audio' | 'event', payload: Uint8Array, header: { sequenceNumber: number; timestamp: number; marker: boolean }, samples: number): void {
+  sendRelayed(
+    kind: 'audio' | 'event',
+    payload: Uint8Array,
+    header: { sequenceNumber: number; timestamp: number; marker: boolean },
+    samples: number,
+  ): void {
     const remote = this.#remote;
     if (remote === null || this.#closed) return;
     const payloadType = kind === 'audio' ? remote.codec.payloadType : remote.telephoneEventPayloadType;
@@ -227,7 +238,13 @@ export class RtpLeg {
     this.#markerPending = false;
     if (!this.#mayTransmit()) return;
     const packet = Buffer.allocUnsafe(RTP_HEADER_SIZE + payload.length);
-    writeRtpHeader(packet, { payloadType, marker: header.marker, sequenceNumber: header.sequenceNumber, timestamp: header.timestamp, ssrc: this.#ssrc });
+    writeRtpHeader(packet, {
+      payloadType,
+      marker: header.marker,
+      sequenceNumber: header.sequenceNumber,
+      timestamp: header.timestamp,
+      ssrc: this.#ssrc,
+    });
     packet.set(payload, RTP_HEADER_SIZE);
     this.#transmit(packet);
   }
@@ -240,7 +257,13 @@ export class RtpLeg {
     const remote = this.#remote;
     if (remote === null || remote.telephoneEventPayloadType === undefined || this.#closed) return false;
     const packet = Buffer.allocUnsafe(RTP_HEADER_SIZE + TELEPHONE_EVENT_SIZE);
-    writeRtpHeader(packet, { payloadType: remote.telephoneEventPayloadType, marker, sequenceNumber: this.#sequence, timestamp, ssrc: this.#ssrc });
+    writeRtpHeader(packet, {
+      payloadType: remote.telephoneEventPayloadType,
+      marker,
+      sequenceNumber: this.#sequence,
+      timestamp,
+      ssrc: this.#ssrc,
+    });
     writeTelephoneEvent(packet, event, RTP_HEADER_SIZE);
     this.#sequence = (this.#sequence + 1) & 0xffff;
     if (this.#mayTransmit()) this.#transmit(packet);
