@@ -161,7 +161,9 @@ describe('loadConfig', () => {
         contacts: ['sip:alice@192.0.2.5:5060'],
       },
     ]);
-    assert.deepEqual(sip.auths, [{ name: 'alice-auth', authType: 'userpass', username: 'alice', password: 'pw', realm: 'switchboard' }]);
+    assert.deepEqual(sip.auths, [
+      { name: 'alice-auth', authType: 'userpass', username: 'alice', password: 'pw', realm: 'switchboard', supportedAlgorithmsUas: ['MD5'] },
+    ]);
     assert.deepEqual(sip.identifies, [
       { name: 'alice', endpoint: 'alice', match: ['192.0.2.0/24', '10.1.1.1', '2001:db8::/32', '172.16.0.0/16'] },
     ]);
@@ -184,6 +186,14 @@ describe('loadConfig', () => {
     assert.equal(withOpus.warnings.length, 2);
     assert.match(withOpus.warnings[0], /g729.*not supported yet/);
     assert.match(withOpus.warnings[1], /bogus.*not a known codec/);
+  });
+
+  it('reads the digest algorithms an auth accepts, MD5 alone by default', () => {
+    const auths = (lines: string[]) =>
+      loadConfig(confDir({ 'pjsip.conf': ['[a]', 'type = auth', 'username = a', 'password = p', ...lines].join('\n') })).sip.auths[0];
+    assert.deepEqual(auths([]).supportedAlgorithmsUas, ['MD5']);
+    assert.deepEqual(auths(['supported_algorithms_uas = sha-256, md5']).supportedAlgorithmsUas, ['SHA-256', 'MD5']);
+    assert.throws(() => auths(['supported_algorithms_uas = sha-512']), /MD5 and\/or SHA-256/);
   });
 
   it('stops on an invalid value, naming file and line', () => {

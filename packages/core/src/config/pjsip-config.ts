@@ -374,11 +374,19 @@ function readAuth(section: IniSection, log: Logger): SipAuthConfig {
   let username: string | undefined;
   let password: string | undefined;
   let realm: string | undefined;
+  let algorithms: ('MD5' | 'SHA-256')[] = ['MD5'];
   applyOptions({
     section,
     log,
     ignore: ['type'],
     handlers: {
+      supported_algorithms_uas: (o) => {
+        const names = splitList(o.value).map((name) => name.toUpperCase());
+        const known = { MD5: 'MD5', 'SHA-256': 'SHA-256' } as const;
+        const chosen = names.map((name) => known[name as keyof typeof known]);
+        if (chosen.length === 0 || chosen.some((name) => name === undefined)) throw invalid(o, 'expected MD5 and/or SHA-256');
+        algorithms = [...new Set(chosen as ('MD5' | 'SHA-256')[])];
+      },
       // `digest` is the newer Asterisk name for the same thing; md5/oauth credentials are not supported.
       auth_type: (o) => {
         const type = o.value.trim().toLowerCase();
@@ -399,7 +407,7 @@ function readAuth(section: IniSection, log: Logger): SipAuthConfig {
   if (password === undefined || password === '') {
     throw new ConfigError(section.file, section.line, `auth '${section.name}' has no password`);
   }
-  const auth: SipAuthConfig = { name: section.name, authType: 'userpass', username, password };
+  const auth: SipAuthConfig = { name: section.name, authType: 'userpass', username, password, supportedAlgorithmsUas: algorithms };
   if (realm !== undefined) auth.realm = realm;
   return auth;
 }

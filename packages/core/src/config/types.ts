@@ -106,6 +106,11 @@ export interface SipAuthConfig {
   username: string;
   password: string;
   realm?: string;
+  /**
+   * Digest algorithms this auth accepts from phones (`supported_algorithms_uas`), in challenge order.
+   * Absent or default: MD5 alone, since several deployed phones fail on a 401 that also names SHA-256.
+   */
+  supportedAlgorithmsUas?: ('MD5' | 'SHA-256')[];
 }
 
 export interface SipConfig {

@@ -97,7 +97,7 @@ function config(trunkContact: string): SipConfig {
       { name: 'trunk', maxContacts: 0, removeExisting: false, ...aor, contacts: [trunkContact] },
     ],
     auths: [
-      { name: 'alice-auth', authType: 'userpass', username: 'alice', password: 'wonderland' },
+      { name: 'alice-auth', authType: 'userpass', username: 'alice', password: 'wonderland', supportedAlgorithmsUas: ['MD5', 'SHA-256'] },
       { name: 'bob-auth', authType: 'userpass', username: 'bob', password: 'builder' },
     ],
   };

@@ -12,6 +12,7 @@ import {
   type Logger,
   type OutboundCall,
   type OutboundCallRequest,
+  type SipAuthConfig,
   type SipConfig,
   type SipEndpointConfig,
   type SipTransportConfig,
@@ -28,6 +29,7 @@ import { WsTransport } from '../transport/ws-transport.js';
 import { UdpTransport } from '../transport/udp-transport.js';
 import { UserAgentCore } from '../ua/user-agent-core.js';
 import { ChannelNamer } from './channel-names.js';
+import type { DigestAlgorithm } from './digest.js';
 import { DigestAuthenticator, type DigestAuthenticatorOptions } from './digest-auth.js';
 import { IdentifyByAddress, type InboundAuthenticator } from './identify.js';
 import { InboundCall, type SipMediaEngine } from './inbound-call.js';
@@ -149,6 +151,7 @@ export class SipDriver implements ChannelDriver {
     const digest = config.endpoints.some((endpoint) => endpoint.auth !== undefined)
       ? [
           new DigestAuthenticator({
+            algorithms: challengeAlgorithms(config.auths),
             ...options.digest,
             endpoints: config.endpoints,
             auths: config.auths,
@@ -458,4 +461,13 @@ function uriProtocol(uri: SipUri): TransportProtocol | undefined {
   const param = uri.params.get('transport')?.toLowerCase();
   if (param === 'udp' || param === 'tcp' || param === 'tls' || param === 'ws' || param === 'wss') return param;
   return uri.scheme === 'sips' ? 'tls' : undefined;
+}
+
+/**
+ * The challenges to send: every algorithm some auth accepts (pjsip.conf `supported_algorithms_uas`),
+ * MD5 first. The user is unknown when the 401 goes out, so the union is offered to everyone.
+ */
+function challengeAlgorithms(auths: readonly SipAuthConfig[]): DigestAlgorithm[] {
+  const wanted = new Set(auths.flatMap((auth) => auth.supportedAlgorithmsUas ?? ['MD5']));
+  return (['MD5', 'SHA-256'] as const).filter((algorithm) => wanted.has(algorithm));
 }
