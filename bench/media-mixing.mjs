@@ -12,7 +12,7 @@ import { MAX_ADDED_JITTER_MS, MAX_LOSS_PCT, PCMU, farLeg, inBatches, startEngine
 const seconds = Number(process.env.BENCH_STEP_SECONDS ?? 4);
 const layouts = {
   'three-party': (process.env.BENCH_THREE_PARTY ?? '60,120,240,360,480').split(',').map(Number),
-  conference: (process.env.BENCH_CONFERENCE ?? '25,50,100,200,300').split(',').map(Number),
+  conference: (process.env.BENCH_CONFERENCE ?? '25,50,100,200,300,450').split(',').map(Number),
 };
 
 const engine = await startEngine();

@@ -65,7 +65,6 @@ const registered = await runSipp('register-auth.xml', target, {
 });
 if (registered.code !== 0) throw new Error(`bob did not register:\n${registered.stdout.slice(-2000)}`);
 
-const totalSeconds = rates.length * (seconds + 8);
 const { steps, best } = await stepRates({
   pid: sb.process.pid,
   rates,
@@ -102,7 +101,6 @@ const result = {
   machine: machine(),
   scenario: 'alice uac-auth-bye.xml (digest on every INVITE) → 300: Dial(SIP/bob) → bob uas-answer-wait-bye.xml; alice hangs up after ACK',
   step_seconds: seconds,
-  bound_seconds: totalSeconds,
   max_failure_pct: MAX_FAILURE_RATIO * 100,
   best_rate_cps: best?.rate ?? null,
   best_server_cpu_ms_per_call: best?.server_cpu_ms_per_call ?? null,

@@ -76,5 +76,7 @@ const result = {
   pacing_error_ms_p50: Number(percentile(errors, 50).toFixed(3)),
   pacing_error_ms_p99: Number(percentile(errors, 99).toFixed(3)),
 };
-console.table(Object.entries(result).map(([figure, value]) => ({ figure, value: typeof value === 'object' ? JSON.stringify(value) : value })));
+console.table(
+  Object.entries(result).map(([figure, value]) => ({ figure, value: typeof value === 'object' ? JSON.stringify(value) : value })),
+);
 writeFileSync(join(REPO_ROOT, 'bench', 'results', 'sipp-dialplan.json'), `${JSON.stringify(result, null, 2)}\n`);

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { runSipp, startSwitchboard } from '../test/dist/harness.js';
 import { machine, printSteps, stepRates, writeResult } from './common.mjs';
 
-const rates = (process.env.BENCH_RATES ?? '100,200,400,800,1200,1600').split(',').map(Number);
+const rates = (process.env.BENCH_RATES ?? '400,800,1200,1600,2400,3200').split(',').map(Number);
 const seconds = Number(process.env.BENCH_STEP_SECONDS ?? 8);
 const users = Number(process.env.BENCH_USERS ?? 500);
 const MAX_FAILURE_RATIO = 0.001;
