@@ -245,23 +245,27 @@ describe('channel operations', () => {
     }
   });
 
-  it('originate to Local/200@from-internal: ;2 runs the dialplan, ;1 enters the application and ends with it', {
-    timeout: 30_000,
-  }, async () => {
-    const events: AriEvent[] = [];
-    const record = (event: AriEvent) => events.push(event);
-    client.on('*', record);
-    try {
-      const channel = (await client.channels.originate({ endpoint: 'Local/200@from-internal', app: 'demo', channelId: 'local-1' })) as {
-        name: string;
-      };
-      assert.match(channel.name, /^Local\/200@from-internal-[0-9a-f]{8};1$/);
-      await waitFor(events, (e) => e.type === 'AppStart' && (e.channel as { id: string }).id === 'local-1', 'AppStart of ;1');
-      // Extension 200 answers, plays hello-world and hangs up: ;1 follows.
-      await waitFor(events, (e) => e.type === 'ChannelDestroyed' && (e.channel as { id: string }).id === 'local-1', ';1 destroyed');
-      assert.ok(events.some((e) => e.type === 'Dial' && e.dialstatus === 'ANSWER'));
-    } finally {
-      client.removeListener('*', record);
-    }
-  });
+  it(
+    'originate to Local/200@from-internal: ;2 runs the dialplan, ;1 enters the application and ends with it',
+    {
+      timeout: 30_000,
+    },
+    async () => {
+      const events: AriEvent[] = [];
+      const record = (event: AriEvent) => events.push(event);
+      client.on('*', record);
+      try {
+        const channel = (await client.channels.originate({ endpoint: 'Local/200@from-internal', app: 'demo', channelId: 'local-1' })) as {
+          name: string;
+        };
+        assert.match(channel.name, /^Local\/200@from-internal-[0-9a-f]{8};1$/);
+        await waitFor(events, (e) => e.type === 'AppStart' && (e.channel as { id: string }).id === 'local-1', 'AppStart of ;1');
+        // Extension 200 answers, plays hello-world and hangs up: ;1 follows.
+        await waitFor(events, (e) => e.type === 'ChannelDestroyed' && (e.channel as { id: string }).id === 'local-1', ';1 destroyed');
+        assert.ok(events.some((e) => e.type === 'Dial' && e.dialstatus === 'ANSWER'));
+      } finally {
+        client.removeListener('*', record);
+      }
+    },
+  );
 });

@@ -141,33 +141,37 @@ describe('MediaEngine with one worker', () => {
     assert.ok(count < 100);
   });
 
-  it('replaces a playback: the first finishes stopped, the second starts with a marker and continues the stream', {
-    timeout: 10_000,
-  }, async () => {
-    const leg = await engine.createLeg({ bindAddress: '127.0.0.1' });
-    await engine.setLegRemote(leg.legId, pcmu(far.port));
-    await engine.playFile(leg.legId, { playbackId: 'a', file: longTone });
-    await waitFor('5 packets', () => (far.packets.length >= 5 ? true : undefined));
-    await engine.playFile(leg.legId, { playbackId: 'b', file: oneSecond, offsetMs: 900 });
-    await waitFor('b finished', () => noteOf('playbackFinished', (n) => n.playbackId === 'b'));
-    assert.equal(noteOf('playbackFinished', (n) => n.playbackId === 'a')?.reason, 'stopped');
-    assert.equal(noteOf('playbackFinished', (n) => n.playbackId === 'b')?.reason, 'complete');
-    await sleep(50);
+  it(
+    'replaces a playback: the first finishes stopped, the second starts with a marker and continues the stream',
+    {
+      timeout: 10_000,
+    },
+    async () => {
+      const leg = await engine.createLeg({ bindAddress: '127.0.0.1' });
+      await engine.setLegRemote(leg.legId, pcmu(far.port));
+      await engine.playFile(leg.legId, { playbackId: 'a', file: longTone });
+      await waitFor('5 packets', () => (far.packets.length >= 5 ? true : undefined));
+      await engine.playFile(leg.legId, { playbackId: 'b', file: oneSecond, offsetMs: 900 });
+      await waitFor('b finished', () => noteOf('playbackFinished', (n) => n.playbackId === 'b'));
+      assert.equal(noteOf('playbackFinished', (n) => n.playbackId === 'a')?.reason, 'stopped');
+      assert.equal(noteOf('playbackFinished', (n) => n.playbackId === 'b')?.reason, 'complete');
+      await sleep(50);
 
-    const markers = far.packets.map((p, i) => (p.info.marker ? i : -1)).filter((i) => i >= 0);
-    assert.equal(markers.length, 2, 'one talkspurt per playback');
-    const startOfB = markers[1];
-    assert.equal(far.packets.length - startOfB, 5, 'the last 100 ms of the file is 5 packets');
-    for (let i = 1; i < far.packets.length; i += 1) {
-      const previous = far.packets[i - 1].info;
-      const current = far.packets[i].info;
-      assert.equal(current.ssrc, previous.ssrc);
-      assert.equal(current.sequenceNumber, (previous.sequenceNumber + 1) & 0xffff);
-      const advance = (current.timestamp - previous.timestamp) >>> 0;
-      assert.ok(advance >= 160 && advance < 8000, `timestamp advances monotonically (${advance})`);
-      if (i !== startOfB) assert.equal(advance, 160);
-    }
-  });
+      const markers = far.packets.map((p, i) => (p.info.marker ? i : -1)).filter((i) => i >= 0);
+      assert.equal(markers.length, 2, 'one talkspurt per playback');
+      const startOfB = markers[1];
+      assert.equal(far.packets.length - startOfB, 5, 'the last 100 ms of the file is 5 packets');
+      for (let i = 1; i < far.packets.length; i += 1) {
+        const previous = far.packets[i - 1].info;
+        const current = far.packets[i].info;
+        assert.equal(current.ssrc, previous.ssrc);
+        assert.equal(current.sequenceNumber, (previous.sequenceNumber + 1) & 0xffff);
+        const advance = (current.timestamp - previous.timestamp) >>> 0;
+        assert.ok(advance >= 160 && advance < 8000, `timestamp advances monotonically (${advance})`);
+        if (i !== startOfB) assert.equal(advance, 160);
+      }
+    },
+  );
 
   it('pads the partial last frame with silence', { timeout: 10_000 }, async () => {
     const file = join(dir, 'partial.wav');

@@ -162,7 +162,14 @@ describe('loadConfig', () => {
       },
     ]);
     assert.deepEqual(sip.auths, [
-      { name: 'alice-auth', authType: 'userpass', username: 'alice', password: 'pw', realm: 'switchboard', supportedAlgorithmsUas: ['MD5'] },
+      {
+        name: 'alice-auth',
+        authType: 'userpass',
+        username: 'alice',
+        password: 'pw',
+        realm: 'switchboard',
+        supportedAlgorithmsUas: ['MD5'],
+      },
     ]);
     assert.deepEqual(sip.identifies, [
       { name: 'alice', endpoint: 'alice', match: ['192.0.2.0/24', '10.1.1.1', '2001:db8::/32', '172.16.0.0/16'] },

@@ -64,7 +64,11 @@ export class PositionalFile {
   /** Waits for pending writes, writes each patch synchronously, closes. Rejects with the first error. */
   async finish(patches: Array<[number, Uint8Array]> = []): Promise<void> {
     if (this.#closed) return;
-    if (this.#inFlight > 0) await new Promise<void>((resolve) => (this.#drained = resolve));
+    if (this.#inFlight > 0) {
+      await new Promise<void>((resolve) => {
+        this.#drained = resolve;
+      });
+    }
     this.#closed = true;
     try {
       if (this.#error === null) for (const [position, bytes] of patches) writeSync(this.#fd, bytes, 0, bytes.length, position);

@@ -45,26 +45,30 @@ describe('snoop, DTMF, tones, detection', () => {
     }
   }
 
-  it('a spy snoop bridged with a supervisor hears what the source phone sends; whisper reaches the source', {
-    timeout: 10_000,
-  }, async () => {
-    await start(2, 2); // source and supervisor on different workers
-    const [source, supervisor] = legs;
-    const snoop = await engine.createSnoopLeg({ sourceLegId: source.legId, spy: 'in', whisper: 'out' });
-    await engine.createBridge({ bridgeId: 'spy', kind: 'mixing' });
-    await engine.joinBridge('spy', snoop.legId);
-    await engine.joinBridge('spy', supervisor.legId);
-    peers[0].sendTone(source.localPort, 600);
-    peers[1].sendTone(supervisor.localPort, 1100);
-    await sleep(300);
-    const since = performance.now();
-    await sleep(500);
-    const heard = peers[1].levels(since, [600]);
-    assert.ok(heard[600] > 3000, `the supervisor hears the source's phone (${heard[600].toFixed(0)})`);
-    const whispered = peers[0].levels(since, [1100, 600]);
-    assert.ok(whispered[1100] > 3000, `the source's phone hears the whisper (${whispered[1100].toFixed(0)})`);
-    assert.ok(whispered[600] < 600, 'but not itself');
-  });
+  it(
+    'a spy snoop bridged with a supervisor hears what the source phone sends; whisper reaches the source',
+    {
+      timeout: 10_000,
+    },
+    async () => {
+      await start(2, 2); // source and supervisor on different workers
+      const [source, supervisor] = legs;
+      const snoop = await engine.createSnoopLeg({ sourceLegId: source.legId, spy: 'in', whisper: 'out' });
+      await engine.createBridge({ bridgeId: 'spy', kind: 'mixing' });
+      await engine.joinBridge('spy', snoop.legId);
+      await engine.joinBridge('spy', supervisor.legId);
+      peers[0].sendTone(source.localPort, 600);
+      peers[1].sendTone(supervisor.localPort, 1100);
+      await sleep(300);
+      const since = performance.now();
+      await sleep(500);
+      const heard = peers[1].levels(since, [600]);
+      assert.ok(heard[600] > 3000, `the supervisor hears the source's phone (${heard[600].toFixed(0)})`);
+      const whispered = peers[0].levels(since, [1100, 600]);
+      assert.ok(whispered[1100] > 3000, `the source's phone hears the whisper (${whispered[1100].toFixed(0)})`);
+      assert.ok(whispered[600] < 600, 'but not itself');
+    },
+  );
 
   it('sends RFC 4733 events on the negotiated payload type, and resolves after the last digit', { timeout: 10_000 }, async () => {
     await start(1, 1);
