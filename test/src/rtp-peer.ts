@@ -4,7 +4,7 @@
  * symmetric RTP does), sends PCMU audio back to it.
  */
 import { createSocket, type RemoteInfo, type Socket } from 'node:dgram';
-import { type ReceivedPacket, rms } from './rtp-receiver.js';
+import { parseRtp, type ReceivedPacket, rms } from './rtp-receiver.js';
 
 const SAMPLE_RATE = 8000;
 const FRAME_SAMPLES = 160;
@@ -22,18 +22,10 @@ export class RtpPeer {
   private constructor(socket: Socket) {
     this.#socket = socket;
     socket.on('message', (msg: Buffer, rinfo: RemoteInfo) => {
-      if (msg.length < 12 || msg[0] >> 6 !== 2) return;
+      const packet = parseRtp(msg);
+      if (!packet) return;
       this.remote ??= { address: rinfo.address, port: rinfo.port };
-      const csrcCount = msg[0] & 0x0f;
-      this.packets.push({
-        at: performance.now(),
-        payloadType: msg[1] & 0x7f,
-        marker: (msg[1] & 0x80) !== 0,
-        sequence: msg.readUInt16BE(2),
-        timestamp: msg.readUInt32BE(4),
-        ssrc: msg.readUInt32BE(8),
-        payload: msg.subarray(12 + 4 * csrcCount),
-      });
+      this.packets.push(packet);
     });
   }
 

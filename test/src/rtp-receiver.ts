@@ -12,6 +12,21 @@ export interface ReceivedPacket {
   payload: Buffer;
 }
 
+/** Reads the RTP header fields a test checks; anything that is not RTP version 2 is ignored. */
+export function parseRtp(msg: Buffer): ReceivedPacket | undefined {
+  if (msg.length < 12 || msg[0] >> 6 !== 2) return undefined;
+  const csrcCount = msg[0] & 0x0f;
+  return {
+    at: performance.now(),
+    payloadType: msg[1] & 0x7f,
+    marker: (msg[1] & 0x80) !== 0,
+    sequence: msg.readUInt16BE(2),
+    timestamp: msg.readUInt32BE(4),
+    ssrc: msg.readUInt32BE(8),
+    payload: msg.subarray(12 + 4 * csrcCount),
+  };
+}
+
 export class RtpReceiver {
   readonly packets: ReceivedPacket[] = [];
   readonly #socket: Socket;
@@ -20,17 +35,8 @@ export class RtpReceiver {
   private constructor(socket: Socket) {
     this.#socket = socket;
     socket.on('message', (msg) => {
-      if (msg.length < 12 || msg[0] >> 6 !== 2) return;
-      const csrcCount = msg[0] & 0x0f;
-      this.packets.push({
-        at: performance.now(),
-        payloadType: msg[1] & 0x7f,
-        marker: (msg[1] & 0x80) !== 0,
-        sequence: msg.readUInt16BE(2),
-        timestamp: msg.readUInt32BE(4),
-        ssrc: msg.readUInt32BE(8),
-        payload: msg.subarray(12 + 4 * csrcCount),
-      });
+      const packet = parseRtp(msg);
+      if (packet) this.packets.push(packet);
     });
   }
 

@@ -8,6 +8,7 @@
  * Time is passed in: `nowMs` is Unix milliseconds (the NTP clock of SR/RR), so a test drives the
  * tracker without sleeping. Jitter and RTT figures are reported in seconds, as the reference does.
  */
+import type { LegRtpStatistics } from '../types.js';
 import {
   type ReportBlock,
   type RtcpPacket,
@@ -152,40 +153,8 @@ export class ReceiverStatistics {
   }
 }
 
-/** The reference's RTPstat figures (core's `RtpStatistics` without `channel_uniqueid`). */
-export interface RtpStatisticsSnapshot {
-  txcount: number;
-  rxcount: number;
-  txjitter?: number;
-  rxjitter?: number;
-  remote_maxjitter?: number;
-  remote_minjitter?: number;
-  remote_normdevjitter?: number;
-  remote_stdevjitter?: number;
-  local_maxjitter?: number;
-  local_minjitter?: number;
-  local_normdevjitter?: number;
-  local_stdevjitter?: number;
-  txploss: number;
-  rxploss: number;
-  remote_maxrxploss?: number;
-  remote_minrxploss?: number;
-  remote_normdevrxploss?: number;
-  remote_stdevrxploss?: number;
-  local_maxrxploss?: number;
-  local_minrxploss?: number;
-  local_normdevrxploss?: number;
-  local_stdevrxploss?: number;
-  rtt?: number;
-  maxrtt?: number;
-  minrtt?: number;
-  normdevrtt?: number;
-  stdevrtt?: number;
-  local_ssrc: number;
-  remote_ssrc: number;
-  txoctetcount: number;
-  rxoctetcount: number;
-}
+/** The reference's RTPstat figures, as `getRtpStatistics` returns them (declared once in types.ts). */
+export type RtpStatisticsSnapshot = LegRtpStatistics;
 
 export interface RtpStatsTrackerOptions {
   localSsrc: number;
