@@ -9,6 +9,7 @@ const ALL = [
   'sipp-call-rate.mjs',
   'sipp-dial-rate.mjs',
   'sipp-register-rate.mjs',
+  'sipp-register-memory.mjs',
   'media-relay.mjs',
   'media-mixing.mjs',
   'media-transcode.mjs',

@@ -1,4 +1,6 @@
 /** A transport that records what the layers above send, for transaction tests. */
+import { EncodedResponse } from '../message/encoded-response.js';
+import { parseMessage } from '../message/parser.js';
 import type { SipMessage, SipResponse } from '../message/sip-message.js';
 import type { PeerAddress, Transport } from '../transport/transport.js';
 import { responseDestination } from '../transport/via-received.js';
@@ -18,12 +20,13 @@ export class RecordingTransport implements Transport {
   readonly sent: SentMessage[] = [];
   failSends = false;
 
-  async send(message: SipMessage, destination: PeerAddress): Promise<void> {
+  async send(message: SipMessage | EncodedResponse, destination: PeerAddress): Promise<void> {
     if (this.failSends) throw new Error('send failed');
-    this.sent.push({ message, destination });
+    // Encoded responses are read back so tests see every sent message the same way.
+    this.sent.push({ message: message instanceof EncodedResponse ? parseMessage(message.data) : message, destination });
   }
 
-  sendResponse(response: SipResponse): Promise<void> {
+  sendResponse(response: SipResponse | EncodedResponse): Promise<void> {
     return this.send(response, responseDestination(response.topVia));
   }
 

@@ -20,6 +20,7 @@
  *             V
  *           Terminated
  */
+import { EncodedResponse } from '../message/encoded-response.js';
 import type { SipRequest, SipResponse } from '../message/sip-message.js';
 import type { Transport } from '../transport/transport.js';
 import { TIMER_J } from './timers.js';
@@ -38,13 +39,12 @@ const TRANSITIONS: Record<NonInviteServerState, readonly NonInviteServerState[]>
 export class NonInviteServerTransaction extends Transaction<NonInviteServerState> {
   readonly kind = 'non-invite-server';
   protected readonly transitions = TRANSITIONS;
-  readonly request: SipRequest;
   user: ServerTransactionUser = {};
-  #lastResponse: SipResponse | undefined;
+  /** Kept encoded: a completed transaction lives on for Timer J holding only what it resends. */
+  #lastResponse: SipResponse | EncodedResponse | undefined;
 
-  constructor(id: string, request: SipRequest, transport: Transport, env: TransactionEnvironment) {
+  constructor(id: string, transport: Transport, env: TransactionEnvironment) {
     super(id, transport, 'trying', env);
-    this.request = request;
   }
 
   get finalResponseSent(): boolean {
@@ -57,12 +57,15 @@ export class NonInviteServerTransaction extends Transaction<NonInviteServerState
       this.env.logger.debug({ transaction: this.id, status: response.status }, 'response after the final one dropped');
       return;
     }
-    this.#lastResponse = response;
-    this.transmit(this.transport.sendResponse(response));
     if (response.status < 200) {
+      this.#lastResponse = response;
+      this.transmit(this.transport.sendResponse(response));
       if (this.state === 'trying') this.transition('proceeding');
       return;
     }
+    const encoded = new EncodedResponse(response);
+    this.#lastResponse = encoded;
+    this.transmit(this.transport.sendResponse(encoded));
     this.transition('completed');
     if (this.transport.reliable) this.transition('terminated');
     else this.startTimer('J', TIMER_J, () => this.transition('terminated'));

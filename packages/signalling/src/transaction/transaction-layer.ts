@@ -4,6 +4,8 @@
  * only what it must see. Retransmitted requests never reach the TU.
  */
 import type { Clock, Logger } from '@switchboard/core';
+import { createResponse } from '../message/builders.js';
+import { newTag } from '../message/ids.js';
 import type { SipRequest, SipResponse } from '../message/sip-message.js';
 import type { IncomingContext, PeerAddress, Transport, TransportDelegate } from '../transport/transport.js';
 import { InviteClientTransaction } from './invite-client.js';
@@ -30,7 +32,18 @@ export interface TransactionLayerUser {
 export interface TransactionLayerOptions {
   clock: Clock;
   logger: Logger;
+  /** Live server transactions beyond which new requests are refused (default MAX_SERVER_TRANSACTIONS). */
+  maxServerTransactions?: number;
 }
+
+/**
+ * A completed UDP transaction lives on for 32 s (Timer J, RFC 3261 §17.2.2), about 3 KiB each, so
+ * memory follows the request rate; past this many the server refuses new requests with 503 and
+ * Retry-After (RFC 3261 §21.5.4) instead of growing without bound (~450 MiB at the limit).
+ */
+export const MAX_SERVER_TRANSACTIONS = 150_000;
+const OVERLOAD_RETRY_AFTER_S = 5;
+const OVERLOAD_LOG_INTERVAL_MS = 10_000;
 
 export class TransactionLayer implements TransportDelegate {
   user: TransactionLayerUser | undefined;
@@ -38,9 +51,13 @@ export class TransactionLayer implements TransportDelegate {
   readonly #clients = new Map<string, ClientTransaction>();
   readonly #log: Logger;
   readonly #env: TransactionEnvironment;
+  readonly #maxServerTransactions: number;
+  #refusedSinceLog = 0;
+  #lastOverloadLog = Number.NEGATIVE_INFINITY;
 
   constructor(options: TransactionLayerOptions) {
     this.#log = options.logger;
+    this.#maxServerTransactions = options.maxServerTransactions ?? MAX_SERVER_TRANSACTIONS;
     this.#env = {
       clock: options.clock,
       logger: options.logger,
@@ -74,10 +91,14 @@ export class TransactionLayer implements TransportDelegate {
       this.user?.onRequest(request, context, undefined);
       return;
     }
+    if (this.#servers.size >= this.#maxServerTransactions) {
+      this.#refuseOverloaded(request, context);
+      return;
+    }
     const transaction =
       request.method === 'INVITE'
         ? new InviteServerTransaction(key, request, context.transport, this.#env)
-        : new NonInviteServerTransaction(key, request, context.transport, this.#env);
+        : new NonInviteServerTransaction(key, context.transport, this.#env);
     this.#servers.set(key, transaction);
     if (this.user === undefined) {
       this.#log.debug({ method: request.method }, 'request without a transaction user dropped');
@@ -124,6 +145,22 @@ export class TransactionLayer implements TransportDelegate {
     for (const transaction of [...this.#servers.values(), ...this.#clients.values()]) transaction.abort();
     this.#servers.clear();
     this.#clients.clear();
+  }
+
+  /** Answered without a transaction: a retransmission simply gets another 503. */
+  #refuseOverloaded(request: SipRequest, context: IncomingContext): void {
+    const response = createResponse(request, 503, { toTag: newTag(), headers: [['Retry-After', String(OVERLOAD_RETRY_AFTER_S)]] });
+    context.transport.sendResponse(response).catch((err: unknown) => this.#log.debug({ err }, 'overload 503 not sent'));
+    this.#refusedSinceLog++;
+    const now = this.#env.clock.now();
+    if (now - this.#lastOverloadLog >= OVERLOAD_LOG_INTERVAL_MS) {
+      this.#log.warn(
+        { live: this.#servers.size, limit: this.#maxServerTransactions, refused: this.#refusedSinceLog },
+        'too many SIP transactions in progress; new requests refused with 503',
+      );
+      this.#lastOverloadLog = now;
+      this.#refusedSinceLog = 0;
+    }
   }
 
   #forget(transaction: Transaction<string>): void {

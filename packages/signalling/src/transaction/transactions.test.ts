@@ -266,7 +266,7 @@ describe('transactions (RFC 3261 §17) on a fake clock', () => {
   describe('non-INVITE server', () => {
     it('absorbs retransmissions in Trying, re-sends the final response in Completed, ends on Timer J', () => {
       const bye = request('BYE');
-      const tx = new NonInviteServerTransaction('nist', bye, transport, env);
+      const tx = new NonInviteServerTransaction('nist', transport, env);
       tx.receiveRequest(copy(bye));
       assert.equal(transport.sent.length, 0);
       tx.respond(response(bye, 200));
@@ -332,6 +332,34 @@ describe('transactions (RFC 3261 §17) on a fake clock', () => {
       assert.equal(stray.length, 1);
       layer.close();
       assert.equal(clock.pendingCount, 0);
+    });
+
+    it('refuses new requests with 503 and Retry-After past the transaction limit, and serves them again below it', () => {
+      const layer = new TransactionLayer({ clock, logger: silentLogger, maxServerTransactions: 2 });
+      const seen: string[] = [];
+      layer.user = {
+        onRequest: (req, _ctx, tx) => seen.push(`${req.method}:${tx === undefined ? 'none' : 'tx'}`),
+        onStrayResponse: () => {},
+      };
+      const context: IncomingContext = { transport, source: PEER };
+      const first = request('OPTIONS', 'z9hG4bKcap1');
+      layer.onRequest(first, context);
+      layer.onRequest(request('OPTIONS', 'z9hG4bKcap2'), context);
+      const sentBefore = transport.sent.length;
+      layer.onRequest(request('OPTIONS', 'z9hG4bKcap3'), context);
+      assert.deepEqual(seen, ['OPTIONS:tx', 'OPTIONS:tx'], 'the third request never reaches the TU');
+      const refusal = transport.sent[sentBefore]?.message;
+      assert.ok(refusal !== undefined && refusal.type === 'response');
+      assert.equal(refusal.status, 503);
+      assert.equal(refusal.getHeader('Retry-After'), '5');
+      assert.equal(layer.serverTransactionCount, 2);
+      // An ACK is never refused: it has no transaction to create.
+      layer.onRequest(request('ACK', 'z9hG4bKcapack'), context);
+      assert.equal(seen.at(-1), 'ACK:none');
+      layer.close();
+      layer.onRequest(request('OPTIONS', 'z9hG4bKcap4'), context);
+      assert.equal(seen.at(-1), 'OPTIONS:tx', 'served again once transactions ended');
+      layer.close();
     });
   });
 });

@@ -19,6 +19,7 @@ import { SipParseError, SipTransportError } from '../errors.js';
 import { createResponse } from '../message/builders.js';
 import { newTag } from '../message/ids.js';
 import { DEFAULT_PARSE_LIMITS, type ParseLimits, parseMessage } from '../message/parser.js';
+import { type EncodedResponse, encodeMessage } from '../message/encoded-response.js';
 import { serializeMessage } from '../message/serializer.js';
 import { type SipMessage, SipRequest, type SipResponse } from '../message/sip-message.js';
 import { canAnswer, findEssentialProblem } from '../message/validate.js';
@@ -157,9 +158,9 @@ export class StreamTransport implements Transport {
     return localAddressToward(normaliseAddress(peer));
   }
 
-  async send(message: SipMessage, destination: PeerAddress): Promise<void> {
+  async send(message: SipMessage | EncodedResponse, destination: PeerAddress): Promise<void> {
     if (this.#closed) throw new SipTransportError(`transport ${this.name} is closed`);
-    const data = serializeMessage(message);
+    const data = encodeMessage(message);
     const connection = await this.#connectionTo(destination);
     await connection.ready;
     if (this.traceMessages) {
@@ -174,7 +175,7 @@ export class StreamTransport implements Transport {
   }
 
   /** RFC 3261 §18.2.2: on the request's connection while it is open, else where the Via says. */
-  async sendResponse(response: SipResponse): Promise<void> {
+  async sendResponse(response: SipResponse | EncodedResponse): Promise<void> {
     const key = this.#viaRoutes.get(viaKey(response.topVia));
     const connection = key === undefined ? undefined : this.#connections.get(key);
     if (connection !== undefined) {

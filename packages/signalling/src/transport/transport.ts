@@ -2,6 +2,7 @@
  * What the layers above see of a transport (RFC 3261 §18): UDP (udp-transport.ts), TCP/TLS
  * (stream-transport.ts) and WebSocket (ws-transport.ts, RFC 7118) implement it.
  */
+import type { EncodedResponse } from '../message/encoded-response.js';
 import type { SipMessage, SipRequest, SipResponse } from '../message/sip-message.js';
 
 export type TransportProtocol = 'udp' | 'tcp' | 'tls' | 'ws' | 'wss';
@@ -35,9 +36,9 @@ export interface Transport {
   readonly localAddress: string;
   readonly localPort: number;
   /** Sends one message; rejects with SipTransportError when it cannot be handed to the network. */
-  send(message: SipMessage, destination: PeerAddress): Promise<void>;
+  send(message: SipMessage | EncodedResponse, destination: PeerAddress): Promise<void>;
   /** Sends a response where RFC 3261 §18.2.2 / RFC 3581 §4 say it goes (from its top Via). */
-  sendResponse(response: SipResponse): Promise<void>;
+  sendResponse(response: SipResponse | EncodedResponse): Promise<void>;
   /**
    * The host to write in Via sent-by, Contact and SDP for a peer at `peer`: the configured external
    * address, else the bound address, else the local address the system uses to reach that peer.

@@ -13,7 +13,7 @@ import { SipParseError, SipTransportError } from '../errors.js';
 import { createResponse } from '../message/builders.js';
 import { newTag } from '../message/ids.js';
 import { DEFAULT_PARSE_LIMITS, type ParseLimits, parseMessage } from '../message/parser.js';
-import { serializeMessage } from '../message/serializer.js';
+import { type EncodedResponse, encodeMessage } from '../message/encoded-response.js';
 import { type SipMessage, SipRequest, type SipResponse } from '../message/sip-message.js';
 import { canAnswer, findEssentialProblem } from '../message/validate.js';
 import { isWildcardAddress, localAddressToward } from './local-address.js';
@@ -102,10 +102,10 @@ export class UdpTransport implements Transport {
     return localAddressToward(normaliseAddress(peer));
   }
 
-  async send(message: SipMessage, destination: PeerAddress): Promise<void> {
+  async send(message: SipMessage | EncodedResponse, destination: PeerAddress): Promise<void> {
     const socket = this.#socket;
     if (socket === undefined || this.#closed) throw new SipTransportError(`transport ${this.name} is closed`);
-    const data = serializeMessage(message);
+    const data = encodeMessage(message);
     if (data.length > MAX_DATAGRAM) throw new SipTransportError(`message of ${data.length} bytes does not fit a datagram`);
     const address = await this.#resolve(destination.address);
     if (this.traceMessages) {
@@ -119,7 +119,7 @@ export class UdpTransport implements Transport {
     });
   }
 
-  sendResponse(response: SipResponse): Promise<void> {
+  sendResponse(response: SipResponse | EncodedResponse): Promise<void> {
     return this.send(response, responseDestination(response.topVia));
   }
 

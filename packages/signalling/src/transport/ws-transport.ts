@@ -15,6 +15,7 @@ import { SipParseError, SipTransportError } from '../errors.js';
 import { createResponse } from '../message/builders.js';
 import { newTag } from '../message/ids.js';
 import { DEFAULT_PARSE_LIMITS, type ParseLimits, parseMessage } from '../message/parser.js';
+import { type EncodedResponse, encodeMessage } from '../message/encoded-response.js';
 import { serializeMessage } from '../message/serializer.js';
 import { type SipMessage, SipRequest, type SipResponse } from '../message/sip-message.js';
 import { canAnswer, findEssentialProblem } from '../message/validate.js';
@@ -149,13 +150,13 @@ export class WsTransport implements Transport {
     return localAddressToward(normaliseAddress(peer));
   }
 
-  async send(message: SipMessage, destination: PeerAddress): Promise<void> {
+  async send(message: SipMessage | EncodedResponse, destination: PeerAddress): Promise<void> {
     if (this.#closed) throw new SipTransportError(`transport ${this.name} is closed`);
     const connection = this.#connections.get(connectionKey(destination.address, destination.port));
     if (connection === undefined) {
       throw new SipTransportError(`no WebSocket connection from ${destination.address}:${destination.port}`);
     }
-    const data = serializeMessage(message);
+    const data = encodeMessage(message);
     if (this.traceMessages) this.#log.trace({ to: connection.key, text: data.toString('utf8') }, 'sip message sent');
     await new Promise<void>((resolve, reject) => {
       // §5: text frames, as SIP messages are UTF-8 (a body that is not would go binary).
@@ -166,7 +167,7 @@ export class WsTransport implements Transport {
     });
   }
 
-  async sendResponse(response: SipResponse): Promise<void> {
+  async sendResponse(response: SipResponse | EncodedResponse): Promise<void> {
     const key = this.#viaRoutes.get(viaKey(response.topVia));
     const connection = key === undefined ? undefined : this.#connections.get(key);
     return this.send(response, connection?.remote ?? responseDestination(response.topVia));
