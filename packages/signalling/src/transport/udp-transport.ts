@@ -20,6 +20,9 @@ import { isWildcardAddress, localAddressToward } from './local-address.js';
 import type { PeerAddress, Transport, TransportDelegate } from './transport.js';
 import { applyReceived, normaliseAddress, responseDestination } from './via-received.js';
 
+/** Requested SO_RCVBUF/SO_SNDBUF of a SIP UDP socket. */
+const SOCKET_BUFFER_BYTES = 4 * 1024 * 1024;
+
 export interface UdpTransportOptions {
   name: string;
   bindAddress: string;
@@ -69,7 +72,15 @@ export class UdpTransport implements Transport {
   listen(): Promise<PeerAddress> {
     const { bindAddress, bindPort } = this.#options;
     this.#ipv6 = isIP(bindAddress) === 6;
-    const socket = createSocket({ type: this.#ipv6 ? 'udp6' : 'udp4', reuseAddr: false });
+    // The kernel's default receive buffer (~208 KiB) holds a few hundred datagrams: a 100 ms pause of
+    // the event loop at a few hundred calls per second overflows it, and a dropped 200 OK costs a
+    // retransmission cycle (500 ms and up) or the call. The kernel caps the request at net.core.rmem_max.
+    const socket = createSocket({
+      type: this.#ipv6 ? 'udp6' : 'udp4',
+      reuseAddr: false,
+      recvBufferSize: SOCKET_BUFFER_BYTES,
+      sendBufferSize: SOCKET_BUFFER_BYTES,
+    });
     this.#socket = socket;
     return new Promise((resolve, reject) => {
       const onError = (err: Error) => {
@@ -87,6 +98,7 @@ export class UdpTransport implements Transport {
             this.#log.error({ err, transport: this.name }, 'failed to process a received message');
           }
         });
+        this.#log.debug({ transport: this.name, receiveBuffer: socket.getRecvBufferSize() }, 'socket buffers');
         const bound = socket.address();
         this.#localAddress = bound.address;
         this.#localPort = bound.port;
