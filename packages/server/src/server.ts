@@ -11,6 +11,7 @@ import {
 } from '@switchboard/core';
 import { MediaEngine, supportedRecordingFormats } from '@switchboard/media';
 import { SipDriver } from '@switchboard/signalling';
+import { watchEventLoop } from './event-loop-watch.js';
 import { endpointStatusFor, registerDial, registerSipServices, sipServicesFor } from './sip-wiring.js';
 
 export interface ListeningAddress {
@@ -46,7 +47,7 @@ export async function startServer(options: {
   const log = options.logger;
   const config = loadConfig(resolve(options.confDir), log.child({ module: 'switchboard:config' }));
   const store = openStore(resolve(options.dataDir), log.child({ module: 'switchboard:store' }));
-  const cleanups: (() => Promise<void> | void)[] = [() => store.close()];
+  const cleanups: (() => Promise<void> | void)[] = [() => store.close(), watchEventLoop(log.child({ module: 'switchboard:loop' }))];
   const stopAll = async () => {
     for (const cleanup of cleanups.splice(0).reverse()) {
       try {
