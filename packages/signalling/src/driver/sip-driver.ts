@@ -117,6 +117,8 @@ export class SipDriver implements ChannelDriver {
     this.#transactions = new TransactionLayer({
       clock: this.#clock,
       logger: log.child({ module: 'switchboard:signalling:transaction' }),
+      // On the real clock only: tests on a fake clock expect retransmissions when they advance it.
+      ...(options.clock === undefined ? { afterPendingIo: (fn: () => void) => setImmediate(fn) } : {}),
     });
     this.#ua = new UserAgentCore({
       transactions: this.#transactions,

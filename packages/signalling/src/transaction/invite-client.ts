@@ -64,7 +64,7 @@ export class InviteClientTransaction extends Transaction<InviteClientState> {
 
   start(): void {
     this.#sendInvite();
-    if (!this.transport.reliable) this.startTimer('A', this.#timerA, () => this.#fireTimerA());
+    if (!this.transport.reliable) this.startRetransmitTimer('A', this.#timerA, () => this.#fireTimerA());
     this.startTimer('B', TIMER_B, () => {
       this.transition('terminated');
       this.#user.onTimeout();
@@ -121,7 +121,7 @@ export class InviteClientTransaction extends Transaction<InviteClientState> {
     if (this.state !== 'calling') return;
     this.#sendInvite();
     this.#timerA *= 2;
-    this.startTimer('A', this.#timerA, () => this.#fireTimerA());
+    this.startRetransmitTimer('A', this.#timerA, () => this.#fireTimerA());
   }
 
   protected onTransportError(err: unknown): void {

@@ -85,7 +85,7 @@ export class InviteServerTransaction extends Transaction<InviteServerState> {
       return;
     }
     this.transition('completed');
-    if (!this.transport.reliable) this.startTimer('G', this.#timerG, () => this.#fireTimerG());
+    if (!this.transport.reliable) this.startRetransmitTimer('G', this.#timerG, () => this.#fireTimerG());
     this.startTimer('H', TIMER_H, () => {
       // RFC 3261 §17.2.1: no ACK within 64*T1; the TU learns of the failure.
       this.transition('terminated');
@@ -116,7 +116,7 @@ export class InviteServerTransaction extends Transaction<InviteServerState> {
     if (this.state !== 'completed' || this.#finalResponse === undefined) return;
     this.transmit(this.transport.sendResponse(this.#finalResponse));
     this.#timerG = Math.min(this.#timerG * 2, T2);
-    this.startTimer('G', this.#timerG, () => this.#fireTimerG());
+    this.startRetransmitTimer('G', this.#timerG, () => this.#fireTimerG());
   }
 
   protected onTransportError(err: unknown): void {

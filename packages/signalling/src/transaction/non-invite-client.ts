@@ -60,7 +60,7 @@ export class NonInviteClientTransaction extends Transaction<NonInviteClientState
   /** Sends the request and starts the timers; called once by the transaction layer. */
   start(): void {
     this.#send();
-    if (!this.transport.reliable) this.startTimer('E', this.#timerE, () => this.#fireTimerE());
+    if (!this.transport.reliable) this.startRetransmitTimer('E', this.#timerE, () => this.#fireTimerE());
     this.startTimer('F', TIMER_F, () => {
       this.transition('terminated');
       this.#user.onTimeout();
@@ -87,10 +87,11 @@ export class NonInviteClientTransaction extends Transaction<NonInviteClientState
   }
 
   #fireTimerE(): void {
+    if (this.state !== 'trying' && this.state !== 'proceeding') return;
     this.#send();
     // §17.1.2.2: doubling up to T2 while Trying; in Proceeding the interval is T2.
     this.#timerE = this.state === 'proceeding' ? T2 : Math.min(this.#timerE * 2, T2);
-    this.startTimer('E', this.#timerE, () => this.#fireTimerE());
+    this.startRetransmitTimer('E', this.#timerE, () => this.#fireTimerE());
   }
 
   protected onTransportError(err: unknown): void {

@@ -32,6 +32,8 @@ export interface TransactionLayerUser {
 export interface TransactionLayerOptions {
   clock: Clock;
   logger: Logger;
+  /** See TransactionEnvironment.afterPendingIo; the SIP driver passes `setImmediate`. */
+  afterPendingIo?(fn: () => void): void;
   /** Live server transactions beyond which new requests are refused (default MAX_SERVER_TRANSACTIONS). */
   maxServerTransactions?: number;
 }
@@ -62,6 +64,7 @@ export class TransactionLayer implements TransportDelegate {
       clock: options.clock,
       logger: options.logger,
       onTerminated: (transaction: Transaction<string>) => this.#forget(transaction),
+      afterPendingIo: options.afterPendingIo,
     };
   }
 

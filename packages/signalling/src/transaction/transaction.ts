@@ -14,6 +14,11 @@ export interface TransactionEnvironment {
   logger: Logger;
   /** Called once when the transaction reaches Terminated, so its owner can forget it. */
   onTerminated(transaction: Transaction<string>): void;
+  /**
+   * Runs a callback once the sockets have been read (`setImmediate` in the server). Without it,
+   * retransmission timers act at once (tests on a fake clock).
+   */
+  afterPendingIo?(fn: () => void): void;
 }
 
 export abstract class Transaction<S extends string> {
@@ -61,6 +66,20 @@ export abstract class Transaction<S extends string> {
       if (!this.terminated) fire();
     }, ms);
     this.#timers.set(name, handle);
+  }
+
+  /**
+   * A retransmission timer. After a pause of the event loop, expired timers run before the sockets
+   * are read, so the response (or ACK) that makes the retransmission pointless may already be
+   * waiting; the retransmission therefore waits for pending input to be handled first, and `fire`
+   * must check that it is still wanted.
+   */
+  protected startRetransmitTimer(name: TimerName, ms: number, fire: () => void): void {
+    this.startTimer(name, ms, () => {
+      const defer = this.env.afterPendingIo;
+      if (defer === undefined) fire();
+      else defer(() => !this.terminated && fire());
+    });
   }
 
   protected stopTimer(name: TimerName): void {

@@ -12,7 +12,7 @@ import { InviteClientTransaction } from './invite-client.js';
 import { InviteServerTransaction } from './invite-server.js';
 import { NonInviteClientTransaction } from './non-invite-client.js';
 import { NonInviteServerTransaction } from './non-invite-server.js';
-import { T1, T2, T4, TIMER_B, TIMER_D, TIMER_F, TIMER_H, TIMER_J } from './timers.js';
+import { T1, T2, T4, TIMER_A, TIMER_B, TIMER_D, TIMER_F, TIMER_H, TIMER_J } from './timers.js';
 import { TransactionLayer, type ServerTransaction } from './transaction-layer.js';
 
 const PEER = { address: '192.0.2.9', port: 5062 };
@@ -93,6 +93,25 @@ describe('transactions (RFC 3261 §17) on a fake clock', () => {
       assert.equal(tx.state, 'terminated');
       assert.deepEqual(terminated, ['ict']);
       assert.equal(clock.pendingCount, 0);
+    });
+
+    it('lets a response already waiting on the socket cancel a retransmission that is due (event-loop pause)', () => {
+      const pendingIo: Array<() => void> = [];
+      const user = recorder();
+      const invite = request('INVITE');
+      const tx = new InviteClientTransaction('ict-pause', invite, transport, PEER, user, {
+        ...env,
+        afterPendingIo: (fn) => pendingIo.push(fn),
+      });
+      tx.start();
+      assert.equal(transport.sent.length, 1);
+      clock.advance(TIMER_A);
+      assert.equal(transport.sent.length, 1, 'Timer A waits for pending input');
+      tx.receiveResponse(copy(response(invite, 180)));
+      for (const fn of pendingIo.splice(0)) fn();
+      assert.equal(transport.sent.length, 1, 'the 180 that was waiting made the retransmission pointless');
+      assert.equal(tx.state, 'proceeding');
+      tx.abort();
     });
 
     it('stops Timer A and B on a provisional response and ACKs a non-2xx final (Timer D)', () => {
