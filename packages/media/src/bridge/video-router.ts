@@ -177,7 +177,8 @@ export class VideoRouter {
     // A new receiver cannot decode until the next keyframe of whatever it now gets.
     if (format !== null && (previous === null || previous.codec !== member.format?.codec)) {
       if (this.#mode === 'sfu') {
-        for (const other of this.#members.values()) if (other.id !== id && this.#sameCodec(other, member)) this.#sink.requestKeyframe(other.id);
+        for (const other of this.#members.values())
+          if (other.id !== id && this.#sameCodec(other, member)) this.#sink.requestKeyframe(other.id);
       } else {
         const target = this.#targetOf(member);
         if (target !== null && (!before.has(id) || before.get(id) === target)) this.#sink.requestKeyframe(target);
