@@ -7,7 +7,7 @@
  * Anything else is refused with port 0 (RFC 3264 §6). One video stream per call: a second m=video
  * line is refused too.
  */
-import type { VideoCodecBinding, VideoCodecName } from '@switchboard/core';
+import type { VideoCodecBinding, VideoCodecName, VideoRemote } from '@switchboard/core';
 import type { MediaDescription } from 'sdp-transform';
 
 export type VideoDirection = 'sendrecv' | 'sendonly' | 'recvonly' | 'inactive';
@@ -159,4 +159,23 @@ export function videoFromAnswer(
     }
   }
   return undefined;
+}
+
+/** The `video` field of a leg's remote: the negotiated stream, when the leg has a video socket. */
+export function legVideo(video: AcceptedVideo | undefined, videoPort: number | undefined): { video?: VideoRemote } {
+  if (video === undefined || videoPort === undefined) return {};
+  return { video: { address: video.address, port: video.port, codec: video.codec, direction: video.direction } };
+}
+
+/** The `video` field of our side of the SDP: the leg's video port and the codecs to offer. */
+export function localVideo(
+  videoPort: number | undefined,
+  codecs: readonly VideoCodecName[] | undefined,
+): { video?: { port: number; codecs: readonly VideoCodecName[] } } {
+  return videoPort === undefined ? {} : { video: { port: videoPort, codecs: codecs ?? [] } };
+}
+
+/** Whether calls of an endpoint need a video socket pair. */
+export function wantsVideo(codecs: readonly VideoCodecName[] | undefined): boolean {
+  return codecs !== undefined && codecs.length > 0;
 }
