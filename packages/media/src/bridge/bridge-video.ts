@@ -3,6 +3,8 @@
  * workers) to its VideoRouter and carries the router's decisions out. Packets are routed as they
  * arrive, not on the media tick; the tick only feeds audio levels to talker-follows mode.
  * A holding bridge carries no video (mode `none`); a mixing bridge starts in `talker`.
+ * While two legs are relayed (bridge.ts) their audio is not decoded, so their levels read as
+ * silence and the talker does not move; with two members each sees the other anyway.
  */
 import { randomBytes } from 'node:crypto';
 import type { BridgeKind, BridgeVideoRequest } from '../types.js';
@@ -75,10 +77,10 @@ export class BridgeVideo {
     this.router.removeMember(legId);
   }
 
-  /** Once per tick with the members' audio (null: silent or muted), for talker-follows mode. */
-  levels(ids: readonly string[], heard: ReadonlyArray<Int16Array | null>): void {
+  /** Once per tick with the members and their audio (null: silent or muted), for talker-follows mode. */
+  levels(memberships: ReadonlyArray<{ member: BridgeMember }>, heard: ReadonlyArray<Int16Array | null>): void {
     if (this.router.mode !== 'talker' || !this.router.carriesVideo) return;
-    for (let i = 0; i < ids.length; i += 1) this.router.observeLevel(ids[i], frameRms(heard[i]));
+    for (let i = 0; i < memberships.length; i += 1) this.router.observeLevel(memberships[i].member.legId, frameRms(heard[i]));
     this.router.talkerTick();
   }
 

@@ -169,10 +169,7 @@ export class Bridge {
       const frame = member.input();
       return options.mute ? null : frame;
     });
-    this.#video.levels(
-      memberships.map(({ member }) => member.legId),
-      heard,
-    );
+    this.#video.levels(memberships, heard);
     if (this.#updateRelay()) return;
 
     const media = this.#mediaFrame();
