@@ -201,4 +201,35 @@ describe('bridge video', () => {
       [0, 0, 0],
     );
   });
+
+  it('refuses bad video arguments, and takes a second port pair for a video leg', { timeout: 10_000 }, async () => {
+    const engine = new MediaEngine({ rtpStart: nextBase, rtpEnd: nextBase + 3, workers: 1 });
+    nextBase += 42;
+    await engine.start();
+    cleanup.push(() => engine.close());
+    const leg = await engine.createLeg({ bindAddress: '127.0.0.1', video: true });
+    assert.deepEqual([leg.localPort, leg.videoPort].sort(), [nextBase - 42, nextBase - 40]);
+    await assert.rejects(engine.createLeg({ bindAddress: '127.0.0.1' }), { code: 'ports_exhausted' });
+    const remote = (video: unknown) =>
+      ({ address: '127.0.0.1', port: 9, codec: { name: 'PCMU', payloadType: 0, clockRate: 8000 }, video }) as Parameters<
+        MediaEngine['setLegRemote']
+      >[1];
+    const vp8 = { address: '127.0.0.1', port: 9, codec: { name: 'VP8', payloadType: 96, clockRate: 90000 } };
+    await assert.rejects(engine.setLegRemote(leg.legId, remote({ ...vp8, codec: { ...vp8.codec, name: 'THEORA' } })), {
+      code: 'invalid_argument',
+    });
+    await assert.rejects(engine.setLegRemote(leg.legId, remote({ ...vp8, codec: { ...vp8.codec, clockRate: 8000 } })), {
+      code: 'invalid_argument',
+    });
+    await assert.rejects(engine.setLegRemote(leg.legId, remote({ ...vp8, port: 0 })), { code: 'invalid_argument' });
+    await engine.setLegRemote(leg.legId, remote(vp8));
+    await engine.createBridge({ bridgeId: 'x', kind: 'mixing' });
+    await assert.rejects(engine.setBridgeVideo('x', { mode: 'single' }), { code: 'invalid_argument' });
+    await assert.rejects(engine.setBridgeVideo('x', { mode: 'mosaic' as 'sfu' }), { code: 'invalid_argument' });
+    await assert.rejects(engine.setBridgeVideo('nope', { mode: 'sfu' }), { code: 'bridge_not_found' });
+    // Destroying the leg gives both pairs back.
+    await engine.destroyLeg(leg.legId);
+    const again = await engine.createLeg({ bindAddress: '127.0.0.1', video: true });
+    assert.ok(again.videoPort !== undefined);
+  });
 });
