@@ -192,6 +192,11 @@ describe('bridge video with real calls', () => {
         assert.equal(toC[k].sequence, (toC[k - 1].sequence + 1) & 0xffff, `c's sequence continues at packet ${k}`);
       }
       assert.ok(((toC[10].timestamp - toC[9].timestamp) | 0) > 0, "c's timestamps move forward across the switch");
+      // c lost a picture: its PLI goes to the source it watches.
+      await sleep(350);
+      const plisToB = b.video.keyframeRequests;
+      c.video.sendPli(c.serverVideoPort, toC[0].ssrc);
+      await waitFor("c's PLI forwarded to b", () => b.video.keyframeRequests > plisToB);
 
       for (const channel of channels) await channel.hangup();
       const results = await Promise.all([a, b, c].map((phone) => phone.call));

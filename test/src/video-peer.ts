@@ -78,6 +78,17 @@ export class VideoPeer {
     }
   }
 
+  /** Sends a PLI (RFC 4585 §6.3.1) about `mediaSsrc` to the server's video RTCP port (its RTP port + 1). */
+  sendPli(serverVideoPort: number, mediaSsrc: number): void {
+    const pli = Buffer.alloc(12);
+    pli[0] = 0x81; // V=2, FMT=1
+    pli[1] = RTCP_PSFB;
+    pli.writeUInt16BE(2, 2);
+    pli.writeUInt32BE(this.ssrc, 4);
+    pli.writeUInt32BE(mediaSsrc >>> 0, 8);
+    this.#rtcp.send(pli, serverVideoPort + 1, '127.0.0.1');
+  }
+
   /** Takes (and forgets) what arrived so far. */
   take(): ReceivedPacket[] {
     return this.received.splice(0);

@@ -32,7 +32,8 @@ export type LinkMessage =
   | { type: 'dtmf'; digit: string; durationMs: number }
   | { type: 'video'; packet: ArrayBuffer }
   | { type: 'videoFormat'; format: VideoFormat | null }
-  | { type: 'keyframe' };
+  /** Up: the leg's peer asked for a keyframe of the stream `mediaSsrc`; down: ask the leg's peer. */
+  | { type: 'keyframe'; mediaSsrc: number };
 
 const FRAME_SAMPLES = 160;
 
@@ -81,8 +82,8 @@ export class BridgeLink {
         const copy = new Uint8Array(datagram).buffer;
         port.postMessage({ type: 'video', packet: copy } satisfies LinkMessage, [copy]);
       };
-      video.keyframeTap = () => {
-        if (!this.#closed) port.postMessage({ type: 'keyframe' } satisfies LinkMessage);
+      video.keyframeTap = (mediaSsrc) => {
+        if (!this.#closed) port.postMessage({ type: 'keyframe', mediaSsrc } satisfies LinkMessage);
       };
       this.videoChanged();
     }

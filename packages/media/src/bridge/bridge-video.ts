@@ -57,7 +57,7 @@ export class BridgeVideo {
           this.#routing = null;
         }
       },
-      keyframeRequest: () => this.router.keyframeRequested(id),
+      keyframeRequest: (mediaSsrc) => this.router.keyframeRequested(id, mediaSsrc),
       formatChanged: () => this.router.setMember(id, member.videoFormat()),
     });
     this.router.setMember(id, member.videoFormat());

@@ -15,8 +15,8 @@ import type { VideoFormat, VideoHeader } from './video-router.js';
 export interface MemberVideoHandlers {
   /** A valid packet with the member's negotiated payload type (valid during the call only). */
   packet(datagram: Buffer, info: RtpPacketInfo): void;
-  /** The member's peer asked for a keyframe (PLI/FIR). */
-  keyframeRequest(): void;
+  /** The member's peer asked for a keyframe (PLI/FIR) of the stream `mediaSsrc` (0: unnamed). */
+  keyframeRequest(mediaSsrc: number): void;
   /** The member's negotiated video changed (re-INVITE, or it arrived over a link). */
   formatChanged(): void;
 }
@@ -63,7 +63,7 @@ export class LocalMember implements BridgeMember {
     const video = this.#video;
     if (video === null) return;
     video.packetTap = handlers === null ? null : (datagram, info) => handlers.packet(datagram, info);
-    video.keyframeTap = handlers === null ? null : () => handlers.keyframeRequest();
+    video.keyframeTap = handlers === null ? null : (mediaSsrc) => handlers.keyframeRequest(mediaSsrc);
   }
 
   sendVideo(datagram: Uint8Array, header: Readonly<VideoHeader>): void {
@@ -127,7 +127,7 @@ export class RemoteMember implements BridgeMember {
       this.#videoFormat = message.format;
       this.#video?.formatChanged();
     } else if (message.type === 'keyframe') {
-      this.#video?.keyframeRequest();
+      this.#video?.keyframeRequest(message.mediaSsrc);
     }
   }
 
@@ -150,7 +150,7 @@ export class RemoteMember implements BridgeMember {
   }
 
   requestKeyframe(): void {
-    if (!this.#closed) this.#port.postMessage({ type: 'keyframe' } satisfies LinkMessage);
+    if (!this.#closed) this.#port.postMessage({ type: 'keyframe', mediaSsrc: 0 } satisfies LinkMessage);
   }
 
   input(): Int16Array | null {

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import dgram from 'node:dgram';
 import { afterEach, describe, it } from 'node:test';
 import { MediaEngine } from '../media-engine.js';
-import { RTCP_PSFB } from '../rtp/rtcp-feedback.js';
+import { buildPli, RTCP_PSFB } from '../rtp/rtcp-feedback.js';
 import { type RtpPacketInfo, parseRtpPacket, writeRtpHeader } from '../rtp/rtp-header.js';
 import { sleep, waitFor } from '../test-support/wait.js';
 import type { MediaLegInfo } from '../types.js';
@@ -83,6 +83,11 @@ class VideoPeer {
     this.#sequence = (this.#sequence + 1) & 0xffff;
     this.#timestamp = (this.#timestamp + 3000) >>> 0;
     this.rtp.send(packet, toPort, '127.0.0.1');
+  }
+
+  /** A PLI to the leg's video RTCP port, about the stream this peer receives. */
+  sendPli(toVideoPort: number, mediaSsrc: number): void {
+    this.rtcp.send(buildPli(this.ssrc, mediaSsrc), toVideoPort + 1, '127.0.0.1');
   }
 
   take(): RtpPacketInfo[] {
@@ -187,6 +192,11 @@ describe('bridge video', () => {
       );
       for (let k = 1; k < toC.length; k += 1) assert.equal(toC[k].sequenceNumber, (toC[k - 1].sequenceNumber + 1) & 0xffff);
       assert.equal(second[0].length, 5, 'the old source now sees the new one');
+      // A receiver's picture loss reaches the source it watches (across workers for some legs).
+      await sleep(350); // past the spacing of forwarded requests
+      const pliBefore = peers[1].keyframeRequests;
+      peers[2].sendPli(legs[2].videoPort as number, toC[0].ssrc);
+      await waitFor('the PLI forwarded to the source', () => peers[1].keyframeRequests > pliBefore || undefined, 2000);
     },
   );
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { buildBye, buildReceiverReport, compound } from './rtcp.js';
-import { buildFir, buildPli, hasKeyframeRequest, RTCP_PSFB } from './rtcp-feedback.js';
+import { buildFir, buildPli, hasKeyframeRequest, keyframeRequestOf, RTCP_PSFB } from './rtcp-feedback.js';
 
 describe('RTCP keyframe requests', () => {
   it('writes a PLI (RFC 4585 §6.3.1) and a FIR (RFC 5104 §4.3.1)', () => {
@@ -29,5 +29,7 @@ describe('RTCP keyframe requests', () => {
     assert.equal(hasKeyframeRequest(new Uint8Array([0x81, 206, 0, 9, 0, 0, 0, 1])), false, 'length beyond the datagram');
     assert.equal(hasKeyframeRequest(new Uint8Array([0x41, 206, 0, 2, 0, 0, 0, 1, 0, 0, 0, 2])), false, 'wrong version');
     assert.equal(hasKeyframeRequest(new Uint8Array(0)), false);
+    assert.equal(keyframeRequestOf(compound([report, buildPli(1, 0xabcdef01)])), 0xabcdef01, 'the PLI names its stream');
+    assert.equal(keyframeRequestOf(buildFir(1, 0x12345678, 3)), 0x12345678, 'the FIR names it in its FCI');
   });
 });

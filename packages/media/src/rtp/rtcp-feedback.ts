@@ -42,17 +42,28 @@ export function buildFir(senderSsrc: number, mediaSsrc: number, sequence: number
   return packet;
 }
 
-/** Whether a (compound) RTCP datagram carries a PLI or a FIR; malformed input is simply false. */
-export function hasKeyframeRequest(datagram: Uint8Array): boolean {
+/**
+ * The stream a (compound) RTCP datagram asks a keyframe of: the media source SSRC of its first PLI,
+ * or the target SSRC of its first FIR (0 when the FIR carries no FCI). Null when it carries
+ * neither; malformed input is simply null.
+ */
+export function keyframeRequestOf(datagram: Uint8Array): number | null {
+  const view = new DataView(datagram.buffer, datagram.byteOffset, datagram.byteLength);
   let at = 0;
   while (at + 4 <= datagram.length) {
-    if (datagram[at] >> 6 !== 2) return false;
+    if (datagram[at] >> 6 !== 2) return null;
     const packetType = datagram[at + 1];
     const fmt = datagram[at] & 0x1f;
-    const size = (((datagram[at + 2] << 8) | datagram[at + 3]) + 1) * 4;
-    if (at + size > datagram.length) return false;
-    if (packetType === RTCP_PSFB && (fmt === FMT_PLI || fmt === FMT_FIR) && size >= 12) return true;
+    const size = (view.getUint16(at + 2) + 1) * 4;
+    if (at + size > datagram.length) return null;
+    if (packetType === RTCP_PSFB && fmt === FMT_PLI && size >= 12) return view.getUint32(at + 8);
+    if (packetType === RTCP_PSFB && fmt === FMT_FIR && size >= 12) return size >= 20 ? view.getUint32(at + 12) : 0;
     at += size;
   }
-  return false;
+  return null;
+}
+
+/** Whether a (compound) RTCP datagram carries a PLI or a FIR. */
+export function hasKeyframeRequest(datagram: Uint8Array): boolean {
+  return keyframeRequestOf(datagram) !== null;
 }

@@ -13,7 +13,7 @@ import dgram from 'node:dgram';
 import { isIP } from 'node:net';
 import type { VideoFormat, VideoHeader } from '../bridge/video-router.js';
 import { MediaError } from '../errors.js';
-import { buildFir, buildPli, hasKeyframeRequest } from '../rtp/rtcp-feedback.js';
+import { buildFir, buildPli, keyframeRequestOf } from '../rtp/rtcp-feedback.js';
 import { type RtpPacketInfo, parseRtpPacket } from '../rtp/rtp-header.js';
 import type { LegCounters, VideoRemote } from '../types.js';
 import type { LegHost } from './rtp-leg.js';
@@ -76,8 +76,8 @@ export class VideoStream {
   readonly #counters: LegCounters = { packetsSent: 0, packetsReceived: 0, bytesSent: 0, bytesReceived: 0, packetsDropped: 0 };
   /** Sees every valid video packet (the datagram is valid during the call only). */
   packetTap: ((datagram: Buffer, info: RtpPacketInfo) => void) | null = null;
-  /** The peer asked for a keyframe (PLI or FIR) of the video we send it. */
-  keyframeTap: (() => void) | null = null;
+  /** The peer asked for a keyframe (PLI or FIR) of the video we send it, naming that stream's SSRC (0: unnamed). */
+  keyframeTap: ((mediaSsrc: number) => void) | null = null;
 
   private constructor(legId: string, rtp: dgram.Socket, rtcp: dgram.Socket | null, host: LegHost) {
     this.legId = legId;
@@ -203,6 +203,7 @@ export class VideoStream {
   #receiveRtcp(datagram: Buffer, from: dgram.RemoteInfo): void {
     if (this.#closed) return;
     this.#rtcpLatched = { address: from.address, port: from.port };
-    if (hasKeyframeRequest(datagram)) this.keyframeTap?.();
+    const mediaSsrc = keyframeRequestOf(datagram);
+    if (mediaSsrc !== null) this.keyframeTap?.(mediaSsrc);
   }
 }
