@@ -62,9 +62,9 @@ describe('VideoRouter sfu', () => {
     h.router.setMode('sfu');
     h.router.setMember('a', { codec: 'VP8', payloadType: 96 });
     h.router.setMember('b', { codec: 'VP8', payloadType: 96 });
-    assert.deepEqual(h.keyframes.splice(0), ['a']);
-    h.router.setMember('c', { codec: 'VP8', payloadType: 96 });
     assert.deepEqual(h.keyframes.splice(0), ['a', 'b']);
+    h.router.setMember('c', { codec: 'VP8', payloadType: 96 });
+    assert.deepEqual(h.keyframes.splice(0), ['a', 'b', 'c']);
     h.router.route('b', packet(0xbbbb, 1, 1));
     h.take();
     h.router.keyframeRequested('a', 0xbbbb);

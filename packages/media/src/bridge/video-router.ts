@@ -177,8 +177,15 @@ export class VideoRouter {
     // A new receiver cannot decode until the next keyframe of whatever it now gets.
     if (format !== null && (previous === null || previous.codec !== member.format?.codec)) {
       if (this.#mode === 'sfu') {
-        for (const other of this.#members.values())
-          if (other.id !== id && this.#sameCodec(other, member)) this.#sink.requestKeyframe(other.id);
+        // Both ways: the newcomer needs the others' pictures, and they need its (it may have
+        // joined mid-stream, moved from another bridge).
+        let others = 0;
+        for (const other of this.#members.values()) {
+          if (other.id === id || !this.#sameCodec(other, member)) continue;
+          others += 1;
+          this.#sink.requestKeyframe(other.id);
+        }
+        if (others > 0) this.#sink.requestKeyframe(id);
       } else {
         const target = this.#targetOf(member);
         if (target !== null && (!before.has(id) || before.get(id) === target)) this.#sink.requestKeyframe(target);
