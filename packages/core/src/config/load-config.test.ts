@@ -214,6 +214,7 @@ describe('loadConfig', () => {
     assert.equal(streams.warnings.length, 1);
     assert.match(streams.warnings[0], /max_video_streams = 2.*one video stream/);
     assert.deepEqual(endpoint(['allow = ulaw,vp8', 'max_video_streams = 1']).warnings, []);
+    assert.deepEqual(endpoint(['allow = ulaw,vp8', 'max_video_streams = 0']).video, [], '0 turns video off');
   });
 
   it('reads the digest algorithms an auth accepts, MD5 alone by default', () => {

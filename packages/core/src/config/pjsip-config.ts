@@ -186,6 +186,8 @@ function readEndpoint(section: IniSection, refs: References, log: Logger): SipEn
   };
   // The default codec list applies only until the first allow/disallow; from then on they decide.
   let codecsWritten = false;
+  /** `max_video_streams = 0`: no video whatever `allow` says. */
+  let videoStreamsOff = false;
   const codecOption = (allowing: boolean) => (o: IniOption) => {
     endpoint.codecs = applyCodecOption(codecsWritten ? endpoint.codecs : [], o, allowing, log);
     // Written only when video codecs are named, so audio-only endpoints read as before.
@@ -253,7 +255,8 @@ function readEndpoint(section: IniSection, refs: References, log: Logger): SipEn
       },
       max_video_streams: (o) => {
         // One video stream per call is carried (the first m=video line); more are answered with port 0.
-        const streams = parseInteger(o, 1, 64);
+        const streams = parseInteger(o, 0, 64);
+        videoStreamsOff = streams === 0;
         if (streams > 1) {
           log.warn({ file: o.file, line: o.line }, `max_video_streams = ${streams}: only one video stream per call is supported; using 1`);
         }
@@ -263,6 +266,7 @@ function readEndpoint(section: IniSection, refs: References, log: Logger): SipEn
   if (endpoint.codecs.length === 0) {
     log.warn({ file: section.file, line: section.line }, `endpoint '${section.name}' allows no supported codec: calls will fail`);
   }
+  if (videoStreamsOff) delete endpoint.videoCodecs;
   return endpoint;
 }
 
