@@ -6,6 +6,7 @@ import type { ChannelDriver, ChannelTechnology, ChannelTechnologyEvents, Outboun
 import type { DialplanConfig, SwitchboardConfig } from './config/types.js';
 import { CoreError } from './errors.js';
 import type {
+  BridgeVideoRequest,
   CreateLegRequest,
   CreateBridgeRequest,
   CreateSnoopRequest,
@@ -73,6 +74,9 @@ export class RecordingMediaEngine implements MediaEngine {
   }
   setBridgeParticipant(bridgeId: string, legId: string, options: JoinBridgeOptions) {
     return this.#record('setBridgeParticipant', bridgeId, legId, options);
+  }
+  setBridgeVideo(bridgeId: string, request: BridgeVideoRequest) {
+    return this.#record('setBridgeVideo', bridgeId, request);
   }
   startRecording(target: MediaTarget, request: StartRecordingRequest) {
     return this.#record('startRecording', target, request);

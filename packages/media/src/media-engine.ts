@@ -17,6 +17,7 @@ import { MessageChannel } from 'node:worker_threads';
 import { PortAllocator } from './engine/port-allocator.js';
 import {
   validateBridgeKind,
+  validateBridgeVideo,
   validateDtmf,
   validateJoinOptions,
   validateRecording,
@@ -39,6 +40,7 @@ import {
 import { type MediaLogger, scopedLogger, silentMediaLogger } from './logger.js';
 import type { WorkerNotification } from './protocol.js';
 import type {
+  BridgeVideoRequest,
   CreateBridgeRequest,
   CreateLegRequest,
   CreateSnoopRequest,
@@ -79,6 +81,8 @@ interface LegRecord {
   /** The worker instance that owns the leg: after a restart, the slot holds a different one. */
   channel: WorkerChannel;
   port: number;
+  /** The video RTP port, -1 when the leg has no video. */
+  videoPort: number;
   /** The worker confirmed the leg (its socket is bound). */
   created: boolean;
   /** The playback last accepted on this leg and not yet reported finished. */
@@ -102,6 +106,8 @@ interface BridgeRecord {
   recordings: number;
   /** Membership changes run one at a time: a home move must not interleave with another join. */
   queue: Promise<void>;
+  /** How the bridge forwards video (absent: the worker's default for the kind). */
+  video: BridgeVideoRequest | null;
 }
 
 interface RecordingRecord {
@@ -204,6 +210,7 @@ export class MediaEngine {
       slot,
       channel,
       port: -1,
+      videoPort: -1,
       created: false,
       playbackId: null,
       destroying: null,
@@ -216,22 +223,38 @@ export class MediaEngine {
     try {
       for (;;) {
         const port = this.#ports.acquire(busy);
-        if (port === null) {
+        // A video leg takes a second RTP/RTCP pair from the same range.
+        const videoPort = request.video === true && port !== null ? this.#ports.acquire(busy) : null;
+        if (port === null || (request.video === true && videoPort === null)) {
+          if (port !== null) this.#ports.release(port);
           throw new PortsExhaustedError(
             `no free RTP port in ${this.#ports.first}-${this.#ports.last}: ` +
               `${this.#ports.inUse} held by legs, ${busy.size} bound by other programs`,
           );
         }
         record.port = port;
+        record.videoPort = videoPort ?? -1;
         try {
-          const bound = await channel.request({ type: 'createLeg', legId: record.legId, bindAddress, port });
+          const bound = await channel.request({
+            type: 'createLeg',
+            legId: record.legId,
+            bindAddress,
+            port,
+            ...(videoPort !== null ? { videoPort } : {}),
+          });
           record.created = true;
-          return { legId: record.legId, localAddress: bound.localAddress, localPort: bound.localPort };
+          const info: MediaLegInfo = { legId: record.legId, localAddress: bound.localAddress, localPort: bound.localPort };
+          if (bound.videoPort !== undefined) info.videoPort = bound.videoPort;
+          return info;
         } catch (error) {
           this.#ports.release(port);
+          if (videoPort !== null) this.#ports.release(videoPort);
           record.port = -1;
+          record.videoPort = -1;
           if (error instanceof MediaError && error.code === 'port_in_use') {
+            // Which of the two was taken is not known: skip both.
             busy.add(port);
+            if (videoPort !== null) busy.add(videoPort);
             continue;
           }
           throw error;
@@ -346,7 +369,16 @@ export class MediaEngine {
     const kind = validateBridgeKind(request.kind);
     if (this.#bridges.has(bridgeId)) throw new InvalidArgumentError(`media bridge ${bridgeId} already exists`);
     const channel = this.#slots[this.#pickSlot()];
-    const record: BridgeRecord = { bridgeId, kind, channel, members: new Set(), playbackId: null, recordings: 0, queue: Promise.resolve() };
+    const record: BridgeRecord = {
+      bridgeId,
+      kind,
+      channel,
+      members: new Set(),
+      playbackId: null,
+      recordings: 0,
+      queue: Promise.resolve(),
+      video: null,
+    };
     this.#bridges.set(bridgeId, record);
     try {
       await channel.request({ type: 'createBridge', bridgeId, kind });
@@ -431,6 +463,19 @@ export class MediaEngine {
       () => undefined,
     );
     return run;
+  }
+
+  /**
+   * How the bridge forwards its members' video: `sfu`, `single` (with `sourceLegId`), `talker`
+   * or `none`. A holding bridge never carries video.
+   */
+  async setBridgeVideo(bridgeId: string, request: BridgeVideoRequest): Promise<void> {
+    const bridge = this.#bridge(bridgeId);
+    const video = validateBridgeVideo(request);
+    await this.#serialized(bridge, async () => {
+      bridge.video = video;
+      await bridge.channel.request({ type: 'setBridgeVideo', bridgeId, video });
+    });
   }
 
   async setBridgeParticipant(bridgeId: string, legId: string, options: JoinBridgeOptions): Promise<void> {
@@ -519,6 +564,7 @@ export class MediaEngine {
       slot: source.slot,
       channel: source.channel,
       port: -1,
+      videoPort: -1,
       created: false,
       playbackId: null,
       destroying: null,
@@ -620,6 +666,7 @@ export class MediaEngine {
   async #moveHome(bridge: BridgeRecord, channel: WorkerChannel): Promise<void> {
     const old = bridge.channel;
     await channel.request({ type: 'createBridge', bridgeId: bridge.bridgeId, kind: bridge.kind });
+    if (bridge.video !== null) await channel.request({ type: 'setBridgeVideo', bridgeId: bridge.bridgeId, video: bridge.video });
     bridge.channel = channel;
     await this.#tolerateGone(old.request({ type: 'destroyBridge', bridgeId: bridge.bridgeId }));
   }
@@ -644,7 +691,9 @@ export class MediaEngine {
     this.#legs.delete(record.legId);
     this.#load[record.slot] -= 1;
     if (record.port !== -1) this.#ports.release(record.port);
+    if (record.videoPort !== -1) this.#ports.release(record.videoPort);
     record.port = -1;
+    record.videoPort = -1;
   }
 
   #newChannel(slot: number): WorkerChannel {

@@ -21,6 +21,7 @@ import type { WireError } from './errors.js';
 import type { LogLevel } from './logger.js';
 import type {
   BridgeKind,
+  BridgeVideoRequest,
   JoinBridgeOptions,
   LegCounters,
   LegRemote,
@@ -35,8 +36,11 @@ import type {
 
 /** Every command the engine sends to a worker. */
 export type WorkerCommand =
-  /** Bind an RTP socket on `bindAddress:port` for a new leg. Fails with `port_in_use` when taken. */
-  | { type: 'createLeg'; legId: string; bindAddress: string; port: number }
+  /**
+   * Bind an RTP socket on `bindAddress:port` for a new leg, and a video pair on `videoPort` when
+   * given. Fails with `port_in_use` when either is taken.
+   */
+  | { type: 'createLeg'; legId: string; bindAddress: string; port: number; videoPort?: number }
   /** A leg without a socket that hears and/or whispers into `sourceLegId` (on this worker). */
   | { type: 'createSnoopLeg'; legId: string; sourceLegId: string; spy: SnoopDirection; whisper: SnoopDirection }
   /** Set or change where the leg sends, with which codec, and whether it may send or receive. */
@@ -66,6 +70,8 @@ export type WorkerCommand =
   /** On the leg's worker: close the leg's link to a bridge on another worker. */
   | { type: 'unlinkLeg'; legId: string }
   | { type: 'setBridgeParticipant'; bridgeId: string; legId: string; options: JoinBridgeOptions }
+  /** How the bridge homed here forwards video. */
+  | { type: 'setBridgeVideo'; bridgeId: string; video: BridgeVideoRequest }
   /** Record a leg's inbound audio or a bridge's mix; file/format problems finish it `failed` after the reply. */
   | { type: 'startRecording'; target: MediaTarget; request: StartRecordingRequest }
   /** Replies once the file is complete (or deleted); `recordingFinished` follows the reply. */
@@ -84,7 +90,7 @@ export type CommandOf<T extends CommandType> = Extract<WorkerCommand, { type: T 
 
 /** The result of each command's successful reply. */
 export interface CommandResults {
-  createLeg: { localAddress: string; localPort: number };
+  createLeg: { localAddress: string; localPort: number; videoPort?: number };
   createSnoopLeg: null;
   setLegRemote: null;
   destroyLeg: null;
@@ -100,6 +106,7 @@ export interface CommandResults {
   leaveBridge: null;
   unlinkLeg: null;
   setBridgeParticipant: null;
+  setBridgeVideo: null;
   startRecording: null;
   stopRecording: null;
   setRecordingState: null;

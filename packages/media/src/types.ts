@@ -14,9 +14,28 @@ export interface CodecBinding {
   clockRate: number;
 }
 
+/**
+ * Video codecs the engine forwards by their SDP encoding name (RFC 6184 H264, RFC 7741 VP8,
+ * RFC 9628 VP9, RFC 2190 H263, RFC 4629 H263-1998). Video is never decoded or transcoded: the
+ * names only decide which legs can receive each other's packets.
+ */
+export type VideoCodecName = 'H264' | 'VP8' | 'VP9' | 'H263' | 'H263-1998';
+
+export interface VideoCodecBinding {
+  name: VideoCodecName;
+  payloadType: number;
+  /** 90000 for every video codec (RFC 3551 §5). */
+  clockRate: number;
+}
+
 export interface CreateLegRequest {
   /** Local address to bind the RTP socket to (e.g. `0.0.0.0` or `127.0.0.1`). */
   bindAddress: string;
+  /**
+   * Also bind a video RTP/RTCP socket pair (from the same port range). One video stream per leg
+   * at most: a second m=video line in SDP is refused with port 0.
+   */
+  video?: boolean;
 }
 
 export interface MediaLegInfo {
@@ -25,6 +44,8 @@ export interface MediaLegInfo {
   localAddress: string;
   /** Even RTP port from the configured range; RTCP is port + 1. */
   localPort: number;
+  /** The video RTP port (RTCP on the next one), when `video` was asked for. */
+  videoPort?: number;
 }
 
 export type MediaDirection = 'sendrecv' | 'sendonly' | 'recvonly' | 'inactive';
@@ -38,6 +59,29 @@ export interface LegRemote {
   telephoneEventPayloadType?: number;
   /** The peer's direction attribute: `sendrecv` unless the peer put the call on hold. */
   direction?: MediaDirection;
+  /** The negotiated video stream; absent (or the leg has no video socket) means no video. */
+  video?: VideoRemote;
+}
+
+/** Where and how a leg's video goes; packets are forwarded, never decoded. */
+export interface VideoRemote {
+  address: string;
+  port: number;
+  codec: VideoCodecBinding;
+  direction?: MediaDirection;
+}
+
+/**
+ * How a bridge forwards video: `none` (holding bridges), `sfu` (everyone's video to everyone
+ * else), `single` (only `sourceLegId`'s video, to everyone else), `talker` (the source follows the
+ * loudest participant).
+ */
+export type MediaVideoMode = 'none' | 'talker' | 'single' | 'sfu';
+
+export interface BridgeVideoRequest {
+  mode: MediaVideoMode;
+  /** The forced source of `single` mode (a member leg); ignored in other modes. */
+  sourceLegId?: string;
 }
 
 export interface PlayFileRequest {

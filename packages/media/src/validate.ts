@@ -4,7 +4,7 @@
  */
 import { isIP } from 'node:net';
 import { InvalidArgumentError } from './errors.js';
-import type { LegRemote, MediaDirection } from './types.js';
+import type { LegRemote, MediaDirection, VideoCodecName, VideoRemote } from './types.js';
 
 const DIRECTIONS: readonly MediaDirection[] = ['sendrecv', 'sendonly', 'recvonly', 'inactive'];
 
@@ -61,6 +61,34 @@ export function validateRemote(remote: LegRemote): LegRemote {
   };
   if (event !== undefined) copy.telephoneEventPayloadType = event;
   if (remote.direction !== undefined) copy.direction = remote.direction;
+  if (remote.video !== undefined) copy.video = validateVideoRemote(remote.video);
+  return copy;
+}
+
+const VIDEO_CODECS: readonly VideoCodecName[] = ['H264', 'VP8', 'VP9', 'H263', 'H263-1998'];
+
+function validateVideoRemote(video: VideoRemote): VideoRemote {
+  if (typeof video !== 'object' || video === null) throw new InvalidArgumentError('video remote must be an object');
+  validateIpAddress('video remote address', video.address);
+  if (!Number.isInteger(video.port) || video.port < 1 || video.port > 65535) {
+    throw new InvalidArgumentError(`video remote port must be an integer in 1-65535, got ${video.port}`);
+  }
+  const codec = video.codec;
+  if (typeof codec !== 'object' || codec === null || !VIDEO_CODECS.includes(codec.name)) {
+    throw new InvalidArgumentError(`unsupported video codec ${String(codec?.name)}; known: ${VIDEO_CODECS.join(', ')}`);
+  }
+  if (!isPayloadType(codec.payloadType)) throw new InvalidArgumentError(`video payload type must be 0-127, got ${codec.payloadType}`);
+  // RFC 3551 §5: video RTP clocks run at 90 kHz.
+  if (codec.clockRate !== 90000) throw new InvalidArgumentError(`video codecs run at 90000 Hz, got clock rate ${codec.clockRate}`);
+  if (video.direction !== undefined && !DIRECTIONS.includes(video.direction)) {
+    throw new InvalidArgumentError(`video direction must be one of ${DIRECTIONS.join(', ')}, got ${String(video.direction)}`);
+  }
+  const copy: VideoRemote = {
+    address: video.address,
+    port: video.port,
+    codec: { name: codec.name, payloadType: codec.payloadType, clockRate: codec.clockRate },
+  };
+  if (video.direction !== undefined) copy.direction = video.direction;
   return copy;
 }
 

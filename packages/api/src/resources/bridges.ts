@@ -344,7 +344,7 @@ const setVideoSource = defineOperation({
   httpMethod: 'POST',
   nickname: 'setVideoSource',
   summary: 'Set a channel as the video source in a multi-party mixing bridge.',
-  notes: 'Only the state is kept: video media is not carried yet.',
+  notes: "The source's video is forwarded (not transcoded) to every other participant that negotiated the same codec.",
   responseClass: 'void',
   since: ['13.13.0', '14.2.0'],
   parameters: [bridgeId, { name: 'channelId', description: "Channel's id", paramType: 'path', dataType: 'string', required: true }],
@@ -354,8 +354,8 @@ const setVideoSource = defineOperation({
     NOT_IN_APP,
     { code: 422, reason: 'Channel not in an application, or not in this bridge' },
   ],
-  handler: ({ core, params }) => {
-    core.bridges.setVideoSource(controlled(core, params.bridgeId), params.channelId);
+  handler: async ({ core, params }) => {
+    await core.bridges.setVideoSource(controlled(core, params.bridgeId), params.channelId);
     return noContent();
   },
 });
@@ -368,8 +368,8 @@ const clearVideoSource = defineOperation({
   since: ['13.13.0', '14.2.0'],
   parameters: [bridgeId],
   errorResponses: [NOT_FOUND, NOT_IN_APP],
-  handler: ({ core, params }) => {
-    core.bridges.clearVideoSource(controlled(core, params.bridgeId));
+  handler: async ({ core, params }) => {
+    await core.bridges.clearVideoSource(controlled(core, params.bridgeId));
     return noContent();
   },
 });

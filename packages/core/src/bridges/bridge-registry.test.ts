@@ -242,6 +242,25 @@ describe('BridgeRegistry', () => {
     assert.ok(changes[1]?.type === 'BridgeVideoSourceChanged' && changes[1].old_video_source_id === a.id);
   });
 
+  it('drives the media engine video: sfu at creation, the source leg when set, talker when cleared', async () => {
+    const videoRequests = () => media.requests.filter((r) => r.method === 'setBridgeVideo').map((r) => r.args);
+    await bridges.create({ id: 'plain' });
+    await bridges.create({ id: 'single', type: 'video_single' });
+    assert.deepEqual(videoRequests(), [], 'mixing bridges start in talker mode in the engine already');
+    const sfu = await bridges.create({ id: 'sfu', type: 'mixing,video_sfu' });
+    assert.deepEqual(videoRequests(), [['sfu', { mode: 'sfu' }]]);
+    const a = newChannel();
+    await bridges.addChannels(sfu, [a]);
+    await bridges.setVideoSource(sfu, a.id);
+    assert.deepEqual(videoRequests().at(-1), ['sfu', { mode: 'single', sourceLegId: a.tech.mediaLegId }]);
+    await bridges.clearVideoSource(sfu);
+    assert.deepEqual(videoRequests().at(-1), ['sfu', { mode: 'talker' }]);
+    // The source leaving the bridge hands the video back to the talker.
+    await bridges.setVideoSource(sfu, a.id);
+    await bridges.removeChannels(sfu, [a]);
+    assert.deepEqual(videoRequests().at(-1), ['sfu', { mode: 'talker' }]);
+  });
+
   it('plays looping music from the class directory and stops it; stopping silence is a 409', async () => {
     const bridge = await bridges.create({ id: 'b1' });
     await assert.rejects(bridges.stopMusic(bridge), (e: CoreError) => e.code === 'conflict');

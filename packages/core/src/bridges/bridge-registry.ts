@@ -9,7 +9,7 @@ import type { Channel } from '../channels/channel.js';
 import type { ChannelRegistry } from '../channels/channel-registry.js';
 import { conflict, invalidArgument, notFound, unprocessable } from '../errors.js';
 import type { EventBus } from '../events/event-bus.js';
-import type { MediaEngine } from '../media/media-engine.js';
+import type { BridgeVideoRequest, MediaEngine } from '../media/media-engine.js';
 import type { Logger } from '../util/logger.js';
 import { Bridge, type ParticipantOptions } from './bridge.js';
 import type { BridgeMusic } from './bridge-music.js';
@@ -82,6 +82,7 @@ export class BridgeRegistry {
       this.#bridges.delete(id);
       throw err;
     }
+    await this.#applyVideoIfNotDefault(bridge);
     this.#bus.publish({ type: 'BridgeCreated', bridge: bridge.snapshot() });
     return bridge;
   }
@@ -120,6 +121,7 @@ export class BridgeRegistry {
     const bridge = this.#bridges.get(bridgeId);
     if (!bridge || bridge.isDestroyed) return;
     await this.#media.createBridge({ bridgeId, kind: bridge.type.kind });
+    await this.#applyVideoIfNotDefault(bridge);
     for (const { channel, options } of bridge.participants.values()) {
       const legId = channel.tech.mediaLegId;
       if (channel.isDestroyed || !legId) continue;
@@ -181,8 +183,11 @@ export class BridgeRegistry {
     for (const channel of channels) await this.#leave(bridge, channel, false);
   }
 
-  /** Forces the video source (state only: there is no video media yet). 422 when the channel is not in the bridge. */
-  setVideoSource(bridge: Bridge, channelId: string): void {
+  /**
+   * Forces the video source: its video goes to every other participant. 422 when the channel is
+   * not in the bridge (checked before the returned promise, which settles once the media applied it).
+   */
+  setVideoSource(bridge: Bridge, channelId: string): Promise<void> {
     const channel = this.#channelOrBadRequest(channelId);
     if (channel.application === undefined) throw unprocessable('Channel not in an application');
     if (!bridge.participants.has(channel.id)) throw unprocessable('Channel not in this bridge');
@@ -191,14 +196,38 @@ export class BridgeRegistry {
     if (bridge.videoMode !== 'none') bridge.videoMode = 'single';
     bridge.videoSourceId = channel.id;
     if (old !== channel.id) this.#videoSourceChanged(bridge, old);
+    return this.#applyVideo(bridge);
   }
 
-  /** Video follows the talker again. */
-  clearVideoSource(bridge: Bridge): void {
+  /** Video follows the talker again (settles once the media applied it). */
+  clearVideoSource(bridge: Bridge): Promise<void> {
     const old = bridge.videoSourceId;
     if (bridge.videoMode === 'single') bridge.videoMode = 'talker';
     bridge.videoSourceId = undefined;
     if (old !== undefined) this.#videoSourceChanged(bridge, old);
+    return this.#applyVideo(bridge);
+  }
+
+  /** What the media engine must do with the bridge's video; `single` without a source follows the talker. */
+  #videoRequest(bridge: Bridge): BridgeVideoRequest {
+    const sourceId = bridge.videoSourceId;
+    const sourceLegId = sourceId === undefined ? undefined : this.#channels.get(sourceId)?.tech.mediaLegId;
+    if (bridge.videoMode === 'single') return sourceLegId === undefined ? { mode: 'talker' } : { mode: 'single', sourceLegId };
+    return { mode: bridge.videoMode };
+  }
+
+  /** A new media bridge already follows the talker (mixing) or carries no video (holding). */
+  #applyVideoIfNotDefault(bridge: Bridge): Promise<void> {
+    const request = this.#videoRequest(bridge);
+    const mediaDefault = bridge.type.kind === 'holding' ? 'none' : 'talker';
+    return request.mode === mediaDefault ? Promise.resolve() : this.#applyVideo(bridge);
+  }
+
+  #applyVideo(bridge: Bridge): Promise<void> {
+    if (bridge.isDestroyed) return Promise.resolve();
+    return this.#media.setBridgeVideo(bridge.id, this.#videoRequest(bridge)).catch((err: unknown) => {
+      this.#log.warn({ err, bridge: bridge.id }, 'media engine could not set the bridge video');
+    });
   }
 
   startMusic(bridge: Bridge, mohClass?: string): Promise<void> {
@@ -258,7 +287,7 @@ export class BridgeRegistry {
   async #leave(bridge: Bridge, channel: Channel, hungUp: boolean): Promise<void> {
     if (!bridge.participants.delete(channel.id)) return;
     if (this.#membership.get(channel.id) === bridge) this.#membership.delete(channel.id);
-    if (bridge.videoSourceId === channel.id) this.clearVideoSource(bridge);
+    if (bridge.videoSourceId === channel.id) void this.clearVideoSource(bridge);
     const legId = channel.tech.mediaLegId;
     this.#bus.publish({ type: 'ChannelLeftBridge', bridge: bridge.snapshot(), channel: channel.snapshot() });
     // A hung-up channel's leg goes away with it; the engine drops it from the bridge by itself.

@@ -3,7 +3,7 @@
  * then `allow = ulaw,alaw`), with codecs named the way operators name them. The order of `allow`
  * is the preference order offered in SDP.
  */
-import type { AudioCodecName } from '../media/media-engine.js';
+import type { AudioCodecName, VideoCodecName } from '../media/media-engine.js';
 import type { Logger } from '../util/logger.js';
 import type { IniOption } from './ini.js';
 import { splitList } from './values.js';
@@ -26,6 +26,20 @@ const CODEC_ALIASES: Record<string, AudioCodecName> = {
   opus: 'opus',
   slin: 'L16',
   l16: 'L16',
+};
+
+/**
+ * Video codecs, forwarded between bridge participants without transcoding. An endpoint
+ * negotiates video only when it allows one of these; `all` does not include them (it means every
+ * audio codec), so existing configurations keep offering audio only.
+ */
+const VIDEO_CODEC_ALIASES: Record<string, VideoCodecName> = {
+  h264: 'H264',
+  vp8: 'VP8',
+  vp9: 'VP9',
+  h263: 'H263',
+  h263p: 'H263-1998',
+  'h263-1998': 'H263-1998',
 };
 
 /** Codec names Asterisk knows that we cannot carry yet: accepted with a warning, then dropped. */
@@ -60,13 +74,8 @@ const KNOWN_UNSUPPORTED = new Set([
   'slin192',
   'testlaw',
   'h261',
-  'h263',
-  'h263p',
-  'h264',
   'h265',
   'mpeg4',
-  'vp8',
-  'vp9',
   'red',
   't140',
   't140red',
@@ -86,6 +95,7 @@ export function applyCodecOption(current: readonly AudioCodecName[], option: Ini
     // `ulaw:20` carries a packetisation time; we always use 20 ms, so the suffix is dropped.
     const name = (inverted ? item.slice(1) : item).split(':')[0].trim().toLowerCase();
     const targets = name === 'all' ? SUPPORTED_CODECS : CODEC_ALIASES[name] ? [CODEC_ALIASES[name]] : [];
+    if (VIDEO_CODEC_ALIASES[name] !== undefined) continue; // applyVideoCodecOption's
     if (targets.length === 0) {
       const reason = KNOWN_UNSUPPORTED.has(name) ? 'is not supported yet' : 'is not a known codec';
       log.warn({ file: option.file, line: option.line, codec: name }, `codec '${name}' ${reason}; ignored in ${option.rawKey}`);
@@ -95,6 +105,27 @@ export function applyCodecOption(current: readonly AudioCodecName[], option: Ini
       if (allow && !codecs.includes(codec)) codecs.push(codec);
       if (!allow) codecs = codecs.filter((c) => c !== codec);
     }
+  }
+  return codecs;
+}
+
+/**
+ * The video half of `allow`/`disallow`: applies the option's video codec names (in the order
+ * written, which is the preference order) to the endpoint's video list; audio and unknown names
+ * are left to applyCodecOption.
+ */
+export function applyVideoCodecOption(current: readonly VideoCodecName[], option: IniOption, allowing: boolean): VideoCodecName[] {
+  let codecs = [...current];
+  for (const item of splitList(option.value)) {
+    const inverted = item.startsWith('!');
+    const allow = inverted ? !allowing : allowing;
+    const name = (inverted ? item.slice(1) : item).split(':')[0].trim().toLowerCase();
+    const codec = VIDEO_CODEC_ALIASES[name];
+    // `disallow = all` clears video too; `allow = all` adds audio codecs only (see above).
+    if (name === 'all' && !allow) codecs = [];
+    if (codec === undefined) continue;
+    if (allow && !codecs.includes(codec)) codecs.push(codec);
+    if (!allow) codecs = codecs.filter((c) => c !== codec);
   }
   return codecs;
 }

@@ -195,6 +195,28 @@ describe('loadConfig', () => {
     assert.match(withOpus.warnings[1], /bogus.*not a known codec/);
   });
 
+  it('reads video codecs from allow/disallow as operators write them, and max_video_streams', () => {
+    const endpoint = (lines: string[]) => {
+      const log = recordingLogger();
+      const dir = confDir({ 'pjsip.conf': ['[e]', 'type = endpoint', ...lines].join('\n') });
+      const read = loadConfig(dir, log).sip.endpoints[0];
+      return { audio: read.codecs, video: read.videoCodecs ?? [], warnings: log.warnings().filter((w) => /codec|video/.test(w)) };
+    };
+    const both = endpoint(['disallow = all', 'allow = ulaw,h264,vp8', 'allow = VP9,h263p,h263']);
+    assert.deepEqual(both.audio, ['PCMU']);
+    assert.deepEqual(both.video, ['H264', 'VP8', 'VP9', 'H263-1998', 'H263']);
+    assert.deepEqual(both.warnings, [], 'video codec names are known, not warned about');
+    assert.deepEqual(endpoint([]).video, [], 'no video unless a video codec is allowed');
+    assert.deepEqual(endpoint(['allow = all']).video, [], '`all` means the audio codecs');
+    assert.deepEqual(endpoint(['allow = vp8,h264', 'disallow = !h264, vp8']).video, ['H264']);
+    assert.deepEqual(endpoint(['allow = vp8', 'disallow = all', 'allow = ulaw']).video, []);
+    const streams = endpoint(['allow = ulaw,vp8', 'max_video_streams = 2']);
+    assert.equal(streams.warnings.length, 1);
+    assert.match(streams.warnings[0], /max_video_streams = 2.*one video stream/);
+    assert.deepEqual(endpoint(['allow = ulaw,vp8', 'max_video_streams = 1']).warnings, []);
+    assert.deepEqual(endpoint(['allow = ulaw,vp8', 'max_video_streams = 0']).video, [], '0 turns video off');
+  });
+
   it('reads the digest algorithms an auth accepts, MD5 alone by default', () => {
     const auths = (lines: string[]) =>
       loadConfig(confDir({ 'pjsip.conf': ['[a]', 'type = auth', 'username = a', 'password = p', ...lines].join('\n') })).sip.auths[0];

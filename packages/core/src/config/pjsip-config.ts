@@ -23,7 +23,7 @@ import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { ConfigError } from '../errors.js';
 import type { Logger } from '../util/logger.js';
-import { applyCodecOption, DEFAULT_ENDPOINT_CODECS } from './codecs.js';
+import { applyCodecOption, applyVideoCodecOption, DEFAULT_ENDPOINT_CODECS } from './codecs.js';
 import { type IniDocument, type IniOption, type IniSection, lastOption } from './ini.js';
 import { applyOptions } from './option-table.js';
 import type {
@@ -186,8 +186,13 @@ function readEndpoint(section: IniSection, refs: References, log: Logger): SipEn
   };
   // The default codec list applies only until the first allow/disallow; from then on they decide.
   let codecsWritten = false;
+  /** `max_video_streams = 0`: no video whatever `allow` says. */
+  let videoStreamsOff = false;
   const codecOption = (allowing: boolean) => (o: IniOption) => {
     endpoint.codecs = applyCodecOption(codecsWritten ? endpoint.codecs : [], o, allowing, log);
+    // Written only when video codecs are named, so audio-only endpoints read as before.
+    const video = applyVideoCodecOption(endpoint.videoCodecs ?? [], o, allowing);
+    if (video.length > 0 || endpoint.videoCodecs !== undefined) endpoint.videoCodecs = video;
     codecsWritten = true;
   };
   applyOptions({
@@ -248,11 +253,20 @@ function readEndpoint(section: IniSection, refs: References, log: Logger): SipEn
       direct_media: (o) => {
         endpoint.directMedia = parseBool(o);
       },
+      max_video_streams: (o) => {
+        // One video stream per call is carried (the first m=video line); more are answered with port 0.
+        const streams = parseInteger(o, 0, 64);
+        videoStreamsOff = streams === 0;
+        if (streams > 1) {
+          log.warn({ file: o.file, line: o.line }, `max_video_streams = ${streams}: only one video stream per call is supported; using 1`);
+        }
+      },
     },
   });
   if (endpoint.codecs.length === 0) {
     log.warn({ file: section.file, line: section.line }, `endpoint '${section.name}' allows no supported codec: calls will fail`);
   }
+  if (videoStreamsOff) delete endpoint.videoCodecs;
   return endpoint;
 }
 

@@ -2,7 +2,7 @@
  * The typed configuration the server runs on, read from Asterisk-style INI files in the conf
  * directory (see conf/ for the shipped defaults). Option names follow the files operators know.
  */
-import type { AudioCodecName } from '../media/media-engine.js';
+import type { AudioCodecName, VideoCodecName } from '../media/media-engine.js';
 
 /** switchboard.conf: server-wide options and directories (relative paths resolve against the conf directory). */
 export interface GeneralConfig {
@@ -65,6 +65,11 @@ export interface SipEndpointConfig {
   context: string;
   /** Allowed codecs in preference order, after applying `disallow`/`allow`. */
   codecs: AudioCodecName[];
+  /**
+   * Allowed video codecs in preference order (`allow = h264,vp8`); empty or absent: the endpoint
+   * gets no video (offered m=video lines are answered with port 0).
+   */
+  videoCodecs?: VideoCodecName[];
   transport?: string;
   language?: string;
   /** `callerid = "Alice" <100>` split into name and number. */

@@ -17,9 +17,21 @@ export interface CodecBinding {
   clockRate: number;
 }
 
+/** Video codecs the engine forwards (never decodes) by their SDP encoding name. */
+export type VideoCodecName = 'H264' | 'VP8' | 'VP9' | 'H263' | 'H263-1998';
+
+export interface VideoCodecBinding {
+  name: VideoCodecName;
+  payloadType: number;
+  /** 90000 for every video codec (RFC 3551 §5). */
+  clockRate: number;
+}
+
 export interface CreateLegRequest {
   /** Local address to bind the RTP socket to (e.g. `0.0.0.0` or `127.0.0.1`). */
   bindAddress: string;
+  /** Also bind a video RTP/RTCP socket pair (one video stream per leg at most). */
+  video?: boolean;
 }
 
 export interface MediaLegInfo {
@@ -28,6 +40,8 @@ export interface MediaLegInfo {
   localAddress: string;
   /** Even RTP port from the configured range; RTCP is port + 1. */
   localPort: number;
+  /** The video RTP port (RTCP on the next one), when `video` was asked for. */
+  videoPort?: number;
 }
 
 export interface LegRemote {
@@ -39,6 +53,25 @@ export interface LegRemote {
   telephoneEventPayloadType?: number;
   /** `sendrecv` unless the peer put the call on hold. */
   direction?: 'sendrecv' | 'sendonly' | 'recvonly' | 'inactive';
+  /** The negotiated video stream; absent means no video. */
+  video?: VideoRemote;
+}
+
+/** Where and how a leg's video goes; packets are forwarded, never decoded. */
+export interface VideoRemote {
+  address: string;
+  port: number;
+  codec: VideoCodecBinding;
+  direction?: 'sendrecv' | 'sendonly' | 'recvonly' | 'inactive';
+}
+
+/** How a media bridge forwards video (`none` for holding bridges). */
+export type MediaVideoMode = 'none' | 'talker' | 'single' | 'sfu';
+
+export interface BridgeVideoRequest {
+  mode: MediaVideoMode;
+  /** The forced source of `single` mode (a member leg). */
+  sourceLegId?: string;
 }
 
 export interface PlayFileRequest {
@@ -224,6 +257,8 @@ export interface MediaEngine {
   joinBridge(bridgeId: string, legId: string, options?: JoinBridgeOptions): Promise<void>;
   leaveBridge(bridgeId: string, legId: string): Promise<void>;
   setBridgeParticipant(bridgeId: string, legId: string, options: JoinBridgeOptions): Promise<void>;
+  /** How the bridge forwards its members' video (mixing bridges start in `talker`, holding ones in `none`). */
+  setBridgeVideo(bridgeId: string, request: BridgeVideoRequest): Promise<void>;
 
   startRecording(target: MediaTarget, request: StartRecordingRequest): Promise<void>;
   /** Ends a recording; `discard` deletes the file (cancel). */

@@ -12,15 +12,28 @@
  *         ▲                                               ├─ Bridge.step() mixes
  *         └────────────────────frame──────  RemoteMember ◄┘
  *
+ * Video uses the same link, packet by packet as it arrives (never on the tick): the leg's worker
+ * posts each received video packet up (`video`, a transferred copy) with the leg's negotiated
+ * format (`videoFormat`) and its peer's keyframe requests (`keyframe`); the home's router sends
+ * down packets already rewritten for the leg (`video`) and keyframe requests for its peer.
+ *
  * When either worker dies its end of the channel closes; the survivor sees `close` and drops the
  * membership.
  */
 import type { MessagePort } from 'node:worker_threads';
 import type { MediaEndpoint } from '../worker/media-endpoint.js';
+import type { VideoStream } from '../worker/video-stream.js';
 import { FrameQueue } from './frame-queue.js';
+import type { VideoFormat } from './video-router.js';
 
-/** What travels on a link, both ways. */
-export type LinkMessage = { type: 'frame'; samples: ArrayBuffer } | { type: 'dtmf'; digit: string; durationMs: number };
+/** What travels on a link, both ways (`videoFormat` only up). */
+export type LinkMessage =
+  | { type: 'frame'; samples: ArrayBuffer }
+  | { type: 'dtmf'; digit: string; durationMs: number }
+  | { type: 'video'; packet: ArrayBuffer }
+  | { type: 'videoFormat'; format: VideoFormat | null }
+  /** Up: the leg's peer asked for a keyframe of the stream `mediaSsrc`; down: ask the leg's peer. */
+  | { type: 'keyframe'; mediaSsrc: number };
 
 const FRAME_SAMPLES = 160;
 
@@ -37,6 +50,7 @@ export class BridgeLink {
   readonly endpoint: MediaEndpoint;
   readonly #port: MessagePort;
   readonly #down = new FrameQueue();
+  readonly #video: VideoStream | null;
   #closed = false;
 
   constructor(
@@ -45,19 +59,40 @@ export class BridgeLink {
     port: MessagePort,
     sendDtmf: (digit: string, durationMs: number) => void,
     onGone: () => void,
+    video: VideoStream | null = null,
   ) {
     this.bridgeId = bridgeId;
     this.endpoint = endpoint;
     this.#port = port;
+    this.#video = video;
     port.on('message', (message: LinkMessage) => {
       if (message.type === 'frame') this.#down.push(new Int16Array(message.samples));
       else if (message.type === 'dtmf') sendDtmf(message.digit, message.durationMs);
+      else if (message.type === 'video') video?.sendRewritten(Buffer.from(message.packet));
+      else if (message.type === 'keyframe') video?.requestKeyframe();
     });
     port.on('close', () => {
       if (this.#closed) return;
       this.#closed = true;
       onGone();
     });
+    if (video !== null) {
+      video.packetTap = (datagram) => {
+        if (this.#closed) return;
+        const copy = new Uint8Array(datagram).buffer;
+        port.postMessage({ type: 'video', packet: copy } satisfies LinkMessage, [copy]);
+      };
+      video.keyframeTap = (mediaSsrc) => {
+        if (!this.#closed) port.postMessage({ type: 'keyframe', mediaSsrc } satisfies LinkMessage);
+      };
+      this.videoChanged();
+    }
+  }
+
+  /** The leg's negotiated video changed (or the link is new): the home's router must know. */
+  videoChanged(): void {
+    if (this.#closed || this.#video === null) return;
+    this.#port.postMessage({ type: 'videoFormat', format: this.#video.format } satisfies LinkMessage);
   }
 
   /** After capture: the leg's frame goes up (silence when it sent nothing, so the home's queue keeps its pace). */
@@ -80,6 +115,10 @@ export class BridgeLink {
     if (this.#closed) return;
     this.#closed = true;
     this.endpoint.bridgeOut = null;
+    if (this.#video !== null) {
+      this.#video.packetTap = null;
+      this.#video.keyframeTap = null;
+    }
     this.#port.close();
   }
 }

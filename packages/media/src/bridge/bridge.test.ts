@@ -14,6 +14,10 @@ function member(legId: string, value: number): BridgeMember & { heard: Array<Int
     input: () => new Int16Array(160).fill(value),
     output: (frame) => heard.push(frame === null ? null : frame.slice()),
     dtmf: () => {},
+    videoFormat: () => null,
+    attachVideo: () => {},
+    sendVideo: () => {},
+    requestKeyframe: () => {},
     close: () => {},
   };
 }

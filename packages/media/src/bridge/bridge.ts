@@ -12,12 +12,15 @@
  * announcer, no playback, DTMF, mute, whisper or beep on either) are relayed instead: each received packet is sent on
  * by the other leg untouched but for its header (relay-rewriter.ts), without decoding. The bridge
  * checks the condition on every tick and switches between relaying and mixing by itself.
+ *
+ * Video is forwarded packet by packet, never mixed (bridge-video.ts, video-router.ts).
  */
 import type { WorkerNotification } from '../protocol.js';
 import type { Recorder } from '../recording/recorder.js';
-import type { BridgeKind, JoinBridgeOptions, PlaybackEndReason } from '../types.js';
+import type { BridgeKind, BridgeVideoRequest, JoinBridgeOptions, PlaybackEndReason } from '../types.js';
 import { type FrameSource, Playback, SAMPLES_PER_FRAME } from '../worker/playback.js';
 import type { RtpLeg, TappedPacket } from '../worker/rtp-leg.js';
+import { BridgeVideo } from './bridge-video.js';
 import type { BridgeMember } from './members.js';
 import { mixAll, mixMinusOne } from './mixer.js';
 import { RelayRewriter } from './relay-rewriter.js';
@@ -44,6 +47,7 @@ export class Bridge {
   #playback: Playback | null = null;
   readonly recorders = new Set<Recorder>();
   #relay: { a: RtpLeg; b: RtpLeg } | null = null;
+  readonly #video: BridgeVideo;
 
   /** `legOf` says which members are local RTP legs (the only ones a relay can join). */
   constructor(
@@ -51,11 +55,22 @@ export class Bridge {
     kind: BridgeKind,
     notify: (notification: WorkerNotification) => void,
     legOf: (member: BridgeMember) => RtpLeg | null,
+    now: () => number = () => performance.now(),
   ) {
     this.id = id;
     this.kind = kind;
     this.#notify = notify;
     this.#legOf = legOf;
+    this.#video = new BridgeVideo(kind, now);
+  }
+
+  setVideo(request: BridgeVideoRequest): void {
+    this.#video.setMode(request);
+  }
+
+  /** A local member's negotiated video changed. */
+  videoChanged(legId: string): void {
+    this.#video.refresh(legId);
   }
 
   get size(): number {
@@ -80,8 +95,10 @@ export class Bridge {
 
   add(member: BridgeMember, options: JoinBridgeOptions | undefined): void {
     this.#stopRelay();
+    this.#video.remove(member.legId);
     this.#members.get(member.legId)?.member.close();
     this.#members.set(member.legId, { member, options: memberOptions(options) });
+    this.#video.add(member);
   }
 
   update(legId: string, options: JoinBridgeOptions): boolean {
@@ -96,6 +113,7 @@ export class Bridge {
     if (membership === undefined) return null;
     this.#stopRelay();
     this.#members.delete(legId);
+    this.#video.remove(legId);
     membership.member.close();
     return membership.member;
   }
@@ -151,6 +169,7 @@ export class Bridge {
       const frame = member.input();
       return options.mute ? null : frame;
     });
+    this.#video.levels(memberships, heard);
     if (this.#updateRelay()) return;
 
     const media = this.#mediaFrame();
@@ -244,6 +263,7 @@ export class Bridge {
 
   close(): void {
     this.#stopRelay();
+    this.#video.close();
     this.endPlayback('stopped');
     for (const recorder of this.recorders) recorder.end('target-gone');
     this.recorders.clear();

@@ -4,9 +4,22 @@
  * through a MessagePort (frames forwarded each tick, see bridge-link.ts).
  */
 import type { MessagePort } from 'node:worker_threads';
+import { parseRtpPacket, type RtpPacketInfo } from '../rtp/rtp-header.js';
 import type { MediaEndpoint } from '../worker/media-endpoint.js';
+import { type VideoStream, writeVideoHeader } from '../worker/video-stream.js';
 import { FrameQueue } from './frame-queue.js';
 import { type LinkMessage, postFrame } from './bridge-link.js';
+import type { VideoFormat, VideoHeader } from './video-router.js';
+
+/** What a member tells its bridge about its video (bridge-video.ts). */
+export interface MemberVideoHandlers {
+  /** A valid packet with the member's negotiated payload type (valid during the call only). */
+  packet(datagram: Buffer, info: RtpPacketInfo): void;
+  /** The member's peer asked for a keyframe (PLI/FIR) of the stream `mediaSsrc` (0: unnamed). */
+  keyframeRequest(mediaSsrc: number): void;
+  /** The member's negotiated video changed (re-INVITE, or it arrived over a link). */
+  formatChanged(): void;
+}
 
 export interface BridgeMember {
   readonly legId: string;
@@ -18,6 +31,14 @@ export interface BridgeMember {
   output(frame: Int16Array | null): void;
   /** Passes a DTMF digit from another member to this leg. */
   dtmf(digit: string, durationMs: number): void;
+  /** The leg's negotiated video, null when it has none. */
+  videoFormat(): VideoFormat | null;
+  /** Hands the leg's video to the bridge (null: stop). */
+  attachVideo(handlers: MemberVideoHandlers | null): void;
+  /** Sends another member's video packet to this leg with the router's header. */
+  sendVideo(datagram: Uint8Array, header: Readonly<VideoHeader>): void;
+  /** Asks this leg's peer for a keyframe. */
+  requestKeyframe(): void;
   close(): void;
 }
 
@@ -25,11 +46,32 @@ export class LocalMember implements BridgeMember {
   readonly legId: string;
   readonly endpoint: MediaEndpoint;
   readonly #sendDtmf: (digit: string, durationMs: number) => void;
+  readonly #video: VideoStream | null;
 
-  constructor(endpoint: MediaEndpoint, sendDtmf: (digit: string, durationMs: number) => void) {
+  constructor(endpoint: MediaEndpoint, sendDtmf: (digit: string, durationMs: number) => void, video: VideoStream | null = null) {
     this.legId = endpoint.id;
     this.endpoint = endpoint;
     this.#sendDtmf = sendDtmf;
+    this.#video = video;
+  }
+
+  videoFormat(): VideoFormat | null {
+    return this.#video?.format ?? null;
+  }
+
+  attachVideo(handlers: MemberVideoHandlers | null): void {
+    const video = this.#video;
+    if (video === null) return;
+    video.packetTap = handlers === null ? null : (datagram, info) => handlers.packet(datagram, info);
+    video.keyframeTap = handlers === null ? null : (mediaSsrc) => handlers.keyframeRequest(mediaSsrc);
+  }
+
+  sendVideo(datagram: Uint8Array, header: Readonly<VideoHeader>): void {
+    this.#video?.forward(datagram, header);
+  }
+
+  requestKeyframe(): void {
+    this.#video?.requestKeyframe();
   }
 
   input(): Int16Array | null {
@@ -45,6 +87,7 @@ export class LocalMember implements BridgeMember {
   }
 
   close(): void {
+    this.attachVideo(null);
     this.endpoint.bridgeOut = null;
   }
 }
@@ -56,6 +99,8 @@ export class RemoteMember implements BridgeMember {
   readonly #port: MessagePort;
   readonly #queue = new FrameQueue();
   #closed = false;
+  #videoFormat: VideoFormat | null = null;
+  #video: MemberVideoHandlers | null = null;
 
   /** `onDtmf` hears digits the remote leg received; `onGone` fires when the other worker's end closed (it died). */
   constructor(legId: string, port: MessagePort, onDtmf: (digit: string, durationMs: number) => void, onGone: () => void) {
@@ -64,12 +109,48 @@ export class RemoteMember implements BridgeMember {
     port.on('message', (message: LinkMessage) => {
       if (message.type === 'frame') this.#queue.push(new Int16Array(message.samples));
       else if (message.type === 'dtmf') onDtmf(message.digit, message.durationMs);
+      else this.#videoMessage(message);
     });
     port.on('close', () => {
       if (this.#closed) return;
       this.#closed = true;
       onGone();
     });
+  }
+
+  #videoMessage(message: LinkMessage): void {
+    if (message.type === 'video') {
+      const datagram = Buffer.from(message.packet);
+      const parsed = parseRtpPacket(datagram);
+      if (parsed.ok) this.#video?.packet(datagram, parsed.packet);
+    } else if (message.type === 'videoFormat') {
+      this.#videoFormat = message.format;
+      this.#video?.formatChanged();
+    } else if (message.type === 'keyframe') {
+      this.#video?.keyframeRequest(message.mediaSsrc);
+    }
+  }
+
+  videoFormat(): VideoFormat | null {
+    return this.#videoFormat;
+  }
+
+  attachVideo(handlers: MemberVideoHandlers | null): void {
+    this.#video = handlers;
+  }
+
+  /** The packet is rewritten here and crosses to the leg's worker as a transferred buffer. */
+  sendVideo(datagram: Uint8Array, header: Readonly<VideoHeader>): void {
+    if (this.#closed) return;
+    const buffer = new ArrayBuffer(datagram.length);
+    const packet = Buffer.from(buffer);
+    packet.set(datagram);
+    writeVideoHeader(packet, header);
+    this.#port.postMessage({ type: 'video', packet: buffer } satisfies LinkMessage, [buffer]);
+  }
+
+  requestKeyframe(): void {
+    if (!this.#closed) this.#port.postMessage({ type: 'keyframe', mediaSsrc: 0 } satisfies LinkMessage);
   }
 
   input(): Int16Array | null {
@@ -85,6 +166,7 @@ export class RemoteMember implements BridgeMember {
   }
 
   close(): void {
+    this.#video = null;
     if (this.#closed) return;
     this.#closed = true;
     this.#port.close();

@@ -6,7 +6,9 @@
 import { InvalidArgumentError } from '../errors.js';
 import type {
   BridgeKind,
+  BridgeVideoRequest,
   JoinBridgeOptions,
+  MediaVideoMode,
   MediaTarget,
   RecordingFormat,
   SnoopDirection,
@@ -118,4 +120,16 @@ export function validateTalkDetection(options: TalkDetectionOptions | null): Tal
     throw new InvalidArgumentError('talk detection needs non-negative energyThreshold, talkMs and silenceMs');
   }
   return { energyThreshold: options.energyThreshold, talkMs: options.talkMs, silenceMs: options.silenceMs };
+}
+
+const VIDEO_MODES: readonly MediaVideoMode[] = ['none', 'talker', 'single', 'sfu'];
+
+export function validateBridgeVideo(request: BridgeVideoRequest): BridgeVideoRequest {
+  if (typeof request !== 'object' || request === null) throw new InvalidArgumentError('bridge video request is missing');
+  if (!VIDEO_MODES.includes(request.mode)) {
+    throw new InvalidArgumentError(`video mode must be one of ${VIDEO_MODES.join(', ')}, got ${String(request.mode)}`);
+  }
+  const copy: BridgeVideoRequest = { mode: request.mode };
+  if (request.mode === 'single') copy.sourceLegId = nonEmpty('sourceLegId', request.sourceLegId);
+  return copy;
 }

@@ -27,6 +27,7 @@ import {
   writeTelephoneEvent,
 } from '../rtp/telephone-event.js';
 import type { LegCounters, LegRemote } from '../types.js';
+import type { VideoStream } from './video-stream.js';
 
 /** A received packet handed to a relay before any decoding (`payload` is a view valid during the call). */
 export interface TappedPacket {
@@ -86,6 +87,8 @@ export class RtpLeg {
   readonly #dtmf = new DtmfEndDetector();
   readonly #counters: LegCounters = { packetsSent: 0, packetsReceived: 0, bytesSent: 0, bytesReceived: 0, packetsDropped: 0 };
   #sendErrorLogged = false;
+  /** The leg's video socket pair, when it was created with one (one video stream per leg). */
+  video: VideoStream | null = null;
 
   private constructor(id: string, socket: dgram.Socket, host: LegHost) {
     this.id = id;
@@ -159,6 +162,7 @@ export class RtpLeg {
     // Without RFC 4733 the peer can only send digits as tones: listen for them in the audio.
     this.#audio.setInbandDtmf(remote.telephoneEventPayloadType === undefined);
     this.#remote = remote;
+    this.video?.setRemote(remote.video ?? null);
   }
 
   /** In-band DTMF detection runs on decoded audio: the media tick must read this leg's frames. */
@@ -283,6 +287,7 @@ export class RtpLeg {
     this.#closed = true;
     this.packetTap = null;
     this.#socket.close();
+    this.video?.close();
     // RFC 3550 §6.6: a BYE tells the peer this source is leaving.
     this.#rtcp?.close(buildBye([this.#ssrc]));
     this.#rtcp = null;

@@ -32,6 +32,7 @@ import type { LegCounters, LegRtpStatistics, MediaTarget } from '../types.js';
 import { MediaEndpoint } from './media-endpoint.js';
 import { type FrameSource, SampleSource } from './playback.js';
 import { type LegHost, RtpLeg } from './rtp-leg.js';
+import { VideoStream } from './video-stream.js';
 import { ToneSource } from './tone-frames.js';
 
 /** How often the worker looks for due frames. Frames leave at most this late; the schedule never drifts. */
@@ -161,7 +162,7 @@ export class WorkerHost implements LegHost {
   #execute(command: WorkerCommand, held: WorkerNotification[]): Result | Promise<Result> {
     switch (command.type) {
       case 'createLeg':
-        return this.#createLeg(command.legId, command.bindAddress, command.port);
+        return this.#createLeg(command.legId, command.bindAddress, command.port, command.videoPort);
       case 'createSnoopLeg': {
         if (this.#endpoints.has(command.legId)) throw new InvalidArgumentError(`media leg ${command.legId} already exists`);
         const source = this.#endpoint(command.sourceLegId);
@@ -173,6 +174,8 @@ export class WorkerHost implements LegHost {
       case 'setLegRemote':
         // The engine validated the remote before sending it (validate.ts).
         this.#rtpLeg(command.legId).setRemote(command.remote);
+        this.#homeOf.get(command.legId)?.videoChanged(command.legId);
+        this.#links.get(command.legId)?.videoChanged();
         // A peer without telephone-event has its in-band digits detected on the tick.
         if (this.#endpoint(command.legId).active) this.#wake();
         return null;
@@ -208,6 +211,7 @@ export class WorkerHost implements LegHost {
             command.kind,
             (n) => this.notify(n),
             (member) => this.#rtpOf(member),
+            () => this.#now(),
           ),
         );
         return null;
@@ -231,6 +235,9 @@ export class WorkerHost implements LegHost {
       }
       case 'unlinkLeg':
         this.#unlink(command.legId);
+        return null;
+      case 'setBridgeVideo':
+        this.#bridge(command.bridgeId).setVideo(command.video);
         return null;
       case 'setBridgeParticipant':
         if (!this.#bridge(command.bridgeId).update(command.legId, command.options)) throw legNotFound(command.legId);
@@ -274,13 +281,23 @@ export class WorkerHost implements LegHost {
     }
   }
 
-  async #createLeg(legId: string, bindAddress: string, port: number): Promise<CommandResults['createLeg']> {
+  async #createLeg(legId: string, bindAddress: string, port: number, videoPort?: number): Promise<CommandResults['createLeg']> {
     if (this.#endpoints.has(legId)) throw new InvalidArgumentError(`media leg ${legId} already exists`);
     const leg = await RtpLeg.open(legId, bindAddress, port, this);
+    if (videoPort !== undefined) {
+      try {
+        leg.video = await VideoStream.open(legId, bindAddress, videoPort, this);
+      } catch (error) {
+        leg.close();
+        throw error;
+      }
+    }
     this.#rtpLegs.set(legId, leg);
     this.#endpoints.set(legId, new MediaEndpoint(leg, (n) => this.notify(n), leg));
-    this.log('debug', { legId, address: leg.localAddress, port: leg.localPort }, 'RTP leg created');
-    return { localAddress: leg.localAddress, localPort: leg.localPort };
+    this.log('debug', { legId, address: leg.localAddress, port: leg.localPort, videoPort }, 'RTP leg created');
+    const result: CommandResults['createLeg'] = { localAddress: leg.localAddress, localPort: leg.localPort };
+    if (leg.video !== null) result.videoPort = leg.video.localPort;
+    return result;
   }
 
   #destroyLeg(legId: string): void {
@@ -337,7 +354,7 @@ export class WorkerHost implements LegHost {
       const previous = this.#homeOf.get(legId);
       if (previous !== undefined && previous !== bridge) this.#leaveHome(previous, legId);
       this.#unlink(legId);
-      member = new LocalMember(endpoint, this.#sendDtmfOn(endpoint));
+      member = new LocalMember(endpoint, this.#sendDtmfOn(endpoint), this.#rtpLegs.get(legId)?.video ?? null);
       endpoint.bridgeId = bridgeId;
       this.#homeOf.set(legId, bridge);
     } else {
@@ -368,12 +385,19 @@ export class WorkerHost implements LegHost {
     const home = this.#homeOf.get(legId);
     if (home !== undefined) this.#leaveHome(home, legId);
     this.#unlink(legId);
-    const link = new BridgeLink(bridgeId, endpoint, port, this.#sendDtmfOn(endpoint), () => {
-      // The bridge's worker died: the leg is out of the bridge.
-      if (this.#links.get(legId) !== link) return;
-      this.#links.delete(legId);
-      endpoint.bridgeId = null;
-    });
+    const link = new BridgeLink(
+      bridgeId,
+      endpoint,
+      port,
+      this.#sendDtmfOn(endpoint),
+      () => {
+        // The bridge's worker died: the leg is out of the bridge.
+        if (this.#links.get(legId) !== link) return;
+        this.#links.delete(legId);
+        endpoint.bridgeId = null;
+      },
+      this.#rtpLegs.get(legId)?.video ?? null,
+    );
     this.#links.set(legId, link);
     endpoint.bridgeId = bridgeId;
     this.#wake();

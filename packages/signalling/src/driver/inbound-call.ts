@@ -57,6 +57,7 @@ import {
   offerFormats,
   type RemoteMedia,
 } from './sdp.js';
+import { legVideo, localVideo, wantsVideo } from './sdp-video.js';
 
 export type InboundCallState = 'setup' | 'offered' | 'answered' | 'up' | 'ending' | 'ended';
 
@@ -106,6 +107,8 @@ export class InboundCall implements ChannelTechnology, TransferSource {
   #legReleased = false;
   #mediaAddress = '';
   #mediaPort = 0;
+  /** The leg's video RTP port, when the endpoint allows video codecs. */
+  #videoPort: number | undefined;
   readonly #sdp = new LocalSdpSession();
   /** The offer's m-lines when the caller made the offer; undefined for a late offer (RFC 3261 §13.2.1). */
   #offerStreams: OfferedStream[] | undefined;
@@ -206,7 +209,7 @@ export class InboundCall implements ChannelTechnology, TransferSource {
         this.#refuse(415, { headers: [['Accept', SDP]] });
         return;
       }
-      const outcome = negotiateOffer(request.bodyText, endpoint.codecs);
+      const outcome = negotiateOffer(request.bodyText, endpoint.codecs, endpoint.videoCodecs);
       if (!outcome.ok) {
         this.#log.info({ endpoint: endpoint.name, problem: outcome.reason }, 'offer refused');
         // RFC 3261 §20.43: 305 "Incompatible media format".
@@ -360,7 +363,7 @@ export class InboundCall implements ChannelTechnology, TransferSource {
     // Keep the codec in use when the new offer still carries it.
     const preferences =
       remote === undefined ? endpoint.codecs : [remote.codec.name, ...endpoint.codecs.filter((c) => c !== remote.codec.name)];
-    const outcome = negotiateOffer(request.bodyText, preferences);
+    const outcome = negotiateOffer(request.bodyText, preferences, endpoint.videoCodecs);
     if (!outcome.ok) {
       reinvite.reject(488, { headers: [['Warning', `305 switchboard "${outcome.reason}"`]] });
       return;
@@ -410,7 +413,7 @@ export class InboundCall implements ChannelTechnology, TransferSource {
     }
     const preferences =
       remote === undefined ? endpoint.codecs : [remote.codec.name, ...endpoint.codecs.filter((c) => c !== remote.codec.name)];
-    const outcome = negotiateOffer(offer, preferences);
+    const outcome = negotiateOffer(offer, preferences, endpoint.videoCodecs);
     if (!outcome.ok) return { ok: false, status: 488, warning: outcome.reason };
     await this.#env.media.setLegRemote(legId, this.#legRemote(outcome.remote));
     this.#remote = outcome.remote;
@@ -490,9 +493,10 @@ export class InboundCall implements ChannelTechnology, TransferSource {
 
   async #createMedia(): Promise<void> {
     const transport = this.#env.transportConfig;
-    const leg = await this.#env.media.createLeg({ bindAddress: transport.bindAddress });
+    const leg = await this.#env.media.createLeg({ bindAddress: transport.bindAddress, video: wantsVideo(this.#endpoint?.videoCodecs) });
     this.#legId = leg.legId;
     this.#mediaPort = leg.localPort;
+    this.#videoPort = leg.videoPort;
     if (this.#state !== 'setup') {
       await this.#releaseMedia();
       return;
@@ -515,6 +519,7 @@ export class InboundCall implements ChannelTechnology, TransferSource {
       codec: remote.codec,
       ...(remote.telephoneEventPayloadType !== undefined ? { telephoneEventPayloadType: remote.telephoneEventPayloadType } : {}),
       direction: remote.direction,
+      ...legVideo(remote.video, this.#videoPort),
     };
   }
 
@@ -535,7 +540,13 @@ export class InboundCall implements ChannelTechnology, TransferSource {
   }
 
   #localAudio(formats: Pick<LocalAudio, 'codecs' | 'telephoneEvents'>, direction: MediaDirection): LocalAudio {
-    return { address: this.#mediaAddress, port: this.#mediaPort, ...formats, direction };
+    return {
+      address: this.#mediaAddress,
+      port: this.#mediaPort,
+      ...formats,
+      direction,
+      ...localVideo(this.#videoPort, this.#endpoint?.videoCodecs),
+    };
   }
 
   #receiveAck(ack: SipRequest): void {
@@ -556,7 +567,7 @@ export class InboundCall implements ChannelTechnology, TransferSource {
     if (endpoint === undefined || this.#legId === undefined || this.#pendingByeCause !== undefined) return;
     const outcome =
       ack.body.length > 0 && ack.contentType === SDP
-        ? negotiateAnswer(ack.bodyText, endpoint.codecs)
+        ? negotiateAnswer(ack.bodyText, endpoint.codecs, endpoint.videoCodecs)
         : ({ ok: false, reason: `${what} carries no SDP answer` } as const);
     if (!outcome.ok) {
       this.#log.info({ problem: outcome.reason }, 'answer unusable; ending the call');

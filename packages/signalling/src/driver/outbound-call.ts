@@ -65,6 +65,7 @@ import {
   offerFormats,
   type RemoteMedia,
 } from './sdp.js';
+import { legVideo, localVideo, wantsVideo } from './sdp-video.js';
 
 export type OutboundCallState = 'prepared' | 'calling' | 'up' | 'ending' | 'ended';
 
@@ -153,6 +154,8 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource {
   #legReleased = false;
   #mediaAddress = '';
   #mediaPort = 0;
+  /** The leg's video RTP port, when the endpoint allows video codecs. */
+  #videoPort: number | undefined;
   readonly #sdp = new LocalSdpSession();
   #remote: RemoteMedia | undefined;
   #earlyMedia = false;
@@ -237,9 +240,10 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource {
 
   async #createMedia(first: OutboundTarget): Promise<void> {
     const config = this.#env.transportConfig;
-    const leg = await this.#env.media.createLeg({ bindAddress: config.bindAddress });
+    const leg = await this.#env.media.createLeg({ bindAddress: config.bindAddress, video: wantsVideo(this.#env.endpoint.videoCodecs) });
     this.#legId = leg.legId;
     this.#mediaPort = leg.localPort;
+    this.#videoPort = leg.videoPort;
     const external = config.externalMediaAddress;
     if (external !== undefined && external !== '') this.#mediaAddress = external;
     else if (!isWildcardAddress(config.bindAddress)) this.#mediaAddress = config.bindAddress;
@@ -388,7 +392,7 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource {
   /** 180 → ringing; 183 (or 180) with SDP → early media from the first branch that sends it. */
   async #provisional(response: SipResponse): Promise<void> {
     if (response.body.length > 0 && response.contentType === SDP && !this.#earlyMedia) {
-      const outcome = negotiateAnswer(response.bodyText, this.#env.codecs);
+      const outcome = negotiateAnswer(response.bodyText, this.#env.codecs, this.#env.endpoint.videoCodecs);
       if (outcome.ok) {
         this.#earlyMedia = true;
         await this.#setRemote(outcome.remote);
@@ -436,7 +440,7 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource {
   async #applyAnswer(response: SipResponse): Promise<void> {
     const outcome =
       response.body.length > 0 && response.contentType === SDP
-        ? negotiateAnswer(response.bodyText, this.#env.codecs)
+        ? negotiateAnswer(response.bodyText, this.#env.codecs, this.#env.endpoint.videoCodecs)
         : ({ ok: false, reason: '2xx carries no SDP answer' } as const);
     if (!outcome.ok) {
       // RFC 3261 §13.2.1: we offered, so the 2xx must answer; without media the call cannot go on.
@@ -507,7 +511,7 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource {
                 current === undefined
                   ? this.#env.codecs
                   : [current.codec.name, ...this.#env.codecs.filter((c) => c !== current.codec.name)];
-              const outcome = negotiateOffer(offer, preferences);
+              const outcome = negotiateOffer(offer, preferences, this.#env.endpoint.videoCodecs);
               if (!outcome.ok) return { ok: false, status: 488, warning: outcome.reason };
               await this.#setRemote(outcome.remote);
               return { ok: true, body: this.#answerSdp(outcome.remote, outcome.streams) };
@@ -560,7 +564,7 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource {
     const current = this.#remote;
     const preferences =
       current === undefined ? this.#env.codecs : [current.codec.name, ...this.#env.codecs.filter((c) => c !== current.codec.name)];
-    const outcome = negotiateOffer(request.bodyText, preferences);
+    const outcome = negotiateOffer(request.bodyText, preferences, this.#env.endpoint.videoCodecs);
     if (!outcome.ok) {
       reinvite.reject(488, { headers: [['Warning', `305 switchboard "${outcome.reason}"`]] });
       return;
@@ -595,6 +599,7 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource {
         codec: remote.codec,
         ...(remote.telephoneEventPayloadType !== undefined ? { telephoneEventPayloadType: remote.telephoneEventPayloadType } : {}),
         direction: remote.direction,
+        ...legVideo(remote.video, this.#videoPort),
       });
     } catch (err) {
       this.#log.error({ err }, 'media leg refused the remote');
@@ -602,7 +607,13 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource {
   }
 
   #localAudio(formats: Pick<LocalAudio, 'codecs' | 'telephoneEvents'>, direction: MediaDirection): LocalAudio {
-    return { address: this.#mediaAddress, port: this.#mediaPort, ...formats, direction };
+    return {
+      address: this.#mediaAddress,
+      port: this.#mediaPort,
+      ...formats,
+      direction,
+      ...localVideo(this.#videoPort, this.#env.endpoint.videoCodecs),
+    };
   }
 
   #branchFailed(branch: Branch, status: number): void {

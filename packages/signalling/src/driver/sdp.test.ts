@@ -139,4 +139,129 @@ describe('SDP offer/answer (RFC 3264)', () => {
     assert.equal(negotiateAnswer(offer(['m=audio 0 RTP/AVP 0']), ['PCMU']).ok, false);
     assert.equal(negotiateAnswer(offer(['m=audio 41000 RTP/AVP 9']), ['PCMU']).ok, false);
   });
+
+  describe('video', () => {
+    const VIDEO = [
+      'm=video 50000 RTP/AVPF 109 120',
+      'a=rtpmap:109 H264/90000',
+      'a=fmtp:109 packetization-mode=1;profile-level-id=42801f',
+      'a=rtpmap:120 VP8/90000',
+      'a=rtcp-fb:* nack',
+      'a=rtcp-fb:109 nack pli',
+      'a=rtcp-fb:109 ccm fir',
+      'a=rtcp-fb:109 goog-remb',
+    ];
+    const local = (video?: { port: number; codecs: [] }) => ({
+      address: '198.51.100.1',
+      port: 30000,
+      codecs: [{ name: 'PCMU' as const, payloadType: 0 }],
+      telephoneEvents: [],
+      direction: 'sendrecv' as const,
+      ...(video === undefined ? {} : { video }),
+    });
+
+    it("accepts a common video codec with the offerer's payload type and fmtp, echoing PLI/FIR feedback", () => {
+      const outcome = negotiateOffer(offer([...AUDIO, ...VIDEO]), ['PCMU'], ['H264', 'VP8']);
+      assert.ok(outcome.ok);
+      assert.deepEqual(outcome.remote.codec, { name: 'PCMU', payloadType: 0, clockRate: 8000 });
+      assert.deepEqual(outcome.remote.video, {
+        address: '192.0.2.10',
+        port: 50000,
+        codec: { name: 'H264', payloadType: 109, clockRate: 90000 },
+        fmtp: 'packetization-mode=1;profile-level-id=42801f',
+        feedback: [
+          { type: 'nack', subtype: 'pli' },
+          { type: 'ccm', subtype: 'fir' },
+        ],
+        direction: 'sendrecv',
+      });
+      const answer = parse(new LocalSdpSession('1', 1).answer(local({ port: 30002, codecs: [] }), outcome.streams));
+      assert.equal(answer.media.length, 2);
+      const video = answer.media[1];
+      assert.equal(video.type, 'video');
+      assert.equal(video.port, 30002);
+      assert.equal(video.protocol, 'RTP/AVPF');
+      assert.equal(String(video.payloads), '109');
+      assert.deepEqual(video.rtp, [{ payload: 109, codec: 'H264', rate: 90000 }]);
+      assert.deepEqual(video.fmtp, [{ payload: 109, config: 'packetization-mode=1;profile-level-id=42801f' }]);
+      assert.deepEqual(
+        video.rtcpFb?.map((fb) => `${fb.payload} ${fb.type} ${fb.subtype}`),
+        ['109 nack pli', '109 ccm fir'],
+      );
+      assert.equal(video.direction, 'sendrecv');
+      // VP8 first in the preferences: the VP8 payload type of the same offer.
+      const vp8 = negotiateOffer(offer([...AUDIO, ...VIDEO]), ['PCMU'], ['VP8']);
+      assert.ok(vp8.ok);
+      assert.deepEqual(vp8.remote.video?.codec, { name: 'VP8', payloadType: 120, clockRate: 90000 });
+    });
+
+    it('refuses video with port 0 for an audio-only endpoint, without a common codec, or without a video port, and leaves audio as it was', () => {
+      const audioOnly = negotiateOffer(offer([...AUDIO, ...VIDEO]), ['PCMU']);
+      const noCommon = negotiateOffer(offer([...AUDIO, ...VIDEO]), ['PCMU'], ['VP9']);
+      for (const outcome of [audioOnly, noCommon]) {
+        assert.ok(outcome.ok);
+        assert.deepEqual(outcome.remote, {
+          address: '192.0.2.10',
+          port: 40000,
+          codec: { name: 'PCMU', payloadType: 0, clockRate: 8000 },
+          telephoneEventPayloadType: 101,
+          direction: 'sendrecv',
+        });
+        const answer = parse(new LocalSdpSession('1', 1).answer(local({ port: 30002, codecs: [] }), outcome.streams));
+        assert.equal(answer.media[1].port, 0);
+      }
+      const accepted = negotiateOffer(offer([...AUDIO, ...VIDEO]), ['PCMU'], ['H264']);
+      assert.ok(accepted.ok);
+      assert.equal(parse(new LocalSdpSession('1', 1).answer(local(), accepted.streams)).media[1].port, 0, 'leg without a video socket');
+      // A second m=video line: one video stream per call.
+      const two = negotiateOffer(offer([...AUDIO, ...VIDEO, ...VIDEO]), ['PCMU'], ['H264']);
+      assert.ok(two.ok);
+      const ports = parse(new LocalSdpSession('1', 1).answer(local({ port: 30002, codecs: [] }), two.streams)).media.map((m) => m.port);
+      assert.deepEqual(ports, [30000, 30002, 0]);
+    });
+
+    it('follows the audio hold rules for video direction', () => {
+      const held = negotiateOffer(offer([...AUDIO, ...VIDEO, 'a=sendonly']), ['PCMU'], ['H264']);
+      assert.ok(held.ok);
+      assert.equal(held.remote.video?.direction, 'sendonly');
+      const answer = parse(new LocalSdpSession('1', 1).answer(local({ port: 30002, codecs: [] }), held.streams));
+      assert.equal(answer.media[1].direction, 'recvonly');
+      const oldHold = negotiateOffer(offer([...AUDIO, ...VIDEO], ['c=IN IP4 0.0.0.0']), ['PCMU'], ['H264']);
+      assert.equal(oldHold.ok && oldHold.remote.video?.direction, 'sendonly');
+    });
+
+    it('offers m=video when the endpoint allows video codecs, and reads the answer', () => {
+      const session = new LocalSdpSession('5', 1);
+      const audio = { address: '192.0.2.1', port: 30000, ...offerFormats(['PCMU']), direction: 'sendrecv' as const };
+      assert.equal(parse(session.offer(audio)).media.length, 1, 'no video codecs: audio only, as before');
+      const written = parse(session.offer({ ...audio, video: { port: 30002, codecs: ['VP8', 'H264'] } }));
+      assert.equal(written.media.length, 2);
+      const video = written.media[1];
+      assert.equal(video.port, 30002);
+      assert.equal(video.payloads, '96 99');
+      assert.deepEqual(
+        video.rtp.map((r) => `${r.payload} ${r.codec}/${r.rate}`),
+        ['96 VP8/90000', '99 H264/90000'],
+      );
+      assert.match(video.fmtp[0].config, /packetization-mode=1/);
+      const answer = negotiateAnswer(
+        offer([
+          'm=audio 41000 RTP/AVP 0',
+          'm=video 41002 RTP/AVP 99',
+          'a=rtpmap:99 H264/90000',
+          'a=fmtp:99 packetization-mode=1',
+          'a=recvonly',
+        ]),
+        ['PCMU'],
+        ['VP8', 'H264'],
+      );
+      assert.ok(answer.ok);
+      assert.deepEqual(answer.remote.video?.codec, { name: 'H264', payloadType: 99, clockRate: 90000 });
+      assert.equal(answer.remote.video?.port, 41002);
+      assert.equal(answer.remote.video?.direction, 'recvonly');
+      const refused = negotiateAnswer(offer(['m=audio 41000 RTP/AVP 0', 'm=video 0 RTP/AVP 99']), ['PCMU'], ['H264']);
+      assert.ok(refused.ok);
+      assert.equal(refused.remote.video, undefined);
+    });
+  });
 });

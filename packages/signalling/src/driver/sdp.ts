@@ -1,10 +1,12 @@
 /**
- * SDP offer/answer for one audio stream (RFC 3264, SDP syntax RFC 4566 via sdp-transform).
+ * SDP offer/answer for one audio stream and, when the endpoint allows video codecs, one video
+ * stream (RFC 3264, SDP syntax RFC 4566 via sdp-transform; video rules in sdp-video.ts).
  * Pure functions: an offer and the endpoint's codec preferences in, the media to set on the leg
  * and the SDP to send out. RFC 4733 telephone-event is accepted with the payload type offered.
  */
-import type { AudioCodecName, CodecBinding } from '@switchboard/core';
+import type { AudioCodecName, CodecBinding, VideoCodecName } from '@switchboard/core';
 import { type MediaDescription, parse, type SessionDescription, write } from 'sdp-transform';
+import { type AcceptedVideo, chooseVideo, videoAnswerMedia, videoFromAnswer, videoOfferMedia } from './sdp-video.js';
 
 export type MediaDirection = 'sendrecv' | 'sendonly' | 'recvonly' | 'inactive';
 
@@ -16,6 +18,8 @@ export interface RemoteMedia {
   telephoneEventPayloadType?: number;
   /** The peer's own direction attribute (`sendonly` when it puts us on hold). */
   direction: MediaDirection;
+  /** The accepted video stream, when the endpoint allows video and the SDP carried a common codec. */
+  video?: AcceptedVideo;
 }
 
 /** One m-line of the offer, as the answer must mirror it (RFC 3264 §6: same number and order). */
@@ -25,6 +29,8 @@ export interface OfferedStream {
   payloads: string;
   /** Whether this is the audio stream we accept. */
   accepted: boolean;
+  /** Set when this is the video stream we accept. */
+  video?: AcceptedVideo;
 }
 
 export type OfferOutcome = { ok: true; remote: RemoteMedia; streams: OfferedStream[] } | { ok: false; status: 488 | 400; reason: string };
@@ -128,10 +134,15 @@ function telephoneEventPt(formats: readonly Format[], clockRate: number): number
  * Chooses the first codec of `preferences` that the offer's first usable audio stream carries
  * (RFC 3264 §6.1). No usable audio stream or no common codec: 488 Not Acceptable Here.
  */
-export function negotiateOffer(offerText: string, preferences: readonly AudioCodecName[]): OfferOutcome {
+export function negotiateOffer(
+  offerText: string,
+  preferences: readonly AudioCodecName[],
+  videoPreferences: readonly VideoCodecName[] = [],
+): OfferOutcome {
   const offer = parseSdp(offerText);
   if (offer === undefined) return { ok: false, status: 400, reason: 'SDP offer cannot be parsed' };
   let remote: RemoteMedia | undefined;
+  let video: AcceptedVideo | undefined;
   let failure = 'no audio stream';
   const streams: OfferedStream[] = offer.media.map((media) => {
     const stream: OfferedStream = {
@@ -140,6 +151,11 @@ export function negotiateOffer(offerText: string, preferences: readonly AudioCod
       payloads: String(media.payloads ?? ''),
       accepted: false,
     };
+    if (media.type === 'video' && video === undefined && media.port !== 0 && videoPreferences.length > 0) {
+      video = acceptVideo(offer, media, videoPreferences);
+      if (video !== undefined) stream.video = video;
+      return stream;
+    }
     if (remote !== undefined || media.type !== 'audio' || media.port === 0) return stream;
     if (!ACCEPTED_PROTOCOLS.has(media.protocol.toUpperCase())) {
       failure = `unsupported media protocol ${media.protocol}`;
@@ -170,14 +186,28 @@ export function negotiateOffer(offerText: string, preferences: readonly AudioCod
     return stream;
   });
   if (remote === undefined) return { ok: false, status: 488, reason: failure };
+  if (video !== undefined) remote.video = video;
   return { ok: true, remote, streams };
+}
+
+/** One offered (or answered) m=video, when its profile, address and a codec are usable. */
+function acceptVideo(session: SessionDescription, media: MediaDescription, codecs: readonly VideoCodecName[]): AcceptedVideo | undefined {
+  if (!ACCEPTED_PROTOCOLS.has(media.protocol.toUpperCase())) return undefined;
+  const address = connectionAddress(session, media);
+  if (address === undefined) return undefined;
+  // Video hold follows the audio rules (c=0.0.0.0, direction attributes).
+  return chooseVideo(media, address, directionOf(session, media, address), codecs);
 }
 
 /**
  * Reads the answer to our offer (RFC 3264 §7): the first format of the answer's audio stream
  * that we offered decides the codec.
  */
-export function negotiateAnswer(answerText: string, offered: readonly AudioCodecName[]): AnswerOutcome {
+export function negotiateAnswer(
+  answerText: string,
+  offered: readonly AudioCodecName[],
+  videoOffered: readonly VideoCodecName[] = [],
+): AnswerOutcome {
   const answer = parseSdp(answerText);
   if (answer === undefined) return { ok: false, reason: 'SDP answer cannot be parsed' };
   const media = answer.media.find((m) => m.type === 'audio' && m.port !== 0);
@@ -203,6 +233,15 @@ export function negotiateAnswer(answerText: string, offered: readonly AudioCodec
   };
   const te = telephoneEventPt(formats, clockRate);
   if (te !== undefined) remote.telephoneEventPayloadType = te;
+  const videoMedia = videoOffered.length === 0 ? undefined : answer.media.find((m) => m.type === 'video' && m.port !== 0);
+  if (videoMedia !== undefined && ACCEPTED_PROTOCOLS.has(videoMedia.protocol.toUpperCase())) {
+    const videoAddress = connectionAddress(answer, videoMedia);
+    const video =
+      videoAddress === undefined
+        ? undefined
+        : videoFromAnswer(videoMedia, videoAddress, directionOf(answer, videoMedia, videoAddress), videoOffered);
+    if (video !== undefined) remote.video = video;
+  }
   return { ok: true, remote };
 }
 
@@ -227,6 +266,11 @@ export interface LocalAudio {
   /** RFC 4733 telephone-event payload types, one per clock rate. */
   telephoneEvents: ReadonlyArray<{ payloadType: number; clockRate: number }>;
   direction: MediaDirection;
+  /**
+   * The leg's video port and, for offers, the video codecs to offer (none: no m=video). An
+   * answer accepts the offered video stream only when this is present.
+   */
+  video?: { port: number; codecs: readonly VideoCodecName[] };
 }
 
 export interface LocalCodec {
@@ -252,19 +296,28 @@ export class LocalSdpSession {
     return this.#version;
   }
 
-  /** An answer to `streams`: the accepted audio stream carries `audio`, every other m-line port 0. */
+  /**
+   * An answer to `streams`: the accepted audio stream carries `audio`, the accepted video stream
+   * (when the leg has a video port) the offerer's video format, every other m-line port 0.
+   */
   answer(audio: LocalAudio, streams: readonly OfferedStream[]): string {
-    const media = streams.map((stream) =>
-      stream.accepted
-        ? audioMedia(audio, stream.protocol)
-        : ({ type: stream.type, port: 0, protocol: stream.protocol, payloads: stream.payloads, rtp: [], fmtp: [] } as MediaDescription),
-    );
+    const media = streams.map((stream) => {
+      if (stream.accepted) return audioMedia(audio, stream.protocol);
+      if (stream.video !== undefined && audio.video !== undefined) {
+        return videoAnswerMedia(stream.video, audio.video.port, stream.protocol, answerDirection(stream.video.direction));
+      }
+      return { type: stream.type, port: 0, protocol: stream.protocol, payloads: stream.payloads, rtp: [], fmtp: [] } as MediaDescription;
+    });
     return this.#render(audio.address, media);
   }
 
-  /** An offer with every codec of `audio.codecs` and telephone-event. */
+  /** An offer with every codec of `audio.codecs` and telephone-event, and m=video when video codecs are given. */
   offer(audio: LocalAudio): string {
-    return this.#render(audio.address, [audioMedia(audio, 'RTP/AVP')]);
+    const media = [audioMedia(audio, 'RTP/AVP')];
+    if (audio.video !== undefined && audio.video.codecs.length > 0) {
+      media.push(videoOfferMedia(audio.video.codecs, audio.video.port, audio.direction));
+    }
+    return this.#render(audio.address, media);
   }
 
   #render(address: string, media: MediaDescription[]): string {

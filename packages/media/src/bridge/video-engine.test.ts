@@ -1,0 +1,245 @@
+/**
+ * Bridge video end to end inside the engine: a real engine (two workers, so that some members are
+ * linked across workers), real UDP far ends on loopback sending fake VP8 packets, and checks of
+ * what each far end receives (RTP and RTCP keyframe requests). Every wait is bounded.
+ */
+import assert from 'node:assert/strict';
+import dgram from 'node:dgram';
+import { afterEach, describe, it } from 'node:test';
+import { MediaEngine } from '../media-engine.js';
+import { buildPli, RTCP_PSFB } from '../rtp/rtcp-feedback.js';
+import { type RtpPacketInfo, parseRtpPacket, writeRtpHeader } from '../rtp/rtp-header.js';
+import { sleep, waitFor } from '../test-support/wait.js';
+import type { MediaLegInfo } from '../types.js';
+
+let nextBase = 34000 + 2 * Math.floor(Math.random() * 3000);
+
+/** A video far end: RTP on an even port and RTCP on the next one, recording what arrives. */
+class VideoPeer {
+  readonly received: RtpPacketInfo[] = [];
+  keyframeRequests = 0;
+  readonly ssrc: number;
+  readonly payloadType: number;
+  #sequence = 1000;
+  #timestamp = 5000;
+
+  private constructor(
+    readonly rtp: dgram.Socket,
+    readonly rtcp: dgram.Socket,
+    ssrc: number,
+    payloadType: number,
+  ) {
+    this.ssrc = ssrc;
+    this.payloadType = payloadType;
+    rtp.on('message', (datagram) => {
+      const parsed = parseRtpPacket(datagram);
+      if (parsed.ok) this.received.push(parsed.packet);
+    });
+    rtcp.on('message', (datagram) => {
+      if (datagram.length >= 12 && datagram[1] === RTCP_PSFB) this.keyframeRequests += 1;
+    });
+  }
+
+  static async open(ssrc: number, payloadType: number): Promise<VideoPeer> {
+    for (let attempt = 0; attempt < 20; attempt += 1) {
+      const port = 40000 + 2 * Math.floor(Math.random() * 5000);
+      const rtp = dgram.createSocket('udp4');
+      const rtcp = dgram.createSocket('udp4');
+      try {
+        await new Promise<void>((resolve, reject) => {
+          rtp.once('error', reject);
+          rtp.bind(port, '127.0.0.1', () => resolve());
+        });
+        await new Promise<void>((resolve, reject) => {
+          rtcp.once('error', reject);
+          rtcp.bind(port + 1, '127.0.0.1', () => resolve());
+        });
+        return new VideoPeer(rtp, rtcp, ssrc, payloadType);
+      } catch {
+        rtp.close();
+        try {
+          rtcp.close();
+        } catch {}
+      }
+    }
+    throw new Error('no free port pair for a video peer');
+  }
+
+  get port(): number {
+    return this.rtp.address().port;
+  }
+
+  /** One fake VP8 packet (a payload descriptor byte and picture bytes) to the leg's video port. */
+  send(toPort: number, marker = true): void {
+    const packet = Buffer.alloc(12 + 20, 0x5a);
+    writeRtpHeader(packet, {
+      payloadType: this.payloadType,
+      marker,
+      sequenceNumber: this.#sequence,
+      timestamp: this.#timestamp,
+      ssrc: this.ssrc,
+    });
+    packet[12] = 0x10; // VP8 payload descriptor: start of partition
+    this.#sequence = (this.#sequence + 1) & 0xffff;
+    this.#timestamp = (this.#timestamp + 3000) >>> 0;
+    this.rtp.send(packet, toPort, '127.0.0.1');
+  }
+
+  /** A PLI to the leg's video RTCP port, about the stream this peer receives. */
+  sendPli(toVideoPort: number, mediaSsrc: number): void {
+    this.rtcp.send(buildPli(this.ssrc, mediaSsrc), toVideoPort + 1, '127.0.0.1');
+  }
+
+  take(): RtpPacketInfo[] {
+    return this.received.splice(0);
+  }
+
+  close(): void {
+    this.rtp.close();
+    this.rtcp.close();
+  }
+}
+
+describe('bridge video', () => {
+  let cleanup: Array<() => Promise<void> | void> = [];
+  afterEach(async () => {
+    for (const step of cleanup.reverse()) await step();
+    cleanup = [];
+  });
+
+  async function setup(): Promise<{ engine: MediaEngine; legs: MediaLegInfo[]; peers: VideoPeer[] }> {
+    const engine = new MediaEngine({ rtpStart: nextBase, rtpEnd: nextBase + 40, workers: 2 });
+    nextBase += 42;
+    await engine.start();
+    cleanup.push(() => engine.close());
+    const legs: MediaLegInfo[] = [];
+    const peers: VideoPeer[] = [];
+    for (let i = 0; i < 3; i += 1) {
+      const leg = await engine.createLeg({ bindAddress: '127.0.0.1', video: true });
+      assert.ok(leg.videoPort !== undefined && leg.videoPort % 2 === 0);
+      const peer = await VideoPeer.open(0x100 + i, 96 + i);
+      cleanup.push(() => peer.close());
+      await engine.setLegRemote(leg.legId, {
+        address: '127.0.0.1',
+        port: 9, // audio is not exercised here
+        codec: { name: 'PCMU', payloadType: 0, clockRate: 8000 },
+        video: { address: '127.0.0.1', port: peer.port, codec: { name: 'VP8', payloadType: 96 + i, clockRate: 90000 } },
+      });
+      legs.push(leg);
+      peers.push(peer);
+    }
+    return { engine, legs, peers };
+  }
+
+  /** Every peer sends `rounds` packets; returns what each received, by sender SSRC. */
+  async function exchange(legs: MediaLegInfo[], peers: VideoPeer[], rounds: number): Promise<RtpPacketInfo[][]> {
+    for (let round = 0; round < rounds; round += 1) {
+      peers.forEach((peer, i) => {
+        if (legs[i] !== undefined) peer.send(legs[i].videoPort as number);
+      });
+      await sleep(5);
+    }
+    await sleep(100);
+    return peers.map((peer) => peer.take());
+  }
+
+  it('sfu: every leg gets the two others (across workers) in their own SSRCs with its payload type', { timeout: 10_000 }, async () => {
+    const { engine, legs, peers } = await setup();
+    await engine.createBridge({ bridgeId: 'v', kind: 'mixing' });
+    await engine.setBridgeVideo('v', { mode: 'sfu' });
+    for (const leg of legs) await engine.joinBridge('v', leg.legId);
+    const got = await exchange(legs, peers, 10);
+    for (const [i, packets] of got.entries()) {
+      const sources = new Set(packets.map((p) => p.ssrc));
+      const expected = peers.filter((_, j) => j !== i).map((p) => p.ssrc);
+      assert.deepEqual([...sources].sort(), expected.sort(), `leg ${i} sources`);
+      assert.ok(packets.every((p) => p.payloadType === 96 + i));
+      assert.ok(packets.length >= 16, `leg ${i} got ${packets.length}`);
+    }
+    // A leg that leaves neither gets nor sends video.
+    await engine.leaveBridge('v', legs[2].legId);
+    const after = await exchange(legs, peers, 5);
+    assert.equal(after[2].length, 0);
+    assert.ok(after[0].every((p) => p.ssrc === peers[1].ssrc));
+    assert.ok(after[1].every((p) => p.ssrc === peers[0].ssrc));
+  });
+
+  it(
+    'single: the source goes to the others only; a switch keeps their sequence and asks the new source for a keyframe',
+    { timeout: 10_000 },
+    async () => {
+      const { engine, legs, peers } = await setup();
+      await engine.createBridge({ bridgeId: 'v', kind: 'mixing' });
+      for (const leg of legs) await engine.joinBridge('v', leg.legId);
+      await engine.setBridgeVideo('v', { mode: 'single', sourceLegId: legs[0].legId });
+      await waitFor('source asked for a keyframe', () => peers[0].keyframeRequests > 0 || undefined, 2000);
+      const first = await exchange(legs, peers, 5);
+      assert.equal(first[0].length, 0, 'the source receives nothing');
+      for (const i of [1, 2]) {
+        assert.equal(first[i].length, 5);
+        assert.ok(first[i].every((p) => p.ssrc !== peers[0].ssrc && p.payloadType === 96 + i));
+      }
+      const before = peers[1].keyframeRequests;
+      await engine.setBridgeVideo('v', { mode: 'single', sourceLegId: legs[1].legId });
+      await waitFor('new source asked for a keyframe', () => peers[1].keyframeRequests > before || undefined, 2000);
+      const second = await exchange(legs, peers, 5);
+      assert.equal(second[1].length, 0);
+      const toC = [...first[2], ...second[2]];
+      assert.equal(toC.length, 10);
+      assert.ok(
+        toC.every((p) => p.ssrc === toC[0].ssrc),
+        'one SSRC across the switch',
+      );
+      for (let k = 1; k < toC.length; k += 1) assert.equal(toC[k].sequenceNumber, (toC[k - 1].sequenceNumber + 1) & 0xffff);
+      assert.equal(second[0].length, 5, 'the old source now sees the new one');
+      // A receiver's picture loss reaches the source it watches (across workers for some legs).
+      await sleep(350); // past the spacing of forwarded requests
+      const pliBefore = peers[1].keyframeRequests;
+      peers[2].sendPli(legs[2].videoPort as number, toC[0].ssrc);
+      await waitFor('the PLI forwarded to the source', () => peers[1].keyframeRequests > pliBefore || undefined, 2000);
+    },
+  );
+
+  it('a holding bridge carries no video', { timeout: 10_000 }, async () => {
+    const { engine, legs, peers } = await setup();
+    await engine.createBridge({ bridgeId: 'h', kind: 'holding' });
+    await engine.setBridgeVideo('h', { mode: 'sfu' });
+    for (const leg of legs) await engine.joinBridge('h', leg.legId);
+    const got = await exchange(legs, peers, 5);
+    assert.deepEqual(
+      got.map((p) => p.length),
+      [0, 0, 0],
+    );
+  });
+
+  it('refuses bad video arguments, and takes a second port pair for a video leg', { timeout: 10_000 }, async () => {
+    const engine = new MediaEngine({ rtpStart: nextBase, rtpEnd: nextBase + 3, workers: 1 });
+    nextBase += 42;
+    await engine.start();
+    cleanup.push(() => engine.close());
+    const leg = await engine.createLeg({ bindAddress: '127.0.0.1', video: true });
+    assert.deepEqual([leg.localPort, leg.videoPort].sort(), [nextBase - 42, nextBase - 40]);
+    await assert.rejects(engine.createLeg({ bindAddress: '127.0.0.1' }), { code: 'ports_exhausted' });
+    const remote = (video: unknown) =>
+      ({ address: '127.0.0.1', port: 9, codec: { name: 'PCMU', payloadType: 0, clockRate: 8000 }, video }) as Parameters<
+        MediaEngine['setLegRemote']
+      >[1];
+    const vp8 = { address: '127.0.0.1', port: 9, codec: { name: 'VP8', payloadType: 96, clockRate: 90000 } };
+    await assert.rejects(engine.setLegRemote(leg.legId, remote({ ...vp8, codec: { ...vp8.codec, name: 'THEORA' } })), {
+      code: 'invalid_argument',
+    });
+    await assert.rejects(engine.setLegRemote(leg.legId, remote({ ...vp8, codec: { ...vp8.codec, clockRate: 8000 } })), {
+      code: 'invalid_argument',
+    });
+    await assert.rejects(engine.setLegRemote(leg.legId, remote({ ...vp8, port: 0 })), { code: 'invalid_argument' });
+    await engine.setLegRemote(leg.legId, remote(vp8));
+    await engine.createBridge({ bridgeId: 'x', kind: 'mixing' });
+    await assert.rejects(engine.setBridgeVideo('x', { mode: 'single' }), { code: 'invalid_argument' });
+    await assert.rejects(engine.setBridgeVideo('x', { mode: 'mosaic' as 'sfu' }), { code: 'invalid_argument' });
+    await assert.rejects(engine.setBridgeVideo('nope', { mode: 'sfu' }), { code: 'bridge_not_found' });
+    // Destroying the leg gives both pairs back.
+    await engine.destroyLeg(leg.legId);
+    const again = await engine.createLeg({ bindAddress: '127.0.0.1', video: true });
+    assert.ok(again.videoPort !== undefined);
+  });
+});

@@ -1,0 +1,402 @@
+/**
+ * Video forwarding decisions of one bridge, as a pure state machine: members (with the video
+ * format each negotiated), the mode and its source go in; which member gets which packet with
+ * which RTP header, and which sender must be asked for a keyframe, come out through a sink.
+ * Nothing is decoded or transcoded: a packet only reaches members that negotiated the same codec.
+ *
+ *   sfu      every member's video goes to every other member. Each source keeps its own SSRC,
+ *            sequence numbers and timestamps (receivers demultiplex by SSRC on their one m=video
+ *            line); only the payload type becomes the receiver's.
+ *   single   only the source's video goes to every other member; the source gets nothing.
+ *   talker   like single, with the source following the loudest member (with hysteresis so it
+ *            does not flap); the source itself sees the previous source (or, before there was
+ *            one, another member), so two people talking both see each other.
+ *   none     no video at all (holding bridges).
+ *
+ * In single and talker mode each receiver gets one continuous stream of its own (RFC 3550 §7.1,
+ * as a translator may): one SSRC per receiver, sequence numbers that carry on across source
+ * switches and timestamps that advance by the time elapsed, so the receiver's decoder sees a new
+ * picture, not a new stream. On every switch the new source is asked for a keyframe, since the
+ * receivers cannot decode its stream from the middle; receivers' own PLI/FIR go to the sender of
+ * what they are watching.
+ *
+ * Limits: one video stream per member; simulcast, RTX and FEC streams are not told apart (a
+ * member's packets with another payload type than its negotiated one are never routed).
+ */
+import type { MediaVideoMode } from '../types.js';
+
+/** A member's negotiated video: the codec's SDP encoding name and the payload type it uses. */
+export interface VideoFormat {
+  codec: string;
+  payloadType: number;
+}
+
+export interface VideoHeader {
+  payloadType: number;
+  marker: boolean;
+  sequenceNumber: number;
+  timestamp: number;
+  ssrc: number;
+}
+
+export interface VideoRouterSink {
+  /**
+   * Send the packet being routed to `to` with this header. The header object is reused from call
+   * to call: read it during the call, do not keep it.
+   */
+  forward(to: string, header: Readonly<VideoHeader>): void;
+  /** Ask `sourceId`'s sender for a keyframe (PLI/FIR). */
+  requestKeyframe(sourceId: string): void;
+}
+
+export interface TalkerOptions {
+  /** Smoothed RMS level (16-bit linear) a member must exceed to count as talking. */
+  thresholdRms: number;
+  /** A challenger must be this many times louder than the current source... */
+  ratio: number;
+  /** ...for this many consecutive ticks... */
+  holdTicks: number;
+  /** ...and the current source must have held for at least this long, before the source switches. */
+  minSourceMs: number;
+  /** Weight of the newest level in the exponential average (0-1). */
+  smoothing: number;
+}
+
+export const DEFAULT_TALKER_OPTIONS: Readonly<TalkerOptions> = {
+  thresholdRms: 150,
+  ratio: 2,
+  holdTicks: 15,
+  minSourceMs: 1500,
+  smoothing: 0.3,
+};
+
+export interface VideoRouterOptions {
+  /** Monotonic milliseconds. */
+  now(): number;
+  /** A random 32-bit SSRC (RFC 3550 §8.1) for each receiver's single-source stream. */
+  randomSsrc(): number;
+  talker?: Partial<TalkerOptions>;
+  /** Receivers' keyframe requests reach a source at most this often (default 300 ms). */
+  feedbackIntervalMs?: number;
+}
+
+/** Video timestamps run at 90 kHz (RFC 3551 §5). */
+const VIDEO_CLOCK_PER_MS = 90;
+
+/** One receiver's rewritten single-source stream. */
+interface OutStream {
+  readonly ssrc: number;
+  /** Source SSRC the offsets are anchored on; null before the first packet and after a switch. */
+  anchor: number | null;
+  sequenceOffset: number;
+  timestampOffset: number;
+  /** Newest sequence number and timestamp sent, and when (null before the first packet). */
+  lastSequence: number;
+  lastTimestamp: number;
+  lastSentAt: number | null;
+}
+
+interface Member {
+  readonly id: string;
+  format: VideoFormat | null;
+  out: OutStream | null;
+  /** SSRC of the newest packet this member sent (0 before any). */
+  sourceSsrc: number;
+  level: number;
+  lastFeedbackAt: number;
+}
+
+export class VideoRouter {
+  readonly #sink: VideoRouterSink;
+  readonly #now: () => number;
+  readonly #randomSsrc: () => number;
+  readonly #talker: TalkerOptions;
+  readonly #feedbackIntervalMs: number;
+  readonly #members = new Map<string, Member>();
+  #mode: MediaVideoMode = 'none';
+  /** The forced source of single mode. */
+  #forced: string | null = null;
+  /** The talker mode's source and the one before it. */
+  #talkerSource: string | null = null;
+  #previous: string | null = null;
+  #switchedAt = Number.NEGATIVE_INFINITY;
+  #challenger: string | null = null;
+  #challengeTicks = 0;
+  readonly #header: VideoHeader = { payloadType: 0, marker: false, sequenceNumber: 0, timestamp: 0, ssrc: 0 };
+
+  constructor(sink: VideoRouterSink, options: VideoRouterOptions) {
+    this.#sink = sink;
+    this.#now = options.now;
+    this.#randomSsrc = options.randomSsrc;
+    this.#talker = { ...DEFAULT_TALKER_OPTIONS, ...options.talker };
+    this.#feedbackIntervalMs = options.feedbackIntervalMs ?? 300;
+  }
+
+  get mode(): MediaVideoMode {
+    return this.#mode;
+  }
+
+  /** The member whose video the others see in single or talker mode (null: none, or sfu/none). */
+  get source(): string | null {
+    if (this.#mode === 'single') return this.#forced !== null && this.#members.has(this.#forced) ? this.#forced : null;
+    if (this.#mode === 'talker') return this.#talkerSource;
+    return null;
+  }
+
+  get memberCount(): number {
+    return this.#members.size;
+  }
+
+  /** Whether any member has video, so that the bridge can skip level tracking when none does. */
+  get carriesVideo(): boolean {
+    if (this.#mode === 'none') return false;
+    for (const member of this.#members.values()) if (member.format !== null) return true;
+    return false;
+  }
+
+  setMode(mode: MediaVideoMode, sourceId?: string): void {
+    const before = this.#watching();
+    this.#mode = mode;
+    this.#forced = mode === 'single' ? (sourceId ?? null) : null;
+    if (mode === 'talker' && (this.#talkerSource === null || !this.#hasVideo(this.#talkerSource))) this.#pickFirstTalker();
+    this.#afterChange(before);
+  }
+
+  /** A member joined, changed its video (a re-INVITE), or lost it (`format` null). */
+  setMember(id: string, format: VideoFormat | null): void {
+    const before = this.#watching();
+    let member = this.#members.get(id);
+    if (member === undefined) {
+      member = { id, format: null, out: null, sourceSsrc: 0, level: 0, lastFeedbackAt: Number.NEGATIVE_INFINITY };
+      this.#members.set(id, member);
+    }
+    const previous = member.format;
+    member.format = format === null ? null : { codec: format.codec.toUpperCase(), payloadType: format.payloadType };
+    if (this.#mode === 'talker' && (this.#talkerSource === null || !this.#hasVideo(this.#talkerSource))) this.#pickFirstTalker();
+    this.#afterChange(before);
+    // A new receiver cannot decode until the next keyframe of whatever it now gets.
+    if (format !== null && (previous === null || previous.codec !== member.format?.codec)) {
+      if (this.#mode === 'sfu') {
+        // Both ways: the newcomer needs the others' pictures, and they need its (it may have
+        // joined mid-stream, moved from another bridge).
+        let others = 0;
+        for (const other of this.#members.values()) {
+          if (other.id === id || !this.#sameCodec(other, member)) continue;
+          others += 1;
+          this.#sink.requestKeyframe(other.id);
+        }
+        if (others > 0) this.#sink.requestKeyframe(id);
+      } else {
+        const target = this.#targetOf(member);
+        if (target !== null && (!before.has(id) || before.get(id) === target)) this.#sink.requestKeyframe(target);
+      }
+    }
+  }
+
+  removeMember(id: string): void {
+    if (!this.#members.has(id)) return;
+    const before = this.#watching();
+    this.#members.delete(id);
+    if (this.#previous === id) this.#previous = null;
+    if (this.#challenger === id) this.#challenger = null;
+    if (this.#talkerSource === id) {
+      this.#talkerSource = null;
+      if (this.#mode === 'talker') this.#pickFirstTalker();
+    }
+    this.#afterChange(before);
+  }
+
+  /**
+   * Routes one packet `fromId` sent (`header` as received; the caller already checked it carries
+   * the member's negotiated payload type). Each receiver is handed a header through the sink.
+   */
+  route(fromId: string, header: Readonly<VideoHeader>): void {
+    const from = this.#members.get(fromId);
+    if (from === undefined || from.format === null || this.#mode === 'none') return;
+    from.sourceSsrc = header.ssrc;
+    const out = this.#header;
+    for (const receiver of this.#members.values()) {
+      if (receiver === from || receiver.format === null || !this.#sameCodec(receiver, from)) continue;
+      out.payloadType = receiver.format.payloadType;
+      out.marker = header.marker;
+      if (this.#mode === 'sfu') {
+        out.sequenceNumber = header.sequenceNumber;
+        out.timestamp = header.timestamp;
+        out.ssrc = header.ssrc;
+      } else {
+        if (this.#targetOf(receiver) !== fromId) continue;
+        this.#rewrite(receiver, header, out);
+      }
+      this.#sink.forward(receiver.id, out);
+    }
+  }
+
+  /**
+   * `byId` sent a PLI or FIR: ask the sender of what it watches (in sfu mode the sender of
+   * `mediaSsrc`, or every sender when that SSRC is unknown). Requests to one source are spaced by
+   * the feedback interval, so that many receivers do not make a source send keyframes nonstop.
+   */
+  keyframeRequested(byId: string, mediaSsrc = 0): void {
+    const receiver = this.#members.get(byId);
+    if (receiver === undefined || receiver.format === null) return;
+    if (this.#mode === 'sfu') {
+      const senders = [...this.#members.values()].filter((m) => m !== receiver && m.format !== null && this.#sameCodec(m, receiver));
+      const named = senders.filter((m) => m.sourceSsrc === mediaSsrc && mediaSsrc !== 0);
+      for (const sender of named.length > 0 ? named : senders) this.#throttledKeyframe(sender);
+      return;
+    }
+    const target = this.#targetOf(receiver);
+    const sender = target === null ? undefined : this.#members.get(target);
+    if (sender !== undefined) this.#throttledKeyframe(sender);
+  }
+
+  /** This tick's audio level of a member (RMS of its 20 ms frame; 0 when silent or muted). */
+  observeLevel(id: string, rms: number): void {
+    const member = this.#members.get(id);
+    if (member === undefined) return;
+    const weight = this.#talker.smoothing;
+    member.level = member.level * (1 - weight) + rms * weight;
+  }
+
+  /**
+   * Once per 20 ms tick, after `observeLevel` for every member: in talker mode, moves the source
+   * to a member that has been clearly louder than the current one for long enough.
+   */
+  talkerTick(): void {
+    if (this.#mode !== 'talker') return;
+    const options = this.#talker;
+    let loudest: Member | null = null;
+    for (const member of this.#members.values()) {
+      if (member.format === null) continue;
+      if (loudest === null || member.level > loudest.level) loudest = member;
+    }
+    const current = this.#talkerSource === null ? undefined : this.#members.get(this.#talkerSource);
+    if (loudest === null || loudest === current || loudest.level < options.thresholdRms) {
+      this.#challenger = null;
+      this.#challengeTicks = 0;
+      return;
+    }
+    if (current !== undefined && loudest.level < current.level * options.ratio) {
+      this.#challenger = null;
+      this.#challengeTicks = 0;
+      return;
+    }
+    if (this.#challenger !== loudest.id) {
+      this.#challenger = loudest.id;
+      this.#challengeTicks = 0;
+    }
+    this.#challengeTicks += 1;
+    if (this.#challengeTicks < options.holdTicks || this.#now() - this.#switchedAt < options.minSourceMs) return;
+    const before = this.#watching();
+    this.#previous = this.#talkerSource;
+    this.#talkerSource = loudest.id;
+    this.#switchedAt = this.#now();
+    this.#challenger = null;
+    this.#challengeTicks = 0;
+    this.#afterChange(before);
+  }
+
+  // ── internals ────────────────────────────────────────────────────────────────────────────
+
+  #hasVideo(id: string): boolean {
+    return this.#members.get(id)?.format != null;
+  }
+
+  #sameCodec(a: Member, b: Member): boolean {
+    return a.format !== null && b.format !== null && a.format.codec === b.format.codec;
+  }
+
+  /** Talker mode before anyone has talked: the first member with video is shown. */
+  #pickFirstTalker(): void {
+    for (const member of this.#members.values()) {
+      if (member.format === null) continue;
+      this.#talkerSource = member.id;
+      this.#switchedAt = this.#now();
+      return;
+    }
+    this.#talkerSource = null;
+  }
+
+  /** Whose video `receiver` gets in single or talker mode. */
+  #targetOf(receiver: Member): string | null {
+    if (this.#mode === 'single') {
+      const source = this.source;
+      return source !== null && source !== receiver.id ? source : null;
+    }
+    if (this.#mode !== 'talker' || this.#talkerSource === null) return null;
+    if (receiver.id !== this.#talkerSource) return this.#talkerSource;
+    if (this.#previous !== null && this.#previous !== receiver.id && this.#hasVideo(this.#previous)) return this.#previous;
+    for (const member of this.#members.values()) if (member !== receiver && member.format !== null) return member.id;
+    return null;
+  }
+
+  /** What each member watches now (null outside single and talker modes), to detect switches. */
+  #watching(): Map<string, string | null> {
+    const watching = new Map<string, string | null>();
+    for (const member of this.#members.values()) watching.set(member.id, this.#targetOf(member));
+    return watching;
+  }
+
+  /** After a change: every newly watched source is asked once for a keyframe. */
+  #afterChange(before: Map<string, string | null>): void {
+    const asked = new Set<string>();
+    for (const [id, target] of this.#watching()) {
+      if (!before.has(id) || before.get(id) === target) continue;
+      // A new source: the receiver's stream re-anchors on its first packet.
+      const out = this.#members.get(id)?.out;
+      if (out != null) out.anchor = null;
+      if (target === null || asked.has(target)) continue;
+      asked.add(target);
+      this.#sink.requestKeyframe(target);
+    }
+  }
+
+  #throttledKeyframe(sender: Member): void {
+    const now = this.#now();
+    if (now - sender.lastFeedbackAt < this.#feedbackIntervalMs) return;
+    sender.lastFeedbackAt = now;
+    this.#sink.requestKeyframe(sender.id);
+  }
+
+  /** Maps `header` into `receiver`'s own stream (see the file comment). */
+  #rewrite(receiver: Member, header: Readonly<VideoHeader>, out: VideoHeader): void {
+    let stream = receiver.out;
+    if (stream === null) {
+      stream = {
+        ssrc: this.#randomSsrc() >>> 0,
+        anchor: null,
+        sequenceOffset: 0,
+        timestampOffset: 0,
+        lastSequence: 0,
+        lastTimestamp: 0,
+        lastSentAt: null,
+      };
+      receiver.out = stream;
+    }
+    const now = this.#now();
+    if (stream.anchor !== header.ssrc) {
+      stream.anchor = header.ssrc;
+      if (stream.lastSentAt === null) {
+        // The stream's first packet: keep the source's numbering (already random, RFC 3550 §5.1).
+        stream.sequenceOffset = 0;
+        stream.timestampOffset = 0;
+      } else {
+        // Carry on right after the last packet sent, the clock advanced by the time in between.
+        const elapsed = Math.max(1, Math.round((now - stream.lastSentAt) * VIDEO_CLOCK_PER_MS));
+        stream.sequenceOffset = (stream.lastSequence + 1 - header.sequenceNumber) & 0xffff;
+        stream.timestampOffset = (stream.lastTimestamp + elapsed - header.timestamp) >>> 0;
+      }
+    }
+    const sequenceNumber = (header.sequenceNumber + stream.sequenceOffset) & 0xffff;
+    const timestamp = (header.timestamp + stream.timestampOffset) >>> 0;
+    // Only a newer packet moves the stream's end: a late one keeps its place behind it.
+    if (stream.lastSentAt === null || ((sequenceNumber - stream.lastSequence) << 16) >> 16 > 0) {
+      stream.lastSequence = sequenceNumber;
+      stream.lastTimestamp = timestamp;
+      stream.lastSentAt = now;
+    }
+    out.sequenceNumber = sequenceNumber;
+    out.timestamp = timestamp;
+    out.ssrc = stream.ssrc;
+  }
+}
