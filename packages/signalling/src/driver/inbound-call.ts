@@ -42,6 +42,7 @@ import {
   statusForCause,
 } from './hangup-causes.js';
 import { answerInfo } from './dtmf-info.js';
+import type { DialogIdentity, ReplacesTarget } from './replaces.js';
 import { handleRefer, type TransferHandler, type TransferSource } from './transfer.js';
 import { handleUpdate, type RefreshOutcome } from './update.js';
 import { readSessionTimer, SessionTimer, type SessionTimerOffer, sessionTimerHeaders } from './session-timer.js';
@@ -87,6 +88,8 @@ export interface InboundCallEnvironment {
   userAgent?: string;
   /** Session timers (RFC 4028) run on it. */
   clock?: Clock;
+  /** The confirmed call of ours a Replaces names (attended transfer, RFC 3891). */
+  findDialog?(target: ReplacesTarget): ChannelTechnology | undefined;
 }
 
 const SDP = 'application/sdp';
@@ -168,6 +171,13 @@ export class InboundCall implements ChannelTechnology, TransferSource {
 
   get endpoint(): SipEndpointConfig | undefined {
     return this.#endpoint;
+  }
+
+  /** Our view of the call's dialog once it is confirmed (answered), for Replaces (RFC 3891 §3). */
+  get confirmedDialog(): DialogIdentity | undefined {
+    const dialog = this.invite.dialog;
+    if (dialog === undefined || (this.#state !== 'up' && this.#state !== 'answered')) return undefined;
+    return { callId: dialog.callId, localTag: dialog.localTag, remoteTag: dialog.remoteTag };
   }
 
   /** Identification, offer/answer, media leg, presentation to core (RFC 3261 §13.3.1). */
@@ -467,6 +477,8 @@ export class InboundCall implements ChannelTechnology, TransferSource {
         if (request.method === 'REFER') {
           handleRefer(request, transaction, {
             dialog,
+            self: this,
+            findDialog: (target) => this.#env.findDialog?.(target),
             context: this.#endpoint?.context ?? 'default',
             handler: this.#state === 'up' ? this.transferHandler : undefined,
             userAgent: this.#env.userAgent ?? 'Switchboard',

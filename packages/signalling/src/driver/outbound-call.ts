@@ -32,6 +32,7 @@ import type {
   SipTransportConfig,
 } from '@switchboard/core';
 import { answerInfo } from './dtmf-info.js';
+import type { DialogIdentity, ReplacesTarget } from './replaces.js';
 import { handleRefer, type TransferHandler, type TransferSource } from './transfer.js';
 import { handleUpdate } from './update.js';
 import { Dialog } from '../dialog/dialog.js';
@@ -113,6 +114,8 @@ export interface OutboundCallEnvironment {
   /** Answer a trunk's 401/407 with these (RFC 3261 §22.2); absent: a challenge ends the branch. */
   outboundCredentials?: { username: string; password: string } | undefined;
   onEnded(call: OutboundSipCall): void;
+  /** The confirmed call of ours a Replaces names (attended transfer, RFC 3891). */
+  findDialog?(target: ReplacesTarget): ChannelTechnology | undefined;
 }
 
 type BranchState = 'trying' | 'proceeding' | 'answered' | 'failed';
@@ -178,6 +181,13 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource {
 
   get state(): OutboundCallState {
     return this.#state;
+  }
+
+  /** Our view of the answered branch's dialog, for Replaces (RFC 3891 §3). */
+  get confirmedDialog(): DialogIdentity | undefined {
+    const dialog = this.#winner?.dialog;
+    if (dialog === undefined || this.#state !== 'up') return undefined;
+    return { callId: dialog.callId, localTag: dialog.localTag, remoteTag: dialog.remoteTag };
   }
 
   /** Starts the INVITEs. With no target the call ends at once with cause 20 (subscriber absent). */
@@ -518,6 +528,8 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource {
         if (request.method === 'REFER') {
           handleRefer(request, transaction, {
             dialog,
+            self: this,
+            findDialog: (target) => this.#env.findDialog?.(target),
             context: this.#env.endpoint.context,
             handler: this.#winner?.dialog === dialog && this.#state === 'up' ? this.transferHandler : undefined,
             userAgent: this.#env.userAgent,

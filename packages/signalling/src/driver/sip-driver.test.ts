@@ -22,6 +22,7 @@ import { FakeClock } from '../test-support/fake-clock.js';
 import { UdpPeer, waitFor } from '../test-support/udp-peer.js';
 import type { SipMediaEngine } from './inbound-call.js';
 import { SipDriver } from './sip-driver.js';
+import type { TransferHandler, TransferRequest } from './transfer.js';
 
 class FakeMedia implements SipMediaEngine {
   legs = new Map<string, { request: CreateLegRequest; remotes: LegRemote[]; destroyed: boolean }>();
@@ -588,7 +589,7 @@ describe('SipDriver over UDP loopback', { timeout: 30_000 }, () => {
     assert.equal(host.hungUp.filter((h) => h.name === second.name).length, 0);
   });
 
-  it('answers REFER: 400 without a usable Refer-To, 501 for Replaces, 603 with nothing to transfer, 202 and sipfrag NOTIFYs when bridged', async () => {
+  it('answers REFER: 400 without a usable Refer-To or Replaces, 603 with nothing to transfer, 202 and sipfrag NOTIFYs when bridged, 481 for an unknown Replaces', async () => {
     const call = newCall();
     const inbound = await offerCall(call);
     await answerAndAck(call, inbound);
@@ -597,29 +598,37 @@ describe('SipDriver over UDP loopback', { timeout: 30_000 }, () => {
       request(peer, call, 'REFER', { branch, cseq, uri: call.contact, headers });
     await peer.send(refer('z9hG4bKr1', 11, []), port);
     await peer.expectResponse(400, 'REFER');
-    await peer.send(refer('z9hG4bKr2', 12, ['Refer-To: <sip:bob@127.0.0.1?Replaces=abc%3Bto-tag%3D1%3Bfrom-tag%3D2>']), port);
-    await peer.expectResponse(501, 'REFER');
+    await peer.send(refer('z9hG4bKr2', 12, ['Refer-To: <sip:bob@127.0.0.1?Replaces=abc%3Bto-tag%3D1>']), port);
+    await peer.expectResponse(400, 'REFER');
     await peer.send(refer('z9hG4bKr3', 13, ['Refer-To: <sip:300@127.0.0.1>']), port);
     await peer.expectResponse(603, 'REFER');
 
-    const tech = inbound.tech as unknown as { transferHandler: ((t: { exten: string; context: string }) => Promise<boolean>) | undefined };
-    const asked: Array<{ exten: string; context: string }> = [];
-    tech.transferHandler = async (target) => {
-      asked.push(target);
-      return true;
+    const tech = inbound.tech as unknown as { transferHandler: TransferHandler | undefined };
+    const asked: TransferRequest[] = [];
+    tech.transferHandler = async (transfer) => {
+      asked.push(transfer);
+      return { ok: true };
+    };
+    const isNotify = (m: SipMessage) => m.type === 'request' && m.method === 'NOTIFY';
+    const expectNotifies = async (cseq: number, final: string) => {
+      await peer.expectResponse(202, 'REFER');
+      const trying = await peer.expect(isNotify, 'the 100 NOTIFY');
+      assert.equal(trying.getHeader('Event'), `refer;id=${cseq}`);
+      assert.equal(trying.bodyText.trim(), 'SIP/2.0 100 Trying');
+      await peer.send(okTo(trying), port);
+      const done = await peer.expect(isNotify, 'the final NOTIFY');
+      assert.equal(done.bodyText.trim(), final);
+      assert.match(done.getHeader('Subscription-State') ?? '', /^terminated/);
+      await peer.send(okTo(done), port);
     };
     await peer.send(refer('z9hG4bKr4', 14, ['Refer-To: <sip:300@127.0.0.1>']), port);
-    await peer.expectResponse(202, 'REFER');
-    const isNotify = (m: SipMessage) => m.type === 'request' && m.method === 'NOTIFY';
-    const trying = await peer.expect(isNotify, 'the 100 NOTIFY');
-    assert.equal(trying.getHeader('Event'), 'refer;id=14');
-    assert.equal(trying.bodyText.trim(), 'SIP/2.0 100 Trying');
-    await peer.send(okTo(trying), port);
-    const done = await peer.expect(isNotify, 'the final NOTIFY');
-    assert.equal(done.bodyText.trim(), 'SIP/2.0 200 OK');
-    assert.match(done.getHeader('Subscription-State') ?? '', /^terminated/);
-    await peer.send(okTo(done), port);
-    assert.deepEqual(asked, [{ exten: '300', context: 'from-alice' }]);
+    await expectNotifies(14, 'SIP/2.0 200 OK');
+    assert.deepEqual(asked, [{ kind: 'blind', exten: '300', context: 'from-alice' }]);
+
+    // RFC 3891 §3: a Replaces that names no dialog of ours is what an INVITE would get 481 for.
+    await peer.send(refer('z9hG4bKr5', 15, ['Refer-To: <sip:bob@127.0.0.1?Replaces=nobody%3Bto-tag%3D1%3Bfrom-tag%3D2>']), port);
+    await expectNotifies(15, 'SIP/2.0 481 Call/Transaction Does Not Exist');
+    assert.equal(asked.length, 1);
   });
 
   it('answers MESSAGE outside a dialog: 202 for text, 415 for another type, 413 for an oversized body', async () => {

@@ -34,6 +34,7 @@ import { DigestAuthenticator, type DigestAuthenticatorOptions } from './digest-a
 import { IdentifyByAddress, type InboundAuthenticator } from './identify.js';
 import { InboundCall, type SipMediaEngine } from './inbound-call.js';
 import { OutboundSipCall, type OutboundTarget } from './outbound-call.js';
+import { type ReplacesTarget, replacesMatches } from './replaces.js';
 import { type EndpointStatusListener, InMemoryContactStore, Registrar, type RegistrarContactStore } from './registrar.js';
 import { type InboundTextMessageSink, SipMessaging } from './text-messages.js';
 import { Qualifier, type QualifyListener } from './qualify.js';
@@ -305,6 +306,15 @@ export class SipDriver implements ChannelDriver {
     for (const transport of this.#transports) transport.traceMessages = enabled;
   }
 
+  /** The answered call whose dialog a Replaces names (RFC 3891 §3), if we have one. */
+  findConfirmedCall(target: ReplacesTarget): InboundCall | OutboundSipCall | undefined {
+    for (const call of [...this.#calls, ...this.#outbound]) {
+      const dialog = call.confirmedDialog;
+      if (dialog !== undefined && replacesMatches(target, dialog)) return call;
+    }
+    return undefined;
+  }
+
   /** Calls that have not ended yet. */
   get activeCalls(): number {
     return this.#calls.size + this.#outbound.size;
@@ -371,6 +381,7 @@ export class SipDriver implements ChannelDriver {
       targets,
       outboundCredentials: this.#options.outboundAuth?.(endpoint),
       onEnded: (ended) => this.#outbound.delete(ended),
+      findDialog: (target) => this.findConfirmedCall(target),
     });
     return {
       name: channelName,
@@ -447,6 +458,7 @@ export class SipDriver implements ChannelDriver {
       userAgent: this.#options.userAgent ?? 'Switchboard',
       clock: this.#clock,
       onEnded: (ended) => this.#calls.delete(ended),
+      findDialog: (target) => this.findConfirmedCall(target),
     });
     this.#calls.add(call);
     call.start().catch((err: unknown) => {
