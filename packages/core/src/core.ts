@@ -6,11 +6,19 @@ import type { SwitchboardConfig } from './config/types.js';
 import { Dialplan } from './dialplan/dialplan.js';
 import { expand } from './dialplan/expand.js';
 import { splitArgs } from './dialplan/split-args.js';
-import type { ChannelDriver, ChannelDriverHost, ChannelTechnologyEvents, InboundCall } from './drivers/channel-technology.js';
+import type {
+  ChannelDriver,
+  ChannelDriverHost,
+  ChannelTechnology,
+  ChannelTechnologyEvents,
+  InboundCall,
+  ReplacementCall,
+} from './drivers/channel-technology.js';
 import { EventBus } from './events/event-bus.js';
 import type { MediaEngine } from './media/media-engine.js';
 import { watchWorkerFailures } from './media/worker-failure.js';
 import { DialplanRunner } from './pbx/dialplan-runner.js';
+import { acceptReplacement } from './pbx/replacement.js';
 import { PlaybackManager } from './playback/playback-manager.js';
 import { SoundIndex } from './sounds/sound-index.js';
 import { SystemStatus } from './system.js';
@@ -268,6 +276,27 @@ export class SwitchboardCore implements ChannelDriverHost {
   }
 
   acceptInbound(call: InboundCall): ChannelTechnologyEvents {
+    const { channel, events } = this.#createInbound(call);
+    this.#startDialplan(channel, call.context, call.exten);
+    return events;
+  }
+
+  acceptReplacement(call: InboundCall, replaced: ChannelTechnology): ReplacementCall {
+    return acceptReplacement(
+      {
+        channels: this.channels,
+        applications: this.applications,
+        bridges: this.bridges,
+        dialplanRunner: this.dialplanRunner,
+        log: this.#log,
+        createInbound: (inbound) => this.#createInbound(inbound),
+      },
+      call,
+      replaced,
+    );
+  }
+
+  #createInbound(call: InboundCall): { channel: Channel; events: ChannelTechnologyEvents } {
     const channel = this.channels.create({
       id: call.id,
       name: call.name,
@@ -281,14 +310,14 @@ export class SwitchboardCore implements ChannelDriverHost {
       tech: call.tech,
       snapshotVariables: this.config.ari.channelVars,
     });
-    this.#startDialplan(channel, call.context, call.exten);
-    return {
+    const events: ChannelTechnologyEvents = {
       answered: () => channel.setState('Up'),
       ringing: () => channel.setState('Ringing'),
       held: (onHold) => this.channelMedia.remoteHold(channel, onHold),
       dtmf: (digit, durationMs) => this.channelMedia.remoteDtmf(channel, digit, durationMs),
       hungUp: (cause) => channel.remoteHangup(cause),
     };
+    return { channel, events };
   }
 
   #startDialplan(channel: Channel, context: string, exten: string): void {

@@ -4,7 +4,8 @@
  *
  *   connected ──a party hangs up──────────────> ended {hangup, by}
  *       │ ──REFER (blind) from a party────────> ended {blind, by, target}
- *       │ ──REFER with Replaces from a party──> ended {attended, successor}
+ *       │ ──REFER with Replaces from a party──> ended {moved, successor}
+ *       │ ──INVITE with Replaces for a party──> ended {moved, successor}
  *
  * An attended transfer (RFC 5589 §7) involves two BridgedCalls that share a transferer: B talks
  * to A in one and to C in the other, and sends REFER on one of its dialogs with a Replaces naming
@@ -26,8 +27,11 @@ export const TRANSFERER_HANGUP_MS = 5000;
 export type BridgedCallEnd =
   | { kind: 'hangup'; by: Channel }
   | { kind: 'blind'; by: Channel; target: BlindTransferTarget }
-  /** One party went on in `successor`; the other was a leg of the transferer. */
-  | { kind: 'attended'; successor: BridgedCall };
+  /**
+   * One party went on in `successor`: an attended transfer joined it to the far party of the
+   * transferer's other call, or a call with Replaces took the other party's place.
+   */
+  | { kind: 'moved'; successor: BridgedCall };
 
 export interface BridgedCallDeps {
   media: Pick<MediaEngine, 'createBridge' | 'joinBridge' | 'destroyBridge'>;
@@ -173,12 +177,39 @@ export class BridgedCall {
       destination_type: 'bridge',
       destination_bridge: successor.bridgeId,
     });
-    this.#resolve({ kind: 'attended', successor });
-    other.#resolve({ kind: 'attended', successor });
+    this.#resolve({ kind: 'moved', successor });
+    other.#resolve({ kind: 'moved', successor });
     if (successor.watchers.size === 0) void superviseBridgedCall(successor, undefined, { deps: this.#deps, continueAfterPeer: false });
     // The replaced dialog ends now (RFC 3891 §3 has the target end it); the REFER's after its NOTIFY.
     void secondLeg.hangup(CAUSE_NORMAL_CLEARING);
     return { ok: true, afterNotify: () => void transferer.hangup(CAUSE_NORMAL_CLEARING) };
+  }
+
+  /**
+   * RFC 3891 §3: `channel` (a new call with Replaces) takes the place of the party whose call is
+   * `replacedTech`; the other party is connected to it in a successor call. False when that call
+   * is not connected in a BridgedCall. The replaced channel is left to the caller to hang up.
+   */
+  static async replaceParty(replacedTech: ChannelTechnology, channel: Channel): Promise<boolean> {
+    const member = membership.get(replacedTech);
+    if (member === undefined || member.call.#done) return false;
+    const old = member.call;
+    const peer = old.other(member.channel);
+    old.#detach();
+    await old.#destroyBridge();
+    const successor = new BridgedCall(old.#deps, peer, channel);
+    if (old.watchers.has(peer)) successor.watchers.add(peer);
+    await successor.connect();
+    old.#deps.log.info({ replaced: member.channel.name, by: channel.name, peer: peer.name }, 'call replaced');
+    old.#resolve({ kind: 'moved', successor });
+    if (successor.watchers.size === 0) void superviseBridgedCall(successor, undefined, { deps: old.#deps, continueAfterPeer: false });
+    return true;
+  }
+
+  /** Whether the call of `tech` is connected in a BridgedCall now. */
+  static isBridged(tech: ChannelTechnology): boolean {
+    const member = membership.get(tech);
+    return member !== undefined && !member.call.#done;
   }
 
   async #finish(end: BridgedCallEnd): Promise<void> {
@@ -232,7 +263,7 @@ export async function superviseBridgedCall(start: BridgedCall, me: Channel | und
   let call = start;
   for (;;) {
     const end = await call.ended;
-    if (end.kind === 'attended') {
+    if (end.kind === 'moved') {
       if (me !== undefined && end.successor.parties.includes(me)) {
         call = end.successor;
         continue;

@@ -19,6 +19,8 @@ import {
   systemClock,
   type ChannelDriverHost,
   type ChannelTechnology,
+  type InboundCall as InboundCallPresentation,
+  type ReplacementCall,
   type ChannelTechnologyEvents,
   type Logger,
   type MediaEngine,
@@ -37,12 +39,14 @@ import {
   CAUSE_NETWORK_OUT_OF_ORDER,
   CAUSE_NORMAL_CLEARING,
   CAUSE_RECOVERY_ON_TIMER_EXPIRY,
+  CAUSE_TEMPORARY_FAILURE,
   causeFromReasonHeader,
   reasonHeaderForCause,
   statusForCause,
 } from './hangup-causes.js';
 import { answerInfo } from './dtmf-info.js';
-import type { DialogIdentity, ReplacesTarget } from './replaces.js';
+import { BridgedCall } from './bridged-call.js';
+import { checkReplaces, type DialogIdentity, type ReplacesTarget } from './replaces.js';
 import { handleRefer, type TransferHandler, type TransferSource } from './transfer.js';
 import { handleUpdate, type RefreshOutcome } from './update.js';
 import { readSessionTimer, SessionTimer, type SessionTimerOffer, sessionTimerHeaders } from './session-timer.js';
@@ -199,6 +203,14 @@ export class InboundCall implements ChannelTechnology, TransferSource {
       if (updated !== undefined) request.replaceTopVia(updated);
     }
 
+    // RFC 3891 §3: a call that takes the place of one of ours; checked once the caller is known.
+    const replaces = checkReplaces(request.getHeaderFields('Replaces'), (target) => this.#env.findDialog?.(target));
+    if (replaces.kind === 'refuse') {
+      this.#log.info({ status: replaces.status }, 'INVITE with Replaces refused');
+      this.#refuse(replaces.status, { reason: replaces.reason });
+      return;
+    }
+
     const timer = readSessionTimer(request);
     if (timer.kind === 'malformed') {
       this.#refuse(400, { reason: 'Bad Session-Expires' });
@@ -242,18 +254,23 @@ export class InboundCall implements ChannelTechnology, TransferSource {
     const uri = request.uri;
     const exten = uri.kind === 'sip' && uri.user !== undefined && uri.user !== '' ? uri.user : 's';
     this.#transition('offered');
+    const presented: InboundCallPresentation = {
+      technology: 'SIP',
+      name: this.#env.channelName(endpoint.name),
+      endpoint: endpoint.name,
+      exten,
+      context: endpoint.context,
+      caller: endpoint.callerId ?? this.#callerFromRequest(request),
+      ...(endpoint.language !== undefined ? { language: endpoint.language } : {}),
+      tech: this,
+    };
+    if (replaces.kind === 'replace') {
+      await this.#presentReplacement(presented, replaces.call);
+      return;
+    }
     let events: ChannelTechnologyEvents;
     try {
-      events = this.#env.host.acceptInbound({
-        technology: 'SIP',
-        name: this.#env.channelName(endpoint.name),
-        endpoint: endpoint.name,
-        exten,
-        context: endpoint.context,
-        caller: endpoint.callerId ?? this.#callerFromRequest(request),
-        ...(endpoint.language !== undefined ? { language: endpoint.language } : {}),
-        tech: this,
-      });
+      events = this.#env.host.acceptInbound(presented);
     } catch (err) {
       this.#log.error({ err }, 'core refused the inbound call');
       this.#hangupRequested = true;
@@ -261,6 +278,50 @@ export class InboundCall implements ChannelTechnology, TransferSource {
       return;
     }
     this.#events = events;
+  }
+
+  /**
+   * RFC 3891 §3: the new call is answered and takes the replaced call's place (in its Dial()
+   * connection, or in its application and bridge through core), and the replaced dialog ends
+   * with a BYE. A replaced call in neither (it runs other dialplan applications) cannot be taken
+   * over: the new call gets 503.
+   */
+  async #presentReplacement(presented: InboundCallPresentation, replaced: ChannelTechnology): Promise<void> {
+    const host = this.#env.host;
+    if (host.acceptReplacement === undefined) {
+      this.#refuse(501, { reason: 'Replaces Not Supported' });
+      return;
+    }
+    const bridged = BridgedCall.isBridged(replaced);
+    let result: ReplacementCall;
+    try {
+      result = host.acceptReplacement(presented, replaced);
+    } catch (err) {
+      this.#log.error({ err }, 'core refused the replacing call');
+      this.#hangupRequested = true;
+      this.#refuse(500);
+      return;
+    }
+    this.#events = result.events;
+    const channel = result.channel;
+    if (!bridged && result.application === undefined) {
+      this.#log.info('the replaced call is in nothing a new call can take over');
+      await channel.hangup(CAUSE_TEMPORARY_FAILURE);
+      return;
+    }
+    try {
+      await channel.answer();
+    } catch (err) {
+      this.#log.info({ err }, 'replacing call ended before it was answered');
+      return;
+    }
+    if (bridged && !(await BridgedCall.replaceParty(replaced, channel))) {
+      await channel.hangup(CAUSE_TEMPORARY_FAILURE);
+      return;
+    }
+    this.#log.info({ replaced: replaced.protocolId }, 'call replaced by INVITE with Replaces');
+    if (result.replaced !== undefined) await result.replaced.hangup(CAUSE_NORMAL_CLEARING);
+    else await replaced.hangup(CAUSE_NORMAL_CLEARING);
   }
 
   async indicateRinging(): Promise<void> {

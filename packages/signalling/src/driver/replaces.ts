@@ -79,3 +79,21 @@ function safeDecode(text: string): string | undefined {
     return undefined;
   }
 }
+
+/** What an INVITE's Replaces headers lead to (RFC 3891 §3). */
+export type ReplacesCheck<T> = { kind: 'none' } | { kind: 'replace'; call: T } | { kind: 'refuse'; status: number; reason: string };
+
+/**
+ * RFC 3891 §3 for an incoming INVITE: more than one Replaces or a malformed one → 400; no
+ * confirmed dialog of ours matches → 481 (early dialogs are not taken over: no call pickup);
+ * `early-only` naming a confirmed dialog → 486.
+ */
+export function checkReplaces<T>(values: readonly string[], findConfirmed: (target: ReplacesTarget) => T | undefined): ReplacesCheck<T> {
+  if (values.length === 0) return { kind: 'none' };
+  const target = values.length === 1 && values[0] !== undefined ? parseReplaces(values[0]) : undefined;
+  if (target === undefined) return { kind: 'refuse', status: 400, reason: 'Bad Replaces' };
+  const call = findConfirmed(target);
+  if (call === undefined) return { kind: 'refuse', status: 481, reason: 'Call/Transaction Does Not Exist' };
+  if (target.earlyOnly) return { kind: 'refuse', status: 486, reason: 'Busy Here' };
+  return { kind: 'replace', call };
+}

@@ -631,6 +631,24 @@ describe('SipDriver over UDP loopback', { timeout: 30_000 }, () => {
     assert.equal(asked.length, 1);
   });
 
+  it('refuses an INVITE with Replaces (RFC 3891 §3): 400 malformed, 481 for no dialog of ours, 486 early-only on a confirmed one', async () => {
+    const call = newCall();
+    const inbound = await offerCall(call);
+    await answerAndAck(call, inbound);
+    const replacing = (headers: string[]) => {
+      const other = newCall();
+      return request(peer, other, 'INVITE', { body: sdpOffer(), headers });
+    };
+    await peer.send(replacing([`Replaces: ${call.callId};to-tag=${call.toTag}`]), port);
+    await peer.expectResponse(400, 'INVITE');
+    await peer.send(replacing([`Replaces: ${call.callId};to-tag=${call.fromTag};from-tag=${call.toTag}`]), port);
+    await peer.expectResponse(481, 'INVITE');
+    await peer.send(replacing([`Replaces: ${call.callId};to-tag=${call.toTag};from-tag=${call.fromTag};early-only`]), port);
+    await peer.expectResponse(486, 'INVITE');
+    assert.equal(inbound.tech.protocolId, call.callId);
+    assert.equal(host.hungUp.filter((h) => h.name === inbound.name).length, 0);
+  });
+
   it('answers MESSAGE outside a dialog: 202 for text, 415 for another type, 413 for an oversized body', async () => {
     const message = (callId: string, type: string, body: string) =>
       [

@@ -125,8 +125,9 @@ export class SipDriver implements ChannelDriver {
       logger: log.child({ module: 'switchboard:signalling:dialog' }),
       userAgent: options.userAgent ?? 'Switchboard',
       allow: ['INVITE', 'ACK', 'CANCEL', 'BYE', 'OPTIONS', 'REGISTER', 'INFO', 'MESSAGE', 'SUBSCRIBE', 'NOTIFY', 'REFER', 'UPDATE'],
-      // RFC 4028: session timers are served for the calls we answer (driver/session-timer.ts).
-      supported: ['timer'],
+      // RFC 4028: session timers are served for the calls we answer (driver/session-timer.ts);
+      // RFC 3891: an INVITE may replace one of our dialogs (driver/replaces.ts).
+      supported: ['timer', 'replaces'],
     });
     this.#ua.delegate = {
       onInvite: (invite, context) => this.#receiveInvite(invite, context),
