@@ -162,4 +162,30 @@ describe('attended transfer (REFER with Replaces)', () => {
       }
     },
   );
+
+  it('INVITE with Replaces: a new dialog takes the place of a Dial()-bridged one; the old one gets BYE', { timeout: 60_000 }, async () => {
+    const bobPort = await register('bob', 'builder');
+    const bob = runSipp('uas-replace-call.xml', target(), {
+      service: 'bob',
+      keys: { user: 'bob', rtpport: 4044, rtpport2: 4046 },
+      extra: [...credentials('bob', 'builder'), '-p', String(bobPort)],
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    let bobDone = 0;
+    void bob.then(() => {
+      bobDone = Date.now();
+    });
+    // Alice stays connected through the replacement and is hung up when the new dialog ends.
+    const alice = await runSipp('uac-auth-wait-bye.xml', target(), {
+      service: '300',
+      keys: { user: 'alice', rtpport: 4048 },
+      extra: credentials('alice', 'wonderland'),
+    });
+    const aliceDone = Date.now();
+    const replacer = await bob;
+    assert.equal(replacer.code, 0, replacer.stdout.slice(-4000));
+    assert.equal(alice.code, 0, alice.stdout.slice(-3000));
+    assert.ok(bobDone > 0 && aliceDone >= bobDone - 500, 'alice is hung up when the new dialog ends');
+    assert.ok(sb.logs.some((l) => l.msg === 'call replaced by INVITE with Replaces'));
+  });
 });
