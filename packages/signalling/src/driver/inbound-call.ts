@@ -129,6 +129,11 @@ export class InboundCall implements ChannelTechnology, TransferSource {
   readonly #sessionTimer: SessionTimer;
   /** Whether the caller has put us on hold (its last SDP said sendonly/inactive or c=0.0.0.0). */
   #onHold = false;
+  /** Resolved when the 2xx was acknowledged or the call ended (a replaced dialog ends after that). */
+  #settled: () => void = () => {};
+  readonly #acknowledged = new Promise<void>((resolve) => {
+    this.#settled = resolve;
+  });
 
   constructor(invite: IncomingInvite, context: IncomingContext, env: InboundCallEnvironment) {
     this.invite = invite;
@@ -320,6 +325,8 @@ export class InboundCall implements ChannelTechnology, TransferSource {
       return;
     }
     this.#log.info({ replaced: replaced.protocolId }, 'call replaced by INVITE with Replaces');
+    // The replaced dialog ends once the new one is confirmed, so the phone sees 200, then BYE.
+    await this.#acknowledged;
     if (result.replaced !== undefined) await result.replaced.hangup(CAUSE_NORMAL_CLEARING);
     else await replaced.hangup(CAUSE_NORMAL_CLEARING);
   }
@@ -614,6 +621,7 @@ export class InboundCall implements ChannelTechnology, TransferSource {
   #receiveAck(ack: SipRequest): void {
     if (this.#state !== 'answered') return;
     this.#transition('up');
+    this.#settled();
     if (this.#timerOffer !== undefined && this.#pendingByeCause === undefined) this.#sessionTimer.start(this.#timerOffer);
     const cause = this.#pendingByeCause;
     if (cause !== undefined) {
@@ -704,6 +712,7 @@ export class InboundCall implements ChannelTechnology, TransferSource {
   #end(): void {
     if (this.#state === 'ended') return;
     this.#transition('ended');
+    this.#settled();
     this.#sessionTimer.stop();
     // Nothing of this call may keep retransmitting once it is over.
     this.invite.abandon();
