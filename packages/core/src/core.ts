@@ -13,7 +13,9 @@ import type {
   ChannelTechnologyEvents,
   InboundCall,
   ReplacementCall,
+  TransferRequestInfo,
 } from './drivers/channel-technology.js';
+import { offerTransferToApplication } from './channels/channel-transfer.js';
 import { EventBus } from './events/event-bus.js';
 import type { MediaEngine } from './media/media-engine.js';
 import { watchWorkerFailures } from './media/worker-failure.js';
@@ -184,6 +186,7 @@ export class SwitchboardCore implements ChannelDriverHost {
       log,
       driverFor: (technology) => this.driverFor(technology),
       track: (work) => this.#track(work),
+      offerTransfer: (channel, request) => this.#offerTransfer(channel, request),
     });
     this.channelMedia = channelServices.channelMedia;
     this.channelVariables = channelServices.channelVariables;
@@ -316,8 +319,13 @@ export class SwitchboardCore implements ChannelDriverHost {
       held: (onHold) => this.channelMedia.remoteHold(channel, onHold),
       dtmf: (digit, durationMs) => this.channelMedia.remoteDtmf(channel, digit, durationMs),
       hungUp: (cause) => channel.remoteHangup(cause),
+      transferRequested: (request) => this.#offerTransfer(channel, request),
     };
     return { channel, events };
+  }
+
+  #offerTransfer(channel: Channel, request: TransferRequestInfo): boolean {
+    return offerTransferToApplication({ bus: this.bus, bridges: this.bridges, channels: this.channels }, channel, request);
   }
 
   #startDialplan(channel: Channel, context: string, exten: string): void {

@@ -233,6 +233,16 @@ export class ApplicationRegistry {
         );
       case 'Dial':
         return this.#involving([event.peer, event.caller, event.forwarded], []);
+      case 'ChannelTransfer':
+        return this.#involving(
+          [
+            event.referred_by.source_channel,
+            event.referred_by.connected_channel,
+            event.refer_to.destination_channel,
+            event.refer_to.connected_channel,
+          ],
+          [event.referred_by.bridge, event.refer_to.bridge],
+        );
       case 'DeviceStateChanged':
         return this.#matching((app) => app.isSubscribed('deviceState', event.device_state.name));
       case 'EndpointStateChange':

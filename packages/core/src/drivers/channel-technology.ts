@@ -56,7 +56,19 @@ export interface ChannelTechnologyEvents {
   dtmf?(digit: string, durationMs: number): void;
   /** The far end ended the call (BYE, CANCEL, error response) with this Q.850 cause. */
   hungUp(cause: number): void;
+  /**
+   * The far end asks for a transfer nothing else serves (SIP REFER outside a Dial() connection).
+   * True when the channel's application takes it over (PJSIP_TRANSFER_HANDLING `ari-only`: a
+   * ChannelTransfer event is published and the application reports progress with
+   * transferProgress); false when it is refused.
+   */
+  transferRequested?(request: TransferRequestInfo): boolean;
 }
+
+/** A transfer the far end asked for: an extension (blind) or the Call-ID of a dialog to replace. */
+export type TransferRequestInfo =
+  | { kind: 'blind'; destination: string }
+  | { kind: 'attended'; protocolId: string; replaced?: ChannelTechnology };
 
 /** An inbound call presented by a driver to core. */
 export interface InboundCall {

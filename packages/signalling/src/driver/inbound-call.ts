@@ -26,6 +26,8 @@ import {
   type MediaEngine,
   type SipEndpointConfig,
   type SipTransportConfig,
+  CoreError,
+  type TransferProgressState,
 } from '@switchboard/core';
 import type { Dialog } from '../dialog/dialog.js';
 import type { IncomingInvite } from '../dialog/incoming-invite.js';
@@ -47,7 +49,7 @@ import {
 import { answerInfo } from './dtmf-info.js';
 import { BridgedCall } from './bridged-call.js';
 import { checkReplaces, type DialogIdentity, type ReplacesTarget } from './replaces.js';
-import { handleRefer, type TransferHandler, type TransferSource } from './transfer.js';
+import { handleRefer, type ReferSubscription, type TransferHandler, type TransferSource } from './transfer.js';
 import { handleUpdate, type RefreshOutcome } from './update.js';
 import { readSessionTimer, SessionTimer, type SessionTimerOffer, sessionTimerHeaders } from './session-timer.js';
 import { authenticateInbound, type InboundAuthenticator } from './identify.js';
@@ -127,6 +129,9 @@ export class InboundCall implements ChannelTechnology, TransferSource {
   /** The session timer agreed in the INVITE (RFC 4028), if the caller asked for one. */
   #timerOffer: Extract<SessionTimerOffer, { kind: 'ok' }> | undefined;
   readonly #sessionTimer: SessionTimer;
+  /** The REFER left to the channel's application, whose progress transferProgress reports. */
+  #referSubscription: ReferSubscription | undefined;
+
   /** Whether the caller has put us on hold (its last SDP said sendonly/inactive or c=0.0.0.0). */
   #onHold = false;
   /** Resolved when the 2xx was acknowledged or the call ended (a replaced dialog ends after that). */
@@ -329,6 +334,13 @@ export class InboundCall implements ChannelTechnology, TransferSource {
     await this.#acknowledged;
     if (result.replaced !== undefined) await result.replaced.hangup(CAUSE_NORMAL_CLEARING);
     else await replaced.hangup(CAUSE_NORMAL_CLEARING);
+  }
+
+  /** The application's transfer_progress for a REFER it took over: a sipfrag NOTIFY (RFC 3515 §2.4.4). */
+  async transferProgress(state: TransferProgressState): Promise<void> {
+    const subscription = this.#referSubscription;
+    if (subscription === undefined || subscription.ended) throw new CoreError('conflict', 'No transfer is in progress on the channel');
+    await subscription.progress(state);
   }
 
   async indicateRinging(): Promise<void> {
@@ -548,6 +560,15 @@ export class InboundCall implements ChannelTechnology, TransferSource {
             self: this,
             findDialog: (target) => this.#env.findDialog?.(target),
             context: this.#endpoint?.context ?? 'default',
+            application:
+              this.#state === 'up'
+                ? {
+                    offer: (request) => this.#events?.transferRequested?.(request) ?? false,
+                    accepted: (subscription) => {
+                      this.#referSubscription = subscription;
+                    },
+                  }
+                : undefined,
             handler: this.#state === 'up' ? this.transferHandler : undefined,
             userAgent: this.#env.userAgent ?? 'Switchboard',
             logger: this.#log,

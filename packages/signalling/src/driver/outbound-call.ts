@@ -21,19 +21,21 @@
  *
  * A CANCEL is sent only once a provisional response arrived (§9.1); asked earlier, it waits for one.
  */
-import type {
-  AudioCodecName,
-  CallerId,
-  ChannelTechnology,
-  ChannelTechnologyEvents,
-  Clock,
-  Logger,
-  SipEndpointConfig,
-  SipTransportConfig,
+import {
+  type AudioCodecName,
+  type CallerId,
+  type ChannelTechnology,
+  type ChannelTechnologyEvents,
+  type Clock,
+  CoreError,
+  type Logger,
+  type SipEndpointConfig,
+  type SipTransportConfig,
+  type TransferProgressState,
 } from '@switchboard/core';
 import { answerInfo } from './dtmf-info.js';
 import type { DialogIdentity, ReplacesTarget } from './replaces.js';
-import { handleRefer, type TransferHandler, type TransferSource } from './transfer.js';
+import { handleRefer, type ReferSubscription, type TransferHandler, type TransferSource } from './transfer.js';
 import { handleUpdate } from './update.js';
 import { Dialog } from '../dialog/dialog.js';
 import type { IncomingInvite } from '../dialog/incoming-invite.js';
@@ -164,6 +166,8 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource {
   #reported = false;
   #timer: unknown;
   #onHold = false;
+  /** The REFER left to the channel's application, whose progress transferProgress reports. */
+  #referSubscription: ReferSubscription | undefined;
 
   constructor(env: OutboundCallEnvironment) {
     this.#env = env;
@@ -219,6 +223,13 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource {
 
   /** An outbound call is answered by the far end; nothing to do on our side. */
   async answer(): Promise<void> {}
+
+  /** The application's transfer_progress for a REFER it took over: a sipfrag NOTIFY (RFC 3515 §2.4.4). */
+  async transferProgress(state: TransferProgressState): Promise<void> {
+    const subscription = this.#referSubscription;
+    if (subscription === undefined || subscription.ended) throw new CoreError('conflict', 'No transfer is in progress on the channel');
+    await subscription.progress(state);
+  }
 
   async indicateRinging(): Promise<void> {}
 
@@ -531,6 +542,15 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource {
             self: this,
             findDialog: (target) => this.#env.findDialog?.(target),
             context: this.#env.endpoint.context,
+            application:
+              this.#winner?.dialog === dialog && this.#state === 'up' && !this.#hangupRequested
+                ? {
+                    offer: (request) => this.#events?.transferRequested?.(request) ?? false,
+                    accepted: (subscription) => {
+                      this.#referSubscription = subscription;
+                    },
+                  }
+                : undefined,
             handler: this.#winner?.dialog === dialog && this.#state === 'up' ? this.transferHandler : undefined,
             userAgent: this.#env.userAgent,
             logger: this.#log,

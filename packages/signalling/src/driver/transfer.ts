@@ -11,7 +11,7 @@
  * What the transfer does is decided by whoever owns the call's bridge (Dial()), which sets
  * `transferHandler` on the call while it is bridged; without one the REFER gets 603.
  */
-import type { ChannelTechnology, Logger } from '@switchboard/core';
+import type { ChannelTechnology, Logger, TransferProgressState, TransferRequestInfo } from '@switchboard/core';
 import { SipParseError } from '../errors.js';
 import type { Dialog } from '../dialog/dialog.js';
 import { createResponse } from '../message/builders.js';
@@ -71,6 +71,12 @@ export interface ReferContext {
   handler: TransferHandler | undefined;
   /** The confirmed call of ours whose dialog a Replaces names (RFC 3891 §3), if any. */
   findDialog(target: ReplacesTarget): ChannelTechnology | undefined;
+  /**
+   * Without a handler: the channel's application may take the transfer over (core's
+   * `transferRequested`, PJSIP_TRANSFER_HANDLING ari-only); `accepted` gets the subscription
+   * through which the application's transfer_progress is reported.
+   */
+  application?: { offer(request: TransferRequestInfo): boolean; accepted(subscription: ReferSubscription): void } | undefined;
   userAgent: string;
   logger: Logger;
 }
@@ -116,30 +122,27 @@ export function handleRefer(request: SipRequest, transaction: NonInviteServerTra
     respond(parsed.status, { reason: parsed.reason });
     return;
   }
+  const subscribe = request.getHeader('Refer-Sub')?.trim().toLowerCase() !== 'false';
+  const accept = () => respond(202, subscribe ? {} : { headers: [['Refer-Sub', 'false']] });
+  const subscription = new ReferSubscription(refer.dialog, String(request.cseq.seq), subscribe);
   const handler = refer.handler;
   if (handler === undefined) {
+    if (refer.application?.offer(describeTransfer(parsed, refer)) === true) {
+      // The application decides; RFC 3515 §2.4.4 wants the subscription's first NOTIFY at once.
+      accept();
+      refer.application.accepted(subscription);
+      void subscription.progress('channel_progress');
+      return;
+    }
     // Nothing bridges this call, so there is nobody to transfer (RFC 3515 §2.4.2 allows refusing).
     respond(603, { reason: 'Transfer Not Available' });
     return;
   }
-  const subscribe = request.getHeader('Refer-Sub')?.trim().toLowerCase() !== 'false';
-  respond(202, subscribe ? {} : { headers: [['Refer-Sub', 'false']] });
-  const id = String(request.cseq.seq);
-  const notify = async (fragment: string, state: string) => {
-    if (!subscribe || refer.dialog.state === 'terminated') return;
-    await refer.dialog.sendRequest('NOTIFY', {
-      headers: [
-        ['Event', `refer;id=${id}`],
-        ['Subscription-State', state],
-      ],
-      body: Buffer.from(`${fragment}\r\n`),
-      contentType: SIPFRAG,
-    });
-  };
-  const final = (status: string) => notify(`SIP/2.0 ${status}`, 'terminated;reason=noresource');
+  accept();
+  const final = (status: string) => subscription.notify(`SIP/2.0 ${status}`, true);
 
   void (async () => {
-    const trying = notify('SIP/2.0 100 Trying', 'active;expires=60');
+    const trying = subscription.notify('SIP/2.0 100 Trying', false);
     let outcome: TransferOutcome = { ok: false };
     if (parsed.kind === 'blind') {
       const target: BlindTransferTarget = { exten: parsed.exten, context: refer.context };
@@ -166,6 +169,13 @@ export function handleRefer(request: SipRequest, transaction: NonInviteServerTra
   })();
 }
 
+/** The transfer as core's application hand-off sees it (ChannelTransfer's requested_destination). */
+function describeTransfer(parsed: Exclude<ParsedReferTo, { kind: 'bad' }>, refer: ReferContext): TransferRequestInfo {
+  if (parsed.kind === 'blind') return { kind: 'blind', destination: parsed.exten };
+  const replaced = refer.findDialog(parsed.replaces);
+  return { kind: 'attended', protocolId: parsed.replaces.callId, ...(replaced !== undefined ? { replaced } : {}) };
+}
+
 async function runHandler(handler: TransferHandler, request: TransferRequest, logger: Logger): Promise<TransferOutcome> {
   try {
     return await handler(request);
@@ -185,4 +195,54 @@ async function boundedWait(work: Promise<unknown>, ms: number): Promise<void> {
     }),
   ]);
   clearTimeout(timer);
+}
+
+const PROGRESS_FRAGMENTS: Record<TransferProgressState, { fragment: string; final: boolean }> = {
+  channel_progress: { fragment: 'SIP/2.0 100 Trying', final: false },
+  channel_answered: { fragment: 'SIP/2.0 200 OK', final: true },
+  channel_unavailable: { fragment: 'SIP/2.0 503 Service Unavailable', final: true },
+  channel_declined: { fragment: 'SIP/2.0 603 Declined', final: true },
+};
+
+/**
+ * The implicit subscription a REFER creates (RFC 3515 §2.4.4): NOTIFYs `message/sipfrag` with the
+ * outcome, `Event: refer;id=<REFER CSeq>`, ended by the first final status. With `Refer-Sub: false`
+ * (RFC 4488) there is none and nothing is sent.
+ */
+export class ReferSubscription {
+  readonly #dialog: Dialog;
+  readonly #id: string;
+  readonly #active: boolean;
+  #terminated = false;
+
+  constructor(dialog: Dialog, id: string, active: boolean) {
+    this.#dialog = dialog;
+    this.#id = id;
+    this.#active = active;
+  }
+
+  /** Whether a NOTIFY can still be sent on it. */
+  get ended(): boolean {
+    return this.#terminated || this.#dialog.state === 'terminated';
+  }
+
+  /** The application's transfer_progress, as a sipfrag (100, 200, 503, 603). */
+  progress(state: TransferProgressState): Promise<void> {
+    const { fragment, final } = PROGRESS_FRAGMENTS[state];
+    return this.notify(fragment, final);
+  }
+
+  async notify(fragment: string, final: boolean): Promise<void> {
+    if (this.ended) return;
+    if (final) this.#terminated = true;
+    if (!this.#active) return;
+    await this.#dialog.sendRequest('NOTIFY', {
+      headers: [
+        ['Event', `refer;id=${this.#id}`],
+        ['Subscription-State', final ? 'terminated;reason=noresource' : 'active;expires=60'],
+      ],
+      body: Buffer.from(`${fragment}\r\n`),
+      contentType: SIPFRAG,
+    });
+  }
 }
