@@ -33,6 +33,7 @@ import type { Dialog } from '../dialog/dialog.js';
 import type { IncomingInvite } from '../dialog/incoming-invite.js';
 import { SipError } from '../errors.js';
 import type { SipRequest } from '../message/sip-message.js';
+import type { SipUri } from '../message/uri.js';
 import { isWildcardAddress, localAddressToward } from '../transport/local-address.js';
 import type { IncomingContext } from '../transport/transport.js';
 import { applyReceived } from '../transport/via-received.js';
@@ -49,6 +50,7 @@ import {
 import { answerInfo } from './dtmf-info.js';
 import { BridgedCall } from './bridged-call.js';
 import { checkReplaces, type DialogIdentity, type ReplacesTarget } from './replaces.js';
+import { OutgoingRefer } from './redirect.js';
 import { handleRefer, type ReferSubscription, type TransferHandler, type TransferSource } from './transfer.js';
 import { handleUpdate, type RefreshOutcome } from './update.js';
 import { readSessionTimer, SessionTimer, type SessionTimerOffer, sessionTimerHeaders } from './session-timer.js';
@@ -96,6 +98,8 @@ export interface InboundCallEnvironment {
   clock?: Clock;
   /** The confirmed call of ours a Replaces names (attended transfer, RFC 3891). */
   findDialog?(target: ReplacesTarget): ChannelTechnology | undefined;
+  /** The URI a redirect's `resource` stands for (a registered contact, a given URI); throws CoreError. */
+  redirectTarget?(resource: string): Promise<SipUri>;
 }
 
 const SDP = 'application/sdp';
@@ -131,6 +135,8 @@ export class InboundCall implements ChannelTechnology, TransferSource {
   readonly #sessionTimer: SessionTimer;
   /** The REFER left to the channel's application, whose progress transferProgress reports. */
   #referSubscription: ReferSubscription | undefined;
+  /** The REFER we sent for the API's redirect, whose NOTIFYs tell whether the call can end. */
+  #outgoingRefer: OutgoingRefer | undefined;
 
   /** Whether the caller has put us on hold (its last SDP said sendonly/inactive or c=0.0.0.0). */
   #onHold = false;
@@ -334,6 +340,51 @@ export class InboundCall implements ChannelTechnology, TransferSource {
     await this.#acknowledged;
     if (result.replaced !== undefined) await result.replaced.hangup(CAUSE_NORMAL_CLEARING);
     else await replaced.hangup(CAUSE_NORMAL_CLEARING);
+  }
+
+  /**
+   * The API's redirect: an unanswered call gets 302 Moved Temporarily naming the target in Contact
+   * (RFC 3261 §21.3.3) and ends; an answered one is asked to call the target itself with REFER
+   * (redirect.ts) and ends when the phone reports success.
+   */
+  async redirect(resource: string): Promise<void> {
+    const resolve = this.#env.redirectTarget;
+    if (resolve === undefined) throw new CoreError('unavailable', 'redirect is not available');
+    const target = await resolve(resource);
+    switch (this.#state) {
+      case 'setup':
+      case 'offered':
+        this.#log.info({ target: target.toString() }, 'call redirected with 302');
+        this.#refuse(302, { reason: 'Moved Temporarily', headers: [['Contact', `<${target.toString()}>`]] });
+        this.#report(CAUSE_NORMAL_CLEARING);
+        return;
+      case 'answered':
+      case 'up':
+        await this.#referTo(target);
+        return;
+      default:
+        throw new CoreError('not_found', 'Channel not found');
+    }
+  }
+
+  async #referTo(target: SipUri): Promise<void> {
+    const dialog = this.invite.dialog;
+    if (dialog === undefined || dialog.state === 'terminated') throw new CoreError('not_found', 'Channel not found');
+    if (this.#outgoingRefer !== undefined && !this.#outgoingRefer.settled)
+      throw new CoreError('conflict', 'A redirect is already in progress');
+    const refer = new OutgoingRefer({
+      dialog,
+      target,
+      userAgent: this.#env.userAgent ?? 'Switchboard',
+      logger: this.#log,
+      onOutcome: (outcome) => {
+        if (outcome !== 'succeeded') return;
+        this.#sendBye(CAUSE_NORMAL_CLEARING);
+        this.#report(CAUSE_NORMAL_CLEARING);
+      },
+    });
+    this.#outgoingRefer = refer;
+    await refer.send();
   }
 
   /** The application's transfer_progress for a REFER it took over: a sipfrag NOTIFY (RFC 3515 §2.4.4). */
@@ -554,6 +605,7 @@ export class InboundCall implements ChannelTechnology, TransferSource {
           });
           return true;
         }
+        if (request.method === 'NOTIFY' && this.#outgoingRefer?.receiveNotify(request, transaction) === true) return true;
         if (request.method === 'REFER') {
           handleRefer(request, transaction, {
             dialog,

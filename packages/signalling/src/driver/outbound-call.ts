@@ -35,6 +35,7 @@ import {
 } from '@switchboard/core';
 import { answerInfo } from './dtmf-info.js';
 import type { DialogIdentity, ReplacesTarget } from './replaces.js';
+import { OutgoingRefer } from './redirect.js';
 import { handleRefer, type ReferSubscription, type TransferHandler, type TransferSource } from './transfer.js';
 import { handleUpdate } from './update.js';
 import { Dialog } from '../dialog/dialog.js';
@@ -118,6 +119,8 @@ export interface OutboundCallEnvironment {
   onEnded(call: OutboundSipCall): void;
   /** The confirmed call of ours a Replaces names (attended transfer, RFC 3891). */
   findDialog?(target: ReplacesTarget): ChannelTechnology | undefined;
+  /** The URI a redirect's `resource` stands for (a registered contact, a given URI); throws CoreError. */
+  redirectTarget?(resource: string): Promise<SipUri>;
 }
 
 type BranchState = 'trying' | 'proceeding' | 'answered' | 'failed';
@@ -168,6 +171,8 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource {
   #onHold = false;
   /** The REFER left to the channel's application, whose progress transferProgress reports. */
   #referSubscription: ReferSubscription | undefined;
+  /** The REFER we sent for the API's redirect, whose NOTIFYs tell whether the call can end. */
+  #outgoingRefer: OutgoingRefer | undefined;
 
   constructor(env: OutboundCallEnvironment) {
     this.#env = env;
@@ -223,6 +228,30 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource {
 
   /** An outbound call is answered by the far end; nothing to do on our side. */
   async answer(): Promise<void> {}
+
+  /** The API's redirect of the answered call: REFER to the target (redirect.ts); it ends on success. */
+  async redirect(resource: string): Promise<void> {
+    const resolve = this.#env.redirectTarget;
+    if (resolve === undefined) throw new CoreError('unavailable', 'redirect is not available');
+    const target = await resolve(resource);
+    const dialog = this.#winner?.dialog;
+    if (this.#state !== 'up' || dialog === undefined) throw new CoreError('precondition_failed', 'Channel is not answered');
+    if (this.#outgoingRefer !== undefined && !this.#outgoingRefer.settled)
+      throw new CoreError('conflict', 'A redirect is already in progress');
+    const refer = new OutgoingRefer({
+      dialog,
+      target,
+      userAgent: this.#env.userAgent,
+      logger: this.#log,
+      onOutcome: (outcome) => {
+        if (outcome !== 'succeeded') return;
+        this.#sendBye(CAUSE_NORMAL_CLEARING);
+        this.#report(CAUSE_NORMAL_CLEARING);
+      },
+    });
+    this.#outgoingRefer = refer;
+    await refer.send();
+  }
 
   /** The application's transfer_progress for a REFER it took over: a sipfrag NOTIFY (RFC 3515 §2.4.4). */
   async transferProgress(state: TransferProgressState): Promise<void> {
@@ -536,6 +565,7 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource {
           });
           return true;
         }
+        if (request.method === 'NOTIFY' && this.#outgoingRefer?.receiveNotify(request, transaction) === true) return true;
         if (request.method === 'REFER') {
           handleRefer(request, transaction, {
             dialog,

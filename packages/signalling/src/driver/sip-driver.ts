@@ -316,6 +316,34 @@ export class SipDriver implements ChannelDriver {
     return undefined;
   }
 
+  /**
+   * Where a redirect sends a call (API `redirect`, `endpoint=SIP/<resource>`): the URI given
+   * (`alice/sip:alice@192.0.2.5`), or the endpoint's first registered or static contact, with the
+   * number as user part for `trunk/5551234`. An unknown endpoint is a 404; one with no contact 409.
+   */
+  async redirectTarget(resource: string): Promise<SipUri> {
+    const slash = resource.indexOf('/');
+    const name = slash === -1 ? resource : resource.slice(0, slash);
+    const rest = slash === -1 ? undefined : resource.slice(slash + 1);
+    const endpoint = this.#endpoints.get(name);
+    if (endpoint === undefined) throw new CoreError('not_found', `SIP endpoint '${name}' does not exist`);
+    if (rest !== undefined && /^sips?:/i.test(rest)) {
+      try {
+        const uri = parseUri(rest);
+        if (uri.kind === 'sip') return uri;
+      } catch (err) {
+        if (!(err instanceof SipParseError)) throw err;
+      }
+      throw new CoreError('unprocessable', `invalid SIP URI '${rest}'`);
+    }
+    const [first] = await this.#registrar.lookup(endpoint.aors, endpoint);
+    if (first === undefined) throw new CoreError('conflict', `SIP endpoint '${name}' has no contact to redirect to`);
+    const uri = first.uri.clone();
+    if (rest !== undefined && rest !== '') uri.user = rest;
+    else if (uri.user === undefined) uri.user = name;
+    return uri;
+  }
+
   /** Calls that have not ended yet. */
   get activeCalls(): number {
     return this.#calls.size + this.#outbound.size;
@@ -383,6 +411,7 @@ export class SipDriver implements ChannelDriver {
       outboundCredentials: this.#options.outboundAuth?.(endpoint),
       onEnded: (ended) => this.#outbound.delete(ended),
       findDialog: (target) => this.findConfirmedCall(target),
+      redirectTarget: (resource) => this.redirectTarget(resource),
     });
     return {
       name: channelName,
@@ -460,6 +489,7 @@ export class SipDriver implements ChannelDriver {
       clock: this.#clock,
       onEnded: (ended) => this.#calls.delete(ended),
       findDialog: (target) => this.findConfirmedCall(target),
+      redirectTarget: (resource) => this.redirectTarget(resource),
     });
     this.#calls.add(call);
     call.start().catch((err: unknown) => {
