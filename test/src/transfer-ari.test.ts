@@ -5,6 +5,8 @@
  *   and transfer_progress becomes the phone's sipfrag NOTIFYs;
  * - redirect: 302 Moved Temporarily for an unanswered call, REFER for an answered one (the channel
  *   ends when the phone reports success);
+ * - without ari-only, a blind REFER in an application's bridge: a Local channel takes the
+ *   transferer's place (AppStart replace_channel) and runs the extension; BridgeBlindTransfer;
  * - INVITE with Replaces for a channel in an application: the new channel enters the application
  *   (AppStart replace_channel) and the bridge, the replaced dialog gets BYE.
  */
@@ -18,6 +20,9 @@ import { API_PASSWORD, API_USER, basicAuth, freePort, type RunningSwitchboard, r
 const APP = 'xfer';
 const DIALPLAN = `
 exten => 400,1,App(${APP})
+ same => n,Hangup()
+exten => 200,1,Answer()
+ same => n,Playback(hello-world)
  same => n,Hangup()
 `;
 
@@ -217,6 +222,59 @@ describe('transfers and redirects through the API', () => {
       const done = await phone;
       assert.equal(done.code, 0, done.stdout.slice(-3000));
       await events.next('ChannelDestroyed', (e) => e.channel?.id === newId);
+      assert.equal((await api('DELETE', `/bridges/${bridge.id}`)).status, 204);
+    },
+  );
+
+  it(
+    'blind REFER in an application bridge: a Local channel replaces the transferer and runs the extension',
+    { timeout: 40_000 },
+    async () => {
+      const bobPort = await register('bob', 'builder');
+      const bob = runSipp('uas-answer-wait-bye.xml', target(), {
+        service: 'bob',
+        keys: { rtpport: 4062 },
+        extra: ['-p', String(bobPort)],
+      });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const alice = runSipp('uac-auth-refer-ari.xml', target(), {
+        service: '400',
+        keys: { user: 'alice', rtpport: 4064, referto: '200' },
+        extra: credentials('alice', 'wonderland'),
+      });
+      const transferer = await started();
+      const originated = await api('POST', `/channels?endpoint=SIP/bob&app=${APP}`);
+      assert.equal(originated.status, 200);
+      const transferee = (await originated.json()) as ChannelJson;
+      await events.next('AppStart', (e) => e.channel?.id === transferee.id);
+      const bridge = (await (await api('POST', '/bridges?type=mixing')).json()) as { id: string };
+      assert.equal((await api('POST', `/channels/${transferer.id}/answer`)).status, 204);
+      const added = await api('POST', `/bridges/${bridge.id}/addChannel?channel=${transferer.id},${transferee.id}`);
+      assert.equal(added.status, 204);
+
+      const replacing = await events.next('AppStart', (e) => e.channel?.name.startsWith('Local/200@from-internal') === true);
+      assert.equal((replacing.replace_channel as ChannelJson | undefined)?.id, transferer.id);
+      const local = replacing.channel as ChannelJson;
+      await events.next('ChannelEnteredBridge', (e) => e.channel?.id === local.id);
+      const transfer = await events.next('BridgeBlindTransfer');
+      assert.equal((transfer.channel as ChannelJson).id, transferer.id);
+      assert.equal((transfer.replace_channel as ChannelJson).id, local.id);
+      assert.equal((transfer.transferee as ChannelJson).id, transferee.id);
+      assert.equal(transfer.exten, '200');
+      assert.equal(transfer.context, 'from-internal');
+      assert.equal(transfer.result, 'Success');
+      assert.equal(transfer.is_external, true);
+      assert.equal((transfer.bridge as { id: string }).id, bridge.id);
+
+      const phone = await alice;
+      assert.equal(phone.code, 0, phone.stdout.slice(-3000));
+      // The extension answers, plays its prompt and hangs up: the Local channel leaves; bob stays.
+      await events.next('ChannelDestroyed', (e) => e.channel?.id === local.id);
+      const remaining = (await (await api('GET', `/bridges/${bridge.id}`)).json()) as { channels: string[] };
+      assert.deepEqual(remaining.channels, [transferee.id]);
+      assert.equal((await api('DELETE', `/channels/${transferee.id}`)).status, 204);
+      const callee = await bob;
+      assert.equal(callee.code, 0, callee.stdout.slice(-3000));
       assert.equal((await api('DELETE', `/bridges/${bridge.id}`)).status, 204);
     },
   );

@@ -13,9 +13,10 @@ import type {
   ChannelTechnologyEvents,
   InboundCall,
   ReplacementCall,
+  TransferDecision,
   TransferRequestInfo,
 } from './drivers/channel-technology.js';
-import { offerTransferToApplication } from './channels/channel-transfer.js';
+import { ChannelTransferService } from './channels/channel-transfer.js';
 import { EventBus } from './events/event-bus.js';
 import type { MediaEngine } from './media/media-engine.js';
 import { watchWorkerFailures } from './media/worker-failure.js';
@@ -111,10 +112,14 @@ export class SwitchboardCore implements ChannelDriverHost {
   readonly externalMedia: ExternalMediaService;
   readonly #drivers = new Map<string, ChannelDriver>();
   readonly #log: Logger;
+  /** Far-end transfer requests nothing else serves (made when first needed). */
+  #transfers: ChannelTransferService | undefined;
+  readonly #clock: Clock;
   #dialplan: Dialplan;
   readonly #running = new Set<Promise<void>>();
 
   constructor(options: CoreOptions) {
+    this.#clock = options.clock ?? systemClock;
     const log = options.logger ?? silentLogger;
     this.#log = log;
     this.config = options.config;
@@ -324,8 +329,19 @@ export class SwitchboardCore implements ChannelDriverHost {
     return { channel, events };
   }
 
-  #offerTransfer(channel: Channel, request: TransferRequestInfo): boolean {
-    return offerTransferToApplication({ bus: this.bus, bridges: this.bridges, channels: this.channels }, channel, request);
+  #offerTransfer(channel: Channel, request: TransferRequestInfo): TransferDecision {
+    this.#transfers ??= new ChannelTransferService({
+      bus: this.bus,
+      bridges: this.bridges,
+      channels: this.channels,
+      applications: this.applications,
+      dialplanRunner: this.dialplanRunner,
+      driverFor: (technology) => this.driverFor(technology),
+      snapshotVariables: () => this.config.ari.channelVars,
+      clock: this.#clock,
+      log: this.#log.child({ module: 'switchboard:core:transfer' }),
+    });
+    return this.#transfers.requested(channel, request);
   }
 
   #startDialplan(channel: Channel, context: string, exten: string): void {

@@ -4,7 +4,7 @@
  */
 import type { ApplicationRegistry } from '../apps/application-registry.js';
 import type { SwitchboardConfig } from '../config/types.js';
-import type { ChannelDriver, TransferRequestInfo } from '../drivers/channel-technology.js';
+import type { ChannelDriver, TransferDecision, TransferRequestInfo } from '../drivers/channel-technology.js';
 import type { Channel } from './channel.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { MediaEngine } from '../media/media-engine.js';
@@ -48,7 +48,7 @@ export function createChannelServices(deps: {
   /** Keeps work that outlives a request so that shutdown can wait for it. */
   track(work: Promise<void>): void;
   /** A far end's transfer request on an originated channel (channel-transfer.ts). */
-  offerTransfer?(channel: Channel, request: TransferRequestInfo): boolean;
+  offerTransfer?(channel: Channel, request: TransferRequestInfo): TransferDecision;
 }): ChannelServices {
   const { bus, media, channels, applications, dialplanRunner, clock, log, track, driverFor } = deps;
   const snapshotVariables = () => deps.config().ari.channelVars;

@@ -57,18 +57,26 @@ export interface ChannelTechnologyEvents {
   /** The far end ended the call (BYE, CANCEL, error response) with this Q.850 cause. */
   hungUp(cause: number): void;
   /**
-   * The far end asks for a transfer nothing else serves (SIP REFER outside a Dial() connection).
-   * True when the channel's application takes it over (PJSIP_TRANSFER_HANDLING `ari-only`: a
-   * ChannelTransfer event is published and the application reports progress with
-   * transferProgress); false when it is refused.
+   * The far end asks for a transfer nothing else serves (SIP REFER outside a Dial() connection);
+   * core decides (channels/channel-transfer.ts). Absent: refused.
    */
-  transferRequested?(request: TransferRequestInfo): boolean;
+  transferRequested?(request: TransferRequestInfo): TransferDecision;
 }
 
 /** A transfer the far end asked for: an extension (blind) or the Call-ID of a dialog to replace. */
 export type TransferRequestInfo =
-  | { kind: 'blind'; destination: string }
+  | { kind: 'blind'; destination: string /** The transferer's dialplan context. */; context: string }
   | { kind: 'attended'; protocolId: string; replaced?: ChannelTechnology };
+
+/**
+ * - refused: nobody takes it (SIP 603);
+ * - application: the channel's application decides and reports with transferProgress;
+ * - started: core carries it out; `afterNotify` runs once the far end was told the outcome.
+ */
+export type TransferDecision =
+  | { kind: 'refused' }
+  | { kind: 'application' }
+  | { kind: 'started'; outcome: Promise<{ ok: boolean; afterNotify?: () => void }> };
 
 /** An inbound call presented by a driver to core. */
 export interface InboundCall {

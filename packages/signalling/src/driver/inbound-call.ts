@@ -615,7 +615,7 @@ export class InboundCall implements ChannelTechnology, TransferSource {
             application:
               this.#state === 'up'
                 ? {
-                    offer: (request) => this.#events?.transferRequested?.(request) ?? false,
+                    offer: (request) => this.#events?.transferRequested?.(request) ?? { kind: 'refused' },
                     accepted: (subscription) => {
                       this.#referSubscription = subscription;
                     },

@@ -575,7 +575,7 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource {
             application:
               this.#winner?.dialog === dialog && this.#state === 'up' && !this.#hangupRequested
                 ? {
-                    offer: (request) => this.#events?.transferRequested?.(request) ?? false,
+                    offer: (request) => this.#events?.transferRequested?.(request) ?? { kind: 'refused' },
                     accepted: (subscription) => {
                       this.#referSubscription = subscription;
                     },

@@ -11,7 +11,7 @@
  * What the transfer does is decided by whoever owns the call's bridge (Dial()), which sets
  * `transferHandler` on the call while it is bridged; without one the REFER gets 603.
  */
-import type { ChannelTechnology, Logger, TransferProgressState, TransferRequestInfo } from '@switchboard/core';
+import type { ChannelTechnology, Logger, TransferDecision, TransferProgressState, TransferRequestInfo } from '@switchboard/core';
 import { SipParseError } from '../errors.js';
 import type { Dialog } from '../dialog/dialog.js';
 import { createResponse } from '../message/builders.js';
@@ -72,11 +72,11 @@ export interface ReferContext {
   /** The confirmed call of ours whose dialog a Replaces names (RFC 3891 §3), if any. */
   findDialog(target: ReplacesTarget): ChannelTechnology | undefined;
   /**
-   * Without a handler: the channel's application may take the transfer over (core's
-   * `transferRequested`, PJSIP_TRANSFER_HANDLING ari-only); `accepted` gets the subscription
-   * through which the application's transfer_progress is reported.
+   * Without a handler, core decides (its `transferRequested`): the channel's application may take
+   * the transfer over (PJSIP_TRANSFER_HANDLING ari-only), `accepted` then gets the subscription its
+   * transfer_progress is reported on; or core carries a blind transfer out in the channel's bridge.
    */
-  application?: { offer(request: TransferRequestInfo): boolean; accepted(subscription: ReferSubscription): void } | undefined;
+  application?: { offer(request: TransferRequestInfo): TransferDecision; accepted(subscription: ReferSubscription): void } | undefined;
   userAgent: string;
   logger: Logger;
 }
@@ -127,11 +127,26 @@ export function handleRefer(request: SipRequest, transaction: NonInviteServerTra
   const subscription = new ReferSubscription(refer.dialog, String(request.cseq.seq), subscribe);
   const handler = refer.handler;
   if (handler === undefined) {
-    if (refer.application?.offer(describeTransfer(parsed, refer)) === true) {
+    const decision = refer.application?.offer(describeTransfer(parsed, refer)) ?? { kind: 'refused' };
+    if (decision.kind === 'application') {
       // The application decides; RFC 3515 §2.4.4 wants the subscription's first NOTIFY at once.
       accept();
-      refer.application.accepted(subscription);
+      refer.application?.accepted(subscription);
       void subscription.progress('channel_progress');
+      return;
+    }
+    if (decision.kind === 'started') {
+      accept();
+      void (async () => {
+        const trying = subscription.notify('SIP/2.0 100 Trying', false);
+        const outcome = await decision.outcome.catch((err: unknown) => {
+          refer.logger.warn({ err }, 'transfer failed');
+          return { ok: false, afterNotify: undefined };
+        });
+        await trying;
+        await subscription.notify(outcome.ok ? 'SIP/2.0 200 OK' : 'SIP/2.0 503 Service Unavailable', true);
+        outcome.afterNotify?.();
+      })();
       return;
     }
     // Nothing bridges this call, so there is nobody to transfer (RFC 3515 §2.4.2 allows refusing).
@@ -171,7 +186,7 @@ export function handleRefer(request: SipRequest, transaction: NonInviteServerTra
 
 /** The transfer as core's application hand-off sees it (ChannelTransfer's requested_destination). */
 function describeTransfer(parsed: Exclude<ParsedReferTo, { kind: 'bad' }>, refer: ReferContext): TransferRequestInfo {
-  if (parsed.kind === 'blind') return { kind: 'blind', destination: parsed.exten };
+  if (parsed.kind === 'blind') return { kind: 'blind', destination: parsed.exten, context: refer.context };
   const replaced = refer.findDialog(parsed.replaces);
   return { kind: 'attended', protocolId: parsed.replaces.callId, ...(replaced !== undefined ? { replaced } : {}) };
 }
