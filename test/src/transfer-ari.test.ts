@@ -7,6 +7,7 @@
  *   ends when the phone reports success);
  * - without ari-only, a blind REFER in an application's bridge: a Local channel takes the
  *   transferer's place (AppStart replace_channel) and runs the extension; BridgeBlindTransfer;
+ * - an attended transfer between two application bridges merges them (BridgeMerged);
  * - INVITE with Replaces for a channel in an application: the new channel enters the application
  *   (AppStart replace_channel) and the bridge, the replaced dialog gets BYE.
  */
@@ -278,4 +279,63 @@ describe('transfers and redirects through the API', () => {
       assert.equal((await api('DELETE', `/bridges/${bridge.id}`)).status, 204);
     },
   );
+
+  it('attended REFER between two application bridges merges them: BridgeMerged, BridgeAttendedTransfer', { timeout: 60_000 }, async () => {
+    const alicePort = await register('alice', 'wonderland');
+    const carolPort = await register('carol', 'singer');
+    const alice = runSipp('uas-answer-wait-bye.xml', target(), {
+      service: 'alice',
+      keys: { rtpport: 4066 },
+      extra: ['-p', String(alicePort)],
+    });
+    const carol = runSipp('uas-answer-wait-bye.xml', target(), {
+      service: 'carol',
+      keys: { rtpport: 4068 },
+      extra: ['-p', String(carolPort)],
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const bob = runSipp('uac-attended-transfer.xml', target(), {
+      service: '400',
+      keys: { user: 'bob', rtpport: 4070, rtpport2: 4072 },
+      extra: credentials('bob', 'builder'),
+    });
+    const isBob = (e: Event) => e.channel?.name.startsWith('SIP/bob-') === true;
+    /** Answers bob's call and bridges it with `peer`, originated into the application. */
+    const connect = async (peer: string) => {
+      const leg = (await events.next('AppStart', isBob)).channel as ChannelJson;
+      assert.equal((await api('POST', `/channels/${leg.id}/answer`)).status, 204);
+      const originated = await api('POST', `/channels?endpoint=SIP/${peer}&app=${APP}`);
+      assert.equal(originated.status, 200);
+      const other = (await originated.json()) as ChannelJson;
+      await events.next('AppStart', (e) => e.channel?.id === other.id);
+      const bridge = (await (await api('POST', '/bridges?type=mixing')).json()) as { id: string };
+      assert.equal((await api('POST', `/bridges/${bridge.id}/addChannel?channel=${leg.id},${other.id}`)).status, 204);
+      return { leg, other, bridge };
+    };
+    const first = await connect('alice');
+    const second = await connect('carol');
+
+    const merged = await events.next('BridgeMerged');
+    assert.equal((merged.bridge as { id: string }).id, first.bridge.id);
+    assert.equal((merged.bridge_from as { id: string }).id, second.bridge.id);
+    const transfer = await events.next('BridgeAttendedTransfer');
+    assert.equal((transfer.transferer_first_leg as ChannelJson).id, first.leg.id);
+    assert.equal((transfer.transferer_second_leg as ChannelJson).id, second.leg.id);
+    assert.equal((transfer.transferee as ChannelJson).id, first.other.id);
+    assert.equal((transfer.transfer_target as ChannelJson).id, second.other.id);
+    assert.equal((transfer.transferer_first_leg_bridge as { id: string }).id, first.bridge.id);
+    assert.equal((transfer.transferer_second_leg_bridge as { id: string }).id, second.bridge.id);
+    assert.equal(transfer.destination_type, 'bridge');
+    assert.equal(transfer.destination_bridge, first.bridge.id);
+    assert.equal(transfer.result, 'Success');
+    assert.equal(transfer.is_external, true);
+
+    const transferer = await bob;
+    assert.equal(transferer.code, 0, transferer.stdout.slice(-4000));
+    const joined = (await (await api('GET', `/bridges/${first.bridge.id}`)).json()) as { channels: string[] };
+    assert.deepEqual([...joined.channels].sort(), [first.other.id, second.other.id].sort());
+    for (const channel of [first.other, second.other]) assert.equal((await api('DELETE', `/channels/${channel.id}`)).status, 204);
+    for (const phone of [await alice, await carol]) assert.equal(phone.code, 0, phone.stdout.slice(-3000));
+    for (const bridge of [first.bridge, second.bridge]) assert.equal((await api('DELETE', `/bridges/${bridge.id}`)).status, 204);
+  });
 });

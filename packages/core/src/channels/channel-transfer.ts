@@ -11,6 +11,9 @@
  *   half runs the target extension; BridgeBlindTransfer says so. The transferer is hung up if it
  *   has not hung up by itself TRANSFERER_HANGUP_MS after its phone heard the outcome.
  *
+ * - an attended transfer (Replaces) between two bridges merges them (BridgeMerged): the parties
+ *   the transferer talked to are now together in the first leg's bridge.
+ *
  * Anything else is refused (the driver answers 603).
  */
 import type { ApplicationRegistry } from '../apps/application-registry.js';
@@ -58,7 +61,15 @@ export class ChannelTransferService {
       return { kind: 'application' };
     }
     if (request.kind === 'blind' && this.#deps.bridges.bridgeOf(channel.id) !== undefined) {
-      return { kind: 'started', outcome: this.#blindThroughLocal(channel, request.destination, request.context) };
+      return { kind: 'started', run: () => this.#blindThroughLocal(channel, request.destination, request.context) };
+    }
+    if (request.kind === 'attended') {
+      const second = this.#deps.channels.list().find((c) => c.tech === request.replaced && !c.isDestroyed);
+      const first = this.#deps.bridges.bridgeOf(channel.id);
+      const other = second === undefined ? undefined : this.#deps.bridges.bridgeOf(second.id);
+      if (second !== undefined && first !== undefined && other !== undefined && first !== other) {
+        return { kind: 'started', run: () => this.#mergeBridges(channel, second) };
+      }
     }
     return { kind: 'refused' };
   }
@@ -149,6 +160,49 @@ export class ChannelTransferService {
       bridge: bridge.snapshot(),
     });
     return { ok: true, afterNotify: () => this.#hangUpLingering(transferer) };
+  }
+
+  /**
+   * An attended transfer between two bridges (both of the transferer's legs are bridged with
+   * other parties): the transferer's legs leave, the second leg's bridge is merged into the
+   * first's (its participants move there; BridgeMerged), and the second leg is hung up, the
+   * first once its phone heard the outcome (RFC 5589 §7).
+   */
+  async #mergeBridges(firstLeg: Channel, secondLeg: Channel): Promise<{ ok: boolean; afterNotify?: () => void }> {
+    const { bridges, bus, log } = this.#deps;
+    const surviving = bridges.bridgeOf(firstLeg.id);
+    const merged = bridges.bridgeOf(secondLeg.id);
+    if (surviving === undefined || merged === undefined || surviving === merged) return { ok: false };
+    const firstBridgeBefore = surviving.snapshot();
+    const secondBridgeBefore = merged.snapshot();
+    const transferees = [...surviving.participants.values()].map((p) => p.channel).filter((c) => c !== firstLeg);
+    const targets = [...merged.participants.values()].map((p) => p.channel).filter((c) => c !== secondLeg);
+    await bridges.removeChannels(surviving, [firstLeg]);
+    await bridges.removeChannels(merged, [secondLeg]);
+    const moving = targets.filter((c) => !c.isDestroyed);
+    if (moving.length > 0) await bridges.addChannels(surviving, moving);
+    bus.publish({ type: 'BridgeMerged', bridge: surviving.snapshot(), bridge_from: merged.snapshot() });
+    const [transferee] = transferees;
+    const [target] = targets;
+    bus.publish({
+      type: 'BridgeAttendedTransfer',
+      transferer_first_leg: firstLeg.snapshot(),
+      transferer_second_leg: secondLeg.snapshot(),
+      ...(transferees.length === 1 && transferee !== undefined ? { transferee: transferee.snapshot() } : {}),
+      ...(targets.length === 1 && target !== undefined ? { transfer_target: target.snapshot() } : {}),
+      result: 'Success',
+      is_external: true,
+      transferer_first_leg_bridge: firstBridgeBefore,
+      transferer_second_leg_bridge: secondBridgeBefore,
+      destination_type: 'bridge',
+      destination_bridge: surviving.id,
+    });
+    log.info(
+      { first: firstLeg.name, second: secondLeg.name, bridge: surviving.id, from: merged.id },
+      'attended transfer merged two bridges',
+    );
+    void secondLeg.hangup(CAUSE_NORMAL_CLEARING);
+    return { ok: true, afterNotify: () => this.#hangUpLingering(firstLeg) };
   }
 
   /** The transferer heard the outcome and normally hangs up itself; it is hung up if it lingers. */

@@ -71,12 +71,13 @@ export type TransferRequestInfo =
 /**
  * - refused: nobody takes it (SIP 603);
  * - application: the channel's application decides and reports with transferProgress;
- * - started: core carries it out; `afterNotify` runs once the far end was told the outcome.
+ * - started: core carries it out when the driver calls `run` (after telling the far end it is
+ *   trying); `afterNotify` runs once the far end was told the outcome.
  */
 export type TransferDecision =
   | { kind: 'refused' }
   | { kind: 'application' }
-  | { kind: 'started'; outcome: Promise<{ ok: boolean; afterNotify?: () => void }> };
+  | { kind: 'started'; run(): Promise<{ ok: boolean; afterNotify?: () => void }> };
 
 /** An inbound call presented by a driver to core. */
 export interface InboundCall {

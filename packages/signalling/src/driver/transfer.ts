@@ -138,12 +138,13 @@ export function handleRefer(request: SipRequest, transaction: NonInviteServerTra
     if (decision.kind === 'started') {
       accept();
       void (async () => {
-        const trying = subscription.notify('SIP/2.0 100 Trying', false);
-        const outcome = await decision.outcome.catch((err: unknown) => {
+        // The 100 goes first, so the transferer sees it before anything the transfer does.
+        await boundedWait(subscription.notify('SIP/2.0 100 Trying', false), TRYING_WAIT_MS);
+        const outcome = await decision.run().catch((err: unknown) => {
           refer.logger.warn({ err }, 'transfer failed');
           return { ok: false, afterNotify: undefined };
         });
-        await trying;
+        refer.logger.info({ kind: parsed.kind, ok: outcome.ok }, 'transfer carried out by core');
         await subscription.notify(outcome.ok ? 'SIP/2.0 200 OK' : 'SIP/2.0 503 Service Unavailable', true);
         outcome.afterNotify?.();
       })();
