@@ -20,7 +20,6 @@ import {
   type ChannelDriverHost,
   type ChannelTechnology,
   type InboundCall as InboundCallPresentation,
-  type ReplacementCall,
   type ChannelTechnologyEvents,
   type Logger,
   type MediaEngine,
@@ -42,15 +41,14 @@ import {
   CAUSE_NETWORK_OUT_OF_ORDER,
   CAUSE_NORMAL_CLEARING,
   CAUSE_RECOVERY_ON_TIMER_EXPIRY,
-  CAUSE_TEMPORARY_FAILURE,
   causeFromReasonHeader,
   reasonHeaderForCause,
   statusForCause,
 } from './hangup-causes.js';
 import { answerInfo } from './dtmf-info.js';
-import { BridgedCall } from './bridged-call.js';
 import { checkReplaces, type DialogIdentity, type ReplacesTarget } from './replaces.js';
 import { OutgoingRefer } from './redirect.js';
+import { presentReplacement } from './replacement.js';
 import { handleRefer, type ReferSubscription, type TransferHandler, type TransferSource } from './transfer.js';
 import { handleUpdate, type RefreshOutcome } from './update.js';
 import { readSessionTimer, SessionTimer, type SessionTimerOffer, sessionTimerHeaders } from './session-timer.js';
@@ -281,7 +279,20 @@ export class InboundCall implements ChannelTechnology, TransferSource {
       tech: this,
     };
     if (replaces.kind === 'replace') {
-      await this.#presentReplacement(presented, replaces.call);
+      await presentReplacement({
+        host: this.#env.host,
+        presented,
+        replaced: replaces.call,
+        log: this.#log,
+        refuse: (status, reason) => {
+          this.#hangupRequested = true;
+          this.#refuse(status, reason === undefined ? {} : { reason });
+        },
+        adopt: (events) => {
+          this.#events = events;
+        },
+        acknowledged: this.#acknowledged,
+      });
       return;
     }
     let events: ChannelTechnologyEvents;
@@ -294,52 +305,6 @@ export class InboundCall implements ChannelTechnology, TransferSource {
       return;
     }
     this.#events = events;
-  }
-
-  /**
-   * RFC 3891 §3: the new call is answered and takes the replaced call's place (in its Dial()
-   * connection, or in its application and bridge through core), and the replaced dialog ends
-   * with a BYE. A replaced call in neither (it runs other dialplan applications) cannot be taken
-   * over: the new call gets 503.
-   */
-  async #presentReplacement(presented: InboundCallPresentation, replaced: ChannelTechnology): Promise<void> {
-    const host = this.#env.host;
-    if (host.acceptReplacement === undefined) {
-      this.#refuse(501, { reason: 'Replaces Not Supported' });
-      return;
-    }
-    const bridged = BridgedCall.isBridged(replaced);
-    let result: ReplacementCall;
-    try {
-      result = host.acceptReplacement(presented, replaced);
-    } catch (err) {
-      this.#log.error({ err }, 'core refused the replacing call');
-      this.#hangupRequested = true;
-      this.#refuse(500);
-      return;
-    }
-    this.#events = result.events;
-    const channel = result.channel;
-    if (!bridged && result.application === undefined) {
-      this.#log.info('the replaced call is in nothing a new call can take over');
-      await channel.hangup(CAUSE_TEMPORARY_FAILURE);
-      return;
-    }
-    try {
-      await channel.answer();
-    } catch (err) {
-      this.#log.info({ err }, 'replacing call ended before it was answered');
-      return;
-    }
-    if (bridged && !(await BridgedCall.replaceParty(replaced, channel))) {
-      await channel.hangup(CAUSE_TEMPORARY_FAILURE);
-      return;
-    }
-    this.#log.info({ replaced: replaced.protocolId }, 'call replaced by INVITE with Replaces');
-    // The replaced dialog ends once the new one is confirmed, so the phone sees 200, then BYE.
-    await this.#acknowledged;
-    if (result.replaced !== undefined) await result.replaced.hangup(CAUSE_NORMAL_CLEARING);
-    else await replaced.hangup(CAUSE_NORMAL_CLEARING);
   }
 
   /**
