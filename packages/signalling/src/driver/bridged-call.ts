@@ -19,7 +19,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Channel, ChannelTechnology, Clock, DialplanFlow, DomainEvent, Logger, MediaEngine } from '@switchboard/core';
 import { CAUSE_NORMAL_CLEARING } from './hangup-causes.js';
-import { type BlindTransferTarget, isTransferSource, type TransferOutcome, type TransferSource } from './transfer.js';
+import { type BlindTransferTarget, isTransferSource, type TransferOutcome } from './transfer.js';
 
 /** After a blind transfer the transferer is expected to hang up (RFC 5589 §6); after this we do. */
 export const TRANSFERER_HANGUP_MS = 5000;
@@ -111,8 +111,10 @@ export class BridgedCall {
       return { ok: true };
     };
     this.#cleanups.push(() => {
-      if (membership.get(tech)?.call === this) membership.delete(tech);
-      if (tech.transferHandler !== undefined) (tech as TransferSource).transferHandler = undefined;
+      // A successor may already own the call; then its handler stays.
+      if (membership.get(tech)?.call !== this) return;
+      membership.delete(tech);
+      tech.transferHandler = undefined;
     });
   }
 
