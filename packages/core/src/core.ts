@@ -6,11 +6,22 @@ import type { SwitchboardConfig } from './config/types.js';
 import { Dialplan } from './dialplan/dialplan.js';
 import { expand } from './dialplan/expand.js';
 import { splitArgs } from './dialplan/split-args.js';
-import type { ChannelDriver, ChannelDriverHost, ChannelTechnologyEvents, InboundCall } from './drivers/channel-technology.js';
+import type {
+  ChannelDriver,
+  ChannelDriverHost,
+  ChannelTechnology,
+  ChannelTechnologyEvents,
+  InboundCall,
+  ReplacementCall,
+  TransferDecision,
+  TransferRequestInfo,
+} from './drivers/channel-technology.js';
+import { ChannelTransferService } from './channels/channel-transfer.js';
 import { EventBus } from './events/event-bus.js';
 import type { MediaEngine } from './media/media-engine.js';
 import { watchWorkerFailures } from './media/worker-failure.js';
 import { DialplanRunner } from './pbx/dialplan-runner.js';
+import { acceptReplacement } from './pbx/replacement.js';
 import { PlaybackManager } from './playback/playback-manager.js';
 import { SoundIndex } from './sounds/sound-index.js';
 import { SystemStatus } from './system.js';
@@ -101,10 +112,14 @@ export class SwitchboardCore implements ChannelDriverHost {
   readonly externalMedia: ExternalMediaService;
   readonly #drivers = new Map<string, ChannelDriver>();
   readonly #log: Logger;
+  /** Far-end transfer requests nothing else serves (made when first needed). */
+  #transfers: ChannelTransferService | undefined;
+  readonly #clock: Clock;
   #dialplan: Dialplan;
   readonly #running = new Set<Promise<void>>();
 
   constructor(options: CoreOptions) {
+    this.#clock = options.clock ?? systemClock;
     const log = options.logger ?? silentLogger;
     this.#log = log;
     this.config = options.config;
@@ -176,6 +191,7 @@ export class SwitchboardCore implements ChannelDriverHost {
       log,
       driverFor: (technology) => this.driverFor(technology),
       track: (work) => this.#track(work),
+      offerTransfer: (channel, request) => this.#offerTransfer(channel, request),
     });
     this.channelMedia = channelServices.channelMedia;
     this.channelVariables = channelServices.channelVariables;
@@ -268,6 +284,27 @@ export class SwitchboardCore implements ChannelDriverHost {
   }
 
   acceptInbound(call: InboundCall): ChannelTechnologyEvents {
+    const { channel, events } = this.#createInbound(call);
+    this.#startDialplan(channel, call.context, call.exten);
+    return events;
+  }
+
+  acceptReplacement(call: InboundCall, replaced: ChannelTechnology): ReplacementCall {
+    return acceptReplacement(
+      {
+        channels: this.channels,
+        applications: this.applications,
+        bridges: this.bridges,
+        dialplanRunner: this.dialplanRunner,
+        log: this.#log,
+        createInbound: (inbound) => this.#createInbound(inbound),
+      },
+      call,
+      replaced,
+    );
+  }
+
+  #createInbound(call: InboundCall): { channel: Channel; events: ChannelTechnologyEvents } {
     const channel = this.channels.create({
       id: call.id,
       name: call.name,
@@ -281,14 +318,30 @@ export class SwitchboardCore implements ChannelDriverHost {
       tech: call.tech,
       snapshotVariables: this.config.ari.channelVars,
     });
-    this.#startDialplan(channel, call.context, call.exten);
-    return {
+    const events: ChannelTechnologyEvents = {
       answered: () => channel.setState('Up'),
       ringing: () => channel.setState('Ringing'),
       held: (onHold) => this.channelMedia.remoteHold(channel, onHold),
       dtmf: (digit, durationMs) => this.channelMedia.remoteDtmf(channel, digit, durationMs),
       hungUp: (cause) => channel.remoteHangup(cause),
+      transferRequested: (request) => this.#offerTransfer(channel, request),
     };
+    return { channel, events };
+  }
+
+  #offerTransfer(channel: Channel, request: TransferRequestInfo): TransferDecision {
+    this.#transfers ??= new ChannelTransferService({
+      bus: this.bus,
+      bridges: this.bridges,
+      channels: this.channels,
+      applications: this.applications,
+      dialplanRunner: this.dialplanRunner,
+      driverFor: (technology) => this.driverFor(technology),
+      snapshotVariables: () => this.config.ari.channelVars,
+      clock: this.#clock,
+      log: this.#log.child({ module: 'switchboard:core:transfer' }),
+    });
+    return this.#transfers.requested(channel, request);
   }
 
   #startDialplan(channel: Channel, context: string, exten: string): void {

@@ -90,7 +90,7 @@ export class ApplicationRegistry {
    * Puts a channel in an application; resolves when it leaves (continue, move, hangup).
    * The application is subscribed to the channel at once (SPEC §6.3 rule 1).
    */
-  enter(channel: Channel, name: string, args: string[]): Promise<ApplicationExit> {
+  enter(channel: Channel, name: string, args: string[], options: { replaceChannel?: Channel } = {}): Promise<ApplicationExit> {
     const app = this.#apps.get(name);
     if (!app) return Promise.resolve({ kind: 'failed', reason: `application '${name}' is not registered` });
     if (this.#sessions.has(channel.id)) return Promise.resolve({ kind: 'failed', reason: 'channel already in an application' });
@@ -99,7 +99,14 @@ export class ApplicationRegistry {
       this.#sessions.set(channel.id, { channel, application: name, resolve });
       channel.application = name;
       app.subscribe('channel', channel.id);
-      this.#bus.publish({ type: 'AppStart', application: name, channel: channel.snapshot(), args });
+      const replaced = options.replaceChannel;
+      this.#bus.publish({
+        type: 'AppStart',
+        application: name,
+        channel: channel.snapshot(),
+        args,
+        ...(replaced !== undefined ? { replace_channel: replaced.snapshot() } : {}),
+      });
       channel.onHangup(() => this.#leave(channel.id, { kind: 'hangup' }));
     });
   }
@@ -226,6 +233,16 @@ export class ApplicationRegistry {
         );
       case 'Dial':
         return this.#involving([event.peer, event.caller, event.forwarded], []);
+      case 'ChannelTransfer':
+        return this.#involving(
+          [
+            event.referred_by.source_channel,
+            event.referred_by.connected_channel,
+            event.refer_to.destination_channel,
+            event.refer_to.connected_channel,
+          ],
+          [event.referred_by.bridge, event.refer_to.bridge],
+        );
       case 'DeviceStateChanged':
         return this.#matching((app) => app.isSubscribed('deviceState', event.device_state.name));
       case 'EndpointStateChange':

@@ -4,7 +4,8 @@
  */
 import type { ApplicationRegistry } from '../apps/application-registry.js';
 import type { SwitchboardConfig } from '../config/types.js';
-import type { ChannelDriver } from '../drivers/channel-technology.js';
+import type { ChannelDriver, TransferDecision, TransferRequestInfo } from '../drivers/channel-technology.js';
+import type { Channel } from './channel.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { MediaEngine } from '../media/media-engine.js';
 import { ExternalMediaService } from '../originate/external-media.js';
@@ -46,6 +47,8 @@ export function createChannelServices(deps: {
   driverFor(technology: string): ChannelDriver | undefined;
   /** Keeps work that outlives a request so that shutdown can wait for it. */
   track(work: Promise<void>): void;
+  /** A far end's transfer request on an originated channel (channel-transfer.ts). */
+  offerTransfer?(channel: Channel, request: TransferRequestInfo): TransferDecision;
 }): ChannelServices {
   const { bus, media, channels, applications, dialplanRunner, clock, log, track, driverFor } = deps;
   const snapshotVariables = () => deps.config().ari.channelVars;
@@ -82,6 +85,7 @@ export function createChannelServices(deps: {
       defaultLanguage: () => deps.config().general.defaultLanguage,
       snapshotVariables,
       track,
+      ...(deps.offerTransfer !== undefined ? { offerTransfer: deps.offerTransfer } : {}),
     }),
     externalMedia: new ExternalMediaService({
       channels,

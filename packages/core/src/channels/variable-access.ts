@@ -7,6 +7,7 @@ import type { Channel } from './channel.js';
 import { invalidArgument, notFound } from '../errors.js';
 import type { MediaEngine, TalkDetectionOptions } from '../media/media-engine.js';
 import { channelVariable } from '../pbx/channel-variables.js';
+import { TRANSFER_HANDLING_VARIABLE } from './channel-transfer.js';
 
 const FUNCTION_CALL = /^([A-Za-z_][A-Za-z0-9_]*)\((.*)\)$/s;
 
@@ -63,6 +64,10 @@ export class ChannelVariableAccess {
       case 'CHANNEL':
         if (args.toLowerCase() !== 'language') break;
         channel.language = value;
+        return;
+      case TRANSFER_HANDLING_VARIABLE:
+        // PJSIP_TRANSFER_HANDLING()=ari-only: a REFER is left to the application (channel-transfer.ts).
+        channel.setVariable(TRANSFER_HANDLING_VARIABLE, value.trim());
         return;
       case 'TALK_DETECT': {
         const legId = channel.tech.mediaLegId;

@@ -3,6 +3,7 @@
  * A driver creates the technology side of each call and reports upward only through the
  * ChannelEvents it is handed; core never imports a driver.
  */
+import type { Channel } from '../channels/channel.js';
 import type { AudioCodecName } from '../media/media-engine.js';
 import type { CallerId } from '../model/snapshots.js';
 
@@ -55,7 +56,28 @@ export interface ChannelTechnologyEvents {
   dtmf?(digit: string, durationMs: number): void;
   /** The far end ended the call (BYE, CANCEL, error response) with this Q.850 cause. */
   hungUp(cause: number): void;
+  /**
+   * The far end asks for a transfer nothing else serves (SIP REFER outside a Dial() connection);
+   * core decides (channels/channel-transfer.ts). Absent: refused.
+   */
+  transferRequested?(request: TransferRequestInfo): TransferDecision;
 }
+
+/** A transfer the far end asked for: an extension (blind) or the Call-ID of a dialog to replace. */
+export type TransferRequestInfo =
+  | { kind: 'blind'; destination: string /** The transferer's dialplan context. */; context: string }
+  | { kind: 'attended'; protocolId: string; replaced?: ChannelTechnology };
+
+/**
+ * - refused: nobody takes it (SIP 603);
+ * - application: the channel's application decides and reports with transferProgress;
+ * - started: core carries it out when the driver calls `run` (after telling the far end it is
+ *   trying); `afterNotify` runs once the far end was told the outcome.
+ */
+export type TransferDecision =
+  | { kind: 'refused' }
+  | { kind: 'application' }
+  | { kind: 'started'; run(): Promise<{ ok: boolean; afterNotify?: () => void }> };
 
 /** An inbound call presented by a driver to core. */
 export interface InboundCall {
@@ -82,6 +104,23 @@ export interface ChannelDriverHost {
    * and returns the callbacks through which the driver reports what the far end does.
    */
   acceptInbound(call: InboundCall): ChannelTechnologyEvents;
+  /**
+   * Optional: presents a call that takes the place of another (SIP INVITE with Replaces, RFC 3891
+   * §3). The channel is created without a dialplan. When the replaced channel is in an
+   * application, the new one enters it (AppStart with `replace_channel`) and takes its place in
+   * its bridge; `application` then names it. The driver hangs up the replaced channel.
+   */
+  acceptReplacement?(call: InboundCall, replaced: ChannelTechnology): ReplacementCall;
+}
+
+/** What core made of a replacing call. */
+export interface ReplacementCall {
+  channel: Channel;
+  /** The channel replaced, when core knows it. */
+  replaced: Channel | undefined;
+  /** The application the new channel entered, if the replaced one was in one. */
+  application: string | undefined;
+  events: ChannelTechnologyEvents;
 }
 
 /** An outbound call to prepare: the part of a dial string after the technology. */

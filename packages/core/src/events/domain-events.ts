@@ -92,6 +92,8 @@ export type DomainEvent =
       destination_threeway_channel?: ChannelSnapshot;
       destination_threeway_bridge?: BridgeSnapshot;
     }
+  /** A SIP REFER on an application's channel left to the application (PJSIP_TRANSFER_HANDLING ari-only). */
+  | { type: 'ChannelTransfer'; state?: string; refer_to: ReferToSnapshot; referred_by: ReferredBySnapshot }
   | { type: 'RecordingStarted'; recording: LiveRecordingSnapshot }
   | { type: 'RecordingFinished'; recording: LiveRecordingSnapshot }
   | { type: 'RecordingFailed'; recording: LiveRecordingSnapshot }
@@ -102,6 +104,26 @@ export type DomainEvent =
   | { type: 'TextMessageReceived'; message: TextMessageSnapshot; endpoint?: EndpointSnapshot };
 
 export type DomainEventType = DomainEvent['type'];
+
+/** What a REFER asks for: an extension (blind) or the dialog to replace (attended), never both. */
+export interface RequiredDestinationSnapshot {
+  protocol_id?: string;
+  destination?: string;
+  additional_protocol_params?: Array<{ parameter_name: string; parameter_value: string }>;
+}
+
+export interface ReferToSnapshot {
+  requested_destination: RequiredDestinationSnapshot;
+  destination_channel?: ChannelSnapshot;
+  connected_channel?: ChannelSnapshot;
+  bridge?: BridgeSnapshot;
+}
+
+export interface ReferredBySnapshot {
+  source_channel: ChannelSnapshot;
+  connected_channel?: ChannelSnapshot;
+  bridge?: BridgeSnapshot;
+}
 
 /** The envelope the bus adds: when it happened. */
 export type TimedDomainEvent = DomainEvent & { timestamp: Date };

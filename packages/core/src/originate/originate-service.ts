@@ -15,7 +15,13 @@ import type { ChannelRegistry } from '../channels/channel-registry.js';
 import { HANGUP_REASONS } from '../channels/hangup-causes.js';
 import { parseCallerId, type ChannelVariableAccess, type VariableSetting } from '../channels/variable-access.js';
 import { splitArgs } from '../dialplan/split-args.js';
-import type { ChannelDriver, ChannelTechnologyEvents, OutboundCall } from '../drivers/channel-technology.js';
+import type {
+  ChannelDriver,
+  ChannelTechnologyEvents,
+  OutboundCall,
+  TransferDecision,
+  TransferRequestInfo,
+} from '../drivers/channel-technology.js';
 import { conflict, invalidArgument, notFound } from '../errors.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { AudioCodecName } from '../media/media-engine.js';
@@ -79,6 +85,8 @@ export interface OriginateDeps {
   snapshotVariables(): readonly string[];
   /** Keeps work that outlives the request so that shutdown can wait for it. */
   track(work: Promise<void>): void;
+  /** A far end's transfer request (SIP REFER) on an originated channel (channel-transfer.ts). */
+  offerTransfer?(channel: Channel, request: TransferRequestInfo): TransferDecision;
 }
 
 interface Prepared {
@@ -277,6 +285,7 @@ export class OriginateService {
         finish(dialStatusForCause(cause));
         channel.remoteHangup(cause);
       },
+      transferRequested: (request) => this.#deps.offerTransfer?.(channel, request) ?? { kind: 'refused' },
     };
     publish('');
     prepared.call.dial(events, { timeoutSeconds: options.timeoutSeconds }).catch((err: unknown) => {

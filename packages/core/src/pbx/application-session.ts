@@ -14,8 +14,9 @@ export async function runInApplication(
   channel: Channel,
   application: string,
   args: string[],
+  options: { replaceChannel?: Channel } = {},
 ): Promise<void> {
-  const exit = await deps.applications.enter(channel, application, args);
+  const exit = await deps.applications.enter(channel, application, args, options);
   switch (exit.kind) {
     case 'hangup':
       return;

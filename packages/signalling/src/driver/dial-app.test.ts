@@ -18,11 +18,14 @@ import {
 } from '@switchboard/core';
 import { FakeClock } from '../test-support/fake-clock.js';
 import { aggregateDialStatus, createDialApplication } from './dial-app.js';
+import type { TransferHandler } from './transfer.js';
 
 class FakeTech implements ChannelTechnology {
   readonly protocolId: string;
   readonly mediaLegId: string;
   hangups: number[] = [];
+  /** A SIP call's REFER entry point, set by Dial while bridged. */
+  transferHandler: TransferHandler | undefined = undefined;
   answered = false;
   ringing = false;
   constructor(id: string) {
@@ -110,7 +113,7 @@ function setup() {
     globals: new Map<string, string>(),
     sleep: async () => {},
   } as unknown as DialplanAppContext;
-  return { events, driver, media, clock, caller, callerTech, dial, ctx };
+  return { events, channels, driver, media, clock, caller, callerTech, dial, ctx };
 }
 
 const settle = () => new Promise((resolve) => setImmediate(resolve));
@@ -193,5 +196,189 @@ describe('Dial()', () => {
     assert.equal(aggregateDialStatus(['CHANUNAVAIL', 'NOANSWER', 'BUSY']), 'BUSY');
     assert.equal(aggregateDialStatus(['CHANUNAVAIL', 'CONGESTION']), 'CONGESTION');
     assert.equal(aggregateDialStatus([]), 'CHANUNAVAIL');
+  });
+
+  it('attended transfer: the transferer REFERs one call with Replaces naming its other; the far parties are joined', async () => {
+    // Call 1: A (caller) → bob. Call 2: B's second line (caller) → carol. Bob transfers A to carol.
+    const { events, channels, driver, media, caller: a, callerTech: aTech, dial, ctx } = setup();
+    const first = dial(ctx, ['SIP/bob']);
+    await settle();
+    const bob = driver.calls.get('bob');
+    bob?.events?.answered();
+    await settle();
+    const secondTech = new FakeTech('b-second');
+    const second = channels.create({
+      name: 'SIP/bob-00000002',
+      technology: 'SIP',
+      endpoint: 'bob',
+      direction: 'inbound',
+      state: 'Ring',
+      caller: { name: 'Bob', number: '200' },
+      language: 'en',
+      dialplan: { context: 'default', exten: '300', priority: 1 },
+      tech: secondTech,
+      snapshotVariables: [],
+    });
+    const secondRun = dial({ ...ctx, channel: second } as DialplanAppContext, ['SIP/carol']);
+    await settle();
+    const carol = driver.calls.get('carol');
+    carol?.events?.answered();
+    await settle();
+    assert.ok(bob && carol && bob.tech.transferHandler && secondTech.transferHandler);
+
+    const outcome = await bob.tech.transferHandler({
+      kind: 'attended',
+      replaced: secondTech,
+      replaces: { callId: 'b-second', toTag: 'x', fromTag: 'y', earlyOnly: false },
+    });
+    assert.equal(outcome.ok, true);
+    // The replaced leg is hung up at once; the second Dial() ends with it.
+    assert.deepEqual(await secondRun, { kind: 'stop' });
+    assert.deepEqual(secondTech.hangups, [16]);
+    assert.deepEqual(carol.tech.hangups, []);
+    assert.deepEqual(bob.tech.hangups, []);
+    // The REFER's own leg goes after the final NOTIFY.
+    outcome.afterNotify?.();
+    await settle();
+    assert.deepEqual(bob.tech.hangups, [16]);
+    assert.deepEqual(media.log.slice(-3), ['create mixing', 'join leg-caller', 'join leg-carol']);
+    assert.equal(bob.tech.transferHandler, undefined);
+    assert.equal(secondTech.transferHandler, undefined);
+    assert.ok(aTech.transferHandler && carol.tech.transferHandler, 'the joined parties can transfer again');
+
+    const transfer = events.find((e) => e.type === 'BridgeAttendedTransfer');
+    assert.ok(transfer?.type === 'BridgeAttendedTransfer');
+    assert.equal(transfer.transferer_first_leg.name, 'SIP/bob-00000001');
+    assert.equal(transfer.transferer_second_leg.name, 'SIP/bob-00000002');
+    assert.equal(transfer.transferee?.id, a.id);
+    assert.equal(transfer.transfer_target?.name, 'SIP/carol-00000001');
+    assert.equal(transfer.result, 'Success');
+    assert.equal(transfer.is_external, true);
+    assert.equal(transfer.destination_type, 'bridge');
+    assert.match(transfer.destination_bridge ?? '', /^dial-/);
+
+    // A's Dial() now follows the joined call: carol hanging up ends A.
+    carol.events?.hungUp(16);
+    assert.deepEqual(await first, { kind: 'stop' });
+    assert.deepEqual(aTech.hangups, [16]);
+    assert.equal(aTech.transferHandler, undefined);
+    assert.equal(media.log.at(-1), 'destroy');
+  });
+
+  it('attended transfer fails when the Replaces names a call that is not bridged', async () => {
+    const { driver, dial, ctx } = setup();
+    const running = dial(ctx, ['SIP/bob']);
+    await settle();
+    const bob = driver.calls.get('bob');
+    bob?.events?.answered();
+    await settle();
+    assert.ok(bob?.tech.transferHandler);
+    const outcome = await bob.tech.transferHandler({
+      kind: 'attended',
+      replaced: new FakeTech('loose'),
+      replaces: { callId: 'loose', toTag: 'x', fromTag: 'y', earlyOnly: false },
+    });
+    assert.deepEqual(outcome, { ok: false });
+    assert.deepEqual(bob.tech.hangups, []);
+    bob.events?.hungUp(16);
+    assert.deepEqual(await running, { kind: 'stop' });
+  });
+
+  it('attended transfer from the other side: the REFER comes on the consultation call, naming the first', async () => {
+    const { events, channels, driver, caller: a, callerTech: aTech, dial, ctx } = setup();
+    const first = dial(ctx, ['SIP/bob']);
+    await settle();
+    const bob = driver.calls.get('bob');
+    bob?.events?.answered();
+    await settle();
+    const secondTech = new FakeTech('b-second');
+    const second = channels.create({
+      name: 'SIP/bob-00000002',
+      technology: 'SIP',
+      endpoint: 'bob',
+      direction: 'inbound',
+      state: 'Ring',
+      caller: { name: 'Bob', number: '200' },
+      language: 'en',
+      dialplan: { context: 'default', exten: '300', priority: 1 },
+      tech: secondTech,
+      snapshotVariables: [],
+    });
+    const secondRun = dial({ ...ctx, channel: second } as DialplanAppContext, ['SIP/carol']);
+    await settle();
+    const carol = driver.calls.get('carol');
+    carol?.events?.answered();
+    await settle();
+    assert.ok(bob && carol && secondTech.transferHandler);
+    const outcome = await secondTech.transferHandler({
+      kind: 'attended',
+      replaced: bob.tech,
+      replaces: { callId: 'bob', toTag: 'x', fromTag: 'y', earlyOnly: false },
+    });
+    assert.equal(outcome.ok, true);
+    // Bob's first leg (the replaced one) goes at once; the REFER's leg after the NOTIFY.
+    assert.deepEqual(bob.tech.hangups, [16]);
+    outcome.afterNotify?.();
+    assert.deepEqual(await secondRun, { kind: 'stop' });
+    assert.deepEqual(secondTech.hangups, [16]);
+    const transfer = events.find((e) => e.type === 'BridgeAttendedTransfer');
+    assert.ok(transfer?.type === 'BridgeAttendedTransfer');
+    assert.equal(transfer.transferer_first_leg.name, 'SIP/bob-00000002');
+    assert.equal(transfer.transferee?.name, 'SIP/carol-00000001');
+    assert.equal(transfer.transfer_target?.id, a.id);
+    // A hangs up: carol is hung up and A's Dial() ends.
+    await a.hangup(16);
+    assert.deepEqual(await first, { kind: 'stop' });
+    assert.deepEqual(carol.tech.hangups, [16]);
+    assert.equal(aTech.transferHandler, undefined);
+    assert.equal(carol.tech.transferHandler, undefined);
+  });
+
+  it('a call joined by an attended transfer that no Dial() watches hangs one party up when the other leaves', async () => {
+    // Bob called alice and carol (bob is the caller of both Dial()s); he transfers alice to carol.
+    const { channels, driver, dial, ctx, caller: bobFirst, callerTech: bobFirstTech } = setup();
+    const first = dial(ctx, ['SIP/alice']);
+    await settle();
+    const alice = driver.calls.get('alice');
+    alice?.events?.answered();
+    await settle();
+    const secondTech = new FakeTech('b-second');
+    const bobSecond = channels.create({
+      name: 'SIP/bob-00000002',
+      technology: 'SIP',
+      endpoint: 'bob',
+      direction: 'inbound',
+      state: 'Ring',
+      caller: { name: 'Bob', number: '200' },
+      language: 'en',
+      dialplan: { context: 'default', exten: '300', priority: 1 },
+      tech: secondTech,
+      snapshotVariables: [],
+    });
+    const secondRun = dial({ ...ctx, channel: bobSecond } as DialplanAppContext, ['SIP/carol']);
+    await settle();
+    const carol = driver.calls.get('carol');
+    carol?.events?.answered();
+    await settle();
+    assert.ok(alice && carol && bobFirstTech.transferHandler);
+    const outcome = await bobFirstTech.transferHandler({
+      kind: 'attended',
+      replaced: secondTech,
+      replaces: { callId: 'b-second', toTag: 'x', fromTag: 'y', earlyOnly: false },
+    });
+    assert.equal(outcome.ok, true);
+    outcome.afterNotify?.();
+    assert.deepEqual(await first, { kind: 'stop' });
+    assert.deepEqual(await secondRun, { kind: 'stop' });
+    assert.equal(bobFirst.isDestroyed, true);
+    assert.equal(bobSecond.isDestroyed, true);
+    assert.deepEqual(alice.tech.hangups, []);
+    assert.deepEqual(carol.tech.hangups, []);
+    // Nobody's dialplan waits on alice–carol; alice leaving ends carol.
+    alice.events?.hungUp(16);
+    await settle();
+    await settle();
+    assert.deepEqual(carol.tech.hangups, [16]);
+    assert.equal(carol.tech.transferHandler, undefined);
   });
 });

@@ -14,14 +14,15 @@
  *   ringing ──first answer──> bridged ──callee hangs up──> caller hung up (or next with `g`)
  *      │                         │  │
  *      │ all failed, timeout     │  │ REFER (blind transfer) from either side: the other party
- *      v                         │  v goes to the Refer-To extension in the transferer's context
+ *      v                         │  v goes to the Refer-To extension in the transferer's context;
+ *                                │    REFER with Replaces (attended): the other party is connected
+ *                                │    to the far party of the transferer's other call (bridged-call.ts)
  *   next priority                │ caller hangs up: callee hung up
  *                                v
  *                               stop
  *
  * It depends on core only through the narrow `DialAppDeps` the server fills from SwitchboardCore.
  */
-import { randomUUID } from 'node:crypto';
 import {
   type Channel,
   type ChannelDriver,
@@ -37,10 +38,9 @@ import {
 } from '@switchboard/core';
 import { CAUSE_NORMAL_CLEARING } from './hangup-causes.js';
 import { CAUSE_ANSWERED_ELSEWHERE, CAUSE_NO_ANSWER, CAUSE_SUBSCRIBER_ABSENT } from './outbound-call.js';
-import { type BlindTransferTarget, isTransferSource } from './transfer.js';
+import { BridgedCall, type BridgedCallDeps, superviseBridgedCall } from './bridged-call.js';
 
-/** After a blind transfer the transferer is expected to hang up (RFC 5589 §6); after this we do. */
-export const TRANSFERER_HANGUP_MS = 5000;
+export { TRANSFERER_HANGUP_MS } from './bridged-call.js';
 
 export interface DialAppDeps {
   channels: Pick<ChannelRegistry, 'create'>;
@@ -262,105 +262,17 @@ async function connect(
     return { kind: 'stop' };
   }
 
-  const bridgeId = `dial-${randomUUID()}`;
-  let bridged = false;
-  try {
-    const callerLeg = caller.tech.mediaLegId;
-    const calleeLeg = callee.tech.mediaLegId;
-    if (callerLeg === undefined || calleeLeg === undefined) throw new Error('a leg of the call has no media');
-    await deps.media.createBridge({ bridgeId, kind: 'mixing' });
-    bridged = true;
-    await deps.media.joinBridge(bridgeId, callerLeg);
-    await deps.media.joinBridge(bridgeId, calleeLeg);
-  } catch (err) {
-    ctx.log.error({ err, bridgeId }, 'the two legs could not be bridged; the call continues without audio');
-  }
-
-  // Whoever hangs up first ends the other (RFC-free PBX rule; Asterisk's Dial without options),
-  // unless one side transfers the other away (REFER).
-  type Ended = 'caller' | 'callee' | { transferBy: 'caller' | 'callee'; target: BlindTransferTarget };
-  const ended = await new Promise<Ended>((resolve) => {
-    if (caller.isDestroyed) return resolve('caller');
-    if (callee.isDestroyed) return resolve('callee');
-    caller.hangupSignal.addEventListener('abort', () => resolve('caller'), { once: true });
-    callee.hangupSignal.addEventListener('abort', () => resolve('callee'), { once: true });
-    if (isTransferSource(callee.tech)) {
-      callee.tech.transferHandler = async (target) => {
-        resolve({ transferBy: 'callee', target });
-        return true;
-      };
-    }
-    const runDialplan = deps.runDialplan;
-    if (isTransferSource(caller.tech) && runDialplan !== undefined) {
-      caller.tech.transferHandler = async (target) => {
-        resolve({ transferBy: 'caller', target });
-        return true;
-      };
-    }
-  });
-  for (const tech of [caller.tech, callee.tech]) if (isTransferSource(tech)) tech.transferHandler = undefined;
-  if (bridged) {
-    await deps.media.destroyBridge(bridgeId).catch((err: unknown) => ctx.log.debug({ err, bridgeId }, 'bridge already gone'));
-  }
-  if (typeof ended === 'object') return await transfer(ctx, deps, caller, callee, ended.transferBy, ended.target);
-  if (ended === 'caller') {
-    await callee.hangup(CAUSE_NORMAL_CLEARING);
-    return { kind: 'stop' };
-  }
-  if (continueAfterCallee) return { kind: 'next' };
-  await caller.hangup(CAUSE_NORMAL_CLEARING);
-  return { kind: 'stop' };
-}
-
-/**
- * A blind transfer out of the bridge: the transferee goes to the target extension (the caller by
- * continuing its own dialplan there, a callee by a dialplan started on it), BridgeBlindTransfer is
- * published, and the transferer is hung up if it has not left by itself within TRANSFERER_HANGUP_MS.
- */
-async function transfer(
-  ctx: Parameters<DialplanApplication>[0],
-  deps: DialAppDeps,
-  caller: Channel,
-  callee: Channel,
-  by: 'caller' | 'callee',
-  target: BlindTransferTarget,
-): Promise<DialplanFlow> {
-  const transferer = by === 'caller' ? caller : callee;
-  const transferee = by === 'caller' ? callee : caller;
-  ctx.log.info({ transferer: transferer.name, transferee: transferee.name, ...target }, 'blind transfer');
-  try {
-    deps.publish?.({
-      type: 'BridgeBlindTransfer',
-      channel: transferer.snapshot(),
-      transferee: transferee.snapshot(),
-      exten: target.exten,
-      context: target.context,
-      result: 'Success',
-      is_external: false,
-    });
-  } catch (err) {
-    ctx.log.error({ err }, 'BridgeBlindTransfer could not be published');
-  }
-  // The transferer hears the outcome (NOTIFY 200) and hangs up itself; it is hung up if it lingers.
-  const transfererGone = new Promise<void>((resolve) => {
-    if (transferer.isDestroyed) return resolve();
-    const timer = deps.clock.setTimeout(() => {
-      void transferer.hangup(CAUSE_NORMAL_CLEARING);
-      resolve();
-    }, TRANSFERER_HANGUP_MS);
-    transferer.hangupSignal.addEventListener(
-      'abort',
-      () => {
-        deps.clock.clearTimeout(timer);
-        resolve();
-      },
-      { once: true },
-    );
-  });
-  const start = { context: target.context, exten: target.exten, priority: 1 };
-  if (by === 'callee') return { kind: 'goto', ...start };
-  deps.runDialplan?.(callee, start);
-  // The caller's own dialplan ends here; it waits so its end does not cut the transfer's NOTIFYs.
-  await transfererGone;
-  return { kind: 'stop' };
+  // Whoever hangs up first ends the other (Asterisk's Dial without options), unless one side
+  // transfers the other away (REFER, blind or attended: bridged-call.ts).
+  const bridgedDeps: BridgedCallDeps = {
+    media: deps.media,
+    clock: deps.clock,
+    log: ctx.log,
+    ...(deps.publish !== undefined ? { publish: deps.publish } : {}),
+    ...(deps.runDialplan !== undefined ? { runDialplan: deps.runDialplan } : {}),
+  };
+  const call = new BridgedCall(bridgedDeps, caller, callee);
+  call.watchers.add(caller);
+  await call.connect();
+  return await superviseBridgedCall(call, caller, { deps: bridgedDeps, continueAfterPeer: continueAfterCallee });
 }

@@ -175,3 +175,6 @@ export function causeFromReasonHeader(values: readonly string[]): number | undef
 export function reasonHeaderForCause(cause: number): string {
   return `Q.850;cause=${cause}`;
 }
+
+/** Q.850 41: the call cannot be served now (503), e.g. a Replaces naming a call we cannot take over. */
+export const CAUSE_TEMPORARY_FAILURE = 41;

@@ -19,16 +19,20 @@ import {
   systemClock,
   type ChannelDriverHost,
   type ChannelTechnology,
+  type InboundCall as InboundCallPresentation,
   type ChannelTechnologyEvents,
   type Logger,
   type MediaEngine,
   type SipEndpointConfig,
   type SipTransportConfig,
+  CoreError,
+  type TransferProgressState,
 } from '@switchboard/core';
 import type { Dialog } from '../dialog/dialog.js';
 import type { IncomingInvite } from '../dialog/incoming-invite.js';
 import { SipError } from '../errors.js';
 import type { SipRequest } from '../message/sip-message.js';
+import type { SipUri } from '../message/uri.js';
 import { isWildcardAddress, localAddressToward } from '../transport/local-address.js';
 import type { IncomingContext } from '../transport/transport.js';
 import { applyReceived } from '../transport/via-received.js';
@@ -42,7 +46,10 @@ import {
   statusForCause,
 } from './hangup-causes.js';
 import { answerInfo } from './dtmf-info.js';
-import { handleRefer, type TransferHandler, type TransferSource } from './transfer.js';
+import { checkReplaces, type DialogIdentity, type ReplacesTarget } from './replaces.js';
+import { OutgoingRefer } from './redirect.js';
+import { presentReplacement } from './replacement.js';
+import { handleRefer, type ReferSubscription, type TransferHandler, type TransferSource } from './transfer.js';
 import { handleUpdate, type RefreshOutcome } from './update.js';
 import { readSessionTimer, SessionTimer, type SessionTimerOffer, sessionTimerHeaders } from './session-timer.js';
 import { authenticateInbound, type InboundAuthenticator } from './identify.js';
@@ -88,6 +95,10 @@ export interface InboundCallEnvironment {
   userAgent?: string;
   /** Session timers (RFC 4028) run on it. */
   clock?: Clock;
+  /** The confirmed call of ours a Replaces names (attended transfer, RFC 3891). */
+  findDialog?(target: ReplacesTarget): ChannelTechnology | undefined;
+  /** The URI a redirect's `resource` stands for (a registered contact, a given URI); throws CoreError. */
+  redirectTarget?(resource: string): Promise<SipUri>;
 }
 
 const SDP = 'application/sdp';
@@ -123,8 +134,18 @@ export class InboundCall implements ChannelTechnology, TransferSource {
   /** The session timer agreed in the INVITE (RFC 4028), if the caller asked for one. */
   #timerOffer: Extract<SessionTimerOffer, { kind: 'ok' }> | undefined;
   readonly #sessionTimer: SessionTimer;
+  /** The REFER left to the channel's application, whose progress transferProgress reports. */
+  #referSubscription: ReferSubscription | undefined;
+  /** The REFER we sent for the API's redirect, whose NOTIFYs tell whether the call can end. */
+  #outgoingRefer: OutgoingRefer | undefined;
+
   /** Whether the caller has put us on hold (its last SDP said sendonly/inactive or c=0.0.0.0). */
   #onHold = false;
+  /** Resolved when the 2xx was acknowledged or the call ended (a replaced dialog ends after that). */
+  #settled: () => void = () => {};
+  readonly #acknowledged = new Promise<void>((resolve) => {
+    this.#settled = resolve;
+  });
 
   constructor(invite: IncomingInvite, context: IncomingContext, env: InboundCallEnvironment) {
     this.invite = invite;
@@ -173,6 +194,13 @@ export class InboundCall implements ChannelTechnology, TransferSource {
     return this.#endpoint;
   }
 
+  /** Our view of the call's dialog once it is confirmed (answered), for Replaces (RFC 3891 §3). */
+  get confirmedDialog(): DialogIdentity | undefined {
+    const dialog = this.invite.dialog;
+    if (dialog === undefined || (this.#state !== 'up' && this.#state !== 'answered')) return undefined;
+    return { callId: dialog.callId, localTag: dialog.localTag, remoteTag: dialog.remoteTag };
+  }
+
   /** Identification, offer/answer, media leg, presentation to core (RFC 3261 §13.3.1). */
   async start(): Promise<void> {
     const request = this.invite.request;
@@ -190,6 +218,14 @@ export class InboundCall implements ChannelTechnology, TransferSource {
       // force_rport: answer to the packet's source port even if the caller did not ask (RFC 3581).
       const updated = applyReceived(request.topVia, source, true);
       if (updated !== undefined) request.replaceTopVia(updated);
+    }
+
+    // RFC 3891 §3: a call that takes the place of one of ours; checked once the caller is known.
+    const replaces = checkReplaces(request.getHeaderFields('Replaces'), (target) => this.#env.findDialog?.(target));
+    if (replaces.kind === 'refuse') {
+      this.#log.info({ status: replaces.status }, 'INVITE with Replaces refused');
+      this.#refuse(replaces.status, { reason: replaces.reason });
+      return;
     }
 
     const timer = readSessionTimer(request);
@@ -235,18 +271,36 @@ export class InboundCall implements ChannelTechnology, TransferSource {
     const uri = request.uri;
     const exten = uri.kind === 'sip' && uri.user !== undefined && uri.user !== '' ? uri.user : 's';
     this.#transition('offered');
+    const presented: InboundCallPresentation = {
+      technology: 'SIP',
+      name: this.#env.channelName(endpoint.name),
+      endpoint: endpoint.name,
+      exten,
+      context: endpoint.context,
+      caller: endpoint.callerId ?? this.#callerFromRequest(request),
+      ...(endpoint.language !== undefined ? { language: endpoint.language } : {}),
+      tech: this,
+    };
+    if (replaces.kind === 'replace') {
+      await presentReplacement({
+        host: this.#env.host,
+        presented,
+        replaced: replaces.call,
+        log: this.#log,
+        refuse: (status, reason) => {
+          this.#hangupRequested = true;
+          this.#refuse(status, reason === undefined ? {} : { reason });
+        },
+        adopt: (events) => {
+          this.#events = events;
+        },
+        acknowledged: this.#acknowledged,
+      });
+      return;
+    }
     let events: ChannelTechnologyEvents;
     try {
-      events = this.#env.host.acceptInbound({
-        technology: 'SIP',
-        name: this.#env.channelName(endpoint.name),
-        endpoint: endpoint.name,
-        exten,
-        context: endpoint.context,
-        caller: endpoint.callerId ?? this.#callerFromRequest(request),
-        ...(endpoint.language !== undefined ? { language: endpoint.language } : {}),
-        tech: this,
-      });
+      events = this.#env.host.acceptInbound(presented);
     } catch (err) {
       this.#log.error({ err }, 'core refused the inbound call');
       this.#hangupRequested = true;
@@ -254,6 +308,58 @@ export class InboundCall implements ChannelTechnology, TransferSource {
       return;
     }
     this.#events = events;
+  }
+
+  /**
+   * The API's redirect: an unanswered call gets 302 Moved Temporarily naming the target in Contact
+   * (RFC 3261 §21.3.3) and ends; an answered one is asked to call the target itself with REFER
+   * (redirect.ts) and ends when the phone reports success.
+   */
+  async redirect(resource: string): Promise<void> {
+    const resolve = this.#env.redirectTarget;
+    if (resolve === undefined) throw new CoreError('unavailable', 'redirect is not available');
+    const target = await resolve(resource);
+    switch (this.#state) {
+      case 'setup':
+      case 'offered':
+        this.#log.info({ target: target.toString() }, 'call redirected with 302');
+        this.#refuse(302, { reason: 'Moved Temporarily', headers: [['Contact', `<${target.toString()}>`]] });
+        this.#report(CAUSE_NORMAL_CLEARING);
+        return;
+      case 'answered':
+      case 'up':
+        await this.#referTo(target);
+        return;
+      default:
+        throw new CoreError('not_found', 'Channel not found');
+    }
+  }
+
+  async #referTo(target: SipUri): Promise<void> {
+    const dialog = this.invite.dialog;
+    if (dialog === undefined || dialog.state === 'terminated') throw new CoreError('not_found', 'Channel not found');
+    if (this.#outgoingRefer !== undefined && !this.#outgoingRefer.settled)
+      throw new CoreError('conflict', 'A redirect is already in progress');
+    const refer = new OutgoingRefer({
+      dialog,
+      target,
+      userAgent: this.#env.userAgent ?? 'Switchboard',
+      logger: this.#log,
+      onOutcome: (outcome) => {
+        if (outcome !== 'succeeded') return;
+        this.#sendBye(CAUSE_NORMAL_CLEARING);
+        this.#report(CAUSE_NORMAL_CLEARING);
+      },
+    });
+    this.#outgoingRefer = refer;
+    await refer.send();
+  }
+
+  /** The application's transfer_progress for a REFER it took over: a sipfrag NOTIFY (RFC 3515 §2.4.4). */
+  async transferProgress(state: TransferProgressState): Promise<void> {
+    const subscription = this.#referSubscription;
+    if (subscription === undefined || subscription.ended) throw new CoreError('conflict', 'No transfer is in progress on the channel');
+    await subscription.progress(state);
   }
 
   async indicateRinging(): Promise<void> {
@@ -467,10 +573,22 @@ export class InboundCall implements ChannelTechnology, TransferSource {
           });
           return true;
         }
+        if (request.method === 'NOTIFY' && this.#outgoingRefer?.receiveNotify(request, transaction) === true) return true;
         if (request.method === 'REFER') {
           handleRefer(request, transaction, {
             dialog,
+            self: this,
+            findDialog: (target) => this.#env.findDialog?.(target),
             context: this.#endpoint?.context ?? 'default',
+            application:
+              this.#state === 'up'
+                ? {
+                    offer: (request) => this.#events?.transferRequested?.(request) ?? { kind: 'refused' },
+                    accepted: (subscription) => {
+                      this.#referSubscription = subscription;
+                    },
+                  }
+                : undefined,
             handler: this.#state === 'up' ? this.transferHandler : undefined,
             userAgent: this.#env.userAgent ?? 'Switchboard',
             logger: this.#log,
@@ -552,6 +670,7 @@ export class InboundCall implements ChannelTechnology, TransferSource {
   #receiveAck(ack: SipRequest): void {
     if (this.#state !== 'answered') return;
     this.#transition('up');
+    this.#settled();
     if (this.#timerOffer !== undefined && this.#pendingByeCause === undefined) this.#sessionTimer.start(this.#timerOffer);
     const cause = this.#pendingByeCause;
     if (cause !== undefined) {
@@ -642,6 +761,7 @@ export class InboundCall implements ChannelTechnology, TransferSource {
   #end(): void {
     if (this.#state === 'ended') return;
     this.#transition('ended');
+    this.#settled();
     this.#sessionTimer.stop();
     // Nothing of this call may keep retransmitting once it is over.
     this.invite.abandon();

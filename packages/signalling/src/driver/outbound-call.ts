@@ -21,18 +21,22 @@
  *
  * A CANCEL is sent only once a provisional response arrived (§9.1); asked earlier, it waits for one.
  */
-import type {
-  AudioCodecName,
-  CallerId,
-  ChannelTechnology,
-  ChannelTechnologyEvents,
-  Clock,
-  Logger,
-  SipEndpointConfig,
-  SipTransportConfig,
+import {
+  type AudioCodecName,
+  type CallerId,
+  type ChannelTechnology,
+  type ChannelTechnologyEvents,
+  type Clock,
+  CoreError,
+  type Logger,
+  type SipEndpointConfig,
+  type SipTransportConfig,
+  type TransferProgressState,
 } from '@switchboard/core';
 import { answerInfo } from './dtmf-info.js';
-import { handleRefer, type TransferHandler, type TransferSource } from './transfer.js';
+import type { DialogIdentity, ReplacesTarget } from './replaces.js';
+import { OutgoingRefer } from './redirect.js';
+import { handleRefer, type ReferSubscription, type TransferHandler, type TransferSource } from './transfer.js';
 import { handleUpdate } from './update.js';
 import { Dialog } from '../dialog/dialog.js';
 import type { IncomingInvite } from '../dialog/incoming-invite.js';
@@ -114,6 +118,10 @@ export interface OutboundCallEnvironment {
   /** Answer a trunk's 401/407 with these (RFC 3261 §22.2); absent: a challenge ends the branch. */
   outboundCredentials?: { username: string; password: string } | undefined;
   onEnded(call: OutboundSipCall): void;
+  /** The confirmed call of ours a Replaces names (attended transfer, RFC 3891). */
+  findDialog?(target: ReplacesTarget): ChannelTechnology | undefined;
+  /** The URI a redirect's `resource` stands for (a registered contact, a given URI); throws CoreError. */
+  redirectTarget?(resource: string): Promise<SipUri>;
 }
 
 type BranchState = 'trying' | 'proceeding' | 'answered' | 'failed';
@@ -164,6 +172,10 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource {
   #reported = false;
   #timer: unknown;
   #onHold = false;
+  /** The REFER left to the channel's application, whose progress transferProgress reports. */
+  #referSubscription: ReferSubscription | undefined;
+  /** The REFER we sent for the API's redirect, whose NOTIFYs tell whether the call can end. */
+  #outgoingRefer: OutgoingRefer | undefined;
 
   constructor(env: OutboundCallEnvironment) {
     this.#env = env;
@@ -181,6 +193,13 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource {
 
   get state(): OutboundCallState {
     return this.#state;
+  }
+
+  /** Our view of the answered branch's dialog, for Replaces (RFC 3891 §3). */
+  get confirmedDialog(): DialogIdentity | undefined {
+    const dialog = this.#winner?.dialog;
+    if (dialog === undefined || this.#state !== 'up') return undefined;
+    return { callId: dialog.callId, localTag: dialog.localTag, remoteTag: dialog.remoteTag };
   }
 
   /** Starts the INVITEs. With no target the call ends at once with cause 20 (subscriber absent). */
@@ -212,6 +231,37 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource {
 
   /** An outbound call is answered by the far end; nothing to do on our side. */
   async answer(): Promise<void> {}
+
+  /** The API's redirect of the answered call: REFER to the target (redirect.ts); it ends on success. */
+  async redirect(resource: string): Promise<void> {
+    const resolve = this.#env.redirectTarget;
+    if (resolve === undefined) throw new CoreError('unavailable', 'redirect is not available');
+    const target = await resolve(resource);
+    const dialog = this.#winner?.dialog;
+    if (this.#state !== 'up' || dialog === undefined) throw new CoreError('precondition_failed', 'Channel is not answered');
+    if (this.#outgoingRefer !== undefined && !this.#outgoingRefer.settled)
+      throw new CoreError('conflict', 'A redirect is already in progress');
+    const refer = new OutgoingRefer({
+      dialog,
+      target,
+      userAgent: this.#env.userAgent,
+      logger: this.#log,
+      onOutcome: (outcome) => {
+        if (outcome !== 'succeeded') return;
+        this.#sendBye(CAUSE_NORMAL_CLEARING);
+        this.#report(CAUSE_NORMAL_CLEARING);
+      },
+    });
+    this.#outgoingRefer = refer;
+    await refer.send();
+  }
+
+  /** The application's transfer_progress for a REFER it took over: a sipfrag NOTIFY (RFC 3515 §2.4.4). */
+  async transferProgress(state: TransferProgressState): Promise<void> {
+    const subscription = this.#referSubscription;
+    if (subscription === undefined || subscription.ended) throw new CoreError('conflict', 'No transfer is in progress on the channel');
+    await subscription.progress(state);
+  }
 
   async indicateRinging(): Promise<void> {}
 
@@ -519,10 +569,22 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource {
           });
           return true;
         }
+        if (request.method === 'NOTIFY' && this.#outgoingRefer?.receiveNotify(request, transaction) === true) return true;
         if (request.method === 'REFER') {
           handleRefer(request, transaction, {
             dialog,
+            self: this,
+            findDialog: (target) => this.#env.findDialog?.(target),
             context: this.#env.endpoint.context,
+            application:
+              this.#winner?.dialog === dialog && this.#state === 'up' && !this.#hangupRequested
+                ? {
+                    offer: (request) => this.#events?.transferRequested?.(request) ?? { kind: 'refused' },
+                    accepted: (subscription) => {
+                      this.#referSubscription = subscription;
+                    },
+                  }
+                : undefined,
             handler: this.#winner?.dialog === dialog && this.#state === 'up' ? this.transferHandler : undefined,
             userAgent: this.#env.userAgent,
             logger: this.#log,

@@ -7,12 +7,15 @@ import { afterEach, beforeEach, describe, it } from 'node:test';
 import type {
   ChannelDriverHost,
   ChannelTechnologyEvents,
+  CoreError,
   CreateLegRequest,
   InboundCall,
   LegRemote,
   MediaLegInfo,
   SipConfig,
   SipEndpointConfig,
+  TransferDecision,
+  TransferRequestInfo,
 } from '@switchboard/core';
 import { parse as parseSdp } from 'sdp-transform';
 import type { SipMessage, SipResponse } from '../message/sip-message.js';
@@ -22,6 +25,7 @@ import { FakeClock } from '../test-support/fake-clock.js';
 import { UdpPeer, waitFor } from '../test-support/udp-peer.js';
 import type { SipMediaEngine } from './inbound-call.js';
 import { SipDriver } from './sip-driver.js';
+import type { TransferHandler, TransferRequest } from './transfer.js';
 
 class FakeMedia implements SipMediaEngine {
   legs = new Map<string, { request: CreateLegRequest; remotes: LegRemote[]; destroyed: boolean }>();
@@ -52,6 +56,9 @@ class FakeHost implements ChannelDriverHost {
   held: boolean[] = [];
   digits: Array<[string, number]> = [];
   onAccept: ((call: InboundCall) => void) | undefined;
+  /** What core decides about a REFER nothing bridges (transferRequested). */
+  transferDecision: TransferDecision = { kind: 'refused' };
+  transferRequests: TransferRequestInfo[] = [];
 
   acceptInbound(call: InboundCall): ChannelTechnologyEvents {
     this.calls.push(call);
@@ -62,6 +69,10 @@ class FakeHost implements ChannelDriverHost {
       hungUp: (cause) => this.hungUp.push({ name: call.name, cause }),
       held: (onHold) => this.held.push(onHold),
       dtmf: (digit, ms) => this.digits.push([digit, ms]),
+      transferRequested: (request) => {
+        this.transferRequests.push(request);
+        return this.transferDecision;
+      },
     };
   }
 }
@@ -588,7 +599,7 @@ describe('SipDriver over UDP loopback', { timeout: 30_000 }, () => {
     assert.equal(host.hungUp.filter((h) => h.name === second.name).length, 0);
   });
 
-  it('answers REFER: 400 without a usable Refer-To, 501 for Replaces, 603 with nothing to transfer, 202 and sipfrag NOTIFYs when bridged', async () => {
+  it('answers REFER: 400 without a usable Refer-To or Replaces, 603 with nothing to transfer, 202 and sipfrag NOTIFYs when bridged, 481 for an unknown Replaces', async () => {
     const call = newCall();
     const inbound = await offerCall(call);
     await answerAndAck(call, inbound);
@@ -597,29 +608,125 @@ describe('SipDriver over UDP loopback', { timeout: 30_000 }, () => {
       request(peer, call, 'REFER', { branch, cseq, uri: call.contact, headers });
     await peer.send(refer('z9hG4bKr1', 11, []), port);
     await peer.expectResponse(400, 'REFER');
-    await peer.send(refer('z9hG4bKr2', 12, ['Refer-To: <sip:bob@127.0.0.1?Replaces=abc%3Bto-tag%3D1%3Bfrom-tag%3D2>']), port);
-    await peer.expectResponse(501, 'REFER');
+    await peer.send(refer('z9hG4bKr2', 12, ['Refer-To: <sip:bob@127.0.0.1?Replaces=abc%3Bto-tag%3D1>']), port);
+    await peer.expectResponse(400, 'REFER');
     await peer.send(refer('z9hG4bKr3', 13, ['Refer-To: <sip:300@127.0.0.1>']), port);
     await peer.expectResponse(603, 'REFER');
 
-    const tech = inbound.tech as unknown as { transferHandler: ((t: { exten: string; context: string }) => Promise<boolean>) | undefined };
-    const asked: Array<{ exten: string; context: string }> = [];
-    tech.transferHandler = async (target) => {
-      asked.push(target);
-      return true;
+    const tech = inbound.tech as unknown as { transferHandler: TransferHandler | undefined };
+    const asked: TransferRequest[] = [];
+    tech.transferHandler = async (transfer) => {
+      asked.push(transfer);
+      return { ok: true };
+    };
+    const isNotify = (m: SipMessage) => m.type === 'request' && m.method === 'NOTIFY';
+    const expectNotifies = async (cseq: number, final: string) => {
+      await peer.expectResponse(202, 'REFER');
+      const trying = await peer.expect(isNotify, 'the 100 NOTIFY');
+      assert.equal(trying.getHeader('Event'), `refer;id=${cseq}`);
+      assert.equal(trying.bodyText.trim(), 'SIP/2.0 100 Trying');
+      await peer.send(okTo(trying), port);
+      const done = await peer.expect(isNotify, 'the final NOTIFY');
+      assert.equal(done.bodyText.trim(), final);
+      assert.match(done.getHeader('Subscription-State') ?? '', /^terminated/);
+      await peer.send(okTo(done), port);
     };
     await peer.send(refer('z9hG4bKr4', 14, ['Refer-To: <sip:300@127.0.0.1>']), port);
+    await expectNotifies(14, 'SIP/2.0 200 OK');
+    assert.deepEqual(asked, [{ kind: 'blind', exten: '300', context: 'from-alice' }]);
+
+    // RFC 3891 §3: a Replaces that names no dialog of ours is what an INVITE would get 481 for.
+    await peer.send(refer('z9hG4bKr5', 15, ['Refer-To: <sip:bob@127.0.0.1?Replaces=nobody%3Bto-tag%3D1%3Bfrom-tag%3D2>']), port);
+    await expectNotifies(15, 'SIP/2.0 481 Call/Transaction Does Not Exist');
+    assert.equal(asked.length, 1);
+  });
+
+  it('refuses an INVITE with Replaces (RFC 3891 §3): 400 malformed, 481 for no dialog of ours, 486 early-only on a confirmed one', async () => {
+    const call = newCall();
+    const inbound = await offerCall(call);
+    await answerAndAck(call, inbound);
+    const replacing = (headers: string[]) => {
+      const other = newCall();
+      return request(peer, other, 'INVITE', { body: sdpOffer(), headers });
+    };
+    await peer.send(replacing([`Replaces: ${call.callId};to-tag=${call.toTag}`]), port);
+    await peer.expectResponse(400, 'INVITE');
+    await peer.send(replacing([`Replaces: ${call.callId};to-tag=${call.fromTag};from-tag=${call.toTag}`]), port);
+    await peer.expectResponse(481, 'INVITE');
+    await peer.send(replacing([`Replaces: ${call.callId};to-tag=${call.toTag};from-tag=${call.fromTag};early-only`]), port);
+    await peer.expectResponse(486, 'INVITE');
+    assert.equal(inbound.tech.protocolId, call.callId);
+    assert.equal(host.hungUp.filter((h) => h.name === inbound.name).length, 0);
+  });
+
+  it('leaves a REFER to the application when core says so; transferProgress sends the sipfrag NOTIFYs', async () => {
+    const call = newCall();
+    const inbound = await offerCall(call);
+    await answerAndAck(call, inbound);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const tech = inbound.tech;
+    assert.ok(tech.transferProgress);
+    await assert.rejects(tech.transferProgress('channel_progress'), (err: CoreError) => err.code === 'conflict');
+    host.transferDecision = { kind: 'application' };
+    await peer.send(
+      request(peer, call, 'REFER', { branch: 'z9hG4bKra1', cseq: 21, uri: call.contact, headers: ['Refer-To: <sip:555@127.0.0.1>'] }),
+      port,
+    );
     await peer.expectResponse(202, 'REFER');
+    assert.deepEqual(host.transferRequests, [{ kind: 'blind', destination: '555', context: 'from-alice' }]);
     const isNotify = (m: SipMessage) => m.type === 'request' && m.method === 'NOTIFY';
-    const trying = await peer.expect(isNotify, 'the 100 NOTIFY');
-    assert.equal(trying.getHeader('Event'), 'refer;id=14');
-    assert.equal(trying.bodyText.trim(), 'SIP/2.0 100 Trying');
-    await peer.send(okTo(trying), port);
-    const done = await peer.expect(isNotify, 'the final NOTIFY');
-    assert.equal(done.bodyText.trim(), 'SIP/2.0 200 OK');
-    assert.match(done.getHeader('Subscription-State') ?? '', /^terminated/);
-    await peer.send(okTo(done), port);
-    assert.deepEqual(asked, [{ exten: '300', context: 'from-alice' }]);
+    const first = await peer.expect(isNotify, 'the first NOTIFY');
+    assert.equal(first.bodyText.trim(), 'SIP/2.0 100 Trying');
+    assert.match(first.getHeader('Subscription-State') ?? '', /^active/);
+    await peer.send(okTo(first), port);
+    const declined = tech.transferProgress('channel_declined');
+    const last = await peer.expect(isNotify, 'the final NOTIFY');
+    assert.equal(last.getHeader('Event'), 'refer;id=21');
+    assert.equal(last.bodyText.trim(), 'SIP/2.0 603 Declined');
+    assert.match(last.getHeader('Subscription-State') ?? '', /^terminated/);
+    await peer.send(okTo(last), port);
+    await declined;
+    await assert.rejects(tech.transferProgress('channel_answered'), (err: CoreError) => err.code === 'conflict');
+  });
+
+  it('redirects an unanswered call with 302 naming the target in Contact', async () => {
+    const call = newCall();
+    const inbound = await offerCall(call);
+    assert.ok(inbound.tech.redirect);
+    await inbound.tech.redirect('alice/sip:carol@192.0.2.9:5070');
+    const moved = await peer.expectResponse(302, 'INVITE');
+    assert.equal(moved.getHeader('Contact'), '<sip:carol@192.0.2.9:5070>');
+    await waitFor(() => host.hungUp.some((h) => h.name === inbound.name), 'the end reported');
+    await assert.rejects(inbound.tech.redirect('nobody'), (err: CoreError) => err.code === 'not_found');
+  });
+
+  it('redirects an answered call with REFER and ends it when the phone reports success', async () => {
+    const call = newCall();
+    const inbound = await offerCall(call);
+    await answerAndAck(call, inbound);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.ok(inbound.tech.redirect);
+    const redirecting = inbound.tech.redirect('alice/sip:carol@192.0.2.9');
+    const refer = (await peer.expect((m) => m.type === 'request' && m.method === 'REFER', 'the REFER')) as SipMessage & { type: 'request' };
+    assert.equal(refer.getHeader('Refer-To'), '<sip:carol@192.0.2.9>');
+    await peer.send(okTo(refer).replace('SIP/2.0 200 OK', 'SIP/2.0 202 Accepted'), port);
+    await redirecting;
+    const notify = (body: string, cseq: number, state: string) =>
+      request(peer, call, 'NOTIFY', {
+        branch: `z9hG4bKn${cseq}`,
+        cseq,
+        uri: call.contact,
+        body,
+        headers: ['Event: refer', `Subscription-State: ${state}`, 'Content-Type: message/sipfrag;version=2.0'],
+      });
+    await peer.send(notify('SIP/2.0 100 Trying\r\n', 30, 'active;expires=60'), port);
+    await peer.expectResponse(200, 'NOTIFY');
+    assert.equal(host.hungUp.filter((h) => h.name === inbound.name).length, 0);
+    await peer.send(notify('SIP/2.0 200 OK\r\n', 31, 'terminated;reason=noresource'), port);
+    await peer.expectResponse(200, 'NOTIFY');
+    const bye = await peer.expect(isBye, 'the BYE after the transfer');
+    await peer.send(okTo(bye), port);
+    await waitFor(() => host.hungUp.some((h) => h.name === inbound.name), 'the end reported');
   });
 
   it('answers MESSAGE outside a dialog: 202 for text, 415 for another type, 413 for an oversized body', async () => {

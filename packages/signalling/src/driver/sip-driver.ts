@@ -34,6 +34,7 @@ import { DigestAuthenticator, type DigestAuthenticatorOptions } from './digest-a
 import { IdentifyByAddress, type InboundAuthenticator } from './identify.js';
 import { InboundCall, type SipMediaEngine } from './inbound-call.js';
 import { OutboundSipCall, type OutboundTarget } from './outbound-call.js';
+import { type ReplacesTarget, replacesMatches } from './replaces.js';
 import { type EndpointStatusListener, InMemoryContactStore, Registrar, type RegistrarContactStore } from './registrar.js';
 import { type InboundTextMessageSink, SipMessaging } from './text-messages.js';
 import { Qualifier, type QualifyListener } from './qualify.js';
@@ -126,8 +127,9 @@ export class SipDriver implements ChannelDriver {
       logger: log.child({ module: 'switchboard:signalling:dialog' }),
       userAgent: options.userAgent ?? 'Switchboard',
       allow: ['INVITE', 'ACK', 'CANCEL', 'BYE', 'OPTIONS', 'REGISTER', 'INFO', 'MESSAGE', 'SUBSCRIBE', 'NOTIFY', 'REFER', 'UPDATE'],
-      // RFC 4028: session timers are served for the calls we answer (driver/session-timer.ts).
-      supported: ['timer'],
+      // RFC 4028: session timers are served for the calls we answer (driver/session-timer.ts);
+      // RFC 3891: an INVITE may replace one of our dialogs (driver/replaces.ts).
+      supported: ['timer', 'replaces'],
     });
     this.#ua.delegate = {
       onInvite: (invite, context) => this.#receiveInvite(invite, context),
@@ -307,6 +309,43 @@ export class SipDriver implements ChannelDriver {
     for (const transport of this.#transports) transport.traceMessages = enabled;
   }
 
+  /** The answered call whose dialog a Replaces names (RFC 3891 §3), if we have one. */
+  findConfirmedCall(target: ReplacesTarget): InboundCall | OutboundSipCall | undefined {
+    for (const call of [...this.#calls, ...this.#outbound]) {
+      const dialog = call.confirmedDialog;
+      if (dialog !== undefined && replacesMatches(target, dialog)) return call;
+    }
+    return undefined;
+  }
+
+  /**
+   * Where a redirect sends a call (API `redirect`, `endpoint=SIP/<resource>`): the URI given
+   * (`alice/sip:alice@192.0.2.5`), or the endpoint's first registered or static contact, with the
+   * number as user part for `trunk/5551234`. An unknown endpoint is a 404; one with no contact 409.
+   */
+  async redirectTarget(resource: string): Promise<SipUri> {
+    const slash = resource.indexOf('/');
+    const name = slash === -1 ? resource : resource.slice(0, slash);
+    const rest = slash === -1 ? undefined : resource.slice(slash + 1);
+    const endpoint = this.#endpoints.get(name);
+    if (endpoint === undefined) throw new CoreError('not_found', `SIP endpoint '${name}' does not exist`);
+    if (rest !== undefined && /^sips?:/i.test(rest)) {
+      try {
+        const uri = parseUri(rest);
+        if (uri.kind === 'sip') return uri;
+      } catch (err) {
+        if (!(err instanceof SipParseError)) throw err;
+      }
+      throw new CoreError('unprocessable', `invalid SIP URI '${rest}'`);
+    }
+    const [first] = await this.#registrar.lookup(endpoint.aors, endpoint);
+    if (first === undefined) throw new CoreError('conflict', `SIP endpoint '${name}' has no contact to redirect to`);
+    const uri = first.uri.clone();
+    if (rest !== undefined && rest !== '') uri.user = rest;
+    else if (uri.user === undefined) uri.user = name;
+    return uri;
+  }
+
   /** Calls that have not ended yet. */
   get activeCalls(): number {
     return this.#calls.size + this.#outbound.size;
@@ -373,6 +412,8 @@ export class SipDriver implements ChannelDriver {
       targets,
       outboundCredentials: this.#options.outboundAuth?.(endpoint),
       onEnded: (ended) => this.#outbound.delete(ended),
+      findDialog: (target) => this.findConfirmedCall(target),
+      redirectTarget: (resource) => this.redirectTarget(resource),
     });
     return {
       name: channelName,
@@ -449,6 +490,8 @@ export class SipDriver implements ChannelDriver {
       userAgent: this.#options.userAgent ?? 'Switchboard',
       clock: this.#clock,
       onEnded: (ended) => this.#calls.delete(ended),
+      findDialog: (target) => this.findConfirmedCall(target),
+      redirectTarget: (resource) => this.redirectTarget(resource),
     });
     this.#calls.add(call);
     call.start().catch((err: unknown) => {

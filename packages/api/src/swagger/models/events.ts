@@ -254,6 +254,15 @@ export const EVENT_MODELS: { readonly [T in WireEventType]: ModelFor<OwnFields<T
       destination_threeway_bridge: { type: 'Bridge', description: 'Bridge that survived the threeway result', required: false },
     },
   },
+  ChannelTransfer: {
+    id: 'ChannelTransfer',
+    description: 'A SIP REFER on a channel of the application, left to the application (PJSIP_TRANSFER_HANDLING ari-only).',
+    properties: {
+      state: { type: 'string', description: 'Progress of the transfer, when it applies', required: false },
+      refer_to: { type: 'ReferTo', description: 'What the REFER asks for and the channels it concerns', required: true },
+      referred_by: { type: 'ReferredBy', description: 'The channel the REFER came on and what it is connected to', required: true },
+    },
+  },
   RecordingStarted: {
     id: 'RecordingStarted',
     description: 'Event showing the start of a recording operation.',
@@ -367,11 +376,60 @@ export const EventModel: ModelDecl = {
   },
 };
 
+/** The parts of a ChannelTransfer event. */
+export const AdditionalParamModel: ModelDecl = {
+  id: 'AdditionalParam',
+  description: 'A protocol parameter of a transfer request, by name.',
+  properties: {
+    parameter_name: { type: 'string', description: 'Parameter name', required: true },
+    parameter_value: { type: 'string', description: 'Parameter value', required: true },
+  },
+};
+
+export const RequiredDestinationModel: ModelDecl = {
+  id: 'RequiredDestination',
+  description: 'The destination a transfer request names.',
+  properties: {
+    protocol_id: {
+      type: 'string',
+      description: 'Call-ID of the dialog to replace (attended transfer); never with destination',
+      required: false,
+    },
+    destination: { type: 'string', description: 'User part of the target (blind transfer); never with protocol_id', required: false },
+    additional_protocol_params: { type: 'List[AdditionalParam]', description: 'Further protocol parameters', required: false },
+  },
+};
+
+export const ReferToModel: ModelDecl = {
+  id: 'ReferTo',
+  description: 'The target part of a transfer request.',
+  properties: {
+    requested_destination: { type: 'RequiredDestination', description: 'What the transfer asks for', required: true },
+    destination_channel: { type: 'Channel', description: 'The channel an attended transfer replaces', required: false },
+    connected_channel: { type: 'Channel', description: 'The channel connected to the one replaced', required: false },
+    bridge: { type: 'Bridge', description: 'The bridge of the channel replaced', required: false },
+  },
+};
+
+export const ReferredByModel: ModelDecl = {
+  id: 'ReferredBy',
+  description: 'The origin part of a transfer request.',
+  properties: {
+    source_channel: { type: 'Channel', description: 'The channel the REFER arrived on', required: true },
+    connected_channel: { type: 'Channel', description: 'The channel connected to the source channel', required: false },
+    bridge: { type: 'Bridge', description: 'The bridge of the source channel', required: false },
+  },
+};
+
 export const EVENTS_RESOURCE_MODELS: readonly ModelDecl[] = [
   MessageModel,
   MissingParamsModel,
   EventModel,
   ContactInfoModel,
   PeerModel,
+  AdditionalParamModel,
+  RequiredDestinationModel,
+  ReferToModel,
+  ReferredByModel,
   ...Object.values(EVENT_MODELS),
 ];
