@@ -35,6 +35,7 @@ import {
   dialStatusForCause,
   type MediaEngine,
 } from '@switchboard/core';
+import { EarlyMediaPath, hasEarlyMedia } from './early-media.js';
 import { CAUSE_NORMAL_CLEARING } from './hangup-causes.js';
 import { CAUSE_ANSWERED_ELSEWHERE, CAUSE_NO_ANSWER, CAUSE_SUBSCRIBER_ABSENT } from './outbound-call.js';
 import { type BlindTransferTarget, isTransferSource } from './transfer.js';
@@ -45,7 +46,7 @@ export const TRANSFERER_HANGUP_MS = 5000;
 export interface DialAppDeps {
   channels: Pick<ChannelRegistry, 'create'>;
   driverFor(technology: string): ChannelDriver | undefined;
-  media: Pick<MediaEngine, 'createBridge' | 'joinBridge' | 'destroyBridge'>;
+  media: Pick<MediaEngine, 'createBridge' | 'joinBridge' | 'leaveBridge' | 'destroyBridge'>;
   clock: Clock;
   /** Where Dial events go (core's bus); optional. */
   publish?(event: DomainEvent): void;
@@ -107,6 +108,8 @@ export function createDialApplication(deps: DialAppDeps): DialplanApplication {
     };
 
     const peers: Peer[] = [];
+    // The first callee with early media is heard before the answer (early-media.ts).
+    const early = new EarlyMediaPath(deps.media, ctx.log);
     const unavailable: DialStatus[] = [];
     let settle: (outcome: Outcome) => void = () => {};
     const outcome = new Promise<Outcome>((resolve) => {
@@ -163,13 +166,19 @@ export function createDialApplication(deps: DialAppDeps): DialplanApplication {
           if (settled || channel.isDestroyed) return;
           channel.setState('Ringing');
           publish(peer, 'RINGING');
-          // The caller hears ringback from its phone (Asterisk's Dial sends 180 as the callee rings).
-          if (caller.state !== 'Up' && caller.state !== 'Ringing') {
+          // The caller hears ringback from its phone (Asterisk's Dial sends 180 as the callee rings),
+          // unless it already hears a callee's early media.
+          if (caller.state !== 'Up' && caller.state !== 'Ringing' && early.owner === undefined) {
             caller.indicateRinging().catch((err: unknown) => ctx.log.debug({ err }, 'ringing indication failed'));
           }
         },
         progress: () => {
-          if (!settled && !channel.isDestroyed) publish(peer, 'PROGRESS');
+          if (settled || channel.isDestroyed) return;
+          publish(peer, 'PROGRESS');
+          // 183 (or 180) with SDP: the caller gets 183 with our SDP and hears this callee.
+          if (hasEarlyMedia(channel.tech) && caller.state !== 'Up' && early.open(caller, channel)) {
+            caller.indicateProgress().catch((err: unknown) => ctx.log.debug({ err }, 'progress indication failed'));
+          }
         },
         answered: () => {
           if (channel.isDestroyed) return;
@@ -189,6 +198,7 @@ export function createDialApplication(deps: DialAppDeps): DialplanApplication {
             peer.status = dialStatusForCause(cause);
             publish(peer, peer.status);
           }
+          early.ownerGone(channel);
           channel.remoteHangup(cause);
           checkAllFailed();
         },
@@ -226,6 +236,7 @@ export function createDialApplication(deps: DialAppDeps): DialplanApplication {
       void peer.channel.hangup(loserCause);
     }
 
+    if (result.kind !== 'answered') await early.close();
     if (result.kind === 'caller-hungup') {
       caller.hangupSignal.removeEventListener('abort', onCallerHangup);
       if (!caller.isDestroyed) caller.setVariable('DIALSTATUS', 'CANCEL');
@@ -236,7 +247,7 @@ export function createDialApplication(deps: DialAppDeps): DialplanApplication {
       caller.setVariable('DIALSTATUS', result.status);
       return { kind: 'next' };
     }
-    return connect(ctx, deps, caller, result.peer, continueAfterCallee, onCallerHangup);
+    return connect(ctx, deps, caller, result.peer, continueAfterCallee, onCallerHangup, early);
   };
 }
 
@@ -248,6 +259,7 @@ async function connect(
   peer: Peer,
   continueAfterCallee: boolean,
   onCallerHangup: () => void,
+  early: EarlyMediaPath,
 ): Promise<DialplanFlow> {
   caller.hangupSignal.removeEventListener('abort', onCallerHangup);
   const callee = peer.channel;
@@ -259,19 +271,27 @@ async function connect(
   } catch (err) {
     ctx.log.info({ err }, 'caller could not be answered; ending the callee');
     void callee.hangup(CAUSE_NORMAL_CLEARING);
+    await early.close();
     return { kind: 'stop' };
   }
 
-  const bridgeId = `dial-${randomUUID()}`;
-  let bridged = false;
+  // With early media the legs already share a bridge: it carries the call from now on.
+  const earlyBridge = await early.handOver(callee).catch((err: unknown) => {
+    ctx.log.error({ err }, 'the early media bridge could not take the answered callee');
+    return undefined;
+  });
+  const bridgeId = earlyBridge ?? `dial-${randomUUID()}`;
+  let bridged = earlyBridge !== undefined;
   try {
     const callerLeg = caller.tech.mediaLegId;
     const calleeLeg = callee.tech.mediaLegId;
     if (callerLeg === undefined || calleeLeg === undefined) throw new Error('a leg of the call has no media');
-    await deps.media.createBridge({ bridgeId, kind: 'mixing' });
-    bridged = true;
-    await deps.media.joinBridge(bridgeId, callerLeg);
-    await deps.media.joinBridge(bridgeId, calleeLeg);
+    if (!bridged) {
+      await deps.media.createBridge({ bridgeId, kind: 'mixing' });
+      bridged = true;
+      await deps.media.joinBridge(bridgeId, callerLeg);
+      await deps.media.joinBridge(bridgeId, calleeLeg);
+    }
   } catch (err) {
     ctx.log.error({ err, bridgeId }, 'the two legs could not be bridged; the call continues without audio');
   }

@@ -3,6 +3,7 @@ export * from './dial-app.js';
 export * from './digest-auth.js';
 export * from './digest.js';
 export * from './dtmf-info.js';
+export * from './early-media.js';
 export * from './hangup-causes.js';
 export * from './identify.js';
 export * from './inbound-call.js';

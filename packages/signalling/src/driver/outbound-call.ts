@@ -32,6 +32,7 @@ import type {
   SipTransportConfig,
 } from '@switchboard/core';
 import { answerInfo } from './dtmf-info.js';
+import type { EarlyMediaSource } from './early-media.js';
 import { handleRefer, type TransferHandler, type TransferSource } from './transfer.js';
 import { handleUpdate } from './update.js';
 import { Dialog } from '../dialog/dialog.js';
@@ -139,7 +140,7 @@ const SDP = 'application/sdp';
 const COMPLETED_ELSEWHERE = 'SIP;cause=200;text="Call completed elsewhere"';
 const ALLOW = 'INVITE, ACK, CANCEL, BYE, OPTIONS';
 
-export class OutboundSipCall implements ChannelTechnology, TransferSource {
+export class OutboundSipCall implements ChannelTechnology, TransferSource, EarlyMediaSource {
   /** Set by the owner of the call's bridge (Dial()) while a blind transfer (REFER) can be served. */
   transferHandler: TransferHandler | undefined;
   readonly #env: OutboundCallEnvironment;
@@ -178,6 +179,11 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource {
 
   get state(): OutboundCallState {
     return this.#state;
+  }
+
+  /** Whether a provisional response carried a usable SDP answer (the far end sends early media). */
+  get hasEarlyMedia(): boolean {
+    return this.#earlyMedia;
   }
 
   /** Starts the INVITEs. With no target the call ends at once with cause 20 (subscriber absent). */
