@@ -1,9 +1,10 @@
 /**
  * Call features of the PBX against the real process, sipp and real UDP RTP: early media through
- * Dial() (the callee's 183 with SDP reaches the caller as a 183 and its audio before the answer).
+ * Dial() (the callee's 183 with SDP reaches the caller as a 183 and its audio before the answer),
+ * and calls originated through the API to a trunk that challenges them (`outbound_auth`).
  */
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -26,19 +27,65 @@ async function waitForFile(path: string, ms: number): Promise<string> {
   throw new Error(`${path} was not written in time`);
 }
 
+/** The harness's phone identified by address, plus a trunk reached at `trunkPort` with outbound_auth. */
+function pjsipConf(sipPort: number, trunkPort: number): string {
+  return `
+[transport-udp]
+type = transport
+protocol = udp
+bind = 127.0.0.1:${sipPort}
+
+[local-phone]
+type = endpoint
+context = from-internal
+disallow = all
+allow = ulaw,alaw
+
+[local-phone]
+type = identify
+endpoint = local-phone
+match = 127.0.0.1
+
+[trunk]
+type = endpoint
+context = from-internal
+disallow = all
+allow = ulaw
+outbound_auth = trunk-auth
+aors = trunk
+
+[trunk-auth]
+type = auth
+auth_type = userpass
+username = acct
+password = trunk-secret
+
+[trunk]
+type = aor
+contact = sip:127.0.0.1:${trunkPort}
+`;
+}
+
 describe('PBX: call features', () => {
   let sb: RunningSwitchboard;
   let calleePort: number;
+  let trunkPort: number;
   const target = () => ({ host: '127.0.0.1', port: sb.sipPort });
 
   before(async () => {
     calleePort = await freePort('udp');
+    trunkPort = await freePort('udp');
     sb = await startSwitchboard({
       dialplan: `
+exten => 200,1,Answer()
+ same => n,Playback(hello-world)
+ same => n,Hangup()
 exten => 400,1,Dial(SIP/local-phone/sip:bob@127.0.0.1:${calleePort},20)
  same => n,Hangup()
 `,
     });
+    writeFileSync(join(sb.confDir, 'pjsip.conf'), pjsipConf(sb.sipPort, trunkPort));
+    await sb.restart();
   });
   after(async () => {
     await sb.stop();
@@ -79,5 +126,21 @@ exten => 400,1,Dial(SIP/local-phone/sip:bob@127.0.0.1:${calleePort},20)
       callerMedia.close();
       rmSync(portFile, { force: true });
     }
+  });
+
+  it('originates to a trunk with a number, answering its 401s to our INVITE and BYE with outbound_auth', { timeout: 40_000 }, async () => {
+    const trunk = runSipp('uas-trunk-auth.xml', target(), {
+      service: 'trunk',
+      keys: { rtpport: 4010, user: 'acct', password: 'trunk-secret' },
+      extra: ['-p', String(trunkPort)],
+    });
+    await sleep(300);
+    const res = await fetch(`${sb.baseUrl}/ari/channels?endpoint=SIP/trunk/5551234&extension=200&context=from-internal`, {
+      method: 'POST',
+      headers: { authorization: basicAuth() },
+    });
+    assert.equal(res.status, 200, await res.clone().text());
+    const result = await trunk;
+    assert.equal(result.code, 0, result.stdout.slice(-3000) + result.stderr.slice(-1000));
   });
 });

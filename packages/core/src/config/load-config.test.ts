@@ -203,6 +203,33 @@ describe('loadConfig', () => {
     assert.throws(() => auths(['supported_algorithms_uas = sha-512']), /MD5 and\/or SHA-256/);
   });
 
+  it('reads session timer and outbound_auth options of an endpoint', () => {
+    const dir = confDir({
+      'pjsip.conf': [
+        '[trunk]',
+        'type = endpoint',
+        'timers = required',
+        'timers_min_se = 120',
+        'timers_sess_expires = 600',
+        'outbound_auth = trunk-auth',
+        '[trunk-auth]',
+        'type = auth',
+        'username = acct',
+        'password = pw',
+        '[old]',
+        'type = endpoint',
+        'timers = forced',
+      ].join('\n'),
+    });
+    const { sip } = loadConfig(dir);
+    const trunk = sip.endpoints.find((e) => e.name === 'trunk');
+    assert.equal(trunk?.timers, 'required');
+    assert.equal(trunk?.timersMinSe, 120);
+    assert.equal(trunk?.timersSessExpires, 600);
+    assert.equal(trunk?.outboundAuth, 'trunk-auth');
+    assert.equal(sip.endpoints.find((e) => e.name === 'old')?.timers, 'always');
+  });
+
   it('stops on an invalid value, naming file and line', () => {
     const cases: [string, string, number, RegExp][] = [
       ['http.conf', '[general]\nenabled = yes\nbindport = abc\n', 3, /bindport = abc/],
@@ -220,6 +247,10 @@ describe('loadConfig', () => {
       ['pjsip.conf', '[x]\ncontext = a\n', 1, /no type/],
       ['pjsip.conf', '[i]\ntype = identify\nendpoint = i\nmatch = 10.0.0.0/33\n', 4, /prefix/],
       ['pjsip.conf', '[e]\ntype = endpoint\ndtmf_mode = morse\n', 3, /expected one of/],
+      ['pjsip.conf', '[e]\ntype = endpoint\ntimers = sometimes\n', 3, /expected one of/],
+      ['pjsip.conf', '[e]\ntype = endpoint\ntimers_min_se = 30\n', 3, /90 to 86400/],
+      ['pjsip.conf', '[e]\ntype = endpoint\ntimers_min_se = 600\ntimers_sess_expires = 300\n', 4, /below timers_min_se/],
+      ['pjsip.conf', '[e]\ntype = endpoint\noutbound_auth = nosuch\n', 3, /outbound_auth that does not exist/],
       ['pjsip.conf', '[a]\ntype = auth\nusername = a\n', 1, /no password/],
       ['pjsip.conf', '[a]\ntype = aor\nminimum_expiration = 9000\n', 3, /exceeds maximum_expiration/],
       ['pjsip.conf', '[e]\ntype = endpoint\n[e]\ntype = endpoint\n', 3, /defined twice/],

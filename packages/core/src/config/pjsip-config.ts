@@ -10,7 +10,9 @@
  *                     given), transport, language, callerid, aors, auth, mailboxes,
  *                     dtmf_mode (rfc4733|info|inband|auto, default rfc4733), force_rport (yes),
  *                     rewrite_contact (no), rtp_symmetric (no), direct_media (no: media is anchored
- *                     here; Asterisk defaults to yes)
+ *                     here; Asterisk defaults to yes), timers (no|yes|required|always, default yes),
+ *                     timers_min_se (90), timers_sess_expires (1800), outbound_auth (an auth
+ *                     section answering the challenges of a trunk we call)
  *   type = identify   endpoint, match (repeatable, comma lists of IP addresses or CIDR ranges)
  *   type = aor        max_contacts (0, as in Asterisk: no registrations until raised), remove_existing
  *                     (no), default_expiration (3600), minimum_expiration (60), maximum_expiration
@@ -63,6 +65,7 @@ const UNSUPPORTED_TYPES = new Set([
 
 const PROTOCOLS: readonly SipTransportProtocol[] = ['udp', 'tcp', 'tls', 'ws', 'wss'];
 const DTMF_MODES = ['rfc4733', 'info', 'inband', 'auto'] as const;
+const TIMER_MODES = ['no', 'yes', 'required', 'always'] as const;
 
 export function defaultSipConfig(): SipConfig {
   return { transports: [], endpoints: [], identifies: [], aors: [], auths: [] };
@@ -72,6 +75,7 @@ export function defaultSipConfig(): SipConfig {
 interface References {
   endpointTransport: Map<SipEndpointConfig, IniOption>;
   endpointAuth: Map<SipEndpointConfig, IniOption>;
+  endpointOutboundAuth: Map<SipEndpointConfig, IniOption>;
   endpointAors: Map<SipEndpointConfig, IniOption>;
   identifyEndpoint: Map<SipIdentifyConfig, IniOption>;
 }
@@ -82,6 +86,7 @@ export function readSipConfig(doc: IniDocument | undefined, confDir: string, log
   const refs: References = {
     endpointTransport: new Map(),
     endpointAuth: new Map(),
+    endpointOutboundAuth: new Map(),
     endpointAors: new Map(),
     identifyEndpoint: new Map(),
   };
@@ -248,8 +253,38 @@ function readEndpoint(section: IniSection, refs: References, log: Logger): SipEn
       direct_media: (o) => {
         endpoint.directMedia = parseBool(o);
       },
+      timers: (o) => {
+        const mode = o.value.trim().toLowerCase();
+        // `forced` is the older Asterisk spelling of `always`.
+        const known = mode === 'forced' ? 'always' : TIMER_MODES.find((m) => m === mode);
+        if (known === undefined) throw invalid(o, `expected one of ${TIMER_MODES.join(', ')}`);
+        endpoint.timers = known;
+      },
+      timers_min_se: (o) => {
+        // RFC 4028 §4: Min-SE is never below 90 s.
+        endpoint.timersMinSe = parseInteger(o, 90, 86_400);
+      },
+      timers_sess_expires: (o) => {
+        endpoint.timersSessExpires = parseInteger(o, 90, 86_400);
+      },
+      outbound_auth: (o) => {
+        const auths = splitList(o.value);
+        if (auths.length > 1) {
+          log.warn({ file: o.file, line: o.line }, `endpoint '${section.name}': only the first outbound_auth (${auths[0]}) is used`);
+        }
+        endpoint.outboundAuth = auths[0];
+        if (endpoint.outboundAuth !== undefined) refs.endpointOutboundAuth.set(endpoint, o);
+      },
     },
   });
+  if ((endpoint.timersSessExpires ?? 1800) < (endpoint.timersMinSe ?? 90)) {
+    const where = lastOption(section, 'timers_sess_expires') ?? section;
+    throw new ConfigError(
+      where.file,
+      where.line,
+      `endpoint '${section.name}': timers_sess_expires (${endpoint.timersSessExpires ?? 1800}) is below timers_min_se (${endpoint.timersMinSe ?? 90})`,
+    );
+  }
   if (endpoint.codecs.length === 0) {
     log.warn({ file: section.file, line: section.line }, `endpoint '${section.name}' allows no supported codec: calls will fail`);
   }
@@ -427,6 +462,11 @@ function checkReferences(config: SipConfig, refs: References, log: Logger): void
   for (const [endpoint, option] of refs.endpointAuth) {
     if (endpoint.auth !== undefined && !auths.has(endpoint.auth)) {
       throw invalid(option, `endpoint '${endpoint.name}' names an auth that does not exist`);
+    }
+  }
+  for (const [endpoint, option] of refs.endpointOutboundAuth) {
+    if (endpoint.outboundAuth !== undefined && !auths.has(endpoint.outboundAuth)) {
+      throw invalid(option, `endpoint '${endpoint.name}' names an outbound_auth that does not exist`);
     }
   }
   for (const [endpoint, option] of refs.endpointAors) {

@@ -77,6 +77,18 @@ export interface SipEndpointConfig {
   rewriteContact: boolean;
   rtpSymmetric: boolean;
   directMedia: boolean;
+  /**
+   * Session timers (RFC 4028) on calls to this endpoint (`timers`): `no` (none), `yes` (offered:
+   * `Supported: timer`, the default), `required` (`Require: timer`), `always` (also run when the far
+   * end does not support them, with us as the refresher). Absent means `yes`.
+   */
+  timers?: 'no' | 'yes' | 'required' | 'always';
+  /** `timers_min_se`: the smallest interval we accept, seconds (default 90, RFC 4028 §4). */
+  timersMinSe?: number;
+  /** `timers_sess_expires`: the interval we ask for, seconds (default 1800). */
+  timersSessExpires?: number;
+  /** `outbound_auth`: the type=auth section answering 401/407 challenges to requests we send. */
+  outboundAuth?: string;
 }
 
 /** pjsip.conf `type=identify`: callers recognised by source address. */

@@ -9,6 +9,7 @@ export * from './identify.js';
 export * from './inbound-call.js';
 export * from './ip-match.js';
 export * from './out-of-dialog.js';
+export * from './outbound-auth.js';
 export * from './outbound-call.js';
 export * from './qualify.js';
 export * from './registrar.js';

@@ -46,7 +46,7 @@ import { Via } from '../message/via.js';
 import { isWildcardAddress, localAddressToward } from '../transport/local-address.js';
 import type { PeerAddress, Transport } from '../transport/transport.js';
 import type { UserAgentCore } from '../ua/user-agent-core.js';
-import { answerChallenge } from './digest.js';
+import { authorizedAttempt, ChallengeResponder } from './outbound-auth.js';
 import {
   CAUSE_BEARER_NOT_AVAILABLE,
   CAUSE_NORMAL_CLEARING,
@@ -123,8 +123,8 @@ interface Branch {
   transport: Transport;
   /** The INVITE in flight (a new one after a 401/407 was answered with credentials). */
   invite: SipRequest;
-  /** Credentials were sent once; a second challenge ends the branch. */
-  authenticated: boolean;
+  /** Answers the branch's 401/407 challenges (outbound_auth); undefined: a challenge ends it. */
+  auth: ChallengeResponder | undefined;
   nextHop: SipUri;
   target: OutboundTarget;
   localHost: string;
@@ -266,7 +266,7 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
       state: 'trying',
       transport,
       invite,
-      authenticated: false,
+      auth: this.#env.outboundCredentials === undefined ? undefined : new ChallengeResponder(this.#env.outboundCredentials),
       nextHop,
       target,
       localHost,
@@ -292,36 +292,23 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
   }
 
   /**
-   * RFC 3261 §22.2: a 401/407 is answered once with credentials, in a new INVITE of the same call
-   * (same Call-ID and From tag, next CSeq, new branch). Returns false when it cannot be answered.
+   * RFC 3261 §22.2: a 401/407 is answered with credentials in a new INVITE of the same call (same
+   * Call-ID and From tag, next CSeq, new branch; outbound-auth.ts says when to give up). Returns
+   * false when it cannot be answered.
    */
   #retryWithCredentials(branch: Branch, response: SipResponse): boolean {
-    const credentials = this.#env.outboundCredentials;
-    if (credentials === undefined || branch.authenticated || branch.cancelReason !== undefined || !this.#stillCalling()) return false;
-    const proxy = response.status === 407;
-    const invite = branch.invite;
-    let authorization: string | undefined;
-    for (const challenge of response.getHeaderFields(proxy ? 'Proxy-Authenticate' : 'WWW-Authenticate')) {
-      authorization = answerChallenge(challenge, { method: 'INVITE', uri: invite.requestUri }, credentials);
-      if (authorization !== undefined) break;
-    }
-    if (authorization === undefined) return false;
-    const retry = new SipRequest(
-      'INVITE',
-      invite.requestUri,
-      invite.headers.map((field) => ({ ...field })),
-      invite.body,
-    );
-    const via = invite.topVia.clone();
-    via.params.set('branch', newBranch());
-    retry.replaceTopVia(via);
-    retry.setHeader('CSeq', `${invite.cseq.seq + 1} INVITE`);
-    retry.setHeader(proxy ? 'Proxy-Authorization' : 'Authorization', authorization);
-    branch.invite = retry;
-    branch.authenticated = true;
+    if (branch.cancelReason !== undefined || !this.#stillCalling()) return false;
+    const retry = authorizedAttempt(branch.invite, response, branch.auth);
+    if (retry === undefined) return false;
+    this.#resend(branch, retry);
+    return true;
+  }
+
+  /** The branch's INVITE again, as a new client transaction (a challenge answered, a 422 heeded). */
+  #resend(branch: Branch, invite: SipRequest): void {
+    branch.invite = invite;
     branch.state = 'trying';
     this.#sendInvite(branch);
-    return true;
   }
 
   /** An initial INVITE (RFC 3261 §8.1.1, §13.2.1) carrying our offer. */
@@ -488,6 +475,14 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
     const flow = branch.target.flow;
     if (flow !== undefined) dialog.flowTarget = new SipUri({ host: flow.address, port: flow.port });
     dialog.confirm();
+    const credentials = this.#env.outboundCredentials;
+    if (credentials !== undefined) {
+      // BYE, UPDATE, re-INVITE and REFER NOTIFYs to a challenging trunk carry credentials too.
+      dialog.challengeAnswerer = () => {
+        const responder = new ChallengeResponder(credentials);
+        return (challenge, request) => responder.answer(challenge, request);
+      };
+    }
     this.#env.ua.services.addDialog(dialog);
     dialog.delegate = {
       onBye: (bye) => {

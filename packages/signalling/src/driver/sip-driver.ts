@@ -34,6 +34,7 @@ import { DigestAuthenticator, type DigestAuthenticatorOptions } from './digest-a
 import { IdentifyByAddress, type InboundAuthenticator } from './identify.js';
 import { InboundCall, type SipMediaEngine } from './inbound-call.js';
 import { OutboundSipCall, type OutboundTarget } from './outbound-call.js';
+import type { OutboundCredentials } from './outbound-auth.js';
 import { type EndpointStatusListener, InMemoryContactStore, Registrar, type RegistrarContactStore } from './registrar.js';
 import { type InboundTextMessageSink, SipMessaging } from './text-messages.js';
 import { Qualifier, type QualifyListener } from './qualify.js';
@@ -60,8 +61,8 @@ export interface SipDriverOptions {
   /** Told when contacts come and go and endpoints go online/offline. */
   endpointStatus?: EndpointStatusListener;
   /**
-   * Credentials for calls to an endpoint that challenges them (a trunk answering 401/407): the
-   * server maps the endpoint's `outbound_auth` here once the configuration has it.
+   * Credentials for requests to an endpoint that challenges them (a trunk answering 401/407);
+   * without it the endpoint's `outbound_auth` section answers.
    */
   outboundAuth?: (endpoint: SipEndpointConfig) => { username: string; password: string } | undefined;
   /**
@@ -189,6 +190,7 @@ export class SipDriver implements ChannelDriver {
       contactsOf: (endpoint) => this.#contactTargets(endpoint),
       transportFor: (endpoint, uri) => (endpoint === undefined ? this.#transports[0] : this.#transportFor(endpoint, uri)),
       sink: options.textMessages,
+      credentialsFor: (endpoint) => this.#outboundCredentials(endpoint),
       userAgent: options.userAgent ?? 'Switchboard',
       logger: log.child({ module: 'switchboard:signalling:message' }),
     });
@@ -202,7 +204,20 @@ export class SipDriver implements ChannelDriver {
       contactsOf: (endpoint) => this.#contactTargets(endpoint),
       transportFor: (endpoint, uri) => this.#transportFor(endpoint, uri),
       userAgent: options.userAgent ?? 'Switchboard',
+      credentialsFor: (endpoint) => this.#outboundCredentials(endpoint),
     });
+  }
+
+  /**
+   * What answers the challenges of requests to an endpoint: the server's mapping if it gave one,
+   * else the endpoint's `outbound_auth` section.
+   */
+  #outboundCredentials(endpoint: SipEndpointConfig): OutboundCredentials | undefined {
+    const mapped = this.#options.outboundAuth?.(endpoint);
+    if (mapped !== undefined) return mapped;
+    const name = endpoint.outboundAuth;
+    const auth = name === undefined ? undefined : this.#options.config.auths.find((a) => a.name === name);
+    return auth === undefined ? undefined : { username: auth.username, password: auth.password };
   }
 
   /** Active SUBSCRIBE dialogs (message-summary, dialog, presence). */
@@ -369,7 +384,7 @@ export class SipDriver implements ChannelDriver {
       codecs,
       userAgent: this.#options.userAgent ?? 'Switchboard',
       targets,
-      outboundCredentials: this.#options.outboundAuth?.(endpoint),
+      outboundCredentials: this.#outboundCredentials(endpoint),
       onEnded: (ended) => this.#outbound.delete(ended),
     });
     return {

@@ -35,6 +35,7 @@ import type { UserAgentCore } from '../ua/user-agent-core.js';
 import { authenticateInbound, type InboundAuthenticator } from './identify.js';
 import { sendOutOfDialog } from './out-of-dialog.js';
 import type { OutboundTarget } from './outbound-call.js';
+import type { OutboundCredentials } from './outbound-auth.js';
 
 export type EventPackage = 'message-summary' | 'dialog' | 'presence';
 
@@ -83,6 +84,8 @@ export interface SubscriptionServerOptions {
   contactsOf(endpoint: SipEndpointConfig): Promise<OutboundTarget[]>;
   transportFor(endpoint: SipEndpointConfig, uri: SipUri): Transport | undefined;
   userAgent: string;
+  /** Answers a challenged unsolicited NOTIFY (the endpoint's `outbound_auth`). */
+  credentialsFor?(endpoint: SipEndpointConfig): OutboundCredentials | undefined;
 }
 
 interface Subscription {
@@ -426,6 +429,7 @@ export class SubscriptionServer {
           body: Buffer.from(messageSummaryBody(counts, account.toString()), 'utf8'),
           contentType: CONTENT_TYPES['message-summary'],
           userAgent: this.#options.userAgent,
+          credentials: this.#options.credentialsFor?.(endpoint),
         });
       }),
     );
