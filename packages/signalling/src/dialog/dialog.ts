@@ -125,6 +125,8 @@ export class Dialog {
    * challenged in-dialog request is sent again with credentials, with the next CSeq.
    */
   challengeAnswerer: (() => ChallengeAnswerer) | undefined;
+  /** Set while a re-INVITE we sent is unanswered: the peer's INVITE then meets glare (§14.2). */
+  outgoingInvitePending = false;
   #state: DialogState = 'early';
   #localSeq: number | undefined;
   #remoteSeq: number | undefined;
@@ -356,6 +358,11 @@ export class Dialog {
   #receiveReinvite(request: SipRequest, transaction: InviteServerTransaction): void {
     if (this.#state !== 'confirmed') {
       // A re-INVITE on an early dialog is not allowed (RFC 3261 §14.2 applies to confirmed dialogs).
+      this.#respond(transaction, request, 491);
+      return;
+    }
+    if (this.outgoingInvitePending) {
+      // §14.2: an INVITE while ours is in progress gets 491; both sides retry after a random delay.
       this.#respond(transaction, request, 491);
       return;
     }

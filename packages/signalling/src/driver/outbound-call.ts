@@ -46,10 +46,22 @@ import { Via } from '../message/via.js';
 import { isWildcardAddress, localAddressToward } from '../transport/local-address.js';
 import type { PeerAddress, Transport } from '../transport/transport.js';
 import type { UserAgentCore } from '../ua/user-agent-core.js';
-import { authorizedAttempt, ChallengeResponder } from './outbound-auth.js';
+import { authorizedAttempt, ChallengeResponder, nextAttempt } from './outbound-auth.js';
+import {
+  applyInterval,
+  intervalAfter422,
+  inviteTimerHeaders,
+  readTimerAnswer,
+  refreshHeaders,
+  type TimerPolicy,
+  timerPolicy,
+} from './outbound-session-timer.js';
+import { ReinviteClient, type ReinviteResult } from './reinvite-client.js';
+import { readSessionTimer, SessionTimer } from './session-timer.js';
 import {
   CAUSE_BEARER_NOT_AVAILABLE,
   CAUSE_NORMAL_CLEARING,
+  CAUSE_RECOVERY_ON_TIMER_EXPIRY,
   causeForStatus,
   causeFromReasonHeader,
   reasonHeaderForCause,
@@ -125,6 +137,8 @@ interface Branch {
   invite: SipRequest;
   /** Answers the branch's 401/407 challenges (outbound_auth); undefined: a challenge ends it. */
   auth: ChallengeResponder | undefined;
+  /** A 422 was heeded once (RFC 4028 §7.4); a second one ends the branch. */
+  timerRetried: boolean;
   nextHop: SipUri;
   target: OutboundTarget;
   localHost: string;
@@ -162,11 +176,29 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
   #reported = false;
   #timer: unknown;
   #onHold = false;
+  /** Session timers (RFC 4028) as the endpoint's `timers` options say (outbound-session-timer.ts). */
+  readonly #timerPolicy: TimerPolicy;
+  #proposedInterval: number;
+  readonly #sessionTimer: SessionTimer;
+  /** Our re-INVITEs in the answered dialog (session refresh), with glare handling. */
+  #reinvites: ReinviteClient | undefined;
+  /** The callee's 2xx listed UPDATE in Allow: refreshes go as UPDATE, else as re-INVITE. */
+  #peerAllowsUpdate = false;
 
   constructor(env: OutboundCallEnvironment) {
     this.#env = env;
     this.#protocolId = newCallId();
     this.#log = env.logger.child({ channel: env.name });
+    this.#timerPolicy = timerPolicy(env.endpoint);
+    this.#proposedInterval = this.#timerPolicy.sessionExpires;
+    this.#sessionTimer = new SessionTimer(env.clock, {
+      refresh: (interval) => this.#refreshSession(interval),
+      expired: () => {
+        this.#log.info('session timer expired');
+        this.#sendBye(CAUSE_RECOVERY_ON_TIMER_EXPIRY);
+        this.#report(CAUSE_RECOVERY_ON_TIMER_EXPIRY);
+      },
+    });
   }
 
   get protocolId(): string {
@@ -267,6 +299,7 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
       transport,
       invite,
       auth: this.#env.outboundCredentials === undefined ? undefined : new ChallengeResponder(this.#env.outboundCredentials),
+      timerRetried: false,
       nextHop,
       target,
       localHost,
@@ -300,6 +333,21 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
     if (branch.cancelReason !== undefined || !this.#stillCalling()) return false;
     const retry = authorizedAttempt(branch.invite, response, branch.auth);
     if (retry === undefined) return false;
+    this.#resend(branch, retry);
+    return true;
+  }
+
+  /** RFC 4028 §7.4: a 422 names the far end's Min-SE; the INVITE goes again proposing it, once. */
+  #retryWithLargerInterval(branch: Branch, response: SipResponse): boolean {
+    if (branch.timerRetried || branch.cancelReason !== undefined || !this.#stillCalling() || this.#timerPolicy.mode === 'no') return false;
+    const proposed = Number(branch.invite.getHeader('Session-Expires') ?? this.#proposedInterval);
+    const interval = intervalAfter422(response, proposed);
+    if (interval === undefined) return false;
+    branch.timerRetried = true;
+    this.#proposedInterval = Math.max(this.#proposedInterval, interval);
+    const retry = nextAttempt(branch.invite);
+    applyInterval(retry, interval);
+    this.#log.debug({ interval }, 'session interval too small (422); INVITE sent again');
     this.#resend(branch, retry);
     return true;
   }
@@ -350,6 +398,7 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
         ...route.map((value) => ['Route', value] as const),
         ['Contact', `<${local.toString()}>`],
         ['Allow', ALLOW],
+        ...inviteTimerHeaders(this.#timerPolicy, this.#proposedInterval),
         ['User-Agent', this.#env.userAgent],
         ['Content-Type', SDP],
       ]),
@@ -375,6 +424,7 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
       return;
     }
     if ((status === 401 || status === 407) && this.#retryWithCredentials(branch, response)) return;
+    if (status === 422 && this.#retryWithLargerInterval(branch, response)) return;
     this.#branchFailed(branch, status);
   }
 
@@ -420,6 +470,7 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
     branch.state = 'answered';
     branch.dialog = dialog;
     this.#winner = branch;
+    this.#reinvites = new ReinviteClient({ dialog, ua: this.#env.ua, clock: this.#env.clock, logger: this.#log, ownsCallId: true });
     this.#protocolId = branch.invite.callId;
     this.#clearTimer();
     this.#cancelBranches(COMPLETED_ELSEWHERE, branch);
@@ -442,7 +493,83 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
     await this.#setRemote(outcome.remote);
     if (this.#state !== 'calling') return;
     this.#transition('up');
+    this.#startSessionTimer(response);
     this.#emit((events) => events.answered());
+  }
+
+  /** RFC 4028 §7.2: the 2xx says the interval and who refreshes. */
+  #startSessionTimer(response: SipResponse): void {
+    this.#peerAllowsUpdate = response.getHeaderList('Allow').some((method) => method.trim().toUpperCase() === 'UPDATE');
+    const agreed = readTimerAnswer(response, this.#timerPolicy, this.#proposedInterval);
+    if (agreed === undefined) return;
+    this.#log.debug({ interval: agreed.interval, localRefresher: agreed.localRefresher }, 'session timer running');
+    this.#sessionTimer.run(agreed.interval, agreed.localRefresher);
+  }
+
+  /** A session refresh (§7.4): an offerless UPDATE if the callee takes UPDATE, else a re-INVITE. */
+  async #refreshSession(interval: number): Promise<number> {
+    const dialog = this.#winner?.dialog;
+    if (dialog === undefined || dialog.state === 'terminated' || this.#state !== 'up') return 0;
+    const headers = refreshHeaders(this.#timerPolicy, interval);
+    if (this.#peerAllowsUpdate) {
+      const outcome = await dialog.sendRequest('UPDATE', { headers });
+      return outcome.kind === 'response' ? outcome.response.status : 0;
+    }
+    const result = await this.#sendReinvite(headers);
+    return result.kind === 'answered' ? result.response.status : result.status;
+  }
+
+  /**
+   * Our re-INVITE offering the session as it is (RFC 3264 §8: the same SDP version when nothing
+   * changed), its answer applied; a 491 is retried after the §14.1 delay (reinvite-client.ts).
+   */
+  async #sendReinvite(headers: ReadonlyArray<readonly [string, string]>): Promise<ReinviteResult> {
+    const client = this.#reinvites;
+    const remote = this.#remote;
+    if (client === undefined || remote === undefined) return { kind: 'failed', status: 481 };
+    const result = await client.send(() => ({ headers, body: this.#sessionOffer(), contentType: SDP }));
+    if (result.kind !== 'answered' || this.#state !== 'up') return result;
+    const answer = result.response;
+    if (answer.body.length === 0 || answer.contentType !== SDP) return result;
+    const outcome = negotiateAnswer(answer.bodyText, this.#env.codecs);
+    if (outcome.ok) await this.#setRemote(outcome.remote);
+    else this.#log.info({ problem: outcome.reason }, 'answer to our re-INVITE unusable; session kept');
+    return result;
+  }
+
+  /** An offer describing the current session: the codec in use, our current direction. */
+  #sessionOffer(): Buffer {
+    const remote = this.#remote;
+    const formats =
+      remote === undefined
+        ? offerFormats(this.#env.codecs)
+        : {
+            codecs: [{ name: remote.codec.name, payloadType: remote.codec.payloadType }],
+            telephoneEvents:
+              remote.telephoneEventPayloadType === undefined
+                ? []
+                : [{ payloadType: remote.telephoneEventPayloadType, clockRate: remote.codec.clockRate }],
+          };
+    const direction = remote === undefined ? 'sendrecv' : answerDirection(remote.direction);
+    return Buffer.from(this.#sdp.offer(this.#localAudio(formats, direction)));
+  }
+
+  /**
+   * A re-INVITE or UPDATE from the callee refreshes the session (RFC 4028 §7.4, §9): the timer
+   * restarts, and our 2xx repeats the Session-Expires with the refresher it proposed (or theirs).
+   */
+  #sessionRefreshedBy(request: SipRequest): Array<[string, string]> {
+    if (!this.#sessionTimer.running) return [];
+    const offer = readSessionTimer(request);
+    const current = this.#sessionTimer.interval ?? this.#proposedInterval;
+    const interval = offer.kind === 'ok' ? Math.max(this.#timerPolicy.minSe, offer.interval) : current;
+    // In-dialog, the callee is the UAC of its refresh: `refresher=uac` there means the callee.
+    const theyRefresh = offer.kind !== 'ok' || offer.refresher === 'uac';
+    this.#sessionTimer.run(interval, !theyRefresh);
+    return [
+      ['Session-Expires', `${interval};refresher=${theyRefresh ? 'uac' : 'uas'}`],
+      ['Require', 'timer'],
+    ];
   }
 
   /** RFC 3261 §12.1.2: the UAC's view of the dialog the 2xx created. */
@@ -501,6 +628,8 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
             dialog,
             userAgent: this.#env.userAgent,
             offerPending: dialog.pendingInvite?.state === 'proceeding',
+            localOfferPending: this.#reinvites?.pending === true,
+            onRefresh: (update) => ({ headers: this.#winner?.dialog === dialog ? this.#sessionRefreshedBy(update) : [] }),
             answer: async (offer) => {
               if (this.#winner?.dialog !== dialog || this.#state !== 'up') return { ok: false, status: 481 };
               const current = this.#remote;
@@ -568,7 +697,8 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
     }
     await this.#setRemote(outcome.remote);
     if (reinvite.state !== 'proceeding') return;
-    reinvite.accept({ body: this.#answerSdp(outcome.remote, outcome.streams), contentType: SDP });
+    const timerHeaders = this.#sessionRefreshedBy(request);
+    reinvite.accept({ body: this.#answerSdp(outcome.remote, outcome.streams), contentType: SDP, headers: timerHeaders });
   }
 
   #answerSdp(remote: RemoteMedia, streams: OfferedStream[]): Buffer {
@@ -659,6 +789,7 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
 
   #sendBye(cause: number): void {
     if (this.#state !== 'up') return;
+    this.#sessionTimer.stop();
     this.#transition('ending');
     void this.#releaseMedia();
     const dialog = this.#winner?.dialog;
@@ -709,6 +840,7 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
     if (this.#state === 'ended') return;
     this.#transition('ended');
     this.#clearTimer();
+    this.#sessionTimer.stop();
     this.#winner?.dialog?.terminate();
     void this.#releaseMedia();
     this.#env.onEnded(this);

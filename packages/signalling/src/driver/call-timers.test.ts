@@ -1,0 +1,328 @@
+/**
+ * Mid-call behaviour of calls we place, over real UDP loopback sockets with a fake clock: session
+ * timers (RFC 4028: 422 and Min-SE, refresh by re-INVITE or UPDATE, expiry), glare (RFC 3261
+ * §14.1/§14.2: 491 both ways) and a codec change by the callee's re-INVITE.
+ */
+import assert from 'node:assert/strict';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import type {
+  ChannelDriverHost,
+  ChannelTechnologyEvents,
+  CreateLegRequest,
+  InboundCall,
+  LegRemote,
+  MediaLegInfo,
+  SipEndpointConfig,
+} from '@switchboard/core';
+import { SDP_OFFER } from '../message/parser.fixtures.js';
+import type { SipRequest, SipResponse } from '../message/sip-message.js';
+import { FakeClock } from '../test-support/fake-clock.js';
+import { UdpPeer, waitFor } from '../test-support/udp-peer.js';
+import type { SipMediaEngine } from './inbound-call.js';
+import { glareRetryDelayMs } from './reinvite-client.js';
+import { SipDriver } from './sip-driver.js';
+
+class FakeMedia implements SipMediaEngine {
+  remotes: LegRemote[] = [];
+  async createLeg(request: CreateLegRequest): Promise<MediaLegInfo> {
+    return { legId: 'leg-1', localAddress: request.bindAddress, localPort: 40000 };
+  }
+  async setLegRemote(_legId: string, remote: LegRemote): Promise<void> {
+    this.remotes.push(remote);
+  }
+  async destroyLeg(): Promise<void> {}
+}
+
+class Events implements ChannelTechnologyEvents {
+  log: string[] = [];
+  answered(): void {
+    this.log.push('answered');
+  }
+  ringing(): void {}
+  hungUp(cause: number): void {
+    this.log.push(`hungUp(${cause})`);
+  }
+}
+
+const host: ChannelDriverHost = {
+  acceptInbound: (_call: InboundCall) => ({ answered: () => {}, ringing: () => {}, hungUp: () => {} }),
+};
+
+const sdp = (port: number, codec: 'PCMU' | 'PCMA' = 'PCMU') =>
+  SDP_OFFER.replace('m=audio 49170 RTP/AVP 0 8 101', `m=audio ${port} RTP/AVP ${codec === 'PCMU' ? 0 : 8} 101`)
+    .replace(codec === 'PCMU' ? 'a=rtpmap:8 PCMA/8000\r\n' : 'a=rtpmap:0 PCMU/8000\r\n', '')
+    .replace(/192\.0\.2\.10/g, '127.0.0.1');
+
+function trunkEndpoint(extra: Partial<SipEndpointConfig>): SipEndpointConfig {
+  return {
+    name: 'trunk',
+    context: 'default',
+    codecs: ['PCMU', 'PCMA'],
+    aors: ['trunk'],
+    mailboxes: [],
+    dtmfMode: 'rfc4733',
+    forceRport: false,
+    rewriteContact: false,
+    rtpSymmetric: false,
+    directMedia: false,
+    ...extra,
+  };
+}
+
+/** The far end of the call: answers what the driver sends and sends its own in-dialog requests. */
+class Callee {
+  readonly peer: UdpPeer;
+  serverPort = 0;
+  seq = 100;
+  invite: SipRequest | undefined;
+
+  constructor(peer: UdpPeer) {
+    this.peer = peer;
+  }
+
+  expectRequest(method: string, timeoutMs?: number): Promise<SipRequest> {
+    return this.peer.expect((m) => m.type === 'request' && m.method === method, method, timeoutMs) as Promise<SipRequest>;
+  }
+
+  respond(request: SipRequest, status: number, reason: string, options: { body?: string; headers?: string[] } = {}): Promise<void> {
+    const body = options.body ?? '';
+    const to = request.getHeader('To') ?? '';
+    return this.peer.send(
+      [
+        `SIP/2.0 ${status} ${reason}`,
+        ...request.getHeaderFields('Via').map((v) => `Via: ${v}`),
+        `From: ${request.getHeader('From')}`,
+        `To: ${to.includes(';tag=') ? to : `${to};tag=callee1`}`,
+        `Call-ID: ${request.callId}`,
+        `CSeq: ${request.getHeader('CSeq')}`,
+        `Contact: <sip:callee@127.0.0.1:${this.peer.port}>`,
+        ...(options.headers ?? []),
+        ...(body === '' ? [] : ['Content-Type: application/sdp']),
+        `Content-Length: ${Buffer.byteLength(body)}`,
+        '',
+        body,
+      ].join('\r\n'),
+      this.serverPort,
+    );
+  }
+
+  /** A request of the callee inside the dialog the INVITE made. */
+  sendInDialog(method: string, options: { body?: string; headers?: string[] } = {}): Promise<void> {
+    const invite = this.invite;
+    if (invite === undefined) throw new Error('no dialog yet');
+    const body = options.body ?? '';
+    const contact = invite.contacts[0]?.uri.toString() ?? '';
+    return this.peer.send(
+      [
+        `${method} ${contact} SIP/2.0`,
+        `Via: SIP/2.0/UDP 127.0.0.1:${this.peer.port};branch=z9hG4bKcallee${++this.seq};rport`,
+        'Max-Forwards: 70',
+        `From: ${invite.getHeader('To')};tag=callee1`,
+        `To: ${invite.getHeader('From')}`,
+        `Call-ID: ${invite.callId}`,
+        `CSeq: ${this.seq} ${method}`,
+        `Contact: <sip:callee@127.0.0.1:${this.peer.port}>`,
+        ...(options.headers ?? []),
+        ...(body === '' ? [] : ['Content-Type: application/sdp']),
+        `Content-Length: ${Buffer.byteLength(body)}`,
+        '',
+        body,
+      ].join('\r\n'),
+      this.serverPort,
+    );
+  }
+}
+
+describe('calls we place: session timers, glare, codec change', { timeout: 30_000 }, () => {
+  let clock: FakeClock;
+  let media: FakeMedia;
+  let driver: SipDriver | undefined;
+  let callee: Callee;
+
+  async function start(extra: Partial<SipEndpointConfig> = {}): Promise<SipDriver> {
+    const aor = { defaultExpiration: 3600, minimumExpiration: 60, maximumExpiration: 7200, qualifyFrequency: 0 };
+    driver = new SipDriver({
+      config: {
+        transports: [{ name: 'udp', protocol: 'udp', bindAddress: '127.0.0.1', bindPort: 0 }],
+        endpoints: [trunkEndpoint(extra)],
+        identifies: [],
+        aors: [{ name: 'trunk', maxContacts: 0, removeExisting: false, ...aor, contacts: [`sip:127.0.0.1:${callee.peer.port}`] }],
+        auths: [],
+      },
+      host,
+      media,
+      clock,
+    });
+    await driver.start();
+    callee.serverPort = driver.listening()[0].port;
+    return driver;
+  }
+
+  /** Dials the trunk and answers with `headers` on the 2xx; resolves with the call's events. */
+  async function answeredCall(
+    d: SipDriver,
+    headers: string[],
+  ): Promise<{ events: Events; call: ReturnType<SipDriver['prepareOutbound']> }> {
+    const call = d.prepareOutbound({ resource: 'trunk/5551234', caller: { name: '', number: '200' }, variables: {} });
+    const events = new Events();
+    await call.dial(events, { timeoutSeconds: 0 });
+    const invite = await callee.expectRequest('INVITE');
+    callee.invite = invite;
+    await callee.respond(invite, 200, 'OK', { body: sdp(50000), headers });
+    await callee.expectRequest('ACK');
+    await waitFor(() => events.log.includes('answered'), 'answered');
+    return { events, call };
+  }
+
+  beforeEach(async () => {
+    clock = new FakeClock(Date.UTC(2026, 0, 1));
+    media = new FakeMedia();
+    callee = new Callee(await UdpPeer.open());
+  });
+
+  afterEach(async () => {
+    if (driver !== undefined) {
+      const closing = driver.close();
+      clock.advance(5000);
+      await closing;
+      driver = undefined;
+    }
+    await callee.peer.close();
+  });
+
+  it('offers timers, heeds a 422, and refreshes by re-INVITE at half the interval as refresher', async () => {
+    const d = await start({ timersSessExpires: 600, timersMinSe: 120 });
+    const call = d.prepareOutbound({ resource: 'trunk/5551234', caller: { name: '', number: '200' }, variables: {} });
+    const events = new Events();
+    await call.dial(events, { timeoutSeconds: 0 });
+    const first = await callee.expectRequest('INVITE');
+    assert.equal(first.getHeader('Session-Expires'), '600');
+    assert.equal(first.getHeader('Min-SE'), '120');
+    assert.ok(first.getHeaderList('Supported').includes('timer'));
+    await callee.respond(first, 422, 'Session Interval Too Small', { headers: ['Min-SE: 1000'] });
+    await callee.expectRequest('ACK');
+    const second = await callee.expectRequest('INVITE');
+    assert.equal(second.callId, first.callId);
+    assert.equal(second.cseq.seq, first.cseq.seq + 1);
+    assert.equal(second.getHeader('Session-Expires'), '1000');
+    callee.invite = second;
+    await callee.respond(second, 200, 'OK', { body: sdp(50000), headers: ['Session-Expires: 1000;refresher=uac', 'Require: timer'] });
+    await callee.expectRequest('ACK');
+    await waitFor(() => events.log.includes('answered'), 'answered');
+
+    clock.advance(499_000);
+    await callee.peer.expectNothing((m) => m.type === 'request' && m.method === 'INVITE', 50);
+    clock.advance(1000);
+    const refresh = await callee.expectRequest('INVITE');
+    assert.equal(refresh.getHeader('Session-Expires'), '1000;refresher=uac');
+    assert.match(refresh.bodyText, /m=audio 40000 RTP\/AVP 0 101/, 'the session as it is: the codec in use');
+    await callee.respond(refresh, 200, 'OK', { body: sdp(50000), headers: ['Session-Expires: 1000;refresher=uac'] });
+    const ack = await callee.expectRequest('ACK');
+    assert.equal(ack.cseq.seq, refresh.cseq.seq);
+    assert.equal(ack.cseq.method, 'ACK');
+    // The next refresh comes another half interval later.
+    clock.advance(500_000);
+    const again = await callee.expectRequest('INVITE');
+    await callee.respond(again, 200, 'OK', { body: sdp(50000) });
+    await callee.expectRequest('ACK');
+    assert.deepEqual(events.log, ['answered']);
+  });
+
+  it('refreshes by UPDATE when the callee allows it, and omits timers with timers=no', async () => {
+    const d = await start();
+    await answeredCall(d, ['Session-Expires: 1800;refresher=uac', 'Allow: INVITE, ACK, BYE, CANCEL, UPDATE']);
+    clock.advance(900_000);
+    const update = await callee.expectRequest('UPDATE');
+    assert.equal(update.getHeader('Session-Expires'), '1800;refresher=uac');
+    assert.equal(update.body.length, 0);
+    await callee.respond(update, 200, 'OK');
+    await driver?.close();
+    driver = undefined;
+
+    const plain = await start({ timers: 'no' });
+    const call = plain.prepareOutbound({ resource: 'trunk/5551234', caller: { name: '', number: '200' }, variables: {} });
+    await call.dial(new Events(), { timeoutSeconds: 0 });
+    const invite = await callee.expectRequest('INVITE');
+    assert.equal(invite.getHeader('Session-Expires'), undefined);
+    assert.equal(invite.getHeader('Min-SE'), undefined);
+    await call.tech.hangup(16);
+  });
+
+  it('ends the call with BYE when the callee, the refresher, lets the session expire', async () => {
+    const d = await start();
+    const { events } = await answeredCall(d, ['Session-Expires: 300;refresher=uas']);
+    // A refresh from the callee restarts the timer.
+    clock.advance(200_000);
+    await callee.sendInDialog('UPDATE', { headers: ['Session-Expires: 300;refresher=uac', 'Supported: timer'] });
+    const ok = (await callee.peer.expect((m) => m.type === 'response' && m.cseq.method === 'UPDATE', '200 to UPDATE')) as SipResponse;
+    assert.equal(ok.status, 200);
+    assert.equal(ok.getHeader('Session-Expires'), '300;refresher=uac');
+    clock.advance(200_000);
+    await callee.peer.expectNothing((m) => m.type === 'request' && m.method === 'BYE', 50);
+    // §10: expiry at interval − min(32, interval/3) after the last refresh.
+    clock.advance(68_000);
+    const bye = await callee.expectRequest('BYE');
+    assert.equal(bye.getHeader('Reason'), 'Q.850;cause=102');
+    await callee.respond(bye, 200, 'OK');
+    await waitFor(() => events.log.includes('hungUp(102)'), 'hung up for timer expiry');
+  });
+
+  it("glare: refuses the callee's re-INVITE with 491 while ours is pending, and retries ours after the §14.1 delay", async () => {
+    const d = await start();
+    await answeredCall(d, ['Session-Expires: 200;refresher=uac']);
+    clock.advance(100_000);
+    const ours = await callee.expectRequest('INVITE');
+    // The callee's own re-INVITE crosses ours.
+    await callee.sendInDialog('INVITE', { body: sdp(50000) });
+    const refused = (await callee.peer.expect(
+      (m) => m.type === 'response' && m.cseq.method === 'INVITE' && m.status >= 200,
+      'answer to the callee re-INVITE',
+    )) as SipResponse;
+    assert.equal(refused.status, 491);
+    await callee.respond(ours, 491, 'Request Pending');
+    await callee.expectRequest('ACK');
+    // We own the Call-ID: 2.1 to 4 s.
+    clock.advance(2000);
+    await callee.peer.expectNothing((m) => m.type === 'request' && m.method === 'INVITE', 50);
+    clock.advance(2000);
+    const retry = await callee.expectRequest('INVITE');
+    assert.equal(retry.cseq.seq, ours.cseq.seq + 1);
+    await callee.respond(retry, 200, 'OK', { body: sdp(50000) });
+    await callee.expectRequest('ACK');
+  });
+
+  it('switches the leg to the codec the callee offers in a re-INVITE', async () => {
+    const d = await start();
+    await answeredCall(d, []);
+    assert.equal(media.remotes.at(-1)?.codec.name, 'PCMU');
+    await callee.sendInDialog('INVITE', { body: sdp(50010, 'PCMA') });
+    const answer = (await callee.peer.expect(
+      (m) => m.type === 'response' && m.cseq.method === 'INVITE' && m.status >= 200,
+      '200 to re-INVITE',
+    )) as SipResponse;
+    assert.equal(answer.status, 200);
+    assert.match(answer.bodyText, /m=audio 40000 RTP\/AVP 8/);
+    assert.equal(media.remotes.at(-1)?.codec.name, 'PCMA');
+    assert.equal(media.remotes.at(-1)?.port, 50010);
+  });
+
+  it('picks the §14.1 retry delay from the right range', () => {
+    assert.equal(
+      glareRetryDelayMs(true, () => 0),
+      2100,
+    );
+    assert.equal(
+      glareRetryDelayMs(true, () => 0.999999),
+      4000,
+    );
+    assert.equal(
+      glareRetryDelayMs(false, () => 0),
+      0,
+    );
+    assert.equal(
+      glareRetryDelayMs(false, () => 0.999999),
+      2000,
+    );
+    for (let i = 0; i < 50; i++) assert.equal(glareRetryDelayMs(false) % 10, 0);
+  });
+});
