@@ -28,7 +28,7 @@ async function waitForFile(path: string, ms: number): Promise<string> {
 }
 
 /** The harness's phone identified by address, plus a trunk reached at `trunkPort` with outbound_auth. */
-function pjsipConf(sipPort: number, trunkPort: number): string {
+function pjsipConf(sipPort: number, trunkPort: number, timedPort: number): string {
   return `
 [transport-udp]
 type = transport
@@ -63,6 +63,20 @@ password = trunk-secret
 [trunk]
 type = aor
 contact = sip:127.0.0.1:${trunkPort}
+
+[timed]
+type = endpoint
+context = from-internal
+disallow = all
+allow = ulaw
+aors = timed
+timers = yes
+timers_min_se = 90
+timers_sess_expires = 90
+
+[timed]
+type = aor
+contact = sip:127.0.0.1:${timedPort}
 `;
 }
 
@@ -70,21 +84,26 @@ describe('PBX: call features', () => {
   let sb: RunningSwitchboard;
   let calleePort: number;
   let trunkPort: number;
+  let timedPort: number;
   const target = () => ({ host: '127.0.0.1', port: sb.sipPort });
 
   before(async () => {
     calleePort = await freePort('udp');
     trunkPort = await freePort('udp');
+    timedPort = await freePort('udp');
     sb = await startSwitchboard({
       dialplan: `
 exten => 200,1,Answer()
  same => n,Playback(hello-world)
  same => n,Hangup()
+exten => 500,1,Answer()
+ same => n,Wait(90)
+ same => n,Hangup()
 exten => 400,1,Dial(SIP/local-phone/sip:bob@127.0.0.1:${calleePort},20)
  same => n,Hangup()
 `,
     });
-    writeFileSync(join(sb.confDir, 'pjsip.conf'), pjsipConf(sb.sipPort, trunkPort));
+    writeFileSync(join(sb.confDir, 'pjsip.conf'), pjsipConf(sb.sipPort, trunkPort, timedPort));
     await sb.restart();
   });
   after(async () => {
@@ -141,6 +160,23 @@ exten => 400,1,Dial(SIP/local-phone/sip:bob@127.0.0.1:${calleePort},20)
     });
     assert.equal(res.status, 200, await res.clone().text());
     const result = await trunk;
+    assert.equal(result.code, 0, result.stdout.slice(-3000) + result.stderr.slice(-1000));
+  });
+
+  it('session timers on a call we place: 422 heeded, then our re-INVITE refreshes at half the interval', { timeout: 90_000 }, async () => {
+    const provider = runSipp('uas-session-timer.xml', target(), {
+      service: 'timed',
+      keys: { rtpport: 4012 },
+      timeoutSeconds: 80,
+      extra: ['-p', String(timedPort)],
+    });
+    await sleep(300);
+    const res = await fetch(`${sb.baseUrl}/ari/channels?endpoint=SIP/timed/5550000&extension=500&context=from-internal`, {
+      method: 'POST',
+      headers: { authorization: basicAuth() },
+    });
+    assert.equal(res.status, 200, await res.clone().text());
+    const result = await provider;
     assert.equal(result.code, 0, result.stdout.slice(-3000) + result.stderr.slice(-1000));
   });
 });

@@ -177,7 +177,7 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
   #timer: unknown;
   #onHold = false;
   /** Session timers (RFC 4028) as the endpoint's `timers` options say (outbound-session-timer.ts). */
-  readonly #timerPolicy: TimerPolicy;
+  #timerPolicy: TimerPolicy;
   #proposedInterval: number;
   readonly #sessionTimer: SessionTimer;
   /** Our re-INVITEs in the answered dialog (session refresh), with glare handling. */
@@ -345,6 +345,8 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
     if (interval === undefined) return false;
     branch.timerRetried = true;
     this.#proposedInterval = Math.max(this.#proposedInterval, interval);
+    // §7.4: the far end's Min-SE is the floor from now on (our refreshes say so too).
+    this.#timerPolicy = { ...this.#timerPolicy, minSe: Math.max(this.#timerPolicy.minSe, interval) };
     const retry = nextAttempt(branch.invite);
     applyInterval(retry, interval);
     this.#log.debug({ interval }, 'session interval too small (422); INVITE sent again');
