@@ -178,6 +178,8 @@ export class SipDriver implements ChannelDriver {
           // A new binding is pinged at once; a removed one is forgotten so it reports afresh.
           if (change.kind === 'created') this.#qualifier?.qualifyAor(change.aor);
           else if (change.kind === 'removed' || change.kind === 'expired') this.#qualifier?.forgetContact(change.aor, change.uri);
+          // A phone that just registered hears its mailboxes' state (unsolicited MWI).
+          if (change.kind === 'created' && change.endpoint !== undefined) this.#subscriptions.contactAdded(change.endpoint, change.uri);
           options.endpointStatus?.contactChanged?.(change);
         },
         endpointStateChanged: (endpoint, state) => options.endpointStatus?.endpointStateChanged?.(endpoint, state),

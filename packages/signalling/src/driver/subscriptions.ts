@@ -14,8 +14,9 @@
  * subscription (§4.2.2).
  *
  * Phones with `mailboxes=` that did not subscribe also get out-of-dialog NOTIFYs for
- * message-summary at every registered contact when a mailbox changes ("unsolicited MWI", as
- * Asterisk sends them), so a phone configured without MWI subscription still lights its lamp.
+ * message-summary ("unsolicited MWI", RFC 3842 §5 as Asterisk sends them), so a phone configured
+ * without MWI subscription still lights its lamp: at every registered contact when a mailbox
+ * changes, and at a contact that has just registered, with the current counts.
  *
  *   SUBSCRIBE ──200──> active ──refresh──> active
  *                         │ Expires: 0, expiry, 481/timeout to NOTIFY, close()
@@ -406,9 +407,25 @@ export class SubscriptionServer {
     }
   }
 
-  /** An out-of-dialog NOTIFY to every contact of an endpoint that did not subscribe. */
-  async #unsolicited(endpoint: SipEndpointConfig): Promise<void> {
-    const targets = await this.#options.contactsOf(endpoint);
+  /**
+   * A phone registered a new contact: if its endpoint has `mailboxes=` and no message-summary
+   * subscription, that contact gets the current counts at once (unsolicited MWI).
+   */
+  contactAdded(endpointName: string, uri: string): void {
+    const endpoint = this.#options.endpoints.get(endpointName);
+    if (this.#closed || endpoint === undefined || endpoint.mailboxes.length === 0 || this.#options.sources.mailboxes === undefined) return;
+    for (const subscription of this.#subscriptions.values()) {
+      if (subscription.event === 'message-summary' && subscription.endpoint.name === endpoint.name) return;
+    }
+    this.#unsolicited(endpoint, uri).catch((err: unknown) => this.#log.warn({ err, endpoint: endpoint.name }, 'unsolicited MWI failed'));
+  }
+
+  /** An out-of-dialog NOTIFY to every contact of an endpoint that did not subscribe (or to one). */
+  async #unsolicited(endpoint: SipEndpointConfig, onlyUri?: string): Promise<void> {
+    const all = await this.#options.contactsOf(endpoint);
+    const chosen = onlyUri === undefined ? all : all.filter((target) => target.requestUri.toString() === onlyUri);
+    // A contact written differently from how the registrar lists it: every contact hears it.
+    const targets = chosen.length > 0 ? chosen : all;
     if (targets.length === 0) return;
     const counts = await this.#counts(endpoint.mailboxes);
     await Promise.all(
