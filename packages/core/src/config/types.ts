@@ -161,6 +161,8 @@ export interface DialplanContext {
   name: string;
   extensions: DialplanExtension[];
   includes: string[];
+  /** `exten => 101,hint,SIP/alice&App:desk`: literal extension → its devices (absent: no hints). */
+  hints?: Record<string, string[]>;
 }
 
 /** extensions.conf */
