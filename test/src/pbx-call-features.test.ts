@@ -1,9 +1,11 @@
 /**
  * Call features of the PBX against the real process, sipp and real UDP RTP: early media through
  * Dial() (the callee's 183 with SDP reaches the caller as a 183 and its audio before the answer),
- * and calls originated through the API to a trunk that challenges them (`outbound_auth`).
+ * calls originated through the API to a trunk that challenges them (`outbound_auth`), session
+ * timers on a call we place (RFC 4028), and a callee changing codec mid-call in a bridged call.
  */
 import assert from 'node:assert/strict';
+import { createSocket } from 'node:dgram';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +13,39 @@ import { after, before, describe, it } from 'node:test';
 import { basicAuth, freePort, type RunningSwitchboard, runSipp, startSwitchboard } from './harness.js';
 import { RtpPeer } from './rtp-peer.js';
 import { RtpReceiver, rms } from './rtp-receiver.js';
+
+/** 16-bit linear sample → G.711 A-law byte (ITU-T G.711: 13-bit segments, even bits inverted). */
+function linearToAlaw(sample: number): number {
+  const mask = sample >= 0 ? 0xd5 : 0x55;
+  const magnitude = Math.min(sample >= 0 ? sample : -sample - 1, 32767) >> 3;
+  const ends = [0x1f, 0x3f, 0x7f, 0xff, 0x1ff, 0x3ff, 0x7ff, 0xfff];
+  const segment = ends.findIndex((end) => magnitude <= end);
+  if (segment === -1) return 0x7f ^ mask;
+  const mantissa = segment < 2 ? (magnitude >> 1) & 0x0f : (magnitude >> segment) & 0x0f;
+  return ((segment << 4) | mantissa) ^ mask;
+}
+
+/** Sends a PCMA (payload type 8) tone from `socket` to `port`, one 20 ms packet every 20 ms. */
+async function sendAlawTone(socket: ReturnType<typeof createSocket>, port: number, frequency: number, ms: number): Promise<void> {
+  const ssrc = 0x5eed1234;
+  let phase = 0;
+  const start = performance.now();
+  for (let i = 0; i < Math.round(ms / 20); i++) {
+    const packet = Buffer.alloc(12 + 160);
+    packet[0] = 0x80;
+    packet[1] = (i === 0 ? 0x80 : 0) | 8;
+    packet.writeUInt16BE(i & 0xffff, 2);
+    packet.writeUInt32BE((i * 160) >>> 0, 4);
+    packet.writeUInt32BE(ssrc, 8);
+    for (let s = 0; s < 160; s++) {
+      packet[12 + s] = linearToAlaw(Math.round(8000 * Math.sin(phase)));
+      phase += (2 * Math.PI * frequency) / 8000;
+    }
+    socket.send(packet, port, '127.0.0.1');
+    const wait = start + (i + 1) * 20 - performance.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+  }
+}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -85,12 +120,14 @@ describe('PBX: call features', () => {
   let calleePort: number;
   let trunkPort: number;
   let timedPort: number;
+  let codecPort: number;
   const target = () => ({ host: '127.0.0.1', port: sb.sipPort });
 
   before(async () => {
     calleePort = await freePort('udp');
     trunkPort = await freePort('udp');
     timedPort = await freePort('udp');
+    codecPort = await freePort('udp');
     sb = await startSwitchboard({
       dialplan: `
 exten => 200,1,Answer()
@@ -98,6 +135,8 @@ exten => 200,1,Answer()
  same => n,Hangup()
 exten => 500,1,Answer()
  same => n,Wait(90)
+ same => n,Hangup()
+exten => 600,1,Dial(SIP/local-phone/sip:carol@127.0.0.1:${codecPort},20)
  same => n,Hangup()
 exten => 400,1,Dial(SIP/local-phone/sip:bob@127.0.0.1:${calleePort},20)
  same => n,Hangup()
@@ -179,4 +218,44 @@ exten => 400,1,Dial(SIP/local-phone/sip:bob@127.0.0.1:${calleePort},20)
     const result = await provider;
     assert.equal(result.code, 0, result.stdout.slice(-3000) + result.stderr.slice(-1000));
   });
+
+  it(
+    'a bridged callee that switches to PCMA by re-INVITE gets a PCMA answer, and the PCMU caller still hears it',
+    { timeout: 40_000 },
+    async () => {
+      const calleeSocket = createSocket('udp4');
+      await new Promise<void>((resolve) => calleeSocket.bind(0, '127.0.0.1', resolve));
+      const callerMedia = await RtpReceiver.open();
+      const portFile = join(tmpdir(), `switchboard-codec-${process.pid}-${Date.now()}.port`);
+      try {
+        const callee = runSipp('uas-codec-change.xml', target(), {
+          service: 'carol',
+          keys: { rtpport: calleeSocket.address().port, portfile: portFile },
+          extra: ['-p', String(codecPort)],
+        });
+        await sleep(300);
+        const caller = runSipp('uac-wait-bye.xml', target(), { service: '600', keys: { rtpport: callerMedia.port } });
+        const legPort = Number(await waitForFile(portFile, 10_000));
+        // The callee re-INVITEs a second after the answer; from then on it speaks PCMA.
+        await sleep(1800);
+        const since = performance.now();
+        await sendAlawTone(calleeSocket, legPort, 1000, 1500);
+        const heard = callerMedia.packets.filter((p) => p.at >= since);
+        assert.ok(heard.length > 20, `the caller keeps receiving audio (${heard.length} packets)`);
+        assert.ok(
+          heard.every((p) => p.payloadType === 0),
+          'the caller still gets PCMU',
+        );
+        const loudness = rms(heard.map((p) => p.payload));
+        assert.ok(loudness > 1000, `the PCMA tone reaches the PCMU caller transcoded (rms ${loudness.toFixed(0)})`);
+        const [calleeResult, callerResult] = await Promise.all([callee, caller]);
+        assert.equal(calleeResult.code, 0, calleeResult.stdout.slice(-3000));
+        assert.equal(callerResult.code, 0, callerResult.stdout.slice(-2000));
+      } finally {
+        calleeSocket.close();
+        callerMedia.close();
+        rmSync(portFile, { force: true });
+      }
+    },
+  );
 });
