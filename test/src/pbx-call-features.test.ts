@@ -10,7 +10,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { basicAuth, freePort, type RunningSwitchboard, runSipp, startSwitchboard } from './harness.js';
+import { basicAuth, freePort, type RunningSwitchboard, runSipp, type SippResult, startSwitchboard } from './harness.js';
 import { RtpPeer } from './rtp-peer.js';
 import { RtpReceiver, rms } from './rtp-receiver.js';
 
@@ -258,4 +258,44 @@ exten => 400,1,Dial(SIP/local-phone/sip:bob@127.0.0.1:${calleePort},20)
       }
     },
   );
+});
+
+describe('PBX: outbound registration to a provider', () => {
+  it('registers with outbound_auth, refreshes before expiry and unregisters on shutdown', { timeout: 60_000 }, async () => {
+    const sb = await startSwitchboard();
+    let registrar: Promise<SippResult> | undefined;
+    try {
+      const registrarPort = await freePort('udp');
+      writeFileSync(
+        join(sb.confDir, 'pjsip.conf'),
+        `[transport-udp]\ntype = transport\nprotocol = udp\nbind = 127.0.0.1:${sb.sipPort}\n\n` +
+          '[provider-auth]\ntype = auth\nusername = acct\npassword = reg-secret\n\n' +
+          `[provider]\ntype = registration\nserver_uri = sip:127.0.0.1:${registrarPort}\nclient_uri = sip:acct@provider.example\n` +
+          'contact_user = 5551000\noutbound_auth = provider-auth\nexpiration = 120\nretry_interval = 5\n',
+      );
+      registrar = runSipp(
+        'uas-registrar-auth.xml',
+        { host: '127.0.0.1', port: sb.sipPort },
+        {
+          service: 'provider',
+          keys: { user: 'acct', password: 'reg-secret' },
+          timeoutSeconds: 40,
+          extra: ['-p', String(registrarPort)],
+        },
+      );
+      await sleep(300);
+      await sb.restart();
+      const deadline = Date.now() + 10_000;
+      while (Date.now() < deadline && sb.logs.filter((l) => l.msg === 'outbound registration succeeded').length < 2) await sleep(100);
+      const successes = sb.logs.filter((l) => l.msg === 'outbound registration succeeded');
+      assert.equal(successes.length, 2, 'registered, then refreshed before the 3 s expiry');
+      assert.equal(successes[0].expires, 3);
+      assert.equal(successes[1].expires, 3600);
+    } finally {
+      await sb.stop();
+    }
+    // The registrar scenario ends with the Expires: 0 REGISTER sent at shutdown.
+    const result = await registrar;
+    assert.equal(result?.code, 0, `${result?.stdout.slice(-3000)}`);
+  });
 });

@@ -230,6 +230,56 @@ describe('loadConfig', () => {
     assert.equal(sip.endpoints.find((e) => e.name === 'old')?.timers, 'always');
   });
 
+  it('reads outbound registrations', () => {
+    const dir = confDir({
+      'pjsip.conf': [
+        '[udp]',
+        'type = transport',
+        '[provider-auth]',
+        'type = auth',
+        'username = acct',
+        'password = pw',
+        '[provider]',
+        'type = registration',
+        'server_uri = sip:sip.provider.example',
+        'client_uri = sip:acct@sip.provider.example',
+        'contact_user = 5551000',
+        'outbound_auth = provider-auth',
+        'transport = udp',
+        'expiration = 600',
+        'retry_interval = 30',
+        '[minimal]',
+        'type = registration',
+        'server_uri = sip:10.0.0.1:5070',
+        'client_uri = sip:me@10.0.0.1',
+      ].join('\n'),
+    });
+    const { sip } = loadConfig(dir);
+    assert.deepEqual(sip.registrations, [
+      {
+        name: 'provider',
+        serverUri: 'sip:sip.provider.example',
+        clientUri: 'sip:acct@sip.provider.example',
+        contactUser: '5551000',
+        outboundAuth: 'provider-auth',
+        transport: 'udp',
+        expiration: 600,
+        retryInterval: 30,
+        forbiddenRetryInterval: 0,
+        maxRetries: 10,
+      },
+      {
+        name: 'minimal',
+        serverUri: 'sip:10.0.0.1:5070',
+        clientUri: 'sip:me@10.0.0.1',
+        expiration: 3600,
+        retryInterval: 60,
+        forbiddenRetryInterval: 0,
+        maxRetries: 10,
+      },
+    ]);
+  });
+
   it('stops on an invalid value, naming file and line', () => {
     const cases: [string, string, number, RegExp][] = [
       ['http.conf', '[general]\nenabled = yes\nbindport = abc\n', 3, /bindport = abc/],
@@ -251,6 +301,14 @@ describe('loadConfig', () => {
       ['pjsip.conf', '[e]\ntype = endpoint\ntimers_min_se = 30\n', 3, /90 to 86400/],
       ['pjsip.conf', '[e]\ntype = endpoint\ntimers_min_se = 600\ntimers_sess_expires = 300\n', 4, /below timers_min_se/],
       ['pjsip.conf', '[e]\ntype = endpoint\noutbound_auth = nosuch\n', 3, /outbound_auth that does not exist/],
+      ['pjsip.conf', '[r]\ntype = registration\nserver_uri = sip:a\n', 1, /needs server_uri and client_uri/],
+      ['pjsip.conf', '[r]\ntype = registration\nserver_uri = http://a\n', 3, /sip: or sips: URI/],
+      [
+        'pjsip.conf',
+        '[r]\ntype = registration\nserver_uri = sip:a\nclient_uri = sip:b@a\noutbound_auth = x\n',
+        5,
+        /outbound_auth that does not exist/,
+      ],
       ['pjsip.conf', '[a]\ntype = auth\nusername = a\n', 1, /no password/],
       ['pjsip.conf', '[a]\ntype = aor\nminimum_expiration = 9000\n', 3, /exceeds maximum_expiration/],
       ['pjsip.conf', '[e]\ntype = endpoint\n[e]\ntype = endpoint\n', 3, /defined twice/],

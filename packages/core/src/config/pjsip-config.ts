@@ -18,6 +18,9 @@
  *                     (no), default_expiration (3600), minimum_expiration (60), maximum_expiration
  *                     (7200), qualify_frequency (0), contact (repeatable: permanent contacts)
  *   type = auth       auth_type (userpass), username, password, realm
+ *   type = registration  server_uri, client_uri (both required), contact_user, outbound_auth,
+ *                     transport, expiration (3600), retry_interval (60),
+ *                     forbidden_retry_interval (0), max_retries (10)
  *
  * A missing pjsip.conf means no SIP objects at all: nothing listens for SIP.
  */
@@ -34,6 +37,7 @@ import type {
   SipConfig,
   SipEndpointConfig,
   SipIdentifyConfig,
+  SipRegistrationConfig,
   SipTransportConfig,
   SipTransportProtocol,
 } from './types.js';
@@ -54,7 +58,6 @@ const UNSUPPORTED_TYPES = new Set([
   'global',
   'system',
   'domain_alias',
-  'registration',
   'contact',
   'outbound-publish',
   'inbound-publication',
@@ -76,6 +79,8 @@ interface References {
   endpointTransport: Map<SipEndpointConfig, IniOption>;
   endpointAuth: Map<SipEndpointConfig, IniOption>;
   endpointOutboundAuth: Map<SipEndpointConfig, IniOption>;
+  registrationAuth: Map<SipRegistrationConfig, IniOption>;
+  registrationTransport: Map<SipRegistrationConfig, IniOption>;
   endpointAors: Map<SipEndpointConfig, IniOption>;
   identifyEndpoint: Map<SipIdentifyConfig, IniOption>;
 }
@@ -87,6 +92,8 @@ export function readSipConfig(doc: IniDocument | undefined, confDir: string, log
     endpointTransport: new Map(),
     endpointAuth: new Map(),
     endpointOutboundAuth: new Map(),
+    registrationAuth: new Map(),
+    registrationTransport: new Map(),
     endpointAors: new Map(),
     identifyEndpoint: new Map(),
   };
@@ -111,6 +118,10 @@ export function readSipConfig(doc: IniDocument | undefined, confDir: string, log
         break;
       case 'auth':
         addUnique(config.auths, readAuth(section, log), section, type);
+        break;
+      case 'registration':
+        config.registrations ??= [];
+        addUnique(config.registrations, readRegistration(section, refs, log), section, type);
         break;
       default:
         if (!UNSUPPORTED_TYPES.has(type)) throw invalid(typeOption, 'unknown type');
@@ -447,6 +458,65 @@ function readAuth(section: IniSection, log: Logger): SipAuthConfig {
   return auth;
 }
 
+function readRegistration(section: IniSection, refs: References, log: Logger): SipRegistrationConfig {
+  const registration: SipRegistrationConfig = {
+    name: section.name,
+    serverUri: '',
+    clientUri: '',
+    expiration: 3600,
+    retryInterval: 60,
+    forbiddenRetryInterval: 0,
+    maxRetries: 10,
+  };
+  const sipUri = (o: IniOption) => {
+    const value = requireNonEmpty(o);
+    if (!/^sips?:[^\s]+$/i.test(value)) throw invalid(o, 'expected a sip: or sips: URI');
+    return value;
+  };
+  applyOptions({
+    section,
+    log,
+    ignore: ['type'],
+    handlers: {
+      server_uri: (o) => {
+        registration.serverUri = sipUri(o);
+      },
+      client_uri: (o) => {
+        registration.clientUri = sipUri(o);
+      },
+      contact_user: (o) => {
+        const user = requireNonEmpty(o);
+        if (!/^[A-Za-z0-9._~+!$&'()*,;=-]+$/.test(user)) throw invalid(o, 'not a valid SIP user part');
+        registration.contactUser = user;
+      },
+      outbound_auth: (o) => {
+        registration.outboundAuth = splitList(o.value)[0];
+        if (registration.outboundAuth !== undefined) refs.registrationAuth.set(registration, o);
+      },
+      transport: (o) => {
+        registration.transport = requireNonEmpty(o);
+        refs.registrationTransport.set(registration, o);
+      },
+      expiration: (o) => {
+        registration.expiration = parseInteger(o, 1, 86_400);
+      },
+      retry_interval: (o) => {
+        registration.retryInterval = parseInteger(o, 1, 86_400);
+      },
+      forbidden_retry_interval: (o) => {
+        registration.forbiddenRetryInterval = parseInteger(o, 0, 86_400);
+      },
+      max_retries: (o) => {
+        registration.maxRetries = parseInteger(o, 0, 1_000_000);
+      },
+    },
+  });
+  if (registration.serverUri === '' || registration.clientUri === '') {
+    throw new ConfigError(section.file, section.line, `registration '${section.name}' needs server_uri and client_uri`);
+  }
+  return registration;
+}
+
 function checkReferences(config: SipConfig, refs: References, log: Logger): void {
   const transports = new Set(config.transports.map((t) => t.name));
   const auths = new Set(config.auths.map((a) => a.name));
@@ -462,6 +532,16 @@ function checkReferences(config: SipConfig, refs: References, log: Logger): void
   for (const [endpoint, option] of refs.endpointAuth) {
     if (endpoint.auth !== undefined && !auths.has(endpoint.auth)) {
       throw invalid(option, `endpoint '${endpoint.name}' names an auth that does not exist`);
+    }
+  }
+  for (const [registration, option] of refs.registrationAuth) {
+    if (registration.outboundAuth !== undefined && !auths.has(registration.outboundAuth)) {
+      throw invalid(option, `registration '${registration.name}' names an outbound_auth that does not exist`);
+    }
+  }
+  for (const [registration, option] of refs.registrationTransport) {
+    if (registration.transport !== undefined && !transports.has(registration.transport)) {
+      throw invalid(option, `registration '${registration.name}' names a transport that does not exist`);
     }
   }
   for (const [endpoint, option] of refs.endpointOutboundAuth) {

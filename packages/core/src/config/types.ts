@@ -125,12 +125,37 @@ export interface SipAuthConfig {
   supportedAlgorithmsUas?: ('MD5' | 'SHA-256')[];
 }
 
+/** pjsip.conf `type=registration`: we register to a provider (a trunk) as a phone would. */
+export interface SipRegistrationConfig {
+  name: string;
+  /** Where the REGISTER goes (`server_uri`, the Request-URI). */
+  serverUri: string;
+  /** The account registered (`client_uri`: the To and From). */
+  clientUri: string;
+  /** The user part of our Contact (`contact_user`; default `s`). */
+  contactUser?: string;
+  /** `outbound_auth`: the auth section answering the registrar's challenges. */
+  outboundAuth?: string;
+  /** `transport`: the transport to register over (default: the one the server URI asks for, else the first). */
+  transport?: string;
+  /** `expiration`: the interval asked for, seconds (default 3600). */
+  expiration: number;
+  /** `retry_interval`: seconds between attempts after a failure (default 60). */
+  retryInterval: number;
+  /** `forbidden_retry_interval`: seconds before trying again after 403; 0 stops (default 0). */
+  forbiddenRetryInterval: number;
+  /** `max_retries`: failed attempts in a row before giving up (default 10). */
+  maxRetries: number;
+}
+
 export interface SipConfig {
   transports: SipTransportConfig[];
   endpoints: SipEndpointConfig[];
   identifies: SipIdentifyConfig[];
   aors: SipAorConfig[];
   auths: SipAuthConfig[];
+  /** Outbound registrations (absent when pjsip.conf has none). */
+  registrations?: SipRegistrationConfig[];
 }
 
 /** rtp.conf [general] */

@@ -35,6 +35,7 @@ import { IdentifyByAddress, type InboundAuthenticator } from './identify.js';
 import { InboundCall, type SipMediaEngine } from './inbound-call.js';
 import { OutboundSipCall, type OutboundTarget } from './outbound-call.js';
 import type { OutboundCredentials } from './outbound-auth.js';
+import { OutboundRegistration } from './outbound-registration.js';
 import { type EndpointStatusListener, InMemoryContactStore, Registrar, type RegistrarContactStore } from './registrar.js';
 import { type InboundTextMessageSink, SipMessaging } from './text-messages.js';
 import { Qualifier, type QualifyListener } from './qualify.js';
@@ -107,6 +108,8 @@ export class SipDriver implements ChannelDriver {
   readonly #messaging: SipMessaging;
   readonly #subscriptions: SubscriptionServer;
   #qualifier: Qualifier | undefined;
+  /** pjsip.conf `type=registration`: our registrations to providers. */
+  readonly #registrations: OutboundRegistration[] = [];
   #started = false;
   #closing = false;
 
@@ -295,6 +298,7 @@ export class SipDriver implements ChannelDriver {
       await Promise.allSettled(this.#transports.map((t) => t.close()));
       throw err;
     }
+    this.#startRegistrations();
     const qualify = this.#options.qualify;
     if (qualify !== undefined && this.#options.config.aors.some((aor) => aor.qualifyFrequency > 0)) {
       this.#qualifier = new Qualifier({
@@ -309,6 +313,39 @@ export class SipDriver implements ChannelDriver {
         userAgent: this.#options.userAgent ?? 'Switchboard',
       });
       this.#qualifier.start();
+    }
+  }
+
+  /** Registers to every provider of `type=registration` (outbound-registration.ts). */
+  #startRegistrations(): void {
+    const config = this.#options.config;
+    for (const registration of config.registrations ?? []) {
+      let server: SipUri | undefined;
+      try {
+        const parsed = parseUri(registration.serverUri);
+        if (parsed.kind === 'sip') server = parsed;
+      } catch (err) {
+        if (!(err instanceof SipParseError)) throw err;
+      }
+      const named = registration.transport === undefined ? undefined : this.#transports.find((t) => t.name === registration.transport);
+      const wanted = server === undefined ? undefined : uriProtocol(server);
+      const transport = named ?? (wanted === undefined ? this.#transports[0] : this.#transports.find((t) => t.protocol === wanted));
+      if (server === undefined || transport === undefined) {
+        this.#log.warn({ registration: registration.name }, 'outbound registration has no usable server URI or transport; skipped');
+        continue;
+      }
+      const auth = registration.outboundAuth === undefined ? undefined : config.auths.find((a) => a.name === registration.outboundAuth);
+      const client = new OutboundRegistration({
+        config: registration,
+        ua: this.#ua,
+        transport,
+        clock: this.#clock,
+        logger: this.#log,
+        credentials: auth === undefined ? undefined : { username: auth.username, password: auth.password },
+        userAgent: this.#options.userAgent ?? 'Switchboard',
+      });
+      this.#registrations.push(client);
+      client.start();
     }
   }
 
@@ -427,6 +464,7 @@ export class SipDriver implements ChannelDriver {
     this.#closing = true;
     const ending = Promise.allSettled([
       this.#subscriptions.close(),
+      ...this.#registrations.map((registration) => registration.stop()),
       ...[...this.#calls].map((call) => call.shutdown()),
       ...[...this.#outbound].map((call) => call.shutdown()),
     ]);
