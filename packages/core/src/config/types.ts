@@ -79,8 +79,9 @@ export interface SipEndpointConfig {
   directMedia: boolean;
   /**
    * Session timers (RFC 4028) on calls to this endpoint (`timers`): `no` (none), `yes` (offered:
-   * `Supported: timer`, the default), `required` (`Require: timer`), `always` (also run when the far
-   * end does not support them, with us as the refresher). Absent means `yes`.
+   * `Supported: timer`, the default), `required` (`Require: timer`: a callee without timers refuses
+   * the call), `always` (offered, and run with us as the refresher even when the far end does not
+   * do timers). Absent means `yes`.
    */
   timers?: 'no' | 'yes' | 'required' | 'always';
   /** `timers_min_se`: the smallest interval we accept, seconds (default 90, RFC 4028 §4). */

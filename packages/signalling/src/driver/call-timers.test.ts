@@ -145,7 +145,7 @@ describe('calls we place: session timers, glare, codec change', { timeout: 30_00
       config: {
         transports: [{ name: 'udp', protocol: 'udp', bindAddress: '127.0.0.1', bindPort: 0 }],
         endpoints: [trunkEndpoint(extra)],
-        identifies: [],
+        identifies: [{ name: 'trunk', endpoint: 'trunk', match: ['127.0.0.1'] }],
         aors: [{ name: 'trunk', maxContacts: 0, removeExisting: false, ...aor, contacts: [`sip:127.0.0.1:${callee.peer.port}`] }],
         auths: [],
       },
@@ -304,6 +304,35 @@ describe('calls we place: session timers, glare, codec change', { timeout: 30_00
     assert.match(answer.bodyText, /m=audio 40000 RTP\/AVP 8/);
     assert.equal(media.remotes.at(-1)?.codec.name, 'PCMA');
     assert.equal(media.remotes.at(-1)?.port, 50010);
+  });
+
+  it('calls we answer follow timers_min_se, and ignore Session-Expires with timers=no', async () => {
+    const inbound = (interval: number) =>
+      [
+        `INVITE sip:100@127.0.0.1:${callee.serverPort} SIP/2.0`,
+        `Via: SIP/2.0/UDP 127.0.0.1:${callee.peer.port};branch=z9hG4bKin${++callee.seq};rport`,
+        'Max-Forwards: 70',
+        `From: <sip:caller@127.0.0.1>;tag=in${callee.seq}`,
+        'To: <sip:100@127.0.0.1>',
+        `Call-ID: inbound-${callee.seq}@127.0.0.1`,
+        'CSeq: 1 INVITE',
+        `Contact: <sip:caller@127.0.0.1:${callee.peer.port}>`,
+        `Session-Expires: ${interval}`,
+        'Content-Type: application/sdp',
+        `Content-Length: ${Buffer.byteLength(sdp(50000))}`,
+        '',
+        sdp(50000),
+      ].join('\r\n');
+    await start({ timersMinSe: 300 });
+    await callee.peer.send(inbound(200), callee.serverPort);
+    const refused = await callee.peer.expectResponse(422, 'INVITE');
+    assert.equal(refused.getHeader('Min-SE'), '300');
+    await driver?.close();
+    driver = undefined;
+
+    await start({ timers: 'no' });
+    await callee.peer.send(inbound(60), callee.serverPort);
+    await callee.peer.expectNothing((m) => m.type === 'response' && m.status === 422, 200);
   });
 
   it('picks the §14.1 retry delay from the right range', () => {

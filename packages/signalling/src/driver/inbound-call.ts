@@ -189,7 +189,8 @@ export class InboundCall implements ChannelTechnology, TransferSource {
       if (updated !== undefined) request.replaceTopVia(updated);
     }
 
-    const timer = readSessionTimer(request);
+    // timers=no: the caller's Session-Expires is not taken up (no timer runs, none is answered).
+    const timer = endpoint.timers === 'no' ? ({ kind: 'none' } as const) : readSessionTimer(request, endpoint.timersMinSe);
     if (timer.kind === 'malformed') {
       this.#refuse(400, { reason: 'Bad Session-Expires' });
       return;
@@ -390,7 +391,8 @@ export class InboundCall implements ChannelTechnology, TransferSource {
    * restarts with the interval it proposes, or the current one; the 2xx repeats Session-Expires.
    */
   #refreshTimer(request: SipRequest): RefreshOutcome {
-    const timer = readSessionTimer(request);
+    if (this.#endpoint?.timers === 'no') return { headers: [] };
+    const timer = readSessionTimer(request, this.#endpoint?.timersMinSe);
     if (timer.kind === 'malformed') return { status: 400, headers: [] };
     if (timer.kind === 'too-small') return { status: 422, headers: [['Min-SE', String(timer.minSe)]] };
     if (timer.kind === 'ok') this.#timerOffer = timer;

@@ -568,10 +568,10 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
     // In-dialog, the callee is the UAC of its refresh: `refresher=uac` there means the callee.
     const theyRefresh = offer.kind !== 'ok' || offer.refresher === 'uac';
     this.#sessionTimer.run(interval, !theyRefresh);
-    return [
-      ['Session-Expires', `${interval};refresher=${theyRefresh ? 'uac' : 'uas'}`],
-      ['Require', 'timer'],
-    ];
+    const headers: Array<[string, string]> = [['Session-Expires', `${interval};refresher=${theyRefresh ? 'uac' : 'uas'}`]];
+    // §9: Require: timer only towards a UAC that said it supports timers.
+    if (offer.kind === 'ok' && offer.uacSupportsTimer) headers.push(['Require', 'timer']);
+    return headers;
   }
 
   /** RFC 3261 §12.1.2: the UAC's view of the dialog the 2xx created. */

@@ -3,7 +3,8 @@
  * `timers_min_se` and `timers_sess_expires`:
  *
  * - the INVITE says `Supported: timer` and proposes `Session-Expires` (no refresher: the UAS picks,
- *   §7.1) with our `Min-SE`; `required`/`always` add `Require: timer`;
+ *   §7.1) with our `Min-SE`; `required` adds `Require: timer` (a callee without timers refuses
+ *   with 420);
  * - a 422 names the smallest interval the far end takes (its Min-SE): the INVITE is sent again with
  *   that interval, once (§7.4);
  * - the 2xx says who refreshes (§7.2): `refresher=uac` is us (re-INVITE or UPDATE at half the
@@ -45,7 +46,7 @@ export function inviteTimerHeaders(policy: TimerPolicy, interval: number): Array
     ['Session-Expires', String(interval)],
     ['Min-SE', String(policy.minSe)],
   ];
-  if (policy.mode === 'required' || policy.mode === 'always') headers.push(['Require', 'timer']);
+  if (policy.mode === 'required') headers.push(['Require', 'timer']);
   return headers;
 }
 

@@ -30,8 +30,11 @@ export type SessionTimerOffer =
   | { kind: 'too-small'; minSe: number }
   | { kind: 'ok'; interval: number; refresher: Refresher; uacSupportsTimer: boolean };
 
-/** Reads the Session-Expires, Min-SE and Supported of an INVITE or UPDATE (RFC 4028 §9). */
-export function readSessionTimer(request: SipRequest): SessionTimerOffer {
+/**
+ * Reads the Session-Expires, Min-SE and Supported of an INVITE or UPDATE (RFC 4028 §9); `ourMinSe`
+ * is the endpoint's `timers_min_se` (never below MIN_SE).
+ */
+export function readSessionTimer(request: SipRequest, ourMinSe = MIN_SE): SessionTimerOffer {
   const value = request.getHeader('Session-Expires');
   if (value === undefined) return { kind: 'none' };
   const [delta = '', ...params] = value.split(';').map((p) => p.trim());
@@ -39,7 +42,7 @@ export function readSessionTimer(request: SipRequest): SessionTimerOffer {
   const interval = Number(delta);
   const minSeHeader = request.getHeader('Min-SE')?.split(';')[0]?.trim();
   const requestedMin = minSeHeader !== undefined && /^\d{1,9}$/.test(minSeHeader) ? Number(minSeHeader) : 0;
-  const minSe = Math.max(MIN_SE, requestedMin);
+  const minSe = Math.max(MIN_SE, ourMinSe, requestedMin);
   if (interval < minSe) return { kind: 'too-small', minSe };
   const uacSupportsTimer = request
     .getHeaderList('Supported')
