@@ -186,21 +186,25 @@ exten => 400,1,Dial(SIP/local-phone/sip:bob@127.0.0.1:${calleePort},20)
     }
   });
 
-  it('originates to a trunk with a number, answering its 401s to our INVITE and BYE with outbound_auth', { timeout: 40_000 }, async () => {
-    const trunk = runSipp('uas-trunk-auth.xml', target(), {
-      service: 'trunk',
-      keys: { rtpport: 4010, user: 'acct', password: 'trunk-secret' },
-      extra: ['-p', String(trunkPort)],
-    });
-    await sleep(300);
-    const res = await fetch(`${sb.baseUrl}/ari/channels?endpoint=SIP/trunk/5551234&extension=200&context=from-internal`, {
-      method: 'POST',
-      headers: { authorization: basicAuth() },
-    });
-    assert.equal(res.status, 200, await res.clone().text());
-    const result = await trunk;
-    assert.equal(result.code, 0, result.stdout.slice(-3000) + result.stderr.slice(-1000));
-  });
+  it(
+    'originates to a trunk with a number (SIP/number@trunk), answering its 401s to our INVITE and BYE with outbound_auth',
+    { timeout: 40_000 },
+    async () => {
+      const trunk = runSipp('uas-trunk-auth.xml', target(), {
+        service: 'trunk',
+        keys: { rtpport: 4010, user: 'acct', password: 'trunk-secret' },
+        extra: ['-p', String(trunkPort)],
+      });
+      await sleep(300);
+      const res = await fetch(`${sb.baseUrl}/ari/channels?endpoint=SIP/5551234%40trunk&extension=200&context=from-internal`, {
+        method: 'POST',
+        headers: { authorization: basicAuth() },
+      });
+      assert.equal(res.status, 200, await res.clone().text());
+      const result = await trunk;
+      assert.equal(result.code, 0, result.stdout.slice(-3000) + result.stderr.slice(-1000));
+    },
+  );
 
   it('session timers on a call we place: 422 heeded, then our re-INVITE refreshes at half the interval', { timeout: 90_000 }, async () => {
     const provider = runSipp('uas-session-timer.xml', target(), {

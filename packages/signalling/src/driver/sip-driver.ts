@@ -368,13 +368,15 @@ export class SipDriver implements ChannelDriver {
    * A call for a dial string's resource (core's ChannelDriver contract):
    * - `alice`: every contact of alice's AORs (registered and static), forked in parallel;
    * - `alice/sip:alice@192.0.2.5:5070`: that URI, through alice's transport and codecs;
-   * - `trunk/5551234`: the number at the trunk's single (static or registered) contact.
+   * - `trunk/5551234`: the number at the trunk's single (static or registered) contact;
+   * - `5551234@trunk`: the same (Asterisk's `PJSIP/number@endpoint` form).
    * An unknown endpoint throws CoreError not_found; a malformed URI invalid_argument.
    */
   prepareOutbound(request: OutboundCallRequest): OutboundCall {
     const slash = request.resource.indexOf('/');
-    const name = slash === -1 ? request.resource : request.resource.slice(0, slash);
-    const rest = slash === -1 ? undefined : request.resource.slice(slash + 1);
+    const at = slash === -1 ? request.resource.lastIndexOf('@') : -1;
+    const name = slash !== -1 ? request.resource.slice(0, slash) : at > 0 ? request.resource.slice(at + 1) : request.resource;
+    const rest = slash !== -1 ? request.resource.slice(slash + 1) : at > 0 ? request.resource.slice(0, at) : undefined;
     const endpoint = this.#endpoints.get(name);
     if (endpoint === undefined) throw new CoreError('not_found', `SIP endpoint '${name}' does not exist`);
     const transport = this.#transportFor(endpoint);
