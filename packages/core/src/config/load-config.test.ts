@@ -212,6 +212,7 @@ describe('loadConfig', () => {
         'timers_min_se = 120',
         'timers_sess_expires = 600',
         'outbound_auth = trunk-auth',
+        'subscribe_context = lamps',
         '[trunk-auth]',
         'type = auth',
         'username = acct',
@@ -227,6 +228,7 @@ describe('loadConfig', () => {
     assert.equal(trunk?.timersMinSe, 120);
     assert.equal(trunk?.timersSessExpires, 600);
     assert.equal(trunk?.outboundAuth, 'trunk-auth');
+    assert.equal(trunk?.subscribeContext, 'lamps');
     assert.equal(sip.endpoints.find((e) => e.name === 'old')?.timers, 'always');
   });
 

@@ -12,7 +12,8 @@
  *                     rewrite_contact (no), rtp_symmetric (no), direct_media (no: media is anchored
  *                     here; Asterisk defaults to yes), timers (no|yes|required|always, default yes),
  *                     timers_min_se (90), timers_sess_expires (1800), outbound_auth (an auth
- *                     section answering the challenges of a trunk we call)
+ *                     section answering the challenges of a trunk we call), subscribe_context
+ *                     (where busy-lamp hints are looked up; default: context)
  *   type = identify   endpoint, match (repeatable, comma lists of IP addresses or CIDR ranges)
  *   type = aor        max_contacts (0, as in Asterisk: no registrations until raised), remove_existing
  *                     (no), default_expiration (3600), minimum_expiration (60), maximum_expiration
@@ -277,6 +278,9 @@ function readEndpoint(section: IniSection, refs: References, log: Logger): SipEn
       },
       timers_sess_expires: (o) => {
         endpoint.timersSessExpires = parseInteger(o, 90, 86_400);
+      },
+      subscribe_context: (o) => {
+        endpoint.subscribeContext = requireNonEmpty(o);
       },
       outbound_auth: (o) => {
         const auths = splitList(o.value);

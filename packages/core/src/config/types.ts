@@ -90,6 +90,8 @@ export interface SipEndpointConfig {
   timersSessExpires?: number;
   /** `outbound_auth`: the type=auth section answering 401/407 challenges to requests we send. */
   outboundAuth?: string;
+  /** `subscribe_context`: where the hints of this phone's busy-lamp subscriptions are looked up (default: `context`). */
+  subscribeContext?: string;
 }
 
 /** pjsip.conf `type=identify`: callers recognised by source address. */

@@ -42,7 +42,7 @@ function endpoint(name: string): SipEndpointConfig {
 function config(): SipConfig {
   return {
     transports: [{ name: 'udp', protocol: 'udp', bindAddress: '127.0.0.1', bindPort: 0 }],
-    endpoints: [endpoint('alice'), endpoint('bob')],
+    endpoints: [endpoint('alice'), { ...endpoint('bob'), context: 'from-bob', subscribeContext: 'phones' }],
     identifies: [{ name: 'bob', endpoint: 'bob', match: ['127.0.0.1'] }],
     aors: [],
     auths: [],

@@ -6,7 +6,7 @@
  *   presence         (RFC 3856, PIDF RFC 3863)  the same device state as open/closed + a note
  *
  * The extension a dialog/presence SUBSCRIBE names is looked up as a dialplan hint in the
- * subscriber's context first (`exten => 101,hint,SIP/alice&App:desk`): the lamp then shows the
+ * subscriber's `subscribe_context` (else its `context`) first (`exten => 101,hint,SIP/alice&App:desk`): the lamp then shows the
  * combined state of the hint's devices (core's aggregateDeviceStates) and changes with any of
  * them. Without a hint, an endpoint name means `SIP/<name>` and anything else `App:<name>`.
  *
@@ -487,7 +487,7 @@ export class SubscriptionServer {
    */
   async #devicesFor(endpoint: SipEndpointConfig, user: string): Promise<readonly string[] | undefined> {
     if (user === '' || !/^[A-Za-z0-9._~+*#-]{1,64}$/.test(user)) return undefined;
-    const hint = this.#options.sources.hints?.devicesFor(endpoint.context, user);
+    const hint = this.#options.sources.hints?.devicesFor(endpoint.subscribeContext ?? endpoint.context, user);
     if (hint !== undefined && hint.length > 0) return hint.map((device) => device.replace(/^PJSIP\//i, 'SIP/'));
     if (!/^[A-Za-z0-9._~+-]{1,64}$/.test(user)) return undefined;
     if (this.#options.endpoints.has(user)) return [`SIP/${user}`];
