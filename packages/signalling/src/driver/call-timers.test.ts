@@ -1,7 +1,8 @@
 /**
- * Mid-call behaviour of calls we place, over real UDP loopback sockets with a fake clock: session
- * timers (RFC 4028: 422 and Min-SE, refresh by re-INVITE or UPDATE, expiry), glare (RFC 3261
- * §14.1/§14.2: 491 both ways) and a codec change by the callee's re-INVITE.
+ * Calls we place, over real UDP loopback sockets with a fake clock: early media in provisional
+ * responses, session timers (RFC 4028: 422 and Min-SE, refresh by re-INVITE or UPDATE, expiry),
+ * glare (RFC 3261 §14.1/§14.2: 491 both ways) and a codec change by the callee's re-INVITE; and
+ * the session timer options on calls we answer.
  */
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
@@ -333,6 +334,27 @@ describe('calls we place: session timers, glare, codec change', { timeout: 30_00
     await start({ timers: 'no' });
     await callee.peer.send(inbound(60), callee.serverPort);
     await callee.peer.expectNothing((m) => m.type === 'response' && m.status === 422, 200);
+  });
+
+  it('early media: 180 without SDP is ringing; 183 or 180 with SDP opens early media on the leg', async () => {
+    const d = await start();
+    const call = d.prepareOutbound({ resource: 'trunk/5551234', caller: { name: '', number: '200' }, variables: {} });
+    const log: string[] = [];
+    await call.dial(
+      { answered: () => log.push('answered'), ringing: () => log.push('ringing'), progress: () => log.push('progress'), hungUp: () => {} },
+      { timeoutSeconds: 0 },
+    );
+    const invite = await callee.expectRequest('INVITE');
+    const tech = call.tech as unknown as { hasEarlyMedia: boolean };
+    await callee.respond(invite, 180, 'Ringing');
+    await waitFor(() => log.includes('ringing'), 'ringing');
+    assert.equal(tech.hasEarlyMedia, false);
+    await callee.respond(invite, 180, 'Ringing', { body: sdp(50030) });
+    await waitFor(() => log.includes('progress'), 'early media');
+    assert.equal(tech.hasEarlyMedia, true);
+    assert.equal(media.remotes.at(-1)?.port, 50030, 'the leg sends to the early media address');
+    assert.deepEqual(log, ['ringing', 'progress']);
+    await call.tech.hangup(16);
   });
 
   it('picks the §14.1 retry delay from the right range', () => {
