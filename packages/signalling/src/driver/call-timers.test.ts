@@ -45,8 +45,13 @@ class Events implements ChannelTechnologyEvents {
   }
 }
 
+/** Calls presented to core, so that a test can answer them. */
+const accepted: InboundCall[] = [];
 const host: ChannelDriverHost = {
-  acceptInbound: (_call: InboundCall) => ({ answered: () => {}, ringing: () => {}, hungUp: () => {} }),
+  acceptInbound: (call: InboundCall) => {
+    accepted.push(call);
+    return { answered: () => {}, ringing: () => {}, hungUp: () => {} };
+  },
 };
 
 const sdp = (port: number, codec: 'PCMU' | 'PCMA' = 'PCMU') =>
@@ -176,6 +181,7 @@ describe('calls we place: session timers, glare, codec change', { timeout: 30_00
   }
 
   beforeEach(async () => {
+    accepted.length = 0;
     clock = new FakeClock(Date.UTC(2026, 0, 1));
     media = new FakeMedia();
     callee = new Callee(await UdpPeer.open());
@@ -355,6 +361,73 @@ describe('calls we place: session timers, glare, codec change', { timeout: 30_00
     assert.equal(media.remotes.at(-1)?.port, 50030, 'the leg sends to the early media address');
     assert.deepEqual(log, ['ringing', 'progress']);
     await call.tech.hangup(16);
+  });
+
+  it('calls we answer: a caller without UPDATE is refreshed by re-INVITE, with glare handled (0–2 s retry)', async () => {
+    await start();
+    const callId = 'refresh-in@127.0.0.1';
+    const body = sdp(50040);
+    const from = '<sip:caller@127.0.0.1>;tag=caller1';
+    const message = (firstLine: string, via: string, cseq: string, headers: string[], content = '') =>
+      [
+        firstLine,
+        `Via: SIP/2.0/UDP 127.0.0.1:${callee.peer.port};branch=${via};rport`,
+        'Max-Forwards: 70',
+        ...headers,
+        `Call-ID: ${callId}`,
+        `CSeq: ${cseq}`,
+        `Contact: <sip:caller@127.0.0.1:${callee.peer.port}>`,
+        ...(content === '' ? [] : ['Content-Type: application/sdp']),
+        `Content-Length: ${Buffer.byteLength(content)}`,
+        '',
+        content,
+      ].join('\r\n');
+    await callee.peer.send(
+      message(
+        `INVITE sip:100@127.0.0.1:${callee.serverPort} SIP/2.0`,
+        'z9hG4bKrin1',
+        '1 INVITE',
+        [`From: ${from}`, 'To: <sip:100@127.0.0.1>', 'Session-Expires: 90', 'Allow: INVITE, ACK, CANCEL, BYE'],
+        body,
+      ),
+      callee.serverPort,
+    );
+    await waitFor(() => accepted.length === 1, 'the call presented');
+    await accepted[0].tech.answer();
+    const ok = (await callee.peer.expect(
+      (m) => m.type === 'response' && m.status === 200 && m.cseq.method === 'INVITE',
+      '200',
+    )) as SipResponse;
+    assert.equal(ok.getHeader('Session-Expires'), '90;refresher=uas');
+    const to = ok.getHeader('To') ?? '';
+    const ourContact = ok.contacts[0]?.uri.toString() ?? '';
+    await callee.peer.send(
+      message(`ACK ${ourContact} SIP/2.0`, 'z9hG4bKrin1ack', '1 ACK', [`From: ${from}`, `To: ${to}`]),
+      callee.serverPort,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 30));
+
+    clock.advance(45_000);
+    const refresh = await callee.expectRequest('INVITE');
+    assert.equal(refresh.getHeader('Session-Expires'), '90;refresher=uac');
+    assert.match(refresh.bodyText, /m=audio 40000 RTP\/AVP 0/);
+    // The caller's own re-INVITE crosses ours: 491.
+    await callee.peer.send(
+      message(`INVITE ${ourContact} SIP/2.0`, 'z9hG4bKrin2', '2 INVITE', [`From: ${from}`, `To: ${to}`], body),
+      callee.serverPort,
+    );
+    const glare = (await callee.peer.expect((m) => m.type === 'response' && m.cseq.seq === 2 && m.status >= 200, '491')) as SipResponse;
+    assert.equal(glare.status, 491);
+    await callee.respond(refresh, 491, 'Request Pending');
+    await callee.expectRequest('ACK');
+    // We do not own the Call-ID: the retry comes within 2 s.
+    clock.advance(2000);
+    const retry = await callee.expectRequest('INVITE');
+    assert.equal(retry.cseq.seq, refresh.cseq.seq + 1);
+    await callee.respond(retry, 200, 'OK', { body: sdp(50042) });
+    const ack = await callee.expectRequest('ACK');
+    assert.equal(ack.cseq.seq, retry.cseq.seq);
+    await waitFor(() => media.remotes.at(-1)?.port === 50042, 'the answer applied to the leg');
   });
 
   it('picks the §14.1 retry delay from the right range', () => {

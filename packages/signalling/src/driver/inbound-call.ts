@@ -45,6 +45,8 @@ import { answerInfo } from './dtmf-info.js';
 import { handleRefer, type TransferHandler, type TransferSource } from './transfer.js';
 import { handleUpdate, type RefreshOutcome } from './update.js';
 import { readSessionTimer, SessionTimer, type SessionTimerOffer, sessionTimerHeaders } from './session-timer.js';
+import { ReinviteClient } from './reinvite-client.js';
+import type { UserAgentCore } from '../ua/user-agent-core.js';
 import { authenticateInbound, type InboundAuthenticator } from './identify.js';
 import {
   answerDirection,
@@ -87,6 +89,8 @@ export interface InboundCallEnvironment {
   userAgent?: string;
   /** Session timers (RFC 4028) run on it. */
   clock?: Clock;
+  /** Sends our re-INVITEs (session refresh towards a caller without UPDATE); without it refreshes are UPDATEs only. */
+  ua?: Pick<UserAgentCore, 'sendRequest' | 'sendStateless'>;
 }
 
 const SDP = 'application/sdp';
@@ -122,6 +126,10 @@ export class InboundCall implements ChannelTechnology, TransferSource {
   readonly #sessionTimer: SessionTimer;
   /** Whether the caller has put us on hold (its last SDP said sendonly/inactive or c=0.0.0.0). */
   #onHold = false;
+  /** Our session refreshes by re-INVITE, for a caller without UPDATE (glare handled there). */
+  #reinvites: ReinviteClient | undefined;
+  /** The caller answered an UPDATE 405/501: refreshes go as re-INVITEs from then on. */
+  #updateRefused = false;
 
   constructor(invite: IncomingInvite, context: IncomingContext, env: InboundCallEnvironment) {
     this.invite = invite;
@@ -130,17 +138,7 @@ export class InboundCall implements ChannelTechnology, TransferSource {
     this.#env = env;
     this.#log = env.logger.child({ callId: this.protocolId });
     this.#sessionTimer = new SessionTimer(env.clock ?? systemClock, {
-      refresh: async (interval) => {
-        const dialog = this.invite.dialog;
-        if (dialog === undefined || dialog.state === 'terminated') return 0;
-        const outcome = await dialog.sendRequest('UPDATE', {
-          headers: [
-            ['Session-Expires', `${interval};refresher=uas`],
-            ['Supported', 'timer'],
-          ],
-        });
-        return outcome.kind === 'response' ? outcome.response.status : 0;
-      },
+      refresh: (interval) => this.#refreshSession(interval),
       expired: () => {
         this.#log.info('session timer expired');
         this.#sendBye(CAUSE_RECOVERY_ON_TIMER_EXPIRY);
@@ -402,6 +400,61 @@ export class InboundCall implements ChannelTechnology, TransferSource {
     return { headers: sessionTimerHeaders(offer) };
   }
 
+  /**
+   * Our session refresh as refresher (RFC 4028 §7.4: we are the UAC of the refresh, so
+   * `refresher=uac`): an offerless UPDATE, or a re-INVITE offering the session as it is when the
+   * caller's INVITE did not allow UPDATE or it refused one (405/501).
+   */
+  async #refreshSession(interval: number): Promise<number> {
+    const dialog = this.invite.dialog;
+    if (dialog === undefined || dialog.state === 'terminated') return 0;
+    const headers: Array<[string, string]> = [
+      ['Session-Expires', `${interval};refresher=uac`],
+      ['Supported', 'timer'],
+    ];
+    const allow = this.invite.request.getHeaderList('Allow').map((method) => method.trim().toUpperCase());
+    const ua = this.#env.ua;
+    const viaReinvite = ua !== undefined && (this.#updateRefused || (allow.length > 0 && !allow.includes('UPDATE')));
+    if (!viaReinvite) {
+      const outcome = await dialog.sendRequest('UPDATE', { headers });
+      const status = outcome.kind === 'response' ? outcome.response.status : 0;
+      if ((status === 405 || status === 501) && ua !== undefined && !this.#updateRefused) {
+        this.#updateRefused = true;
+        return this.#refreshSession(interval);
+      }
+      return status;
+    }
+    this.#reinvites ??= new ReinviteClient({ dialog, ua, clock: this.#env.clock ?? systemClock, logger: this.#log, ownsCallId: false });
+    const result = await this.#reinvites.send(() => ({ headers, body: this.#sessionOffer(), contentType: SDP }));
+    if (result.kind !== 'answered') return result.status;
+    const endpoint = this.#endpoint;
+    const legId = this.#legId;
+    const answer = result.response;
+    if (endpoint !== undefined && legId !== undefined && answer.body.length > 0 && answer.contentType === SDP && this.#state === 'up') {
+      const outcome = negotiateAnswer(answer.bodyText, endpoint.codecs);
+      if (outcome.ok) {
+        this.#remote = outcome.remote;
+        await this.#env.media.setLegRemote(legId, this.#legRemote(outcome.remote)).catch((err: unknown) => {
+          this.#log.error({ err }, 'media leg refused the answer to our re-INVITE');
+        });
+      }
+    }
+    return answer.status;
+  }
+
+  /** An offer of the session as it is (RFC 3264 §8): the codec in use, our current direction. */
+  #sessionOffer(): Buffer {
+    const remote = this.#remote;
+    const endpoint = this.#endpoint;
+    if (remote === undefined) return Buffer.from(this.#sdp.offer(this.#localAudio(offerFormats(endpoint?.codecs ?? []), 'sendrecv')));
+    const te = remote.telephoneEventPayloadType;
+    const formats = {
+      codecs: [{ name: remote.codec.name, payloadType: remote.codec.payloadType }],
+      telephoneEvents: te === undefined ? [] : [{ payloadType: te, clockRate: remote.codec.clockRate }],
+    };
+    return Buffer.from(this.#sdp.offer(this.#localAudio(formats, answerDirection(remote.direction))));
+  }
+
   /** An SDP offer in an UPDATE (RFC 3311): applied like a re-INVITE's, answered in the 200. */
   async #answerUpdate(offer: string): Promise<{ ok: true; body: Buffer } | { ok: false; status: number; warning?: string }> {
     const endpoint = this.#endpoint;
@@ -461,6 +514,7 @@ export class InboundCall implements ChannelTechnology, TransferSource {
             dialog,
             userAgent: this.#env.userAgent ?? 'Switchboard',
             offerPending: this.#reinvite?.state === 'proceeding' || (this.#state === 'answered' && this.#offerStreams === undefined),
+            localOfferPending: this.#reinvites?.pending === true,
             onRefresh: (update) => this.#refreshTimer(update),
             answer: (offer) => this.#answerUpdate(offer),
           });

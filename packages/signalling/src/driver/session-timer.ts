@@ -5,9 +5,10 @@
  * and say so in the 2xx (with `Require: timer` when it supports them, §9).
  *
  * Then, on the injected clock:
- * - refresher `uas` (us): an UPDATE without a body every interval/2 (§7.4 allows an offerless
- *   refresh); a refresh answered 408 or 481, or not at all, ends the call (§10). A peer that does
- *   not do UPDATE (405/501) is not refreshed further, and is not hung up for it.
+ * - refresher `uas` (us): a refresh every interval/2 — an UPDATE without a body (§7.4 allows an
+ *   offerless refresh), or a re-INVITE with the unchanged session for a phone that does not take
+ *   UPDATE (inbound-call.ts); a refresh answered 408 or 481, or not at all, ends the call (§10).
+ *   Any other refusal stops the refreshes without hanging up a working call.
  * - refresher `uac` (the phone): if no re-INVITE or UPDATE arrives before the interval minus
  *   min(32 s, interval/3) has passed, the session has expired and the call ends with a BYE (§10).
  * Every re-INVITE or UPDATE from the phone is a refresh: the timer restarts with the interval it

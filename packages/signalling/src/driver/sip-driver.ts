@@ -503,6 +503,7 @@ export class SipDriver implements ChannelDriver {
       channelName: (endpoint) => this.#namer.next(endpoint),
       userAgent: this.#options.userAgent ?? 'Switchboard',
       clock: this.#clock,
+      ua: this.#ua,
       onEnded: (ended) => this.#calls.delete(ended),
     });
     this.#calls.add(call);
