@@ -270,6 +270,24 @@ describe('Dial()', () => {
     assert.equal(media.log.at(-1), 'destroy');
   });
 
+  it('early media reaches a caller that is already answered, without a 183', async () => {
+    const { driver, media, caller, callerTech, dial, ctx } = setup();
+    caller.setState('Up');
+    const running = dial(ctx, ['SIP/alice', '30']);
+    await settle();
+    const alice = driver.calls.get('alice');
+    assert.ok(alice?.events);
+    alice.tech.hasEarlyMedia = true;
+    alice.events.progress?.();
+    await settle();
+    assert.equal(callerTech.progress, 0);
+    assert.deepEqual(media.log, ['create mixing', 'join leg-caller', 'join leg-alice']);
+    alice.events.answered();
+    await settle();
+    alice.events.hungUp(16);
+    await running;
+  });
+
   it('aggregates statuses in Asterisk order', () => {
     assert.equal(aggregateDialStatus(['CHANUNAVAIL', 'NOANSWER', 'BUSY']), 'BUSY');
     assert.equal(aggregateDialStatus(['CHANUNAVAIL', 'CONGESTION']), 'CONGESTION');

@@ -177,8 +177,9 @@ export function createDialApplication(deps: DialAppDeps): DialplanApplication {
         progress: () => {
           if (settled || channel.isDestroyed) return;
           publish(peer, 'PROGRESS');
-          // 183 (or 180) with SDP: the caller gets 183 with our SDP and hears this callee.
-          if (hasEarlyMedia(channel.tech) && caller.state !== 'Up' && early.open(caller, channel)) {
+          // 183 (or 180) with SDP: the caller hears this callee (an unanswered caller gets a 183
+          // with our SDP first; one already answered hears it in its call).
+          if (hasEarlyMedia(channel.tech) && early.open(caller, channel) && caller.state !== 'Up') {
             caller.indicateProgress().catch((err: unknown) => ctx.log.debug({ err }, 'progress indication failed'));
           }
         },
