@@ -10,6 +10,7 @@ import type { SipRequest } from '../message/sip-message.js';
 import { FakeClock } from '../test-support/fake-clock.js';
 import { UdpPeer } from '../test-support/udp-peer.js';
 import type { SipMediaEngine } from './inbound-call.js';
+import { computeDigestResponse, parseDigestCredentials } from './digest.js';
 import { SipDriver } from './sip-driver.js';
 
 const media: SipMediaEngine = {
@@ -42,10 +43,10 @@ function endpoint(name: string): SipEndpointConfig {
 function config(): SipConfig {
   return {
     transports: [{ name: 'udp', protocol: 'udp', bindAddress: '127.0.0.1', bindPort: 0 }],
-    endpoints: [endpoint('alice'), { ...endpoint('bob'), context: 'from-bob', subscribeContext: 'phones' }],
+    endpoints: [endpoint('alice'), { ...endpoint('bob'), context: 'from-bob', subscribeContext: 'phones', outboundAuth: 'bob-out' }],
     identifies: [{ name: 'bob', endpoint: 'bob', match: ['127.0.0.1'] }],
     aors: [],
-    auths: [],
+    auths: [{ name: 'bob-out', authType: 'userpass', username: 'pbx', password: 'lamp-secret' }],
   };
 }
 
@@ -160,6 +161,33 @@ describe('busy lamps through dialplan hints', { timeout: 20_000 }, () => {
     // A device outside the hint changes nothing.
     set('SIP/bob', 'NOT_INUSE');
     await phone.expectNothing((m) => m.type === 'request' && m.method === 'NOTIFY', 150);
+  });
+
+  it('answers a phone that challenges a NOTIFY with its outbound_auth, in the next NOTIFY of the dialog', async () => {
+    await phone.send(subscribe(phone, '101', 'dialog'), port);
+    await phone.expectResponse(200, 'SUBSCRIBE');
+    const notify = (await phone.expect((m) => m.type === 'request' && m.method === 'NOTIFY', 'NOTIFY')) as SipRequest;
+    await phone.send(
+      [
+        'SIP/2.0 401 Unauthorized',
+        ...notify.getHeaderFields('Via').map((v) => `Via: ${v}`),
+        `From: ${notify.getHeader('From')}`,
+        `To: ${notify.getHeader('To')}`,
+        `Call-ID: ${notify.callId}`,
+        `CSeq: ${notify.getHeader('CSeq')}`,
+        'WWW-Authenticate: Digest realm="phone", nonce="p1", algorithm=MD5',
+        'Content-Length: 0',
+        '',
+        '',
+      ].join('\r\n'),
+      port,
+    );
+    const again = await nextNotify('the NOTIFY with credentials');
+    assert.equal(again.callId, notify.callId);
+    assert.equal(again.cseq.seq, notify.cseq.seq + 1);
+    const credentials = parseDigestCredentials(again.getHeader('Authorization') ?? '');
+    assert.ok(credentials);
+    assert.equal(credentials.response, computeDigestResponse({ ...credentials, password: 'lamp-secret', method: 'NOTIFY' }));
   });
 
   it('presence for a hinted extension, and an endpoint without a hint as before', async () => {

@@ -46,6 +46,7 @@ import { handleRefer, type TransferHandler, type TransferSource } from './transf
 import { handleUpdate, type RefreshOutcome } from './update.js';
 import { readSessionTimer, SessionTimer, type SessionTimerOffer, sessionTimerHeaders } from './session-timer.js';
 import { ReinviteClient } from './reinvite-client.js';
+import { dialogChallengeAnswerer, type OutboundCredentials } from './outbound-auth.js';
 import type { UserAgentCore } from '../ua/user-agent-core.js';
 import { authenticateInbound, type InboundAuthenticator } from './identify.js';
 import {
@@ -91,6 +92,8 @@ export interface InboundCallEnvironment {
   clock?: Clock;
   /** Sends our re-INVITEs (session refresh towards a caller without UPDATE); without it refreshes are UPDATEs only. */
   ua?: Pick<UserAgentCore, 'sendRequest' | 'sendStateless'>;
+  /** The endpoint's `outbound_auth` credentials: our in-dialog requests answer its challenges with them. */
+  credentialsFor?(endpoint: SipEndpointConfig): OutboundCredentials | undefined;
 }
 
 const SDP = 'application/sdp';
@@ -500,6 +503,8 @@ export class InboundCall implements ChannelTechnology, TransferSource {
       target.params.delete('maddr');
       dialog.remoteTarget = target;
     }
+    const credentials = this.#endpoint === undefined ? undefined : this.#env.credentialsFor?.(this.#endpoint);
+    if (credentials !== undefined) dialog.challengeAnswerer = dialogChallengeAnswerer(credentials);
     dialog.delegate = {
       onBye: (bye) => this.#farEndEnded(causeFromReasonHeader(bye.getHeaderList('Reason')) ?? CAUSE_NORMAL_CLEARING, 'BYE'),
       onReinvite: (reinvite) => {

@@ -10,6 +10,7 @@
  * credentials were fine). A bounded number of answers stops a server that issues fresh nonces
  * forever.
  */
+import type { ChallengeAnswerer } from '../dialog/dialog.js';
 import { newBranch } from '../message/ids.js';
 import { SipRequest, type SipResponse } from '../message/sip-message.js';
 import { answerChallenge, readChallengeParams } from './digest.js';
@@ -88,4 +89,12 @@ export function authorizedAttempt(
   retry.removeHeader('Proxy-Authorization');
   retry.setHeader(header.name, header.value);
   return retry;
+}
+
+/** For `Dialog.challengeAnswerer`: a fresh responder (its own nonce memory) for each request. */
+export function dialogChallengeAnswerer(credentials: OutboundCredentials): () => ChallengeAnswerer {
+  return () => {
+    const responder = new ChallengeResponder(credentials);
+    return (response, request) => responder.answer(response, request);
+  };
 }

@@ -46,7 +46,7 @@ import { Via } from '../message/via.js';
 import { isWildcardAddress, localAddressToward } from '../transport/local-address.js';
 import type { PeerAddress, Transport } from '../transport/transport.js';
 import type { UserAgentCore } from '../ua/user-agent-core.js';
-import { authorizedAttempt, ChallengeResponder, nextAttempt } from './outbound-auth.js';
+import { authorizedAttempt, ChallengeResponder, dialogChallengeAnswerer, nextAttempt } from './outbound-auth.js';
 import {
   applyInterval,
   intervalAfter422,
@@ -605,13 +605,8 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
     if (flow !== undefined) dialog.flowTarget = new SipUri({ host: flow.address, port: flow.port });
     dialog.confirm();
     const credentials = this.#env.outboundCredentials;
-    if (credentials !== undefined) {
-      // BYE, UPDATE, re-INVITE and REFER NOTIFYs to a challenging trunk carry credentials too.
-      dialog.challengeAnswerer = () => {
-        const responder = new ChallengeResponder(credentials);
-        return (challenge, request) => responder.answer(challenge, request);
-      };
-    }
+    // BYE, UPDATE, re-INVITE and REFER NOTIFYs to a challenging trunk carry credentials too.
+    if (credentials !== undefined) dialog.challengeAnswerer = dialogChallengeAnswerer(credentials);
     this.#env.ua.services.addDialog(dialog);
     dialog.delegate = {
       onBye: (bye) => {

@@ -504,6 +504,7 @@ export class SipDriver implements ChannelDriver {
       userAgent: this.#options.userAgent ?? 'Switchboard',
       clock: this.#clock,
       ua: this.#ua,
+      credentialsFor: (endpoint) => this.#outboundCredentials(endpoint),
       onEnded: (ended) => this.#calls.delete(ended),
     });
     this.#calls.add(call);

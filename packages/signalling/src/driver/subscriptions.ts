@@ -41,7 +41,7 @@ import type { UserAgentCore } from '../ua/user-agent-core.js';
 import { authenticateInbound, type InboundAuthenticator } from './identify.js';
 import { sendOutOfDialog } from './out-of-dialog.js';
 import type { OutboundTarget } from './outbound-call.js';
-import type { OutboundCredentials } from './outbound-auth.js';
+import { dialogChallengeAnswerer, type OutboundCredentials } from './outbound-auth.js';
 
 export type EventPackage = 'message-summary' | 'dialog' | 'presence';
 
@@ -251,6 +251,9 @@ export class SubscriptionServer {
       dialog.flowTarget = new SipUri({ host: context.source.address, port: context.source.port });
     }
     dialog.confirm();
+    const credentials = this.#options.credentialsFor?.(endpoint);
+    // NOTIFYs to a phone that challenges them answer with its `outbound_auth`.
+    if (credentials !== undefined) dialog.challengeAnswerer = dialogChallengeAnswerer(credentials);
     const entityHost = target.kind === 'sip' ? target.host : localHost;
     const subscription: Subscription = {
       id: dialog.id,
