@@ -21,7 +21,8 @@
  *   type = auth       auth_type (userpass), username, password, realm
  *   type = registration  server_uri, client_uri (both required), contact_user, outbound_auth,
  *                     transport, expiration (3600), retry_interval (60),
- *                     forbidden_retry_interval (0), max_retries (10)
+ *                     forbidden_retry_interval (0), max_retries (10), line (no), endpoint (the
+ *                     endpoint requests on the line belong to; required with line = yes)
  *
  * A missing pjsip.conf means no SIP objects at all: nothing listens for SIP.
  */
@@ -82,6 +83,7 @@ interface References {
   endpointOutboundAuth: Map<SipEndpointConfig, IniOption>;
   registrationAuth: Map<SipRegistrationConfig, IniOption>;
   registrationTransport: Map<SipRegistrationConfig, IniOption>;
+  registrationEndpoint: Map<SipRegistrationConfig, IniOption>;
   endpointAors: Map<SipEndpointConfig, IniOption>;
   identifyEndpoint: Map<SipIdentifyConfig, IniOption>;
 }
@@ -95,6 +97,7 @@ export function readSipConfig(doc: IniDocument | undefined, confDir: string, log
     endpointOutboundAuth: new Map(),
     registrationAuth: new Map(),
     registrationTransport: new Map(),
+    registrationEndpoint: new Map(),
     endpointAors: new Map(),
     identifyEndpoint: new Map(),
   };
@@ -513,8 +516,18 @@ function readRegistration(section: IniSection, refs: References, log: Logger): S
       max_retries: (o) => {
         registration.maxRetries = parseInteger(o, 0, 1_000_000);
       },
+      line: (o) => {
+        registration.line = parseBool(o);
+      },
+      endpoint: (o) => {
+        registration.endpoint = requireNonEmpty(o);
+        refs.registrationEndpoint.set(registration, o);
+      },
     },
   });
+  if (registration.line === true && registration.endpoint === undefined) {
+    throw new ConfigError(section.file, section.line, `registration '${section.name}' has line = yes but no endpoint`);
+  }
   if (registration.serverUri === '' || registration.clientUri === '') {
     throw new ConfigError(section.file, section.line, `registration '${section.name}' needs server_uri and client_uri`);
   }
@@ -541,6 +554,11 @@ function checkReferences(config: SipConfig, refs: References, log: Logger): void
   for (const [registration, option] of refs.registrationAuth) {
     if (registration.outboundAuth !== undefined && !auths.has(registration.outboundAuth)) {
       throw invalid(option, `registration '${registration.name}' names an outbound_auth that does not exist`);
+    }
+  }
+  for (const [registration, option] of refs.registrationEndpoint) {
+    if (registration.endpoint !== undefined && !endpoints.has(registration.endpoint)) {
+      throw invalid(option, `registration '${registration.name}' names an endpoint that does not exist`);
     }
   }
   for (const [registration, option] of refs.registrationTransport) {

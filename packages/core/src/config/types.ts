@@ -149,6 +149,13 @@ export interface SipRegistrationConfig {
   forbiddenRetryInterval: number;
   /** `max_retries`: failed attempts in a row before giving up (default 10). */
   maxRetries: number;
+  /**
+   * `line = yes`: our Contact carries a `line` token, and requests the provider sends to it are
+   * identified as `endpoint` (no `type=identify` needed for a provider with changing addresses).
+   */
+  line?: boolean;
+  /** `endpoint`: the endpoint calls arriving on the line belong to (needed with `line = yes`). */
+  endpoint?: string;
 }
 
 export interface SipConfig {

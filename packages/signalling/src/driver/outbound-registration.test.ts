@@ -4,10 +4,10 @@
  */
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import type { ChannelDriverHost, CreateLegRequest, MediaLegInfo, SipConfig, SipRegistrationConfig } from '@switchboard/core';
+import type { ChannelDriverHost, CreateLegRequest, InboundCall, MediaLegInfo, SipConfig, SipRegistrationConfig } from '@switchboard/core';
 import type { SipRequest } from '../message/sip-message.js';
 import { FakeClock } from '../test-support/fake-clock.js';
-import { UdpPeer } from '../test-support/udp-peer.js';
+import { UdpPeer, waitFor } from '../test-support/udp-peer.js';
 import { computeDigestResponse, parseDigestCredentials } from './digest.js';
 import type { SipMediaEngine } from './inbound-call.js';
 import { SipDriver } from './sip-driver.js';
@@ -22,7 +22,13 @@ const media: SipMediaEngine = {
   destroyLeg: async () => {},
 };
 
-const host: ChannelDriverHost = { acceptInbound: () => ({ answered: () => {}, ringing: () => {}, hungUp: () => {} }) };
+const accepted: InboundCall[] = [];
+const host: ChannelDriverHost = {
+  acceptInbound: (call) => {
+    accepted.push(call);
+    return { answered: () => {}, ringing: () => {}, hungUp: () => {} };
+  },
+};
 
 describe('outbound registration', { timeout: 20_000 }, () => {
   let clock: FakeClock;
@@ -33,7 +39,20 @@ describe('outbound registration', { timeout: 20_000 }, () => {
   function start(registration: Partial<SipRegistrationConfig>): Promise<void> {
     const config: SipConfig = {
       transports: [{ name: 'udp', protocol: 'udp', bindAddress: '127.0.0.1', bindPort: 0 }],
-      endpoints: [],
+      endpoints: [
+        {
+          name: 'provider-trunk',
+          context: 'from-provider',
+          codecs: ['PCMU'],
+          aors: [],
+          mailboxes: [],
+          dtmfMode: 'rfc4733',
+          forceRport: false,
+          rewriteContact: false,
+          rtpSymmetric: false,
+          directMedia: false,
+        },
+      ],
       identifies: [],
       aors: [],
       auths: [{ name: 'provider-auth', authType: 'userpass', username: 'acct', password: 'secret' }],
@@ -139,6 +158,42 @@ describe('outbound registration', { timeout: 20_000 }, () => {
     clock.advance(5000);
     await closing;
     driver = undefined;
+  });
+
+  it('line = yes: the Contact carries a line token, and an INVITE to it belongs to the registration endpoint', async () => {
+    accepted.length = 0;
+    await start({ line: true, endpoint: 'provider-trunk' });
+    const first = await nextRegister();
+    const contact = first.contacts[0]?.uri;
+    assert.ok(contact !== undefined && contact.kind === 'sip');
+    const token = contact.params.get('line');
+    assert.ok(typeof token === 'string' && token.length >= 8, 'a line token');
+    await answer(first, 200, 'OK', ['Expires: 600']);
+    const offer =
+      'v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\nm=audio 50000 RTP/AVP 0\r\na=rtpmap:0 PCMU/8000\r\n';
+    const invite = (uri: string, callId: string) =>
+      [
+        `INVITE ${uri} SIP/2.0`,
+        `Via: SIP/2.0/UDP 127.0.0.1:${registrar.port};branch=z9hG4bK${callId};rport`,
+        'Max-Forwards: 70',
+        'From: <sip:+15550100@provider.example>;tag=p1',
+        'To: <sip:5551000@provider.example>',
+        `Call-ID: ${callId}`,
+        'CSeq: 1 INVITE',
+        `Contact: <sip:provider@127.0.0.1:${registrar.port}>`,
+        'Content-Type: application/sdp',
+        `Content-Length: ${Buffer.byteLength(offer)}`,
+        '',
+        offer,
+      ].join('\r\n');
+    await registrar.send(invite(contact.toString(), 'line-call-1'), serverPort);
+    await waitFor(() => accepted.length === 1, 'the call presented');
+    assert.equal(accepted[0].endpoint, 'provider-trunk');
+    assert.equal(accepted[0].context, 'from-provider');
+    assert.equal(accepted[0].exten, '5551000');
+    // Without the token (and with no identify) the provider is a stranger.
+    await registrar.send(invite(`sip:5551000@127.0.0.1:${serverPort}`, 'line-call-2'), serverPort);
+    await registrar.expectResponse(403, 'INVITE');
   });
 
   it('gives up after a 403 when forbidden_retry_interval is 0, and on wrong credentials answers only once per nonce', async () => {

@@ -36,6 +36,8 @@ export interface OutboundRegistrationOptions {
   logger: Logger;
   credentials: OutboundCredentials | undefined;
   userAgent: string;
+  /** `line = yes`: the token our Contact carries (line-identify.ts). */
+  lineToken?: string | undefined;
   /** Told on every state change (tests and logs follow the registration this way). */
   onState?(state: OutboundRegistrationState, detail: { status?: number; expires?: number }): void;
 }
@@ -201,8 +203,9 @@ export class OutboundRegistration {
     const localHost = await transport.advertisedHost(this.#serverUri.host);
     if (this.#contact === '') {
       const transportParam = transport.protocol === 'udp' ? '' : `;transport=${transport.protocol}`;
+      const lineParam = this.#options.lineToken === undefined ? '' : `;line=${this.#options.lineToken}`;
       const host = localHost.includes(':') ? `[${localHost}]` : localHost;
-      this.#contact = `<sip:${this.#contactUser}@${host}:${transport.localPort}${transportParam}>`;
+      this.#contact = `<sip:${this.#contactUser}@${host}:${transport.localPort}${transportParam}${lineParam}>`;
     }
     const via = new Via(
       transport.viaTransport,

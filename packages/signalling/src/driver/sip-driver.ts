@@ -36,6 +36,7 @@ import { InboundCall, type SipMediaEngine } from './inbound-call.js';
 import { OutboundSipCall, type OutboundTarget } from './outbound-call.js';
 import type { OutboundCredentials } from './outbound-auth.js';
 import { OutboundRegistration } from './outbound-registration.js';
+import { IdentifyByLine } from './line-identify.js';
 import { type EndpointStatusListener, InMemoryContactStore, Registrar, type RegistrarContactStore } from './registrar.js';
 import { type InboundTextMessageSink, SipMessaging } from './text-messages.js';
 import { Qualifier, type QualifyListener } from './qualify.js';
@@ -110,6 +111,8 @@ export class SipDriver implements ChannelDriver {
   #qualifier: Qualifier | undefined;
   /** pjsip.conf `type=registration`: our registrations to providers. */
   readonly #registrations: OutboundRegistration[] = [];
+  /** Requests to a registration's `line` Contact belong to its endpoint. */
+  readonly #lines: IdentifyByLine;
   #started = false;
   #closing = false;
 
@@ -164,7 +167,9 @@ export class SipDriver implements ChannelDriver {
           }),
         ]
       : [];
+    this.#lines = new IdentifyByLine(config.registrations ?? [], this.#endpoints);
     this.#authenticators = [
+      this.#lines,
       new IdentifyByAddress(config.identifies, config.endpoints, this.#log),
       ...digest,
       ...(options.authenticators ?? []),
@@ -343,6 +348,7 @@ export class SipDriver implements ChannelDriver {
         logger: this.#log,
         credentials: auth === undefined ? undefined : { username: auth.username, password: auth.password },
         userAgent: this.#options.userAgent ?? 'Switchboard',
+        lineToken: this.#lines.tokenFor(registration.name),
       });
       this.#registrations.push(client);
       client.start();
