@@ -305,7 +305,12 @@ describe('loadConfig', () => {
       ['pjsip.conf', '[e]\ntype = endpoint\noutbound_auth = nosuch\n', 3, /outbound_auth that does not exist/],
       ['pjsip.conf', '[r]\ntype = registration\nserver_uri = sip:a\n', 1, /needs server_uri and client_uri/],
       ['pjsip.conf', '[r]\ntype = registration\nserver_uri = sip:a\nclient_uri = sip:b@a\nline = yes\n', 1, /no endpoint/],
-      ['pjsip.conf', '[r]\ntype = registration\nserver_uri = sip:a\nclient_uri = sip:b@a\nendpoint = ghost\n', 5, /endpoint that does not exist/],
+      [
+        'pjsip.conf',
+        '[r]\ntype = registration\nserver_uri = sip:a\nclient_uri = sip:b@a\nendpoint = ghost\n',
+        5,
+        /endpoint that does not exist/,
+      ],
       ['pjsip.conf', '[r]\ntype = registration\nserver_uri = http://a\n', 3, /sip: or sips: URI/],
       [
         'pjsip.conf',

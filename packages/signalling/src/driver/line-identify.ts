@@ -21,7 +21,7 @@ export class IdentifyByLine implements InboundAuthenticator {
     for (const registration of registrations) {
       if (registration.line !== true || registration.endpoint === undefined) continue;
       // Unguessable, so that the token alone cannot be used to pass as the provider.
-      const token = randomBytes(9).toString('base64url').toLowerCase().replace(/[^a-z0-9]/g, 'x');
+      const token = randomBytes(8).toString('hex');
       this.#lines.set(token, registration.endpoint);
       this.#tokens.set(registration.name, token);
     }
