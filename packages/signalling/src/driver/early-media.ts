@@ -85,7 +85,8 @@ export class EarlyMediaPath {
     const leg = this.#ownerLeg;
     this.#owner = undefined;
     this.#ownerLeg = undefined;
-    if (leg !== undefined) this.#enqueue(() => this.#media.leaveBridge(this.bridgeId, leg), 'early media leg could not leave');
+    // The failed callee's leg is usually destroyed already (which takes it out of the bridge).
+    if (leg !== undefined) this.#enqueue(() => this.#media.leaveBridge(this.bridgeId, leg), 'early media leg already gone', 'debug');
   }
 
   /**
@@ -118,7 +119,7 @@ export class EarlyMediaPath {
     await this.#media.destroyBridge(this.bridgeId).catch((err: unknown) => this.#log.debug({ err }, 'early media bridge already gone'));
   }
 
-  #enqueue(step: () => Promise<void>, failure: string): void {
-    this.#chain = this.#chain.then(step).catch((err: unknown) => this.#log.error({ err, bridgeId: this.bridgeId }, failure));
+  #enqueue(step: () => Promise<void>, failure: string, level: 'debug' | 'error' = 'error'): void {
+    this.#chain = this.#chain.then(step).catch((err: unknown) => this.#log[level]({ err, bridgeId: this.bridgeId }, failure));
   }
 }
