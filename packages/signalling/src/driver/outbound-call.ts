@@ -152,7 +152,8 @@ interface Branch {
 const SDP = 'application/sdp';
 /** RFC 3326 §2 Reason for the branches that lost to an answer. */
 const COMPLETED_ELSEWHERE = 'SIP;cause=200;text="Call completed elsewhere"';
-const ALLOW = 'INVITE, ACK, CANCEL, BYE, OPTIONS';
+/** The methods the dialog of a call we place serves (UPDATE for hold and session refresh, INFO for DTMF, REFER). */
+const ALLOW = 'INVITE, ACK, CANCEL, BYE, OPTIONS, UPDATE, INFO, REFER';
 
 export class OutboundSipCall implements ChannelTechnology, TransferSource, EarlyMediaSource {
   /** Set by the owner of the call's bridge (Dial()) while a blind transfer (REFER) can be served. */
