@@ -7,9 +7,10 @@
  * The caller is answered only when a callee answers; both media legs then join a mixing bridge of
  * the media engine. A callee that sends early media (SDP in a 183 or 180) is heard before that: the
  * caller gets a 183 and the two legs share the bridge at once (early-media.ts; the first such callee
- * wins, as in Asterisk); otherwise a ringing callee makes the caller ring (180). DIALSTATUS is set to ANSWER, BUSY, NOANSWER, CONGESTION, CHANUNAVAIL or
- * CANCEL. After an answered call the caller is hung up when the callee hangs up (with option `g`
- * the dialplan goes on instead); after a failed attempt the dialplan goes on at the next priority.
+ * wins, as in Asterisk); otherwise a ringing callee makes the caller ring (180). DIALSTATUS is set
+ * to ANSWER, BUSY, NOANSWER, CONGESTION, CHANUNAVAIL or CANCEL. After an answered call the caller
+ * is hung up when the callee hangs up (with option `g` the dialplan goes on instead); after a
+ * failed attempt the dialplan goes on at the next priority.
  * Dial domain events are published for each peer ('' at the start, RINGING, PROGRESS, ANSWER, the
  * final status), with the same shape originate uses.
  *
@@ -279,8 +280,9 @@ async function connect(
   }
 
   // With early media the legs already share a bridge: it carries the call from now on.
-  const earlyBridge = await early.handOver(callee).catch((err: unknown) => {
-    ctx.log.error({ err }, 'the early media bridge could not take the answered callee');
+  const earlyBridge = await early.handOver(callee).catch(async (err: unknown) => {
+    ctx.log.error({ err }, 'the early media bridge could not take the answered callee; a new bridge is made');
+    await early.close();
     return undefined;
   });
   const bridgeId = earlyBridge ?? `dial-${randomUUID()}`;
