@@ -235,14 +235,20 @@ describe('calls we place: session timers, glare, codec change', { timeout: 30_00
     assert.deepEqual(events.log, ['answered']);
   });
 
-  it('refreshes by UPDATE when the callee allows it, and omits timers with timers=no', async () => {
+  it('refreshes by UPDATE when the callee allows it (again after a 491), and omits timers with timers=no', async () => {
     const d = await start();
     await answeredCall(d, ['Session-Expires: 1800;refresher=uac', 'Allow: INVITE, ACK, BYE, CANCEL, UPDATE']);
     clock.advance(900_000);
     const update = await callee.expectRequest('UPDATE');
     assert.equal(update.getHeader('Session-Expires'), '1800;refresher=uac');
     assert.equal(update.body.length, 0);
-    await callee.respond(update, 200, 'OK');
+    // A crossing offer of the callee (491, RFC 3311 §5.2): the refresh goes again after 2.1–4 s.
+    await callee.respond(update, 491, 'Request Pending');
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    clock.advance(4000);
+    const again = await callee.expectRequest('UPDATE');
+    assert.equal(again.cseq.seq, update.cseq.seq + 1);
+    await callee.respond(again, 200, 'OK');
     await driver?.close();
     driver = undefined;
 

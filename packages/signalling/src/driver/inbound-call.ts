@@ -45,7 +45,7 @@ import { answerInfo } from './dtmf-info.js';
 import { handleRefer, type TransferHandler, type TransferSource } from './transfer.js';
 import { handleUpdate, type RefreshOutcome } from './update.js';
 import { readSessionTimer, SessionTimer, type SessionTimerOffer, sessionTimerHeaders } from './session-timer.js';
-import { ReinviteClient } from './reinvite-client.js';
+import { ReinviteClient, retryOnGlare } from './reinvite-client.js';
 import { dialogChallengeAnswerer, type OutboundCredentials } from './outbound-auth.js';
 import type { UserAgentCore } from '../ua/user-agent-core.js';
 import { authenticateInbound, type InboundAuthenticator } from './identify.js';
@@ -419,8 +419,14 @@ export class InboundCall implements ChannelTechnology, TransferSource {
     const ua = this.#env.ua;
     const viaReinvite = ua !== undefined && (this.#updateRefused || (allow.length > 0 && !allow.includes('UPDATE')));
     if (!viaReinvite) {
-      const outcome = await dialog.sendRequest('UPDATE', { headers });
-      const status = outcome.kind === 'response' ? outcome.response.status : 0;
+      const status = await retryOnGlare(
+        async () => {
+          if (dialog.state === 'terminated') return 481;
+          const outcome = await dialog.sendRequest('UPDATE', { headers });
+          return outcome.kind === 'response' ? outcome.response.status : 0;
+        },
+        { clock: this.#env.clock ?? systemClock, ownsCallId: false },
+      );
       if ((status === 405 || status === 501) && ua !== undefined && !this.#updateRefused) {
         this.#updateRefused = true;
         return this.#refreshSession(interval);

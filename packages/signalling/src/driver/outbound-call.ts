@@ -56,7 +56,7 @@ import {
   type TimerPolicy,
   timerPolicy,
 } from './outbound-session-timer.js';
-import { ReinviteClient, type ReinviteResult } from './reinvite-client.js';
+import { ReinviteClient, type ReinviteResult, retryOnGlare } from './reinvite-client.js';
 import { readSessionTimer, SessionTimer } from './session-timer.js';
 import {
   CAUSE_BEARER_NOT_AVAILABLE,
@@ -515,8 +515,14 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
     if (dialog === undefined || dialog.state === 'terminated' || this.#state !== 'up') return 0;
     const headers = refreshHeaders(this.#timerPolicy, interval);
     if (this.#peerAllowsUpdate) {
-      const outcome = await dialog.sendRequest('UPDATE', { headers });
-      return outcome.kind === 'response' ? outcome.response.status : 0;
+      return retryOnGlare(
+        async () => {
+          if (dialog.state === 'terminated') return 481;
+          const outcome = await dialog.sendRequest('UPDATE', { headers });
+          return outcome.kind === 'response' ? outcome.response.status : 0;
+        },
+        { clock: this.#env.clock, ownsCallId: true },
+      );
     }
     const result = await this.#sendReinvite(headers);
     return result.kind === 'answered' ? result.response.status : result.status;

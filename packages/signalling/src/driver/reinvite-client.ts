@@ -32,6 +32,23 @@ export function glareRetryDelayMs(ownsCallId: boolean, random: () => number = Ma
   return (low + Math.floor(random() * (high - low + 1))) * 10;
 }
 
+/**
+ * Runs `attempt` (an in-dialog request resolving with its final status, 0 for none) again after
+ * the §14.1 delay while it is answered 491 (RFC 3311 §5.2 applies the same rule to UPDATE), up to
+ * MAX_GLARE_ATTEMPTS times; resolves with the last status.
+ */
+export async function retryOnGlare(
+  attempt: () => Promise<number>,
+  options: { clock: Clock; ownsCallId: boolean; random?: () => number },
+): Promise<number> {
+  for (let tries = 1; ; tries++) {
+    const status = await attempt();
+    if (status !== 491 || tries >= MAX_GLARE_ATTEMPTS) return status;
+    const delay = glareRetryDelayMs(options.ownsCallId, options.random);
+    await new Promise<void>((resolve) => options.clock.setTimeout(resolve, delay));
+  }
+}
+
 export interface ReinviteClientOptions {
   dialog: Dialog;
   ua: Pick<UserAgentCore, 'sendRequest' | 'sendStateless'>;
