@@ -4,7 +4,7 @@
  * the API's sendMessage reaches a registered phone with the variables as headers — and qualify
  * (OPTIONS pings to a registered contact → ContactStatusChange and PeerStatusChange), and
  * message waiting (SUBSCRIBE/NOTIFY message-summary, and unsolicited NOTIFY) driven by the
- * mailbox API.
+ * mailbox API, and busy lamps (dialog subscriptions, through dialplan hints too).
  */
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
@@ -21,6 +21,7 @@ exten => 200,1,Answer()
  same => n,Hangup()
 exten => 300,1,Dial(SIP/bob,20)
  same => n,Hangup()
+exten => 101,hint,SIP/alice&App:lamp
 `;
 
 function pjsipConf(sipPort: number): string {
@@ -210,20 +211,29 @@ describe('PBX: text messages and qualify', () => {
     assert.equal(done.code, 0, done.stdout.slice(-3000));
   });
 
-  it('sends an unsolicited message-summary NOTIFY to a registered phone with mailboxes=', { timeout: 30_000 }, async () => {
-    const davePort = await freePort('udp');
-    const registered = await runSipp('register-auth.xml', target(), {
-      service: 'dave',
-      keys: { expires: 300 },
-      extra: [...credentials('dave', 'diver'), '-p', String(davePort)],
-    });
-    assert.equal(registered.code, 0, registered.stdout.slice(-2000));
-    const phone = runSipp('notify-mwi-uas.xml', target(), { service: 'dave', extra: ['-p', String(davePort)] });
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    assert.equal((await api('PUT', '/mailboxes/dave-vm?oldMessages=0&newMessages=1')).status, 204);
-    const done = await phone;
-    assert.equal(done.code, 0, done.stdout.slice(-2000));
-  });
+  it(
+    'sends an unsolicited message-summary NOTIFY to a phone with mailboxes= when it registers and when the mailbox changes',
+    { timeout: 30_000 },
+    async () => {
+      assert.equal((await api('PUT', '/mailboxes/dave-vm?oldMessages=0&newMessages=1')).status, 204);
+      const davePort = await freePort('udp');
+      const registered = await runSipp('register-auth.xml', target(), {
+        service: 'dave',
+        keys: { expires: 300 },
+        extra: [...credentials('dave', 'diver'), '-p', String(davePort)],
+      });
+      assert.equal(registered.code, 0, registered.stdout.slice(-2000));
+      // The NOTIFY sent at registration (or its retransmission, if it reached the REGISTER scenario
+      // first) says a message waits.
+      const atRegistration = await runSipp('notify-mwi-uas.xml', target(), { service: 'dave', extra: ['-p', String(davePort)] });
+      assert.equal(atRegistration.code, 0, atRegistration.stdout.slice(-2000));
+      const phone = runSipp('notify-mwi-two-uas.xml', target(), { service: 'dave', extra: ['-p', String(davePort)] });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      assert.equal((await api('PUT', '/mailboxes/dave-vm?oldMessages=0&newMessages=2')).status, 204);
+      const done = await phone;
+      assert.equal(done.code, 0, done.stdout.slice(-2000));
+    },
+  );
 
   it('lights a busy lamp: dialog NOTIFYs follow an App: device state set through the API', { timeout: 30_000 }, async () => {
     assert.equal((await api('PUT', '/deviceStates/App:door?deviceState=INUSE')).status, 204);
@@ -235,6 +245,21 @@ describe('PBX: text messages and qualify', () => {
     await waitForLog(sb, (l) => l.msg === 'subscription created' && l.resource === 'App:door');
     await new Promise((resolve) => setTimeout(resolve, 200));
     assert.equal((await api('PUT', '/deviceStates/App:door?deviceState=NOT_INUSE')).status, 204);
+    const done = await phone;
+    assert.equal(done.code, 0, done.stdout.slice(-3000));
+  });
+
+  it('a busy lamp for a hinted extension follows the combined state of the hint devices', { timeout: 30_000 }, async () => {
+    // alice is not registered (UNAVAILABLE); App:lamp in use makes extension 101 busy.
+    assert.equal((await api('PUT', '/deviceStates/App:lamp?deviceState=INUSE')).status, 204);
+    const phone = runSipp('subscribe-dialog-auth.xml', target(), {
+      service: '101',
+      keys: { user: 'bob' },
+      extra: credentials('bob', 'builder'),
+    });
+    await waitForLog(sb, (l) => l.msg === 'subscription created' && l.resource === 'SIP/alice&App:lamp');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.equal((await api('PUT', '/deviceStates/App:lamp?deviceState=NOT_INUSE')).status, 204);
     const done = await phone;
     assert.equal(done.code, 0, done.stdout.slice(-3000));
   });

@@ -257,6 +257,11 @@ export class SwitchboardCore implements ChannelDriverHost {
     for (const object of await this.dynamicConfig.stored('res_pjsip', 'endpoint')) this.endpoints.add('SIP', object.id);
   }
 
+  /** The devices of the dialplan hint for `exten` seen from `context` (what busy lamps follow), if any. */
+  hintDevices(context: string, exten: string): readonly string[] | undefined {
+    return this.#dialplan.hintDevices(context, exten);
+  }
+
   /**
    * Re-reads extensions.conf and swaps the dialplan; channels already running keep the steps they
    * are on and continue in the new dialplan. A file that cannot be parsed leaves the old one.

@@ -31,6 +31,7 @@ export * from './dialplan/pattern.js';
 export * from './dialplan/expand.js';
 export * from './dialplan/expression.js';
 export * from './dialplan/parse-extensions.js';
+export * from './dialplan/hints.js';
 export * from './store/types.js';
 export * from './store/migrations.js';
 export * from './store/sqlite-store.js';

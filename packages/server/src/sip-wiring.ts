@@ -86,6 +86,9 @@ export function sipServicesFor(core: SwitchboardCore): {
             if (event.type === 'DeviceStateChanged') listener(event.device_state.name, event.device_state.state);
           }),
       },
+      hints: {
+        devicesFor: (context, exten) => core.hintDevices(context, exten),
+      },
     },
     textMessages: {
       received: (endpoint, message) => core.textMessages.received('SIP', endpoint, message),

@@ -225,6 +225,85 @@ describe('loadConfig', () => {
     assert.throws(() => auths(['supported_algorithms_uas = sha-512']), /MD5 and\/or SHA-256/);
   });
 
+  it('reads session timer and outbound_auth options of an endpoint', () => {
+    const dir = confDir({
+      'pjsip.conf': [
+        '[trunk]',
+        'type = endpoint',
+        'timers = required',
+        'timers_min_se = 120',
+        'timers_sess_expires = 600',
+        'outbound_auth = trunk-auth',
+        'subscribe_context = lamps',
+        '[trunk-auth]',
+        'type = auth',
+        'username = acct',
+        'password = pw',
+        '[old]',
+        'type = endpoint',
+        'timers = forced',
+      ].join('\n'),
+    });
+    const { sip } = loadConfig(dir);
+    const trunk = sip.endpoints.find((e) => e.name === 'trunk');
+    assert.equal(trunk?.timers, 'required');
+    assert.equal(trunk?.timersMinSe, 120);
+    assert.equal(trunk?.timersSessExpires, 600);
+    assert.equal(trunk?.outboundAuth, 'trunk-auth');
+    assert.equal(trunk?.subscribeContext, 'lamps');
+    assert.equal(sip.endpoints.find((e) => e.name === 'old')?.timers, 'always');
+  });
+
+  it('reads outbound registrations', () => {
+    const dir = confDir({
+      'pjsip.conf': [
+        '[udp]',
+        'type = transport',
+        '[provider-auth]',
+        'type = auth',
+        'username = acct',
+        'password = pw',
+        '[provider]',
+        'type = registration',
+        'server_uri = sip:sip.provider.example',
+        'client_uri = sip:acct@sip.provider.example',
+        'contact_user = 5551000',
+        'outbound_auth = provider-auth',
+        'transport = udp',
+        'expiration = 600',
+        'retry_interval = 30',
+        '[minimal]',
+        'type = registration',
+        'server_uri = sip:10.0.0.1:5070',
+        'client_uri = sip:me@10.0.0.1',
+      ].join('\n'),
+    });
+    const { sip } = loadConfig(dir);
+    assert.deepEqual(sip.registrations, [
+      {
+        name: 'provider',
+        serverUri: 'sip:sip.provider.example',
+        clientUri: 'sip:acct@sip.provider.example',
+        contactUser: '5551000',
+        outboundAuth: 'provider-auth',
+        transport: 'udp',
+        expiration: 600,
+        retryInterval: 30,
+        forbiddenRetryInterval: 0,
+        maxRetries: 10,
+      },
+      {
+        name: 'minimal',
+        serverUri: 'sip:10.0.0.1:5070',
+        clientUri: 'sip:me@10.0.0.1',
+        expiration: 3600,
+        retryInterval: 60,
+        forbiddenRetryInterval: 0,
+        maxRetries: 10,
+      },
+    ]);
+  });
+
   it('stops on an invalid value, naming file and line', () => {
     const cases: [string, string, number, RegExp][] = [
       ['http.conf', '[general]\nenabled = yes\nbindport = abc\n', 3, /bindport = abc/],
@@ -242,6 +321,25 @@ describe('loadConfig', () => {
       ['pjsip.conf', '[x]\ncontext = a\n', 1, /no type/],
       ['pjsip.conf', '[i]\ntype = identify\nendpoint = i\nmatch = 10.0.0.0/33\n', 4, /prefix/],
       ['pjsip.conf', '[e]\ntype = endpoint\ndtmf_mode = morse\n', 3, /expected one of/],
+      ['pjsip.conf', '[e]\ntype = endpoint\ntimers = sometimes\n', 3, /expected one of/],
+      ['pjsip.conf', '[e]\ntype = endpoint\ntimers_min_se = 30\n', 3, /90 to 86400/],
+      ['pjsip.conf', '[e]\ntype = endpoint\ntimers_min_se = 600\ntimers_sess_expires = 300\n', 4, /below timers_min_se/],
+      ['pjsip.conf', '[e]\ntype = endpoint\noutbound_auth = nosuch\n', 3, /outbound_auth that does not exist/],
+      ['pjsip.conf', '[r]\ntype = registration\nserver_uri = sip:a\n', 1, /needs server_uri and client_uri/],
+      ['pjsip.conf', '[r]\ntype = registration\nserver_uri = sip:a\nclient_uri = sip:b@a\nline = yes\n', 1, /no endpoint/],
+      [
+        'pjsip.conf',
+        '[r]\ntype = registration\nserver_uri = sip:a\nclient_uri = sip:b@a\nendpoint = ghost\n',
+        5,
+        /endpoint that does not exist/,
+      ],
+      ['pjsip.conf', '[r]\ntype = registration\nserver_uri = http://a\n', 3, /sip: or sips: URI/],
+      [
+        'pjsip.conf',
+        '[r]\ntype = registration\nserver_uri = sip:a\nclient_uri = sip:b@a\noutbound_auth = x\n',
+        5,
+        /outbound_auth that does not exist/,
+      ],
       ['pjsip.conf', '[a]\ntype = auth\nusername = a\n', 1, /no password/],
       ['pjsip.conf', '[a]\ntype = aor\nminimum_expiration = 9000\n', 3, /exceeds maximum_expiration/],
       ['pjsip.conf', '[e]\ntype = endpoint\n[e]\ntype = endpoint\n', 3, /defined twice/],

@@ -10,12 +10,19 @@
  *                     given), transport, language, callerid, aors, auth, mailboxes,
  *                     dtmf_mode (rfc4733|info|inband|auto, default rfc4733), force_rport (yes),
  *                     rewrite_contact (no), rtp_symmetric (no), direct_media (no: media is anchored
- *                     here; Asterisk defaults to yes)
+ *                     here; Asterisk defaults to yes), timers (no|yes|required|always, default yes),
+ *                     timers_min_se (90), timers_sess_expires (1800), outbound_auth (an auth
+ *                     section answering the challenges of a trunk we call), subscribe_context
+ *                     (where busy-lamp hints are looked up; default: context)
  *   type = identify   endpoint, match (repeatable, comma lists of IP addresses or CIDR ranges)
  *   type = aor        max_contacts (0, as in Asterisk: no registrations until raised), remove_existing
  *                     (no), default_expiration (3600), minimum_expiration (60), maximum_expiration
  *                     (7200), qualify_frequency (0), contact (repeatable: permanent contacts)
  *   type = auth       auth_type (userpass), username, password, realm
+ *   type = registration  server_uri, client_uri (both required), contact_user, outbound_auth,
+ *                     transport, expiration (3600), retry_interval (60),
+ *                     forbidden_retry_interval (0), max_retries (10), line (no), endpoint (the
+ *                     endpoint requests on the line belong to; required with line = yes)
  *
  * A missing pjsip.conf means no SIP objects at all: nothing listens for SIP.
  */
@@ -32,6 +39,7 @@ import type {
   SipConfig,
   SipEndpointConfig,
   SipIdentifyConfig,
+  SipRegistrationConfig,
   SipTransportConfig,
   SipTransportProtocol,
 } from './types.js';
@@ -52,7 +60,6 @@ const UNSUPPORTED_TYPES = new Set([
   'global',
   'system',
   'domain_alias',
-  'registration',
   'contact',
   'outbound-publish',
   'inbound-publication',
@@ -63,6 +70,7 @@ const UNSUPPORTED_TYPES = new Set([
 
 const PROTOCOLS: readonly SipTransportProtocol[] = ['udp', 'tcp', 'tls', 'ws', 'wss'];
 const DTMF_MODES = ['rfc4733', 'info', 'inband', 'auto'] as const;
+const TIMER_MODES = ['no', 'yes', 'required', 'always'] as const;
 
 export function defaultSipConfig(): SipConfig {
   return { transports: [], endpoints: [], identifies: [], aors: [], auths: [] };
@@ -72,6 +80,10 @@ export function defaultSipConfig(): SipConfig {
 interface References {
   endpointTransport: Map<SipEndpointConfig, IniOption>;
   endpointAuth: Map<SipEndpointConfig, IniOption>;
+  endpointOutboundAuth: Map<SipEndpointConfig, IniOption>;
+  registrationAuth: Map<SipRegistrationConfig, IniOption>;
+  registrationTransport: Map<SipRegistrationConfig, IniOption>;
+  registrationEndpoint: Map<SipRegistrationConfig, IniOption>;
   endpointAors: Map<SipEndpointConfig, IniOption>;
   identifyEndpoint: Map<SipIdentifyConfig, IniOption>;
 }
@@ -82,6 +94,10 @@ export function readSipConfig(doc: IniDocument | undefined, confDir: string, log
   const refs: References = {
     endpointTransport: new Map(),
     endpointAuth: new Map(),
+    endpointOutboundAuth: new Map(),
+    registrationAuth: new Map(),
+    registrationTransport: new Map(),
+    registrationEndpoint: new Map(),
     endpointAors: new Map(),
     identifyEndpoint: new Map(),
   };
@@ -106,6 +122,10 @@ export function readSipConfig(doc: IniDocument | undefined, confDir: string, log
         break;
       case 'auth':
         addUnique(config.auths, readAuth(section, log), section, type);
+        break;
+      case 'registration':
+        config.registrations ??= [];
+        addUnique(config.registrations, readRegistration(section, refs, log), section, type);
         break;
       default:
         if (!UNSUPPORTED_TYPES.has(type)) throw invalid(typeOption, 'unknown type');
@@ -261,8 +281,41 @@ function readEndpoint(section: IniSection, refs: References, log: Logger): SipEn
           log.warn({ file: o.file, line: o.line }, `max_video_streams = ${streams}: only one video stream per call is supported; using 1`);
         }
       },
+      timers: (o) => {
+        const mode = o.value.trim().toLowerCase();
+        // `forced` is the older Asterisk spelling of `always`.
+        const known = mode === 'forced' ? 'always' : TIMER_MODES.find((m) => m === mode);
+        if (known === undefined) throw invalid(o, `expected one of ${TIMER_MODES.join(', ')}`);
+        endpoint.timers = known;
+      },
+      timers_min_se: (o) => {
+        // RFC 4028 §4: Min-SE is never below 90 s.
+        endpoint.timersMinSe = parseInteger(o, 90, 86_400);
+      },
+      timers_sess_expires: (o) => {
+        endpoint.timersSessExpires = parseInteger(o, 90, 86_400);
+      },
+      subscribe_context: (o) => {
+        endpoint.subscribeContext = requireNonEmpty(o);
+      },
+      outbound_auth: (o) => {
+        const auths = splitList(o.value);
+        if (auths.length > 1) {
+          log.warn({ file: o.file, line: o.line }, `endpoint '${section.name}': only the first outbound_auth (${auths[0]}) is used`);
+        }
+        endpoint.outboundAuth = auths[0];
+        if (endpoint.outboundAuth !== undefined) refs.endpointOutboundAuth.set(endpoint, o);
+      },
     },
   });
+  if ((endpoint.timersSessExpires ?? 1800) < (endpoint.timersMinSe ?? 90)) {
+    const where = lastOption(section, 'timers_sess_expires') ?? section;
+    throw new ConfigError(
+      where.file,
+      where.line,
+      `endpoint '${section.name}': timers_sess_expires (${endpoint.timersSessExpires ?? 1800}) is below timers_min_se (${endpoint.timersMinSe ?? 90})`,
+    );
+  }
   if (endpoint.codecs.length === 0) {
     log.warn({ file: section.file, line: section.line }, `endpoint '${section.name}' allows no supported codec: calls will fail`);
   }
@@ -426,6 +479,75 @@ function readAuth(section: IniSection, log: Logger): SipAuthConfig {
   return auth;
 }
 
+function readRegistration(section: IniSection, refs: References, log: Logger): SipRegistrationConfig {
+  const registration: SipRegistrationConfig = {
+    name: section.name,
+    serverUri: '',
+    clientUri: '',
+    expiration: 3600,
+    retryInterval: 60,
+    forbiddenRetryInterval: 0,
+    maxRetries: 10,
+  };
+  const sipUri = (o: IniOption) => {
+    const value = requireNonEmpty(o);
+    if (!/^sips?:[^\s]+$/i.test(value)) throw invalid(o, 'expected a sip: or sips: URI');
+    return value;
+  };
+  applyOptions({
+    section,
+    log,
+    ignore: ['type'],
+    handlers: {
+      server_uri: (o) => {
+        registration.serverUri = sipUri(o);
+      },
+      client_uri: (o) => {
+        registration.clientUri = sipUri(o);
+      },
+      contact_user: (o) => {
+        const user = requireNonEmpty(o);
+        if (!/^[A-Za-z0-9._~+!$&'()*,;=-]+$/.test(user)) throw invalid(o, 'not a valid SIP user part');
+        registration.contactUser = user;
+      },
+      outbound_auth: (o) => {
+        registration.outboundAuth = splitList(o.value)[0];
+        if (registration.outboundAuth !== undefined) refs.registrationAuth.set(registration, o);
+      },
+      transport: (o) => {
+        registration.transport = requireNonEmpty(o);
+        refs.registrationTransport.set(registration, o);
+      },
+      expiration: (o) => {
+        registration.expiration = parseInteger(o, 1, 86_400);
+      },
+      retry_interval: (o) => {
+        registration.retryInterval = parseInteger(o, 1, 86_400);
+      },
+      forbidden_retry_interval: (o) => {
+        registration.forbiddenRetryInterval = parseInteger(o, 0, 86_400);
+      },
+      max_retries: (o) => {
+        registration.maxRetries = parseInteger(o, 0, 1_000_000);
+      },
+      line: (o) => {
+        registration.line = parseBool(o);
+      },
+      endpoint: (o) => {
+        registration.endpoint = requireNonEmpty(o);
+        refs.registrationEndpoint.set(registration, o);
+      },
+    },
+  });
+  if (registration.line === true && registration.endpoint === undefined) {
+    throw new ConfigError(section.file, section.line, `registration '${section.name}' has line = yes but no endpoint`);
+  }
+  if (registration.serverUri === '' || registration.clientUri === '') {
+    throw new ConfigError(section.file, section.line, `registration '${section.name}' needs server_uri and client_uri`);
+  }
+  return registration;
+}
+
 function checkReferences(config: SipConfig, refs: References, log: Logger): void {
   const transports = new Set(config.transports.map((t) => t.name));
   const auths = new Set(config.auths.map((a) => a.name));
@@ -441,6 +563,26 @@ function checkReferences(config: SipConfig, refs: References, log: Logger): void
   for (const [endpoint, option] of refs.endpointAuth) {
     if (endpoint.auth !== undefined && !auths.has(endpoint.auth)) {
       throw invalid(option, `endpoint '${endpoint.name}' names an auth that does not exist`);
+    }
+  }
+  for (const [registration, option] of refs.registrationAuth) {
+    if (registration.outboundAuth !== undefined && !auths.has(registration.outboundAuth)) {
+      throw invalid(option, `registration '${registration.name}' names an outbound_auth that does not exist`);
+    }
+  }
+  for (const [registration, option] of refs.registrationEndpoint) {
+    if (registration.endpoint !== undefined && !endpoints.has(registration.endpoint)) {
+      throw invalid(option, `registration '${registration.name}' names an endpoint that does not exist`);
+    }
+  }
+  for (const [registration, option] of refs.registrationTransport) {
+    if (registration.transport !== undefined && !transports.has(registration.transport)) {
+      throw invalid(option, `registration '${registration.name}' names a transport that does not exist`);
+    }
+  }
+  for (const [endpoint, option] of refs.endpointOutboundAuth) {
+    if (endpoint.outboundAuth !== undefined && !auths.has(endpoint.outboundAuth)) {
+      throw invalid(option, `endpoint '${endpoint.name}' names an outbound_auth that does not exist`);
     }
   }
   for (const [endpoint, option] of refs.endpointAors) {

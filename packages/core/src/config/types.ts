@@ -82,6 +82,21 @@ export interface SipEndpointConfig {
   rewriteContact: boolean;
   rtpSymmetric: boolean;
   directMedia: boolean;
+  /**
+   * Session timers (RFC 4028) on calls to this endpoint (`timers`): `no` (none), `yes` (offered:
+   * `Supported: timer`, the default), `required` (`Require: timer`: a callee without timers refuses
+   * the call), `always` (offered, and run with us as the refresher even when the far end does not
+   * do timers). Absent means `yes`.
+   */
+  timers?: 'no' | 'yes' | 'required' | 'always';
+  /** `timers_min_se`: the smallest interval we accept, seconds (default 90, RFC 4028 §4). */
+  timersMinSe?: number;
+  /** `timers_sess_expires`: the interval we ask for, seconds (default 1800). */
+  timersSessExpires?: number;
+  /** `outbound_auth`: the type=auth section answering 401/407 challenges to requests we send. */
+  outboundAuth?: string;
+  /** `subscribe_context`: where the hints of this phone's busy-lamp subscriptions are looked up (default: `context`). */
+  subscribeContext?: string;
 }
 
 /** pjsip.conf `type=identify`: callers recognised by source address. */
@@ -118,12 +133,44 @@ export interface SipAuthConfig {
   supportedAlgorithmsUas?: ('MD5' | 'SHA-256')[];
 }
 
+/** pjsip.conf `type=registration`: we register to a provider (a trunk) as a phone would. */
+export interface SipRegistrationConfig {
+  name: string;
+  /** Where the REGISTER goes (`server_uri`, the Request-URI). */
+  serverUri: string;
+  /** The account registered (`client_uri`: the To and From). */
+  clientUri: string;
+  /** The user part of our Contact (`contact_user`; default `s`). */
+  contactUser?: string;
+  /** `outbound_auth`: the auth section answering the registrar's challenges. */
+  outboundAuth?: string;
+  /** `transport`: the transport to register over (default: the one the server URI asks for, else the first). */
+  transport?: string;
+  /** `expiration`: the interval asked for, seconds (default 3600). */
+  expiration: number;
+  /** `retry_interval`: seconds between attempts after a failure (default 60). */
+  retryInterval: number;
+  /** `forbidden_retry_interval`: seconds before trying again after 403; 0 stops (default 0). */
+  forbiddenRetryInterval: number;
+  /** `max_retries`: failed attempts in a row before giving up (default 10). */
+  maxRetries: number;
+  /**
+   * `line = yes`: our Contact carries a `line` token, and requests the provider sends to it are
+   * identified as `endpoint` (no `type=identify` needed for a provider with changing addresses).
+   */
+  line?: boolean;
+  /** `endpoint`: the endpoint calls arriving on the line belong to (needed with `line = yes`). */
+  endpoint?: string;
+}
+
 export interface SipConfig {
   transports: SipTransportConfig[];
   endpoints: SipEndpointConfig[];
   identifies: SipIdentifyConfig[];
   aors: SipAorConfig[];
   auths: SipAuthConfig[];
+  /** Outbound registrations (absent when pjsip.conf has none). */
+  registrations?: SipRegistrationConfig[];
 }
 
 /** rtp.conf [general] */
@@ -154,6 +201,8 @@ export interface DialplanContext {
   name: string;
   extensions: DialplanExtension[];
   includes: string[];
+  /** `exten => 101,hint,SIP/alice&App:desk`: literal extension → its devices (absent: no hints). */
+  hints?: Record<string, string[]>;
 }
 
 /** extensions.conf */

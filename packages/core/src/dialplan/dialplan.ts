@@ -7,6 +7,7 @@
  * so include cycles are harmless, and never deeper than `maxIncludeDepth`).
  */
 import type { DialplanConfig, DialplanExtension, DialplanPriority } from '../config/types.js';
+import { findHint } from './hints.js';
 import { type CompiledPattern, comparePatterns, compilePattern, matchesPattern } from './pattern.js';
 
 export interface ExtensionMatch {
@@ -42,8 +43,10 @@ export class Dialplan {
   readonly globals: Readonly<Record<string, string>>;
   readonly #contexts = new Map<string, CompiledContext>();
   readonly #maxIncludeDepth: number;
+  readonly #config: DialplanConfig;
 
   constructor(config: DialplanConfig, options: DialplanOptions = {}) {
+    this.#config = config;
     this.globals = { ...config.globals };
     this.#maxIncludeDepth = options.maxIncludeDepth ?? DEFAULT_MAX_INCLUDE_DEPTH;
     for (const context of config.contexts) {
@@ -102,6 +105,11 @@ export class Dialplan {
    */
   findNextPriority(context: string, exten: string, priority: number): PriorityMatch | undefined {
     return this.findPriority(context, exten, priority + 1);
+  }
+
+  /** The devices of the hint for `exten` seen from `context` (through includes), if there is one. */
+  hintDevices(context: string, exten: string): readonly string[] | undefined {
+    return findHint(this.#config, context, exten);
   }
 
   *#matches(context: string, exten: string): Generator<ExtensionMatch> {

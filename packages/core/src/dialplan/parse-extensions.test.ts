@@ -110,19 +110,25 @@ describe('parseDialplan', () => {
     );
   });
 
-  it('skips hints (debug), time-conditional includes and unknown keys (warnings)', () => {
+  it('reads hints apart from the steps; skips time-conditional includes and unknown keys (warnings)', () => {
     const { config, log } = parse(
-      '[ctx]\nexten => 100,hint,SIP/alice\nexten => 101,hint,SIP/bob\nexten => 101,1,NoOp()\ninclude => day,09:00-17:00,mon-fri,*,*\nswitch => Realtime\n',
+      '[ctx]\nexten => 100,hint,SIP/alice\nexten => 101,hint,SIP/bob & App:desk,CustomPresence:bob\nexten => 101,1,NoOp()\nexten => _1XX,hint,SIP/x\ninclude => day,09:00-17:00,mon-fri,*,*\nswitch => Realtime\n',
     );
     assert.deepEqual(
       config.contexts[0].extensions.map((e) => [e.pattern, e.priorities.length]),
       [['101', 1]],
     );
+    assert.deepEqual(config.contexts[0].hints, { '100': ['SIP/alice'], '101': ['SIP/bob', 'App:desk'] });
     assert.deepEqual(config.contexts[0].includes, []);
-    assert.equal(log.entries.filter((e) => e.level === 'debug' && /hints/.test(e.msg ?? '')).length, 2);
     const warnings = log.warnings().join('\n');
     assert.match(warnings, /time-conditional include of 'day'/);
     assert.match(warnings, /'switch'/);
+    assert.match(warnings, /hints on extension patterns/);
+  });
+
+  it('refuses a hint without devices and a second hint for the same extension', () => {
+    assert.throws(() => parse('[ctx]\nexten => 100,hint,\n'), /names no device/);
+    assert.throws(() => parse('[ctx]\nexten => 100,hint,SIP/a\nexten => 100,hint,SIP/b\n'), /already has a hint/);
   });
 
   it('warns about includes of contexts that do not exist', () => {

@@ -7,7 +7,7 @@
  *     exten => 100,1,Answer()             extension, priority, application
  *     exten => 100,n(label),Playback(x)   `n` = previous priority of this extension + 1; `(label)` names it
  *     same => n,Hangup()                  continues the extension of the last `exten` line
- *     exten => 100,hint,SIP/alice         device-state hints: not used yet, skipped (debug log)
+ *     exten => 100,hint,SIP/alice&App:x   device-state hint: the devices busy lamps of 100 follow (hints.ts)
  *     include => other                    search `other` after this context's own extensions
  *   Application text is `App(args)` or the older `App,args`; the argument text is kept raw
  *   (`${...}` is expanded when the priority runs).
@@ -20,6 +20,7 @@ import type { DialplanConfig, DialplanContext, DialplanExtension, DialplanPriori
 import type { IniDocument, IniOption, IniSection } from '../config/ini.js';
 import { warnUnsupported } from '../config/option-table.js';
 import type { Logger } from '../util/logger.js';
+import { parseHintDevices } from './hints.js';
 import { compilePattern, PatternSyntaxError } from './pattern.js';
 
 /** Sections of extensions.conf that are not contexts. */
@@ -107,7 +108,24 @@ function readExten(option: IniOption, context: DialplanContext, state: SectionSt
     context.extensions.push(extension);
   }
   state.lastExtension = extension;
+  if (priorityText.trim().toLowerCase() === 'hint') {
+    addHint(context, pattern, appText, option, log);
+    return;
+  }
   addPriority(extension, priorityText, appText, option, log);
+}
+
+/** A hint names the devices of a literal extension; pattern hints are not supported. */
+function addHint(context: DialplanContext, pattern: string, devicesText: string, option: IniOption, log: Logger): void {
+  if (pattern.startsWith('_')) {
+    log.warn({ file: option.file, line: option.line, exten: pattern }, 'hints on extension patterns are not supported; skipped');
+    return;
+  }
+  const devices = parseHintDevices(devicesText);
+  if (devices.length === 0) throw configError(option, `hint for '${pattern}' names no device`);
+  context.hints ??= {};
+  if (context.hints[pattern] !== undefined) throw configError(option, `extension '${pattern}' already has a hint`);
+  context.hints[pattern] = devices;
 }
 
 function readSame(option: IniOption, state: SectionState, log: Logger): void {
@@ -136,7 +154,11 @@ function addPriority(extension: DialplanExtension, priorityText: string, appText
   const label = parsed[2]?.trim();
 
   if (base === 'hint') {
-    log.debug({ file: option.file, line: option.line, exten: extension.pattern }, 'hints are not used yet; skipped');
+    // `same => hint,...` carries no extension name of its own; hints are written with `exten =>`.
+    log.warn(
+      { file: option.file, line: option.line, exten: extension.pattern },
+      "a hint must be written as 'exten => EXTEN,hint,DEVICES'; skipped",
+    );
     return;
   }
 

@@ -44,6 +44,15 @@ export interface DialogDelegate {
 }
 
 /** How a request sent inside the dialog ended. */
+/**
+ * Answers a 401/407 to a request of the dialog (RFC 3261 §22.2): the Authorization or
+ * Proxy-Authorization header to send the request again with, or undefined to give up.
+ */
+export type ChallengeAnswerer = (
+  response: SipResponse,
+  request: { method: string; uri: string },
+) => { name: string; value: string } | undefined;
+
 export type DialogRequestOutcome =
   | { kind: 'response'; response: SipResponse }
   | { kind: 'timeout' }
@@ -111,6 +120,13 @@ export class Dialog {
   readonly localHost: string;
   readonly localPort: number;
   delegate: DialogDelegate = {};
+  /**
+   * Makes one answerer per request we send (pjsip.conf `outbound_auth` of the far end): a
+   * challenged in-dialog request is sent again with credentials, with the next CSeq.
+   */
+  challengeAnswerer: (() => ChallengeAnswerer) | undefined;
+  /** Set while a re-INVITE we sent is unanswered: the peer's INVITE then meets glare (§14.2). */
+  outgoingInvitePending = false;
   #state: DialogState = 'early';
   #localSeq: number | undefined;
   #remoteSeq: number | undefined;
@@ -256,16 +272,31 @@ export class Dialog {
     method: string,
     options: { headers?: ReadonlyArray<readonly [string, string]>; body?: Buffer; contentType?: string } = {},
   ): Promise<DialogRequestOutcome> {
-    const { request, nextHop } = this.createRequest(method, options);
+    const first = this.createRequest(method, options);
     if (method === 'BYE') this.terminate();
+    const answerer = this.challengeAnswerer?.();
     return new Promise((resolve) => {
-      this.#services.sendRequest(request, this.transport, nextHop, {
-        onResponse: (response) => {
-          if (response.status >= 200) resolve({ kind: 'response', response });
-        },
-        onTimeout: () => resolve({ kind: 'timeout' }),
-        onTransportError: (error) => resolve({ kind: 'transport-error', error }),
-      });
+      const send = ({ request, nextHop }: { request: SipRequest; nextHop: SipUri }) =>
+        this.#services.sendRequest(request, this.transport, nextHop, {
+          onResponse: (response) => {
+            if (response.status < 200) return;
+            const authorization =
+              (response.status === 401 || response.status === 407) && answerer !== undefined
+                ? answerer(response, { method, uri: request.requestUri })
+                : undefined;
+            if (authorization === undefined) {
+              resolve({ kind: 'response', response });
+              return;
+            }
+            // §22.2: the same request again with credentials, as a new request of the dialog (next CSeq).
+            send(
+              this.createRequest(method, { ...options, headers: [...(options.headers ?? []), [authorization.name, authorization.value]] }),
+            );
+          },
+          onTimeout: () => resolve({ kind: 'timeout' }),
+          onTransportError: (error) => resolve({ kind: 'transport-error', error }),
+        });
+      send(first);
     });
   }
 
@@ -327,6 +358,11 @@ export class Dialog {
   #receiveReinvite(request: SipRequest, transaction: InviteServerTransaction): void {
     if (this.#state !== 'confirmed') {
       // A re-INVITE on an early dialog is not allowed (RFC 3261 §14.2 applies to confirmed dialogs).
+      this.#respond(transaction, request, 491);
+      return;
+    }
+    if (this.outgoingInvitePending) {
+      // §14.2: an INVITE while ours is in progress gets 491; both sides retry after a random delay.
       this.#respond(transaction, request, 491);
       return;
     }

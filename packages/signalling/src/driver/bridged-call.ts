@@ -50,7 +50,7 @@ const membership = new WeakMap<ChannelTechnology, { call: BridgedCall; channel: 
 
 export class BridgedCall {
   readonly parties: readonly [Channel, Channel];
-  readonly bridgeId = `dial-${randomUUID()}`;
+  readonly bridgeId: string;
   /** Channels whose dialplan (a Dial() thread) waits on this call. */
   readonly watchers = new Set<Channel>();
   readonly ended: Promise<BridgedCallEnd>;
@@ -58,11 +58,17 @@ export class BridgedCall {
   #resolve: (end: BridgedCallEnd) => void = () => {};
   #done = false;
   #bridged = false;
+  readonly #adopted: boolean;
   readonly #cleanups: Array<() => void> = [];
 
-  constructor(deps: BridgedCallDeps, a: Channel, b: Channel) {
+  /** `adoptedBridgeId`: a media bridge both legs already share (Dial's early media), kept instead of a new one. */
+  constructor(deps: BridgedCallDeps, a: Channel, b: Channel, adoptedBridgeId?: string) {
     this.#deps = deps;
     this.parties = [a, b];
+    this.bridgeId = adoptedBridgeId ?? `dial-${randomUUID()}`;
+    this.#adopted = adoptedBridgeId !== undefined;
+    // An adopted bridge is ours to destroy even if the legs turn out to be unusable.
+    this.#bridged = this.#adopted;
     this.ended = new Promise((resolve) => {
       this.#resolve = resolve;
     });
@@ -79,10 +85,12 @@ export class BridgedCall {
       const legA = a.tech.mediaLegId;
       const legB = b.tech.mediaLegId;
       if (legA === undefined || legB === undefined) throw new Error('a leg of the call has no media');
-      await this.#deps.media.createBridge({ bridgeId: this.bridgeId, kind: 'mixing' });
-      this.#bridged = true;
-      await this.#deps.media.joinBridge(this.bridgeId, legA);
-      await this.#deps.media.joinBridge(this.bridgeId, legB);
+      if (!this.#adopted) {
+        await this.#deps.media.createBridge({ bridgeId: this.bridgeId, kind: 'mixing' });
+        this.#bridged = true;
+        await this.#deps.media.joinBridge(this.bridgeId, legA);
+        await this.#deps.media.joinBridge(this.bridgeId, legB);
+      }
     } catch (err) {
       this.#deps.log.error({ err, bridgeId: this.bridgeId }, 'the two legs could not be bridged; the call continues without audio');
     }

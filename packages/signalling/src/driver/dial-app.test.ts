@@ -28,6 +28,9 @@ class FakeTech implements ChannelTechnology {
   transferHandler: TransferHandler | undefined = undefined;
   answered = false;
   ringing = false;
+  progress = 0;
+  /** Read by Dial: whether the far end sent SDP in a provisional response. */
+  hasEarlyMedia = false;
   constructor(id: string) {
     this.protocolId = id;
     this.mediaLegId = `leg-${id}`;
@@ -38,7 +41,9 @@ class FakeTech implements ChannelTechnology {
   async indicateRinging(): Promise<void> {
     this.ringing = true;
   }
-  async indicateProgress(): Promise<void> {}
+  async indicateProgress(): Promise<void> {
+    this.progress++;
+  }
   async hangup(cause: number): Promise<void> {
     this.hangups.push(cause);
   }
@@ -71,6 +76,9 @@ class FakeBridges {
   }
   async joinBridge(_bridgeId: string, legId: string): Promise<void> {
     this.log.push(`join ${legId}`);
+  }
+  async leaveBridge(_bridgeId: string, legId: string): Promise<void> {
+    this.log.push(`leave ${legId}`);
   }
   async destroyBridge(): Promise<void> {
     this.log.push('destroy');
@@ -190,6 +198,97 @@ describe('Dial()', () => {
     await caller.hangup(16);
     assert.deepEqual(await running, { kind: 'stop' });
     assert.deepEqual(driver.calls.get('alice')?.tech.hangups, [16]);
+  });
+
+  it('early media: the first callee with SDP in a 18x is heard before the answer and keeps its bridge', async () => {
+    const { driver, media, callerTech, dial, ctx } = setup();
+    const running = dial(ctx, ['SIP/alice&SIP/bob', '30']);
+    await settle();
+    const alice = driver.calls.get('alice');
+    const bob = driver.calls.get('bob');
+    assert.ok(alice?.events && bob?.events);
+    // 183 without SDP: no early media, nothing bridged.
+    alice.events.progress?.();
+    await settle();
+    assert.equal(callerTech.progress, 0);
+    assert.deepEqual(media.log, []);
+    bob.tech.hasEarlyMedia = true;
+    bob.events.progress?.();
+    await settle();
+    assert.equal(callerTech.progress, 1, 'the caller gets 183 with our SDP');
+    assert.deepEqual(media.log, ['create mixing', 'join leg-caller', 'join leg-bob']);
+    // A later early-media callee does not take the path; a 180 no longer sends ringing.
+    alice.tech.hasEarlyMedia = true;
+    alice.events.progress?.();
+    alice.events.ringing();
+    await settle();
+    assert.equal(callerTech.progress, 1);
+    assert.equal(callerTech.ringing, false);
+    bob.events.answered();
+    await settle();
+    assert.equal(callerTech.answered, true);
+    assert.deepEqual(media.log, ['create mixing', 'join leg-caller', 'join leg-bob'], 'the early bridge carries the call');
+    bob.events.hungUp(16);
+    assert.deepEqual(await running, { kind: 'stop' });
+    assert.equal(media.log.at(-1), 'destroy');
+  });
+
+  it("early media: another callee answering takes the owner's place in the bridge", async () => {
+    const { driver, media, dial, ctx } = setup();
+    const running = dial(ctx, ['SIP/alice&SIP/bob', '30']);
+    await settle();
+    const alice = driver.calls.get('alice');
+    const bob = driver.calls.get('bob');
+    assert.ok(alice?.events && bob?.events);
+    alice.tech.hasEarlyMedia = true;
+    alice.events.progress?.();
+    await settle();
+    bob.events.answered();
+    await settle();
+    assert.deepEqual(media.log, ['create mixing', 'join leg-caller', 'join leg-alice', 'leave leg-alice', 'join leg-bob']);
+    assert.deepEqual(alice.tech.hangups, [26]);
+    bob.events.hungUp(16);
+    await running;
+  });
+
+  it('early media: the bridge goes when nobody answers; a failed owner frees the path', async () => {
+    const { driver, media, clock, callerTech, dial, ctx } = setup();
+    const running = dial(ctx, ['SIP/alice&SIP/bob', '20']);
+    await settle();
+    const alice = driver.calls.get('alice');
+    const bob = driver.calls.get('bob');
+    assert.ok(alice?.events && bob?.events);
+    alice.tech.hasEarlyMedia = true;
+    alice.events.progress?.();
+    await settle();
+    alice.events.hungUp(17);
+    await settle();
+    bob.tech.hasEarlyMedia = true;
+    bob.events.progress?.();
+    await settle();
+    assert.equal(callerTech.progress, 2);
+    assert.deepEqual(media.log, ['create mixing', 'join leg-caller', 'join leg-alice', 'leave leg-alice', 'join leg-bob']);
+    clock.advance(20_000);
+    assert.deepEqual(await running, { kind: 'next' });
+    assert.equal(media.log.at(-1), 'destroy');
+  });
+
+  it('early media reaches a caller that is already answered, without a 183', async () => {
+    const { driver, media, caller, callerTech, dial, ctx } = setup();
+    caller.setState('Up');
+    const running = dial(ctx, ['SIP/alice', '30']);
+    await settle();
+    const alice = driver.calls.get('alice');
+    assert.ok(alice?.events);
+    alice.tech.hasEarlyMedia = true;
+    alice.events.progress?.();
+    await settle();
+    assert.equal(callerTech.progress, 0);
+    assert.deepEqual(media.log, ['create mixing', 'join leg-caller', 'join leg-alice']);
+    alice.events.answered();
+    await settle();
+    alice.events.hungUp(16);
+    await running;
   });
 
   it('aggregates statuses in Asterisk order', () => {

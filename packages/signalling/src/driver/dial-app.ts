@@ -5,9 +5,12 @@
  * `Reason: SIP;cause=200;text="Call completed elsewhere"`).
  *
  * The caller is answered only when a callee answers; both media legs then join a mixing bridge of
- * the media engine. DIALSTATUS is set to ANSWER, BUSY, NOANSWER, CONGESTION, CHANUNAVAIL or
- * CANCEL. After an answered call the caller is hung up when the callee hangs up (with option `g`
- * the dialplan goes on instead); after a failed attempt the dialplan goes on at the next priority.
+ * the media engine. A callee that sends early media (SDP in a 183 or 180) is heard before that: the
+ * caller gets a 183 and the two legs share the bridge at once (early-media.ts; the first such callee
+ * wins, as in Asterisk); otherwise a ringing callee makes the caller ring (180). DIALSTATUS is set
+ * to ANSWER, BUSY, NOANSWER, CONGESTION, CHANUNAVAIL or CANCEL. After an answered call the caller
+ * is hung up when the callee hangs up (with option `g` the dialplan goes on instead); after a
+ * failed attempt the dialplan goes on at the next priority.
  * Dial domain events are published for each peer ('' at the start, RINGING, PROGRESS, ANSWER, the
  * final status), with the same shape originate uses.
  *
@@ -36,6 +39,7 @@ import {
   dialStatusForCause,
   type MediaEngine,
 } from '@switchboard/core';
+import { EarlyMediaPath, hasEarlyMedia } from './early-media.js';
 import { CAUSE_NORMAL_CLEARING } from './hangup-causes.js';
 import { CAUSE_ANSWERED_ELSEWHERE, CAUSE_NO_ANSWER, CAUSE_SUBSCRIBER_ABSENT } from './outbound-call.js';
 import { BridgedCall, type BridgedCallDeps, superviseBridgedCall } from './bridged-call.js';
@@ -45,7 +49,7 @@ export { TRANSFERER_HANGUP_MS } from './bridged-call.js';
 export interface DialAppDeps {
   channels: Pick<ChannelRegistry, 'create'>;
   driverFor(technology: string): ChannelDriver | undefined;
-  media: Pick<MediaEngine, 'createBridge' | 'joinBridge' | 'destroyBridge'>;
+  media: Pick<MediaEngine, 'createBridge' | 'joinBridge' | 'leaveBridge' | 'destroyBridge'>;
   clock: Clock;
   /** Where Dial events go (core's bus); optional. */
   publish?(event: DomainEvent): void;
@@ -107,6 +111,8 @@ export function createDialApplication(deps: DialAppDeps): DialplanApplication {
     };
 
     const peers: Peer[] = [];
+    // The first callee with early media is heard before the answer (early-media.ts).
+    const early = new EarlyMediaPath(deps.media, ctx.log);
     const unavailable: DialStatus[] = [];
     let settle: (outcome: Outcome) => void = () => {};
     const outcome = new Promise<Outcome>((resolve) => {
@@ -163,13 +169,20 @@ export function createDialApplication(deps: DialAppDeps): DialplanApplication {
           if (settled || channel.isDestroyed) return;
           channel.setState('Ringing');
           publish(peer, 'RINGING');
-          // The caller hears ringback from its phone (Asterisk's Dial sends 180 as the callee rings).
-          if (caller.state !== 'Up' && caller.state !== 'Ringing') {
+          // The caller hears ringback from its phone (Asterisk's Dial sends 180 as the callee rings),
+          // unless it already hears a callee's early media.
+          if (caller.state !== 'Up' && caller.state !== 'Ringing' && early.owner === undefined) {
             caller.indicateRinging().catch((err: unknown) => ctx.log.debug({ err }, 'ringing indication failed'));
           }
         },
         progress: () => {
-          if (!settled && !channel.isDestroyed) publish(peer, 'PROGRESS');
+          if (settled || channel.isDestroyed) return;
+          publish(peer, 'PROGRESS');
+          // 183 (or 180) with SDP: the caller hears this callee (an unanswered caller gets a 183
+          // with our SDP first; one already answered hears it in its call).
+          if (hasEarlyMedia(channel.tech) && early.open(caller, channel) && caller.state !== 'Up') {
+            caller.indicateProgress().catch((err: unknown) => ctx.log.debug({ err }, 'progress indication failed'));
+          }
         },
         answered: () => {
           if (channel.isDestroyed) return;
@@ -189,6 +202,7 @@ export function createDialApplication(deps: DialAppDeps): DialplanApplication {
             peer.status = dialStatusForCause(cause);
             publish(peer, peer.status);
           }
+          early.ownerGone(channel);
           channel.remoteHangup(cause);
           checkAllFailed();
         },
@@ -226,6 +240,7 @@ export function createDialApplication(deps: DialAppDeps): DialplanApplication {
       void peer.channel.hangup(loserCause);
     }
 
+    if (result.kind !== 'answered') await early.close();
     if (result.kind === 'caller-hungup') {
       caller.hangupSignal.removeEventListener('abort', onCallerHangup);
       if (!caller.isDestroyed) caller.setVariable('DIALSTATUS', 'CANCEL');
@@ -236,7 +251,7 @@ export function createDialApplication(deps: DialAppDeps): DialplanApplication {
       caller.setVariable('DIALSTATUS', result.status);
       return { kind: 'next' };
     }
-    return connect(ctx, deps, caller, result.peer, continueAfterCallee, onCallerHangup);
+    return connect(ctx, deps, caller, result.peer, continueAfterCallee, onCallerHangup, early);
   };
 }
 
@@ -248,6 +263,7 @@ async function connect(
   peer: Peer,
   continueAfterCallee: boolean,
   onCallerHangup: () => void,
+  early: EarlyMediaPath,
 ): Promise<DialplanFlow> {
   caller.hangupSignal.removeEventListener('abort', onCallerHangup);
   const callee = peer.channel;
@@ -259,8 +275,16 @@ async function connect(
   } catch (err) {
     ctx.log.info({ err }, 'caller could not be answered; ending the callee');
     void callee.hangup(CAUSE_NORMAL_CLEARING);
+    await early.close();
     return { kind: 'stop' };
   }
+
+  // With early media the legs already share a bridge: it carries the call from now on.
+  const earlyBridge = await early.handOver(callee).catch(async (err: unknown) => {
+    ctx.log.error({ err }, 'the early media bridge could not take the answered callee; a new bridge is made');
+    await early.close();
+    return undefined;
+  });
 
   // Whoever hangs up first ends the other (Asterisk's Dial without options), unless one side
   // transfers the other away (REFER, blind or attended: bridged-call.ts).
@@ -271,7 +295,7 @@ async function connect(
     ...(deps.publish !== undefined ? { publish: deps.publish } : {}),
     ...(deps.runDialplan !== undefined ? { runDialplan: deps.runDialplan } : {}),
   };
-  const call = new BridgedCall(bridgedDeps, caller, callee);
+  const call = new BridgedCall(bridgedDeps, caller, callee, earlyBridge);
   call.watchers.add(caller);
   await call.connect();
   return await superviseBridgedCall(call, caller, { deps: bridgedDeps, continueAfterPeer: continueAfterCallee });

@@ -213,6 +213,13 @@ export function answerChallenge(
   return `Digest ${parts.join(', ')}`;
 }
 
+/** The parameters of a `Digest` challenge (names lower-cased); undefined for another scheme or bad syntax. */
+export function readChallengeParams(challenge: string): Map<string, string> | undefined {
+  const match = /^\s*digest\s+/i.exec(challenge);
+  if (match === null) return undefined;
+  return parseAuthParams(challenge, match[0].length);
+}
+
 export type NonceCheck =
   /** Ours, fresh, and this nonce-count was not seen before. */
   | 'valid'

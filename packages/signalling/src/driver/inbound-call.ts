@@ -52,6 +52,9 @@ import { presentReplacement } from './replacement.js';
 import { handleRefer, type ReferSubscription, type TransferHandler, type TransferSource } from './transfer.js';
 import { handleUpdate, type RefreshOutcome } from './update.js';
 import { readSessionTimer, SessionTimer, type SessionTimerOffer, sessionTimerHeaders } from './session-timer.js';
+import { ReinviteClient, retryOnGlare } from './reinvite-client.js';
+import { dialogChallengeAnswerer, type OutboundCredentials } from './outbound-auth.js';
+import type { UserAgentCore } from '../ua/user-agent-core.js';
 import { authenticateInbound, type InboundAuthenticator } from './identify.js';
 import {
   answerDirection,
@@ -99,6 +102,10 @@ export interface InboundCallEnvironment {
   findDialog?(target: ReplacesTarget): ChannelTechnology | undefined;
   /** The URI a redirect's `resource` stands for (a registered contact, a given URI); throws CoreError. */
   redirectTarget?(resource: string): Promise<SipUri>;
+  /** Sends our re-INVITEs (session refresh towards a caller without UPDATE); without it refreshes are UPDATEs only. */
+  ua?: Pick<UserAgentCore, 'sendRequest' | 'sendStateless'>;
+  /** The endpoint's `outbound_auth` credentials: our in-dialog requests answer its challenges with them. */
+  credentialsFor?(endpoint: SipEndpointConfig): OutboundCredentials | undefined;
 }
 
 const SDP = 'application/sdp';
@@ -146,6 +153,10 @@ export class InboundCall implements ChannelTechnology, TransferSource {
   readonly #acknowledged = new Promise<void>((resolve) => {
     this.#settled = resolve;
   });
+  /** Our session refreshes by re-INVITE, for a caller without UPDATE (glare handled there). */
+  #reinvites: ReinviteClient | undefined;
+  /** The caller answered an UPDATE 405/501: refreshes go as re-INVITEs from then on. */
+  #updateRefused = false;
 
   constructor(invite: IncomingInvite, context: IncomingContext, env: InboundCallEnvironment) {
     this.invite = invite;
@@ -154,17 +165,7 @@ export class InboundCall implements ChannelTechnology, TransferSource {
     this.#env = env;
     this.#log = env.logger.child({ callId: this.protocolId });
     this.#sessionTimer = new SessionTimer(env.clock ?? systemClock, {
-      refresh: async (interval) => {
-        const dialog = this.invite.dialog;
-        if (dialog === undefined || dialog.state === 'terminated') return 0;
-        const outcome = await dialog.sendRequest('UPDATE', {
-          headers: [
-            ['Session-Expires', `${interval};refresher=uas`],
-            ['Supported', 'timer'],
-          ],
-        });
-        return outcome.kind === 'response' ? outcome.response.status : 0;
-      },
+      refresh: (interval) => this.#refreshSession(interval),
       expired: () => {
         this.#log.info('session timer expired');
         this.#sendBye(CAUSE_RECOVERY_ON_TIMER_EXPIRY);
@@ -228,7 +229,8 @@ export class InboundCall implements ChannelTechnology, TransferSource {
       return;
     }
 
-    const timer = readSessionTimer(request);
+    // timers=no: the caller's Session-Expires is not taken up (no timer runs, none is answered).
+    const timer = endpoint.timers === 'no' ? ({ kind: 'none' } as const) : readSessionTimer(request, endpoint.timersMinSe);
     if (timer.kind === 'malformed') {
       this.#refuse(400, { reason: 'Bad Session-Expires' });
       return;
@@ -499,7 +501,8 @@ export class InboundCall implements ChannelTechnology, TransferSource {
    * restarts with the interval it proposes, or the current one; the 2xx repeats Session-Expires.
    */
   #refreshTimer(request: SipRequest): RefreshOutcome {
-    const timer = readSessionTimer(request);
+    if (this.#endpoint?.timers === 'no') return { headers: [] };
+    const timer = readSessionTimer(request, this.#endpoint?.timersMinSe);
     if (timer.kind === 'malformed') return { status: 400, headers: [] };
     if (timer.kind === 'too-small') return { status: 422, headers: [['Min-SE', String(timer.minSe)]] };
     if (timer.kind === 'ok') this.#timerOffer = timer;
@@ -507,6 +510,67 @@ export class InboundCall implements ChannelTechnology, TransferSource {
     if (offer === undefined) return { headers: [] };
     if (this.#state === 'up') this.#sessionTimer.refreshed(offer);
     return { headers: sessionTimerHeaders(offer) };
+  }
+
+  /**
+   * Our session refresh as refresher (RFC 4028 §7.4: we are the UAC of the refresh, so
+   * `refresher=uac`): an offerless UPDATE, or a re-INVITE offering the session as it is when the
+   * caller's INVITE did not allow UPDATE or it refused one (405/501).
+   */
+  async #refreshSession(interval: number): Promise<number> {
+    const dialog = this.invite.dialog;
+    if (dialog === undefined || dialog.state === 'terminated') return 0;
+    const headers: Array<[string, string]> = [
+      ['Session-Expires', `${interval};refresher=uac`],
+      ['Supported', 'timer'],
+    ];
+    const allow = this.invite.request.getHeaderList('Allow').map((method) => method.trim().toUpperCase());
+    const ua = this.#env.ua;
+    const viaReinvite = ua !== undefined && (this.#updateRefused || (allow.length > 0 && !allow.includes('UPDATE')));
+    if (!viaReinvite) {
+      const status = await retryOnGlare(
+        async () => {
+          if (dialog.state === 'terminated') return 481;
+          const outcome = await dialog.sendRequest('UPDATE', { headers });
+          return outcome.kind === 'response' ? outcome.response.status : 0;
+        },
+        { clock: this.#env.clock ?? systemClock, ownsCallId: false },
+      );
+      if ((status === 405 || status === 501) && ua !== undefined && !this.#updateRefused) {
+        this.#updateRefused = true;
+        return this.#refreshSession(interval);
+      }
+      return status;
+    }
+    this.#reinvites ??= new ReinviteClient({ dialog, ua, clock: this.#env.clock ?? systemClock, logger: this.#log, ownsCallId: false });
+    const result = await this.#reinvites.send(() => ({ headers, body: this.#sessionOffer(), contentType: SDP }));
+    if (result.kind !== 'answered') return result.status;
+    const endpoint = this.#endpoint;
+    const legId = this.#legId;
+    const answer = result.response;
+    if (endpoint !== undefined && legId !== undefined && answer.body.length > 0 && answer.contentType === SDP && this.#state === 'up') {
+      const outcome = negotiateAnswer(answer.bodyText, endpoint.codecs);
+      if (outcome.ok) {
+        this.#remote = outcome.remote;
+        await this.#env.media.setLegRemote(legId, this.#legRemote(outcome.remote)).catch((err: unknown) => {
+          this.#log.error({ err }, 'media leg refused the answer to our re-INVITE');
+        });
+      }
+    }
+    return answer.status;
+  }
+
+  /** An offer of the session as it is (RFC 3264 §8): the codec in use, our current direction. */
+  #sessionOffer(): Buffer {
+    const remote = this.#remote;
+    const endpoint = this.#endpoint;
+    if (remote === undefined) return Buffer.from(this.#sdp.offer(this.#localAudio(offerFormats(endpoint?.codecs ?? []), 'sendrecv')));
+    const te = remote.telephoneEventPayloadType;
+    const formats = {
+      codecs: [{ name: remote.codec.name, payloadType: remote.codec.payloadType }],
+      telephoneEvents: te === undefined ? [] : [{ payloadType: te, clockRate: remote.codec.clockRate }],
+    };
+    return Buffer.from(this.#sdp.offer(this.#localAudio(formats, answerDirection(remote.direction))));
   }
 
   /** An SDP offer in an UPDATE (RFC 3311): applied like a re-INVITE's, answered in the 200. */
@@ -554,6 +618,8 @@ export class InboundCall implements ChannelTechnology, TransferSource {
       target.params.delete('maddr');
       dialog.remoteTarget = target;
     }
+    const credentials = this.#endpoint === undefined ? undefined : this.#env.credentialsFor?.(this.#endpoint);
+    if (credentials !== undefined) dialog.challengeAnswerer = dialogChallengeAnswerer(credentials);
     dialog.delegate = {
       onBye: (bye) => this.#farEndEnded(causeFromReasonHeader(bye.getHeaderList('Reason')) ?? CAUSE_NORMAL_CLEARING, 'BYE'),
       onReinvite: (reinvite) => {
@@ -568,6 +634,7 @@ export class InboundCall implements ChannelTechnology, TransferSource {
             dialog,
             userAgent: this.#env.userAgent ?? 'Switchboard',
             offerPending: this.#reinvite?.state === 'proceeding' || (this.#state === 'answered' && this.#offerStreams === undefined),
+            localOfferPending: this.#reinvites?.pending === true,
             onRefresh: (update) => this.#refreshTimer(update),
             answer: (offer) => this.#answerUpdate(offer),
           });

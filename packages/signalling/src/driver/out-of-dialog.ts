@@ -3,7 +3,8 @@
  * OPTIONS pings (qualify, RFC 3261 §11) and unsolicited NOTIFY (message-summary). Each gets its own
  * Call-ID, From tag and client transaction (RFC 3261 §8.1.1), is routed by the target's Path and
  * NAT flow like an outbound INVITE, and resolves with the final response, a timeout (Timer F) or
- * a transport error.
+ * a transport error. A 401/407 is answered with the endpoint's `outbound_auth` credentials when given
+ * (outbound-auth.ts).
  */
 import { newBranch, newCallId, newTag } from '../message/ids.js';
 import { NameAddr, parseNameAddr } from '../message/name-addr.js';
@@ -13,6 +14,7 @@ import { Via } from '../message/via.js';
 import type { Transport } from '../transport/transport.js';
 import type { UserAgentCore } from '../ua/user-agent-core.js';
 import type { OutboundTarget } from './outbound-call.js';
+import { authorizedAttempt, ChallengeResponder, type OutboundCredentials } from './outbound-auth.js';
 
 export type OutOfDialogOutcome =
   | { kind: 'response'; response: SipResponse }
@@ -32,6 +34,8 @@ export interface OutOfDialogRequest {
   body?: Buffer;
   contentType?: string;
   userAgent: string;
+  /** Answers a 401/407 (pjsip.conf `outbound_auth` of the endpoint the request goes to). */
+  credentials?: OutboundCredentials | undefined;
 }
 
 /** Builds and sends the request; never throws for network trouble (the outcome says it). */
@@ -78,13 +82,19 @@ export async function sendOutOfDialog(ua: UserAgentCore, spec: OutOfDialogReques
     request.addHeader('Content-Type', spec.contentType ?? 'text/plain');
     request.body = spec.body;
   }
+  const responder = spec.credentials === undefined ? undefined : new ChallengeResponder(spec.credentials);
   return new Promise((resolve) => {
-    ua.sendRequest(request, transport, nextHop, {
-      onResponse: (response) => {
-        if (response.status >= 200) resolve({ kind: 'response', response });
-      },
-      onTimeout: () => resolve({ kind: 'timeout' }),
-      onTransportError: (error) => resolve({ kind: 'transport-error', error }),
-    });
+    const send = (attempt: SipRequest) =>
+      ua.sendRequest(attempt, transport, nextHop, {
+        onResponse: (response) => {
+          if (response.status < 200) return;
+          const retry = response.status === 401 || response.status === 407 ? authorizedAttempt(attempt, response, responder) : undefined;
+          if (retry !== undefined) send(retry);
+          else resolve({ kind: 'response', response });
+        },
+        onTimeout: () => resolve({ kind: 'timeout' }),
+        onTransportError: (error) => resolve({ kind: 'transport-error', error }),
+      });
+    send(request);
   });
 }

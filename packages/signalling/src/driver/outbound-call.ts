@@ -37,6 +37,7 @@ import { answerInfo } from './dtmf-info.js';
 import type { DialogIdentity, ReplacesTarget } from './replaces.js';
 import { OutgoingRefer } from './redirect.js';
 import { handleRefer, type ReferSubscription, type TransferHandler, type TransferSource } from './transfer.js';
+import type { EarlyMediaSource } from './early-media.js';
 import { handleUpdate } from './update.js';
 import { Dialog } from '../dialog/dialog.js';
 import type { IncomingInvite } from '../dialog/incoming-invite.js';
@@ -49,10 +50,22 @@ import { Via } from '../message/via.js';
 import { isWildcardAddress, localAddressToward } from '../transport/local-address.js';
 import type { PeerAddress, Transport } from '../transport/transport.js';
 import type { UserAgentCore } from '../ua/user-agent-core.js';
-import { answerChallenge } from './digest.js';
+import { authorizedAttempt, ChallengeResponder, dialogChallengeAnswerer, nextAttempt } from './outbound-auth.js';
+import {
+  applyInterval,
+  intervalAfter422,
+  inviteTimerHeaders,
+  readTimerAnswer,
+  refreshHeaders,
+  type TimerPolicy,
+  timerPolicy,
+} from './outbound-session-timer.js';
+import { ReinviteClient, type ReinviteResult, retryOnGlare } from './reinvite-client.js';
+import { readSessionTimer, SessionTimer } from './session-timer.js';
 import {
   CAUSE_BEARER_NOT_AVAILABLE,
   CAUSE_NORMAL_CLEARING,
+  CAUSE_RECOVERY_ON_TIMER_EXPIRY,
   causeForStatus,
   causeFromReasonHeader,
   reasonHeaderForCause,
@@ -131,8 +144,10 @@ interface Branch {
   transport: Transport;
   /** The INVITE in flight (a new one after a 401/407 was answered with credentials). */
   invite: SipRequest;
-  /** Credentials were sent once; a second challenge ends the branch. */
-  authenticated: boolean;
+  /** Answers the branch's 401/407 challenges (outbound_auth); undefined: a challenge ends it. */
+  auth: ChallengeResponder | undefined;
+  /** A 422 was heeded once (RFC 4028 §7.4); a second one ends the branch. */
+  timerRetried: boolean;
   nextHop: SipUri;
   target: OutboundTarget;
   localHost: string;
@@ -146,9 +161,10 @@ interface Branch {
 const SDP = 'application/sdp';
 /** RFC 3326 §2 Reason for the branches that lost to an answer. */
 const COMPLETED_ELSEWHERE = 'SIP;cause=200;text="Call completed elsewhere"';
-const ALLOW = 'INVITE, ACK, CANCEL, BYE, OPTIONS';
+/** The methods the dialog of a call we place serves (UPDATE for hold and session refresh, INFO for DTMF, REFER). */
+const ALLOW = 'INVITE, ACK, CANCEL, BYE, OPTIONS, UPDATE, INFO, REFER';
 
-export class OutboundSipCall implements ChannelTechnology, TransferSource {
+export class OutboundSipCall implements ChannelTechnology, TransferSource, EarlyMediaSource {
   /** Set by the owner of the call's bridge (Dial()) while a blind transfer (REFER) can be served. */
   transferHandler: TransferHandler | undefined;
   readonly #env: OutboundCallEnvironment;
@@ -176,11 +192,29 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource {
   #referSubscription: ReferSubscription | undefined;
   /** The REFER we sent for the API's redirect, whose NOTIFYs tell whether the call can end. */
   #outgoingRefer: OutgoingRefer | undefined;
+  /** Session timers (RFC 4028) as the endpoint's `timers` options say (outbound-session-timer.ts). */
+  #timerPolicy: TimerPolicy;
+  #proposedInterval: number;
+  readonly #sessionTimer: SessionTimer;
+  /** Our re-INVITEs in the answered dialog (session refresh), with glare handling. */
+  #reinvites: ReinviteClient | undefined;
+  /** The callee's 2xx listed UPDATE in Allow: refreshes go as UPDATE, else as re-INVITE. */
+  #peerAllowsUpdate = false;
 
   constructor(env: OutboundCallEnvironment) {
     this.#env = env;
     this.#protocolId = newCallId();
     this.#log = env.logger.child({ channel: env.name });
+    this.#timerPolicy = timerPolicy(env.endpoint);
+    this.#proposedInterval = this.#timerPolicy.sessionExpires;
+    this.#sessionTimer = new SessionTimer(env.clock, {
+      refresh: (interval) => this.#refreshSession(interval),
+      expired: () => {
+        this.#log.info('session timer expired');
+        this.#sendBye(CAUSE_RECOVERY_ON_TIMER_EXPIRY);
+        this.#report(CAUSE_RECOVERY_ON_TIMER_EXPIRY);
+      },
+    });
   }
 
   get protocolId(): string {
@@ -200,6 +234,11 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource {
     const dialog = this.#winner?.dialog;
     if (dialog === undefined || this.#state !== 'up') return undefined;
     return { callId: dialog.callId, localTag: dialog.localTag, remoteTag: dialog.remoteTag };
+  }
+
+  /** Whether a provisional response carried a usable SDP answer (the far end sends early media). */
+  get hasEarlyMedia(): boolean {
+    return this.#earlyMedia;
   }
 
   /** Starts the INVITEs. With no target the call ends at once with cause 20 (subscriber absent). */
@@ -314,7 +353,8 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource {
       state: 'trying',
       transport,
       invite,
-      authenticated: false,
+      auth: this.#env.outboundCredentials === undefined ? undefined : new ChallengeResponder(this.#env.outboundCredentials),
+      timerRetried: false,
       nextHop,
       target,
       localHost,
@@ -340,36 +380,40 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource {
   }
 
   /**
-   * RFC 3261 §22.2: a 401/407 is answered once with credentials, in a new INVITE of the same call
-   * (same Call-ID and From tag, next CSeq, new branch). Returns false when it cannot be answered.
+   * RFC 3261 §22.2: a 401/407 is answered with credentials in a new INVITE of the same call (same
+   * Call-ID and From tag, next CSeq, new branch; outbound-auth.ts says when to give up). Returns
+   * false when it cannot be answered.
    */
   #retryWithCredentials(branch: Branch, response: SipResponse): boolean {
-    const credentials = this.#env.outboundCredentials;
-    if (credentials === undefined || branch.authenticated || branch.cancelReason !== undefined || !this.#stillCalling()) return false;
-    const proxy = response.status === 407;
-    const invite = branch.invite;
-    let authorization: string | undefined;
-    for (const challenge of response.getHeaderFields(proxy ? 'Proxy-Authenticate' : 'WWW-Authenticate')) {
-      authorization = answerChallenge(challenge, { method: 'INVITE', uri: invite.requestUri }, credentials);
-      if (authorization !== undefined) break;
-    }
-    if (authorization === undefined) return false;
-    const retry = new SipRequest(
-      'INVITE',
-      invite.requestUri,
-      invite.headers.map((field) => ({ ...field })),
-      invite.body,
-    );
-    const via = invite.topVia.clone();
-    via.params.set('branch', newBranch());
-    retry.replaceTopVia(via);
-    retry.setHeader('CSeq', `${invite.cseq.seq + 1} INVITE`);
-    retry.setHeader(proxy ? 'Proxy-Authorization' : 'Authorization', authorization);
-    branch.invite = retry;
-    branch.authenticated = true;
+    if (branch.cancelReason !== undefined || !this.#stillCalling()) return false;
+    const retry = authorizedAttempt(branch.invite, response, branch.auth);
+    if (retry === undefined) return false;
+    this.#resend(branch, retry);
+    return true;
+  }
+
+  /** RFC 4028 §7.4: a 422 names the far end's Min-SE; the INVITE goes again proposing it, once. */
+  #retryWithLargerInterval(branch: Branch, response: SipResponse): boolean {
+    if (branch.timerRetried || branch.cancelReason !== undefined || !this.#stillCalling() || this.#timerPolicy.mode === 'no') return false;
+    const proposed = Number(branch.invite.getHeader('Session-Expires') ?? this.#proposedInterval);
+    const interval = intervalAfter422(response, proposed);
+    if (interval === undefined) return false;
+    branch.timerRetried = true;
+    this.#proposedInterval = Math.max(this.#proposedInterval, interval);
+    // §7.4: the far end's Min-SE is the floor from now on (our refreshes say so too).
+    this.#timerPolicy = { ...this.#timerPolicy, minSe: Math.max(this.#timerPolicy.minSe, interval) };
+    const retry = nextAttempt(branch.invite);
+    applyInterval(retry, interval);
+    this.#log.debug({ interval }, 'session interval too small (422); INVITE sent again');
+    this.#resend(branch, retry);
+    return true;
+  }
+
+  /** The branch's INVITE again, as a new client transaction (a challenge answered, a 422 heeded). */
+  #resend(branch: Branch, invite: SipRequest): void {
+    branch.invite = invite;
     branch.state = 'trying';
     this.#sendInvite(branch);
-    return true;
   }
 
   /** An initial INVITE (RFC 3261 §8.1.1, §13.2.1) carrying our offer. */
@@ -411,6 +455,7 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource {
         ...route.map((value) => ['Route', value] as const),
         ['Contact', `<${local.toString()}>`],
         ['Allow', ALLOW],
+        ...inviteTimerHeaders(this.#timerPolicy, this.#proposedInterval),
         ['User-Agent', this.#env.userAgent],
         ['Content-Type', SDP],
       ]),
@@ -436,6 +481,7 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource {
       return;
     }
     if ((status === 401 || status === 407) && this.#retryWithCredentials(branch, response)) return;
+    if (status === 422 && this.#retryWithLargerInterval(branch, response)) return;
     this.#branchFailed(branch, status);
   }
 
@@ -481,6 +527,7 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource {
     branch.state = 'answered';
     branch.dialog = dialog;
     this.#winner = branch;
+    this.#reinvites = new ReinviteClient({ dialog, ua: this.#env.ua, clock: this.#env.clock, logger: this.#log, ownsCallId: true });
     this.#protocolId = branch.invite.callId;
     this.#clearTimer();
     this.#cancelBranches(COMPLETED_ELSEWHERE, branch);
@@ -503,7 +550,89 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource {
     await this.#setRemote(outcome.remote);
     if (this.#state !== 'calling') return;
     this.#transition('up');
+    this.#startSessionTimer(response);
     this.#emit((events) => events.answered());
+  }
+
+  /** RFC 4028 §7.2: the 2xx says the interval and who refreshes. */
+  #startSessionTimer(response: SipResponse): void {
+    this.#peerAllowsUpdate = response.getHeaderList('Allow').some((method) => method.trim().toUpperCase() === 'UPDATE');
+    const agreed = readTimerAnswer(response, this.#timerPolicy, this.#proposedInterval);
+    if (agreed === undefined) return;
+    this.#log.debug({ interval: agreed.interval, localRefresher: agreed.localRefresher }, 'session timer running');
+    this.#sessionTimer.run(agreed.interval, agreed.localRefresher);
+  }
+
+  /** A session refresh (§7.4): an offerless UPDATE if the callee takes UPDATE, else a re-INVITE. */
+  async #refreshSession(interval: number): Promise<number> {
+    const dialog = this.#winner?.dialog;
+    if (dialog === undefined || dialog.state === 'terminated' || this.#state !== 'up') return 0;
+    const headers = refreshHeaders(this.#timerPolicy, interval);
+    if (this.#peerAllowsUpdate) {
+      return retryOnGlare(
+        async () => {
+          if (dialog.state === 'terminated') return 481;
+          const outcome = await dialog.sendRequest('UPDATE', { headers });
+          return outcome.kind === 'response' ? outcome.response.status : 0;
+        },
+        { clock: this.#env.clock, ownsCallId: true },
+      );
+    }
+    const result = await this.#sendReinvite(headers);
+    return result.kind === 'answered' ? result.response.status : result.status;
+  }
+
+  /**
+   * Our re-INVITE offering the session as it is (RFC 3264 §8: the same SDP version when nothing
+   * changed), its answer applied; a 491 is retried after the §14.1 delay (reinvite-client.ts).
+   */
+  async #sendReinvite(headers: ReadonlyArray<readonly [string, string]>): Promise<ReinviteResult> {
+    const client = this.#reinvites;
+    const remote = this.#remote;
+    if (client === undefined || remote === undefined) return { kind: 'failed', status: 481 };
+    const result = await client.send(() => ({ headers, body: this.#sessionOffer(), contentType: SDP }));
+    if (result.kind !== 'answered' || this.#state !== 'up') return result;
+    const answer = result.response;
+    if (answer.body.length === 0 || answer.contentType !== SDP) return result;
+    const outcome = negotiateAnswer(answer.bodyText, this.#env.codecs);
+    if (outcome.ok) await this.#setRemote(outcome.remote);
+    else this.#log.info({ problem: outcome.reason }, 'answer to our re-INVITE unusable; session kept');
+    return result;
+  }
+
+  /** An offer describing the current session: the codec in use, our current direction. */
+  #sessionOffer(): Buffer {
+    const remote = this.#remote;
+    const formats =
+      remote === undefined
+        ? offerFormats(this.#env.codecs)
+        : {
+            codecs: [{ name: remote.codec.name, payloadType: remote.codec.payloadType }],
+            telephoneEvents:
+              remote.telephoneEventPayloadType === undefined
+                ? []
+                : [{ payloadType: remote.telephoneEventPayloadType, clockRate: remote.codec.clockRate }],
+          };
+    const direction = remote === undefined ? 'sendrecv' : answerDirection(remote.direction);
+    return Buffer.from(this.#sdp.offer(this.#localAudio(formats, direction)));
+  }
+
+  /**
+   * A re-INVITE or UPDATE from the callee refreshes the session (RFC 4028 §7.4, §9): the timer
+   * restarts, and our 2xx repeats the Session-Expires with the refresher it proposed (or theirs).
+   */
+  #sessionRefreshedBy(request: SipRequest): Array<[string, string]> {
+    if (!this.#sessionTimer.running) return [];
+    const offer = readSessionTimer(request);
+    const current = this.#sessionTimer.interval ?? this.#proposedInterval;
+    const interval = offer.kind === 'ok' ? Math.max(this.#timerPolicy.minSe, offer.interval) : current;
+    // In-dialog, the callee is the UAC of its refresh: `refresher=uac` there means the callee.
+    const theyRefresh = offer.kind !== 'ok' || offer.refresher === 'uac';
+    this.#sessionTimer.run(interval, !theyRefresh);
+    const headers: Array<[string, string]> = [['Session-Expires', `${interval};refresher=${theyRefresh ? 'uac' : 'uas'}`]];
+    // §9: Require: timer only towards a UAC that said it supports timers.
+    if (offer.kind === 'ok' && offer.uacSupportsTimer) headers.push(['Require', 'timer']);
+    return headers;
   }
 
   /** RFC 3261 §12.1.2: the UAC's view of the dialog the 2xx created. */
@@ -536,6 +665,9 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource {
     const flow = branch.target.flow;
     if (flow !== undefined) dialog.flowTarget = new SipUri({ host: flow.address, port: flow.port });
     dialog.confirm();
+    const credentials = this.#env.outboundCredentials;
+    // BYE, UPDATE, re-INVITE and REFER NOTIFYs to a challenging trunk carry credentials too.
+    if (credentials !== undefined) dialog.challengeAnswerer = dialogChallengeAnswerer(credentials);
     this.#env.ua.services.addDialog(dialog);
     dialog.delegate = {
       onBye: (bye) => {
@@ -554,6 +686,8 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource {
             dialog,
             userAgent: this.#env.userAgent,
             offerPending: dialog.pendingInvite?.state === 'proceeding',
+            localOfferPending: this.#reinvites?.pending === true,
+            onRefresh: (update) => ({ headers: this.#winner?.dialog === dialog ? this.#sessionRefreshedBy(update) : [] }),
             answer: async (offer) => {
               if (this.#winner?.dialog !== dialog || this.#state !== 'up') return { ok: false, status: 481 };
               const current = this.#remote;
@@ -633,7 +767,8 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource {
     }
     await this.#setRemote(outcome.remote);
     if (reinvite.state !== 'proceeding') return;
-    reinvite.accept({ body: this.#answerSdp(outcome.remote, outcome.streams), contentType: SDP });
+    const timerHeaders = this.#sessionRefreshedBy(request);
+    reinvite.accept({ body: this.#answerSdp(outcome.remote, outcome.streams), contentType: SDP, headers: timerHeaders });
   }
 
   #answerSdp(remote: RemoteMedia, streams: OfferedStream[]): Buffer {
@@ -731,6 +866,7 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource {
 
   #sendBye(cause: number): void {
     if (this.#state !== 'up') return;
+    this.#sessionTimer.stop();
     this.#transition('ending');
     void this.#releaseMedia();
     const dialog = this.#winner?.dialog;
@@ -781,6 +917,7 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource {
     if (this.#state === 'ended') return;
     this.#transition('ended');
     this.#clearTimer();
+    this.#sessionTimer.stop();
     this.#winner?.dialog?.terminate();
     void this.#releaseMedia();
     this.#env.onEnded(this);

@@ -5,9 +5,10 @@
  * and say so in the 2xx (with `Require: timer` when it supports them, §9).
  *
  * Then, on the injected clock:
- * - refresher `uas` (us): an UPDATE without a body every interval/2 (§7.4 allows an offerless
- *   refresh); a refresh answered 408 or 481, or not at all, ends the call (§10). A peer that does
- *   not do UPDATE (405/501) is not refreshed further, and is not hung up for it.
+ * - refresher `uas` (us): a refresh every interval/2 — an UPDATE without a body (§7.4 allows an
+ *   offerless refresh), or a re-INVITE with the unchanged session for a phone that does not take
+ *   UPDATE (inbound-call.ts); a refresh answered 408 or 481, or not at all, ends the call (§10).
+ *   Any other refusal stops the refreshes without hanging up a working call.
  * - refresher `uac` (the phone): if no re-INVITE or UPDATE arrives before the interval minus
  *   min(32 s, interval/3) has passed, the session has expired and the call ends with a BYE (§10).
  * Every re-INVITE or UPDATE from the phone is a refresh: the timer restarts with the interval it
@@ -30,8 +31,11 @@ export type SessionTimerOffer =
   | { kind: 'too-small'; minSe: number }
   | { kind: 'ok'; interval: number; refresher: Refresher; uacSupportsTimer: boolean };
 
-/** Reads the Session-Expires, Min-SE and Supported of an INVITE or UPDATE (RFC 4028 §9). */
-export function readSessionTimer(request: SipRequest): SessionTimerOffer {
+/**
+ * Reads the Session-Expires, Min-SE and Supported of an INVITE or UPDATE (RFC 4028 §9); `ourMinSe`
+ * is the endpoint's `timers_min_se` (never below MIN_SE).
+ */
+export function readSessionTimer(request: SipRequest, ourMinSe = MIN_SE): SessionTimerOffer {
   const value = request.getHeader('Session-Expires');
   if (value === undefined) return { kind: 'none' };
   const [delta = '', ...params] = value.split(';').map((p) => p.trim());
@@ -39,7 +43,7 @@ export function readSessionTimer(request: SipRequest): SessionTimerOffer {
   const interval = Number(delta);
   const minSeHeader = request.getHeader('Min-SE')?.split(';')[0]?.trim();
   const requestedMin = minSeHeader !== undefined && /^\d{1,9}$/.test(minSeHeader) ? Number(minSeHeader) : 0;
-  const minSe = Math.max(MIN_SE, requestedMin);
+  const minSe = Math.max(MIN_SE, ourMinSe, requestedMin);
   if (interval < minSe) return { kind: 'too-small', minSe };
   const uacSupportsTimer = request
     .getHeaderList('Supported')
@@ -62,17 +66,23 @@ export function sessionTimerHeaders(offer: Extract<SessionTimerOffer, { kind: 'o
 }
 
 export interface SessionTimerActions {
-  /** Sends an offerless UPDATE carrying the Session-Expires; resolves with its final status (0: none came). */
+  /** Sends the refresh (an UPDATE or re-INVITE carrying Session-Expires); resolves with its final status (0: none came). */
   refresh(interval: number): Promise<number>;
   /** The session expired or could not be refreshed: end the call. */
   expired(): void;
+}
+
+/** A running timer: the interval, and whether we are the refresher. */
+interface Running {
+  interval: number;
+  localRefresher: boolean;
 }
 
 export class SessionTimer {
   readonly #clock: Clock;
   readonly #actions: SessionTimerActions;
   #timer: unknown;
-  #offer: Extract<SessionTimerOffer, { kind: 'ok' }> | undefined;
+  #running: Running | undefined;
   #generation = 0;
 
   constructor(clock: Clock, actions: SessionTimerActions) {
@@ -81,43 +91,56 @@ export class SessionTimer {
   }
 
   get running(): boolean {
-    return this.#offer !== undefined;
+    return this.#running !== undefined;
   }
 
-  /** Starts (or restarts, after a refresh from the phone) with the negotiated interval. */
+  /** The interval in force (seconds), if running. */
+  get interval(): number | undefined {
+    return this.#running?.interval;
+  }
+
+  /** Starts (or restarts, after a refresh from the phone) with the interval agreed as UAS. */
   start(offer: Extract<SessionTimerOffer, { kind: 'ok' }>): void {
+    this.run(offer.interval, offer.refresher === 'uas');
+  }
+
+  /**
+   * Starts (or restarts) with an interval and the refresher role: as refresher we refresh at half
+   * the interval (§10); otherwise the session expires at interval − min(32, interval/3) unless the
+   * far end refreshes it first.
+   */
+  run(interval: number, localRefresher: boolean): void {
     this.stop();
-    this.#offer = offer;
+    this.#running = { interval, localRefresher };
     const generation = ++this.#generation;
-    if (offer.refresher === 'uas') {
-      this.#timer = this.#clock.setTimeout(() => void this.#refresh(generation), (offer.interval * 1000) / 2);
+    if (localRefresher) {
+      this.#timer = this.#clock.setTimeout(() => void this.#refresh(generation), (interval * 1000) / 2);
     } else {
-      // §10: the session expires at interval − min(32, interval/3) without a refresh.
-      const expiresMs = (offer.interval - Math.min(32, offer.interval / 3)) * 1000;
+      const expiresMs = (interval - Math.min(32, interval / 3)) * 1000;
       this.#timer = this.#clock.setTimeout(() => this.#expire(generation), expiresMs);
     }
   }
 
   /** A refresh from the phone: same interval unless it proposed another. */
   refreshed(offer?: Extract<SessionTimerOffer, { kind: 'ok' }>): void {
-    const next = offer ?? this.#offer;
-    if (next !== undefined) this.start(next);
+    if (offer !== undefined) this.start(offer);
+    else if (this.#running !== undefined) this.run(this.#running.interval, this.#running.localRefresher);
   }
 
   stop(): void {
     this.#clock.clearTimeout(this.#timer);
     this.#timer = undefined;
-    this.#offer = undefined;
+    this.#running = undefined;
     this.#generation++;
   }
 
   async #refresh(generation: number): Promise<void> {
-    const offer = this.#offer;
-    if (offer === undefined || generation !== this.#generation) return;
-    const status = await this.#actions.refresh(offer.interval);
+    const running = this.#running;
+    if (running === undefined || generation !== this.#generation) return;
+    const status = await this.#actions.refresh(running.interval);
     if (generation !== this.#generation) return;
     if (status >= 200 && status < 300) {
-      this.start(offer);
+      this.run(running.interval, running.localRefresher);
       return;
     }
     if (status === 0 || status === 408 || status === 481) {

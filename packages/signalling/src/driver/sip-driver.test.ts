@@ -591,7 +591,8 @@ describe('SipDriver over UDP loopback', { timeout: 30_000 }, () => {
     clock.advance(45_000);
     const isUpdate = (m: SipMessage) => m.type === 'request' && m.method === 'UPDATE';
     const update = await peer.expect(isUpdate, 'the refreshing UPDATE');
-    assert.equal(update.getHeader('Session-Expires'), '90;refresher=uas');
+    // We are the UAC of the refresh, and stay the refresher (RFC 4028 §7.4).
+    assert.equal(update.getHeader('Session-Expires'), '90;refresher=uac');
     await peer.send(okTo(update), port);
     await new Promise((resolve) => setTimeout(resolve, 20));
     clock.advance(45_000);

@@ -35,6 +35,9 @@ import { IdentifyByAddress, type InboundAuthenticator } from './identify.js';
 import { InboundCall, type SipMediaEngine } from './inbound-call.js';
 import { OutboundSipCall, type OutboundTarget } from './outbound-call.js';
 import { type ReplacesTarget, replacesMatches } from './replaces.js';
+import type { OutboundCredentials } from './outbound-auth.js';
+import { OutboundRegistration } from './outbound-registration.js';
+import { IdentifyByLine } from './line-identify.js';
 import { type EndpointStatusListener, InMemoryContactStore, Registrar, type RegistrarContactStore } from './registrar.js';
 import { type InboundTextMessageSink, SipMessaging } from './text-messages.js';
 import { Qualifier, type QualifyListener } from './qualify.js';
@@ -61,8 +64,8 @@ export interface SipDriverOptions {
   /** Told when contacts come and go and endpoints go online/offline. */
   endpointStatus?: EndpointStatusListener;
   /**
-   * Credentials for calls to an endpoint that challenges them (a trunk answering 401/407): the
-   * server maps the endpoint's `outbound_auth` here once the configuration has it.
+   * Credentials for requests to an endpoint that challenges them (a trunk answering 401/407);
+   * without it the endpoint's `outbound_auth` section answers.
    */
   outboundAuth?: (endpoint: SipEndpointConfig) => { username: string; password: string } | undefined;
   /**
@@ -107,6 +110,10 @@ export class SipDriver implements ChannelDriver {
   readonly #messaging: SipMessaging;
   readonly #subscriptions: SubscriptionServer;
   #qualifier: Qualifier | undefined;
+  /** pjsip.conf `type=registration`: our registrations to providers. */
+  readonly #registrations: OutboundRegistration[] = [];
+  /** Requests to a registration's `line` Contact belong to its endpoint. */
+  readonly #lines: IdentifyByLine;
   #started = false;
   #closing = false;
 
@@ -164,7 +171,9 @@ export class SipDriver implements ChannelDriver {
           }),
         ]
       : [];
+    this.#lines = new IdentifyByLine(config.registrations ?? [], this.#endpoints);
     this.#authenticators = [
+      this.#lines,
       new IdentifyByAddress(config.identifies, config.endpoints, this.#log),
       ...digest,
       ...(options.authenticators ?? []),
@@ -181,6 +190,8 @@ export class SipDriver implements ChannelDriver {
           // A new binding is pinged at once; a removed one is forgotten so it reports afresh.
           if (change.kind === 'created') this.#qualifier?.qualifyAor(change.aor);
           else if (change.kind === 'removed' || change.kind === 'expired') this.#qualifier?.forgetContact(change.aor, change.uri);
+          // A phone that just registered hears its mailboxes' state (unsolicited MWI).
+          if (change.kind === 'created' && change.endpoint !== undefined) this.#subscriptions.contactAdded(change.endpoint, change.uri);
           options.endpointStatus?.contactChanged?.(change);
         },
         endpointStateChanged: (endpoint, state) => options.endpointStatus?.endpointStateChanged?.(endpoint, state),
@@ -193,6 +204,7 @@ export class SipDriver implements ChannelDriver {
       contactsOf: (endpoint) => this.#contactTargets(endpoint),
       transportFor: (endpoint, uri) => (endpoint === undefined ? this.#transports[0] : this.#transportFor(endpoint, uri)),
       sink: options.textMessages,
+      credentialsFor: (endpoint) => this.#outboundCredentials(endpoint),
       userAgent: options.userAgent ?? 'Switchboard',
       logger: log.child({ module: 'switchboard:signalling:message' }),
     });
@@ -206,7 +218,20 @@ export class SipDriver implements ChannelDriver {
       contactsOf: (endpoint) => this.#contactTargets(endpoint),
       transportFor: (endpoint, uri) => this.#transportFor(endpoint, uri),
       userAgent: options.userAgent ?? 'Switchboard',
+      credentialsFor: (endpoint) => this.#outboundCredentials(endpoint),
     });
+  }
+
+  /**
+   * What answers the challenges of requests to an endpoint: the server's mapping if it gave one,
+   * else the endpoint's `outbound_auth` section.
+   */
+  #outboundCredentials(endpoint: SipEndpointConfig): OutboundCredentials | undefined {
+    const mapped = this.#options.outboundAuth?.(endpoint);
+    if (mapped !== undefined) return mapped;
+    const name = endpoint.outboundAuth;
+    const auth = name === undefined ? undefined : this.#options.config.auths.find((a) => a.name === name);
+    return auth === undefined ? undefined : { username: auth.username, password: auth.password };
   }
 
   /** Active SUBSCRIBE dialogs (message-summary, dialog, presence). */
@@ -282,6 +307,7 @@ export class SipDriver implements ChannelDriver {
       await Promise.allSettled(this.#transports.map((t) => t.close()));
       throw err;
     }
+    this.#startRegistrations();
     const qualify = this.#options.qualify;
     if (qualify !== undefined && this.#options.config.aors.some((aor) => aor.qualifyFrequency > 0)) {
       this.#qualifier = new Qualifier({
@@ -296,6 +322,40 @@ export class SipDriver implements ChannelDriver {
         userAgent: this.#options.userAgent ?? 'Switchboard',
       });
       this.#qualifier.start();
+    }
+  }
+
+  /** Registers to every provider of `type=registration` (outbound-registration.ts). */
+  #startRegistrations(): void {
+    const config = this.#options.config;
+    for (const registration of config.registrations ?? []) {
+      let server: SipUri | undefined;
+      try {
+        const parsed = parseUri(registration.serverUri);
+        if (parsed.kind === 'sip') server = parsed;
+      } catch (err) {
+        if (!(err instanceof SipParseError)) throw err;
+      }
+      const named = registration.transport === undefined ? undefined : this.#transports.find((t) => t.name === registration.transport);
+      const wanted = server === undefined ? undefined : uriProtocol(server);
+      const transport = named ?? (wanted === undefined ? this.#transports[0] : this.#transports.find((t) => t.protocol === wanted));
+      if (server === undefined || transport === undefined) {
+        this.#log.warn({ registration: registration.name }, 'outbound registration has no usable server URI or transport; skipped');
+        continue;
+      }
+      const auth = registration.outboundAuth === undefined ? undefined : config.auths.find((a) => a.name === registration.outboundAuth);
+      const client = new OutboundRegistration({
+        config: registration,
+        ua: this.#ua,
+        transport,
+        clock: this.#clock,
+        logger: this.#log,
+        credentials: auth === undefined ? undefined : { username: auth.username, password: auth.password },
+        userAgent: this.#options.userAgent ?? 'Switchboard',
+        lineToken: this.#lines.tokenFor(registration.name),
+      });
+      this.#registrations.push(client);
+      client.start();
     }
   }
 
@@ -355,13 +415,15 @@ export class SipDriver implements ChannelDriver {
    * A call for a dial string's resource (core's ChannelDriver contract):
    * - `alice`: every contact of alice's AORs (registered and static), forked in parallel;
    * - `alice/sip:alice@192.0.2.5:5070`: that URI, through alice's transport and codecs;
-   * - `trunk/5551234`: the number at the trunk's single (static or registered) contact.
+   * - `trunk/5551234`: the number at the trunk's single (static or registered) contact;
+   * - `5551234@trunk`: the same (Asterisk's `PJSIP/number@endpoint` form).
    * An unknown endpoint throws CoreError not_found; a malformed URI invalid_argument.
    */
   prepareOutbound(request: OutboundCallRequest): OutboundCall {
     const slash = request.resource.indexOf('/');
-    const name = slash === -1 ? request.resource : request.resource.slice(0, slash);
-    const rest = slash === -1 ? undefined : request.resource.slice(slash + 1);
+    const at = slash === -1 ? request.resource.lastIndexOf('@') : -1;
+    const name = slash !== -1 ? request.resource.slice(0, slash) : at > 0 ? request.resource.slice(at + 1) : request.resource;
+    const rest = slash !== -1 ? request.resource.slice(slash + 1) : at > 0 ? request.resource.slice(0, at) : undefined;
     const endpoint = this.#endpoints.get(name);
     if (endpoint === undefined) throw new CoreError('not_found', `SIP endpoint '${name}' does not exist`);
     const transport = this.#transportFor(endpoint);
@@ -410,7 +472,7 @@ export class SipDriver implements ChannelDriver {
       codecs,
       userAgent: this.#options.userAgent ?? 'Switchboard',
       targets,
-      outboundCredentials: this.#options.outboundAuth?.(endpoint),
+      outboundCredentials: this.#outboundCredentials(endpoint),
       onEnded: (ended) => this.#outbound.delete(ended),
       findDialog: (target) => this.findConfirmedCall(target),
       redirectTarget: (resource) => this.redirectTarget(resource),
@@ -453,6 +515,7 @@ export class SipDriver implements ChannelDriver {
     this.#closing = true;
     const ending = Promise.allSettled([
       this.#subscriptions.close(),
+      ...this.#registrations.map((registration) => registration.stop()),
       ...[...this.#calls].map((call) => call.shutdown()),
       ...[...this.#outbound].map((call) => call.shutdown()),
     ]);
@@ -489,6 +552,8 @@ export class SipDriver implements ChannelDriver {
       channelName: (endpoint) => this.#namer.next(endpoint),
       userAgent: this.#options.userAgent ?? 'Switchboard',
       clock: this.#clock,
+      ua: this.#ua,
+      credentialsFor: (endpoint) => this.#outboundCredentials(endpoint),
       onEnded: (ended) => this.#calls.delete(ended),
       findDialog: (target) => this.findConfirmedCall(target),
       redirectTarget: (resource) => this.redirectTarget(resource),

@@ -5,6 +5,11 @@
  *   dialog           (RFC 4235)  busy lamp of an extension, from its device state
  *   presence         (RFC 3856, PIDF RFC 3863)  the same device state as open/closed + a note
  *
+ * The extension a dialog/presence SUBSCRIBE names is looked up as a dialplan hint in the
+ * subscriber's `subscribe_context` (else its `context`) first (`exten => 101,hint,SIP/alice&App:desk`): the lamp then shows the
+ * combined state of the hint's devices (core's aggregateDeviceStates) and changes with any of
+ * them. Without a hint, an endpoint name means `SIP/<name>` and anything else `App:<name>`.
+ *
  * A SUBSCRIBE outside any dialog passes the authenticator chain (identify, digest), creates a UAS
  * dialog, gets 200 with the granted Expires, and an immediate NOTIFY with the full state
  * (RFC 6665 §4.2.1.2). Every change of the source sends another NOTIFY. A refreshing SUBSCRIBE in
@@ -14,15 +19,16 @@
  * subscription (§4.2.2).
  *
  * Phones with `mailboxes=` that did not subscribe also get out-of-dialog NOTIFYs for
- * message-summary at every registered contact when a mailbox changes ("unsolicited MWI", as
- * Asterisk sends them), so a phone configured without MWI subscription still lights its lamp.
+ * message-summary ("unsolicited MWI", RFC 3842 §5 as Asterisk sends them), so a phone configured
+ * without MWI subscription still lights its lamp: at every registered contact when a mailbox
+ * changes, and at a contact that has just registered, with the current counts.
  *
  *   SUBSCRIBE ──200──> active ──refresh──> active
  *                         │ Expires: 0, expiry, 481/timeout to NOTIFY, close()
  *                         v
  *                      terminated (final NOTIFY unless the peer is gone)
  */
-import type { Clock, Logger, SipEndpointConfig } from '@switchboard/core';
+import { aggregateDeviceStates, type Clock, type Logger, type SipEndpointConfig } from '@switchboard/core';
 import { Dialog } from '../dialog/dialog.js';
 import { createResponse } from '../message/builders.js';
 import { newTag } from '../message/ids.js';
@@ -35,6 +41,7 @@ import type { UserAgentCore } from '../ua/user-agent-core.js';
 import { authenticateInbound, type InboundAuthenticator } from './identify.js';
 import { sendOutOfDialog } from './out-of-dialog.js';
 import type { OutboundTarget } from './outbound-call.js';
+import { dialogChallengeAnswerer, type OutboundCredentials } from './outbound-auth.js';
 
 export type EventPackage = 'message-summary' | 'dialog' | 'presence';
 
@@ -70,6 +77,10 @@ export interface PresenceSources {
     get(device: string): Promise<string | undefined>;
     onChange(listener: (device: string, state: string) => void): () => void;
   };
+  /** Dialplan hints: the devices of extension `exten` as seen from `context`, if it has a hint. */
+  hints?: {
+    devicesFor(context: string, exten: string): readonly string[] | undefined;
+  };
 }
 
 export interface SubscriptionServerOptions {
@@ -83,6 +94,8 @@ export interface SubscriptionServerOptions {
   contactsOf(endpoint: SipEndpointConfig): Promise<OutboundTarget[]>;
   transportFor(endpoint: SipEndpointConfig, uri: SipUri): Transport | undefined;
   userAgent: string;
+  /** Answers a challenged unsolicited NOTIFY (the endpoint's `outbound_auth`). */
+  credentialsFor?(endpoint: SipEndpointConfig): OutboundCredentials | undefined;
 }
 
 interface Subscription {
@@ -92,8 +105,10 @@ interface Subscription {
   eventId: string | undefined;
   dialog: Dialog;
   endpoint: SipEndpointConfig;
-  /** message-summary: the mailboxes; dialog/presence: the one device. */
+  /** message-summary: the mailboxes; dialog/presence: the device, or a hint's devices joined by `&`. */
   resource: string;
+  /** dialog/presence: the devices whose combined state the NOTIFYs carry. */
+  devices: readonly string[];
   entity: string;
   expiresAt: number;
   timer: unknown;
@@ -188,6 +203,7 @@ export class SubscriptionServer {
     const target = request.uri;
     const user = target.kind === 'sip' ? (target.user ?? '') : '';
     let resource: string;
+    let devices: readonly string[] = [];
     if (event.name === 'message-summary') {
       if (endpoint.mailboxes.length === 0) {
         this.#respond(transaction, request, 404, { toTag: newTag(), reason: 'No Mailbox' });
@@ -195,12 +211,13 @@ export class SubscriptionServer {
       }
       resource = endpoint.mailboxes.join(',');
     } else {
-      const device = await this.#deviceFor(user);
-      if (device === undefined) {
+      const found = await this.#devicesFor(endpoint, user);
+      if (found === undefined) {
         this.#respond(transaction, request, 404, { toTag: newTag() });
         return;
       }
-      resource = device;
+      devices = found;
+      resource = found.join('&');
     }
     if (this.#subscriptions.size >= MAX_SUBSCRIPTIONS) {
       this.#respond(transaction, request, 503, { toTag: newTag(), headers: [['Retry-After', '60']] });
@@ -234,6 +251,9 @@ export class SubscriptionServer {
       dialog.flowTarget = new SipUri({ host: context.source.address, port: context.source.port });
     }
     dialog.confirm();
+    const credentials = this.#options.credentialsFor?.(endpoint);
+    // NOTIFYs to a phone that challenges them answer with its `outbound_auth`.
+    if (credentials !== undefined) dialog.challengeAnswerer = dialogChallengeAnswerer(credentials);
     const entityHost = target.kind === 'sip' ? target.host : localHost;
     const subscription: Subscription = {
       id: dialog.id,
@@ -242,6 +262,7 @@ export class SubscriptionServer {
       dialog,
       endpoint,
       resource,
+      devices,
       entity: `sip:${user === '' ? endpoint.name : user}@${entityHost.includes(':') ? `[${entityHost}]` : entityHost}`,
       expiresAt: 0,
       timer: undefined,
@@ -367,14 +388,21 @@ export class SubscriptionServer {
         return messageSummaryBody(await this.#counts(subscription.resource.split(',')), subscription.entity);
       case 'dialog': {
         subscription.version++;
-        const state = (await this.#options.sources.deviceStates?.get(subscription.resource)) ?? 'UNKNOWN';
+        const state = await this.#deviceState(subscription.devices);
         return dialogInfoBody(subscription.entity, subscription.version - 1, state, subscription.resource);
       }
       case 'presence': {
-        const state = (await this.#options.sources.deviceStates?.get(subscription.resource)) ?? 'UNKNOWN';
+        const state = await this.#deviceState(subscription.devices);
         return pidfBody(subscription.entity, state, subscription.resource);
       }
     }
+  }
+
+  /** One device's state, or the combined state of a hint's devices (unknown ones count as UNKNOWN). */
+  async #deviceState(devices: readonly string[]): Promise<string> {
+    const source = this.#options.sources.deviceStates;
+    const states = await Promise.all(devices.map(async (device) => (await source?.get(device)) ?? 'UNKNOWN'));
+    return states.length === 1 ? (states[0] as string) : aggregateDeviceStates(states);
   }
 
   async #counts(mailboxes: readonly string[]): Promise<MailboxCounts> {
@@ -403,9 +431,25 @@ export class SubscriptionServer {
     }
   }
 
-  /** An out-of-dialog NOTIFY to every contact of an endpoint that did not subscribe. */
-  async #unsolicited(endpoint: SipEndpointConfig): Promise<void> {
-    const targets = await this.#options.contactsOf(endpoint);
+  /**
+   * A phone registered a new contact: if its endpoint has `mailboxes=` and no message-summary
+   * subscription, that contact gets the current counts at once (unsolicited MWI).
+   */
+  contactAdded(endpointName: string, uri: string): void {
+    const endpoint = this.#options.endpoints.get(endpointName);
+    if (this.#closed || endpoint === undefined || endpoint.mailboxes.length === 0 || this.#options.sources.mailboxes === undefined) return;
+    for (const subscription of this.#subscriptions.values()) {
+      if (subscription.event === 'message-summary' && subscription.endpoint.name === endpoint.name) return;
+    }
+    this.#unsolicited(endpoint, uri).catch((err: unknown) => this.#log.warn({ err, endpoint: endpoint.name }, 'unsolicited MWI failed'));
+  }
+
+  /** An out-of-dialog NOTIFY to every contact of an endpoint that did not subscribe (or to one). */
+  async #unsolicited(endpoint: SipEndpointConfig, onlyUri?: string): Promise<void> {
+    const all = await this.#options.contactsOf(endpoint);
+    const chosen = onlyUri === undefined ? all : all.filter((target) => target.requestUri.toString() === onlyUri);
+    // A contact written differently from how the registrar lists it: every contact hears it.
+    const targets = chosen.length > 0 ? chosen : all;
     if (targets.length === 0) return;
     const counts = await this.#counts(endpoint.mailboxes);
     await Promise.all(
@@ -426,6 +470,7 @@ export class SubscriptionServer {
           body: Buffer.from(messageSummaryBody(counts, account.toString()), 'utf8'),
           contentType: CONTENT_TYPES['message-summary'],
           userAgent: this.#options.userAgent,
+          credentials: this.#options.credentialsFor?.(endpoint),
         });
       }),
     );
@@ -434,16 +479,23 @@ export class SubscriptionServer {
   #deviceChanged(device: string): void {
     if (this.#closed) return;
     for (const subscription of this.#subscriptions.values()) {
-      if (subscription.event !== 'message-summary' && subscription.resource === device) this.#notify(subscription);
+      if (subscription.event !== 'message-summary' && subscription.devices.includes(device)) this.#notify(subscription);
     }
   }
 
-  /** The device a dialog/presence subscription watches: `SIP/<user>` for an endpoint, else `App:<user>`. */
-  async #deviceFor(user: string): Promise<string | undefined> {
-    if (user === '' || !/^[A-Za-z0-9._~+-]{1,64}$/.test(user)) return undefined;
-    if (this.#options.endpoints.has(user)) return `SIP/${user}`;
+  /**
+   * The devices a dialog/presence subscription watches: the hint's for the extension in the
+   * subscriber's context (`PJSIP/x` read as `SIP/x`), else `SIP/<user>` for an endpoint, else
+   * `App:<user>` if such a device exists.
+   */
+  async #devicesFor(endpoint: SipEndpointConfig, user: string): Promise<readonly string[] | undefined> {
+    if (user === '' || !/^[A-Za-z0-9._~+*#-]{1,64}$/.test(user)) return undefined;
+    const hint = this.#options.sources.hints?.devicesFor(endpoint.subscribeContext ?? endpoint.context, user);
+    if (hint !== undefined && hint.length > 0) return hint.map((device) => device.replace(/^PJSIP\//i, 'SIP/'));
+    if (!/^[A-Za-z0-9._~+-]{1,64}$/.test(user)) return undefined;
+    if (this.#options.endpoints.has(user)) return [`SIP/${user}`];
     const app = `App:${user}`;
-    return (await this.#options.sources.deviceStates?.get(app)) === undefined ? undefined : app;
+    return (await this.#options.sources.deviceStates?.get(app)) === undefined ? undefined : [app];
   }
 
   #eventOf(request: SipRequest): { name: EventPackage; id: string | undefined } | undefined {

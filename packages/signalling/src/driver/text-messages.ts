@@ -24,6 +24,7 @@ import type { UserAgentCore } from '../ua/user-agent-core.js';
 import { authenticateInbound, type InboundAuthenticator } from './identify.js';
 import { type OutOfDialogOutcome, sendOutOfDialog } from './out-of-dialog.js';
 import type { OutboundTarget } from './outbound-call.js';
+import type { OutboundCredentials } from './outbound-auth.js';
 
 /**
  * RFC 3428 §7 caps a MESSAGE outside a congestion-controlled transport at 1300 bytes; we accept up
@@ -74,6 +75,8 @@ export interface SipMessagingOptions {
   sink: InboundTextMessageSink | undefined;
   userAgent: string;
   logger: Logger;
+  /** Answers a challenged MESSAGE to the endpoint (its `outbound_auth`). */
+  credentialsFor?(endpoint: SipEndpointConfig): OutboundCredentials | undefined;
 }
 
 export class SipMessaging {
@@ -160,6 +163,7 @@ export class SipMessaging {
           body,
           contentType: 'text/plain;charset=UTF-8',
           userAgent: this.#options.userAgent,
+          credentials: endpoint === undefined ? undefined : this.#options.credentialsFor?.(endpoint),
         });
       }),
     );

@@ -20,6 +20,8 @@ export interface UpdateContext {
   userAgent: string;
   /** True while a re-INVITE's offer/answer is unfinished. */
   offerPending: boolean;
+  /** True while an offer of ours (a re-INVITE we sent) awaits its answer: an offer meets 491. */
+  localOfferPending?: boolean;
   /**
    * Every accepted UPDATE is a session refresh (RFC 4028 §7.4); returns the headers for our 2xx
    * (Session-Expires), or a status to refuse it with (422 and its headers).
@@ -40,6 +42,11 @@ export function handleUpdate(request: SipRequest, transaction: NonInviteServerTr
         ...(body !== undefined ? { body, contentType: 'application/sdp' } : {}),
       }),
     );
+  if (update.localOfferPending === true && request.body.length > 0) {
+    // RFC 3311 §5.2: an offer while our own offer is unanswered is refused with 491.
+    respond(491);
+    return;
+  }
   if (update.offerPending) {
     respond(500, [['Retry-After', String(Math.floor(Math.random() * 10))]]);
     return;
