@@ -6,6 +6,7 @@ export { MediaEngine, type MediaEngineOptions } from './media-engine.js';
 export type {
   AudioCodecName,
   BridgeKind,
+  ChannelFormat,
   CodecBinding,
   CreateBridgeRequest,
   CreateLegRequest,
@@ -30,6 +31,7 @@ export type {
   StartRecordingRequest,
   TalkDetectionOptions,
   ToneSegment,
+  WorkerTickStats,
 } from './types.js';
 /** Which recording formats this machine can write (core answers 422 for the others). */
 export { supportedRecordingFormats } from './recording/formats.js';

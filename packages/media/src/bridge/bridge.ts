@@ -8,6 +8,13 @@
  *
  * A muted member is not heard. The bridge's recordings get the full mix (everyone plus media).
  *
+ * Rate: the bridge mixes at the highest native rate among its members (8 kHz G.711, 16 kHz G.722,
+ * 48 kHz Opus; capped by mix-rate.ts), so wideband legs hear each other wideband; each member
+ * resamples in and out (members.ts), bridge media enters at its announcer format's rate and
+ * recordings convert the mix to their recorder format. A change of rate (a member joins or
+ * leaves) fades the last frame at the old rate out and the first at the new rate in: the
+ * resamplers' delays differ per path, and switching mid-waveform would click.
+ *
  * Two local legs with the same codec and nothing else going on (no bridge media or recording, no
  * announcer, no playback, DTMF, mute, whisper or beep on either) are relayed instead: each received packet is sent on
  * by the other leg untouched but for its header (relay-rewriter.ts), without decoding. The bridge
@@ -15,11 +22,15 @@
  */
 import type { WorkerNotification } from '../protocol.js';
 import type { Recorder } from '../recording/recorder.js';
+import { RateConverter, frameSamplesAt } from '../dsp/rate-converter.js';
+import type { ResampleRate } from '../dsp/resampler.js';
 import type { BridgeKind, JoinBridgeOptions, PlaybackEndReason } from '../types.js';
+import type { FormatQuantiser } from '../worker/channel-format.js';
 import { type FrameSource, Playback, SAMPLES_PER_FRAME } from '../worker/playback.js';
 import type { RtpLeg, TappedPacket } from '../worker/rtp-leg.js';
 import type { BridgeMember } from './members.js';
-import { mixAll, mixMinusOne } from './mixer.js';
+import { MAX_MIX_RATE } from './mix-rate.js';
+import { fadeIn, fadeOut, mixAll, mixMinusOne } from './mixer.js';
 import { RelayRewriter } from './relay-rewriter.js';
 
 interface Membership {
@@ -42,7 +53,14 @@ export class Bridge {
   readonly #legOf: (member: BridgeMember) => RtpLeg | null;
   readonly #members = new Map<string, Membership>();
   #playback: Playback | null = null;
+  /** The announcer format the current playback enters the mix through (rate and quantisation). */
+  #playbackFormat: FormatQuantiser | null = null;
   readonly recorders = new Set<Recorder>();
+  #rate: ResampleRate = 8000;
+  /** Set while the last frame at the old rate has been faded out: the next tick mixes at this rate. */
+  #switchingTo: ResampleRate | null = null;
+  readonly #playbackPath = new RateConverter();
+  readonly #beepPath = new RateConverter();
   #relay: { a: RtpLeg; b: RtpLeg } | null = null;
 
   /** `legOf` says which members are local RTP legs (the only ones a relay can join). */
@@ -60,6 +78,11 @@ export class Bridge {
 
   get size(): number {
     return this.#members.size;
+  }
+
+  /** The rate the bridge mixes at now. */
+  get rate(): ResampleRate {
+    return this.#rate;
   }
 
   get relaying(): boolean {
@@ -109,10 +132,12 @@ export class Bridge {
 
   // ── bridge media ──────────────────────────────────────────────────────────────────────────
 
-  play(playbackId: string, load: () => Promise<FrameSource>, wake: () => void): void {
+  /** `format` (absent: slin at the bridge's rate) is what the playback is quantised to before it is mixed. */
+  play(playbackId: string, load: () => Promise<FrameSource>, wake: () => void, format: FormatQuantiser | null = null): void {
     this.endPlayback('stopped');
     const playback = new Playback(playbackId);
     this.#playback = playback;
+    this.#playbackFormat = format;
     load().then(
       (source) => {
         if (this.#playback !== playback || playback.state !== 'loading') return;
@@ -144,50 +169,88 @@ export class Bridge {
 
   // ── the tick ─────────────────────────────────────────────────────────────────────────────
 
+  /** The highest native rate among the members (8 kHz when empty), capped. */
+  #targetRate(memberships: readonly Membership[]): ResampleRate {
+    let rate: ResampleRate = 8000;
+    for (const { member } of memberships) if (member.nativeRate > rate) rate = member.nativeRate;
+    return rate > MAX_MIX_RATE ? MAX_MIX_RATE : rate;
+  }
+
+  /** Moves to the members' rate over two ticks: 'out' fades this frame out at the old rate, 'in' the next one in at the new. */
+  #rateStep(memberships: readonly Membership[]): 'in' | 'out' | null {
+    if (this.#switchingTo !== null) {
+      this.#rate = this.#switchingTo;
+      this.#switchingTo = null;
+      for (const { member } of memberships) member.resetRates();
+      this.#playbackPath.reset();
+      this.#beepPath.reset();
+      return 'in';
+    }
+    const target = this.#targetRate(memberships);
+    if (target === this.#rate) return null;
+    this.#switchingTo = target;
+    return 'out';
+  }
+
   step(): void {
     const memberships = [...this.#members.values()];
+    const fade = this.#rateStep(memberships);
+    const rate = this.#rate;
+    const samples = frameSamplesAt(rate);
     // Every member's input is taken each tick, so remote queues keep their pace even while relaying.
     const heard = memberships.map(({ member, options }) => {
-      const frame = member.input();
+      const frame = member.input(rate);
       return options.mute ? null : frame;
     });
     if (this.#updateRelay()) return;
 
-    const media = this.#mediaFrame();
+    const shape = fade === 'in' ? fadeIn : fade === 'out' ? fadeOut : null;
+    const media = this.#mediaFrame(rate);
     if (this.kind === 'mixing') {
-      const outputs = mixMinusOne(heard, SAMPLES_PER_FRAME, media);
-      for (const [index, { member }] of memberships.entries()) member.output(outputs[index]);
+      const outputs = mixMinusOne(heard, samples, media);
+      for (const [index, { member }] of memberships.entries()) member.output(shape === null ? outputs[index] : shape(outputs[index]));
     } else {
       const announcers = mixAll(
         memberships.map(({ options }, index) => (options.role === 'announcer' ? heard[index] : null)),
-        SAMPLES_PER_FRAME,
+        samples,
       );
-      const common = mixAll([announcers, media], SAMPLES_PER_FRAME) ?? new Int16Array(SAMPLES_PER_FRAME);
+      let common = mixAll([announcers, media], samples) ?? new Int16Array(samples);
+      if (shape !== null) common = shape(common);
       for (const { member, options } of memberships) member.output(options.role === 'announcer' ? null : common);
     }
     if (this.recorders.size > 0) {
-      const mix = mixAll([...heard, media], SAMPLES_PER_FRAME);
+      let mix = mixAll([...heard, media], samples);
+      if (mix !== null && shape !== null) mix = shape(mix);
       for (const recorder of this.recorders) recorder.feed(mix);
     }
     const playback = this.#playback;
     if (playback !== null && playback.state === 'playing' && playback.exhausted) this.endPlayback('complete');
   }
 
-  /** Playback and beeps everyone hears this tick (null: none). */
-  #mediaFrame(): Int16Array | null {
-    const frames: Array<Int16Array | null> = [];
+  /** Playback and beeps everyone hears this tick, at `rate` (null: none). */
+  #mediaFrame(rate: ResampleRate): Int16Array | null {
+    let played: Int16Array | null = null;
     const playback = this.#playback;
     if (playback !== null && playback.state === 'playing') {
       const first = playback.framesOut === 0;
       const frame = playback.nextFrame();
       if (first && frame !== null) this.#notify({ type: 'playbackStarted', legId: '', playbackId: playback.id });
-      frames.push(frame === null ? null : frame.slice());
+      if (frame !== null) {
+        // The announcer's format decides what enters the mix: its rate, and its codec's quantisation.
+        const announced = this.#playbackFormat === null ? frame.slice() : this.#playbackFormat.apply(frame);
+        played = this.#playbackPath.convert(announced, rate);
+      }
     }
-    for (const recorder of this.recorders) {
-      const beep = recorder.beepFrame();
-      if (beep !== null) frames.push(beep.slice());
+    let beeps: Int16Array | null = null;
+    if (this.recorders.size > 0) {
+      const frames: Array<Int16Array | null> = [];
+      for (const recorder of this.recorders) frames.push(recorder.beepFrame());
+      const beep = mixAll(frames, SAMPLES_PER_FRAME);
+      if (beep !== null) beeps = this.#beepPath.convert(beep, rate);
     }
-    return mixAll(frames, SAMPLES_PER_FRAME);
+    if (beeps === null) return played;
+    if (played === null) return beeps;
+    return mixAll([played, beeps], frameSamplesAt(rate));
   }
 
   // ── relay ────────────────────────────────────────────────────────────────────────────────

@@ -2,8 +2,13 @@
  * The two kinds of bridge member a bridge's home worker mixes for: a leg on the same worker (its
  * endpoint's captured frame in, its bridge output slot out) and a leg on another worker, reached
  * through a MessagePort (frames forwarded each tick, see bridge-link.ts).
+ *
+ * A member's audio travels at the leg's native rate (its frames' length says which); each member
+ * converts between that rate and the bridge's mixing rate, in and out, with its own resamplers.
  */
 import type { MessagePort } from 'node:worker_threads';
+import { RateConverter, rateOfFrame } from '../dsp/rate-converter.js';
+import type { ResampleRate } from '../dsp/resampler.js';
 import type { MediaEndpoint } from '../worker/media-endpoint.js';
 import { FrameQueue } from './frame-queue.js';
 import { type LinkMessage, postFrame } from './bridge-link.js';
@@ -12,10 +17,14 @@ export interface BridgeMember {
   readonly legId: string;
   /** The endpoint when the leg lives on this worker. */
   readonly endpoint: MediaEndpoint | null;
-  /** This tick's audio from the leg (null: silence). Called exactly once per tick. */
-  input(): Int16Array | null;
-  /** This tick's audio for the leg (null: nothing to send). */
+  /** The rate the leg's audio comes in at: the highest the bridge needs to mix at for it. */
+  readonly nativeRate: ResampleRate;
+  /** This tick's audio from the leg at `rate` (null: silence). Called exactly once per tick. */
+  input(rate: ResampleRate): Int16Array | null;
+  /** This tick's audio for the leg, at the bridge's rate (null: nothing to send). */
   output(frame: Int16Array | null): void;
+  /** The bridge changed rate: filter histories of the old rate pairs must not leak into the new. */
+  resetRates(): void;
   /** Passes a DTMF digit from another member to this leg. */
   dtmf(digit: string, durationMs: number): void;
   close(): void;
@@ -25,6 +34,8 @@ export class LocalMember implements BridgeMember {
   readonly legId: string;
   readonly endpoint: MediaEndpoint;
   readonly #sendDtmf: (digit: string, durationMs: number) => void;
+  readonly #in = new RateConverter();
+  readonly #out = new RateConverter();
 
   constructor(endpoint: MediaEndpoint, sendDtmf: (digit: string, durationMs: number) => void) {
     this.legId = endpoint.id;
@@ -32,12 +43,22 @@ export class LocalMember implements BridgeMember {
     this.#sendDtmf = sendDtmf;
   }
 
-  input(): Int16Array | null {
-    return this.endpoint.inFrame;
+  get nativeRate(): ResampleRate {
+    return this.endpoint.captureRate;
+  }
+
+  input(rate: ResampleRate): Int16Array | null {
+    const frame = this.endpoint.inFrame;
+    return frame === null ? null : this.#in.convert(frame, rate);
   }
 
   output(frame: Int16Array | null): void {
-    this.endpoint.bridgeOut = frame;
+    this.endpoint.bridgeOut = frame === null ? null : this.#out.convert(frame, this.endpoint.captureRate);
+  }
+
+  resetRates(): void {
+    this.#in.reset();
+    this.#out.reset();
   }
 
   dtmf(digit: string, durationMs: number): void {
@@ -55,6 +76,10 @@ export class RemoteMember implements BridgeMember {
   readonly endpoint = null;
   readonly #port: MessagePort;
   readonly #queue = new FrameQueue();
+  readonly #in = new RateConverter();
+  readonly #out = new RateConverter();
+  /** Learned from the frames the leg's worker sends (8 kHz until the first arrives). */
+  #rate: ResampleRate = 8000;
   #closed = false;
 
   /** `onDtmf` hears digits the remote leg received; `onGone` fires when the other worker's end closed (it died). */
@@ -62,7 +87,11 @@ export class RemoteMember implements BridgeMember {
     this.legId = legId;
     this.#port = port;
     port.on('message', (message: LinkMessage) => {
-      if (message.type === 'frame') this.#queue.push(new Int16Array(message.samples));
+      if (message.type === 'frame') {
+        const frame = new Int16Array(message.samples);
+        this.#rate = rateOfFrame(frame);
+        this.#queue.push(frame);
+      }
       else if (message.type === 'dtmf') onDtmf(message.digit, message.durationMs);
     });
     port.on('close', () => {
@@ -72,12 +101,22 @@ export class RemoteMember implements BridgeMember {
     });
   }
 
-  input(): Int16Array | null {
-    return this.#queue.shift();
+  get nativeRate(): ResampleRate {
+    return this.#rate;
+  }
+
+  input(rate: ResampleRate): Int16Array | null {
+    const frame = this.#queue.shift();
+    return frame === null ? null : this.#in.convert(frame, rate);
   }
 
   output(frame: Int16Array | null): void {
-    if (frame !== null && !this.#closed) postFrame(this.#port, frame);
+    if (frame !== null && !this.#closed) postFrame(this.#port, this.#out.convert(frame, this.#rate));
+  }
+
+  resetRates(): void {
+    this.#in.reset();
+    this.#out.reset();
   }
 
   dtmf(digit: string, durationMs: number): void {
