@@ -58,6 +58,7 @@ export * from './bridges/bridge-registry.js';
 export * from './bridges/bridge-music.js';
 export * from './recordings/live-recording.js';
 export * from './recordings/recording-manager.js';
+export * from './recordings/recorder-format.js';
 export * from './recordings/recording-paths.js';
 export * from './recordings/stored-recordings.js';
 export * from './playback/tone-pattern.js';
