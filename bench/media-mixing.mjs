@@ -13,7 +13,18 @@
 // more than 10 ms late. The capacity is the most participants with no overrun and no skipped frame;
 // the far ends' view (loss, added jitter) is reported beside it.
 import { machine, printSteps, writeResult } from './common.mjs';
-import { G722, MAX_ADDED_JITTER_MS, MAX_LOSS_PCT, OPUS, PCMU, farLeg, inBatches, startEngine, startFarEnd, stepCounts } from './media-common.mjs';
+import {
+  G722,
+  MAX_ADDED_JITTER_MS,
+  MAX_LOSS_PCT,
+  OPUS,
+  PCMU,
+  farLeg,
+  inBatches,
+  startEngine,
+  startFarEnd,
+  stepCounts,
+} from './media-common.mjs';
 
 const seconds = Number(process.env.BENCH_STEP_SECONDS ?? 4);
 const list = (name, fallback) => (process.env[name] ?? fallback).split(',').filter(Boolean).map(Number);
@@ -110,6 +121,12 @@ writeResult('media-mixing', {
   setup:
     'MediaEngine, 1 worker, in process; mixing bridges (PCMU 3-party and conference at 8 kHz, G.722 3-party at 16 kHz, a PCMU conference with one G.722 leg at 16 kHz or one opus leg at 48 kHz); far ends in a child process, 50 packets/s per leg; overruns from the worker tick statistics (engine.getWorkerStats)',
   step_seconds: seconds,
-  criteria: { tick_overruns: 0, tick_budget_ms: 20, tick_late_threshold_ms: 10, max_loss_pct: MAX_LOSS_PCT, max_added_jitter_ms_p99: MAX_ADDED_JITTER_MS },
+  criteria: {
+    tick_overruns: 0,
+    tick_budget_ms: 20,
+    tick_late_threshold_ms: 10,
+    max_loss_pct: MAX_LOSS_PCT,
+    max_added_jitter_ms_p99: MAX_ADDED_JITTER_MS,
+  },
   layouts: results,
 });

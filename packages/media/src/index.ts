@@ -77,4 +77,5 @@ export {
   writeTelephoneEvent,
 } from './rtp/telephone-event.js';
 export { WavFormatError, type WavInfo, parseWav } from './audio/wav.js';
+export { G722Decoder, G722Encoder } from './codecs/g722.js';
 export { FRAME_MS, Pacer, frameDueAt, framesDueBy } from './playback/pacer.js';

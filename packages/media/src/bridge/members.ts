@@ -91,8 +91,7 @@ export class RemoteMember implements BridgeMember {
         const frame = new Int16Array(message.samples);
         this.#rate = rateOfFrame(frame);
         this.#queue.push(frame);
-      }
-      else if (message.type === 'dtmf') onDtmf(message.digit, message.durationMs);
+      } else if (message.type === 'dtmf') onDtmf(message.digit, message.durationMs);
     });
     port.on('close', () => {
       if (this.#closed) return;

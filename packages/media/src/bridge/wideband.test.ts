@@ -164,7 +164,12 @@ describe('wideband mixing', () => {
       for (let i = 0; i < source16k.length; i += 1)
         source16k[i] = Math.round(4000 * Math.sin((2 * Math.PI * 1000 * i) / 16000) + 4000 * Math.sin((2 * Math.PI * 6000 * i) / 16000));
       samples.set(rate === 16000 ? source16k : downsample(source16k));
-      bridge.play('p', () => Promise.resolve(new SampleSource(samples, { frameSamples: rate / 50 })), () => {}, announcer);
+      bridge.play(
+        'p',
+        () => Promise.resolve(new SampleSource(samples, { frameSamples: rate / 50 })),
+        () => {},
+        announcer,
+      );
       await Promise.resolve();
       await Promise.resolve();
       tick(30);

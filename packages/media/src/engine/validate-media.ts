@@ -102,7 +102,8 @@ export function validateRecording(request: StartRecordingRequest): StartRecordin
 export function validateChannelFormat(name: string, value: unknown): ChannelFormat {
   if (typeof value !== 'string' || !isChannelFormat(value))
     throw new InvalidArgumentError(`${name} must be one of ${CHANNEL_FORMATS.join(', ')}, got ${String(value)}`);
-  if (value === 'g722' && !isCodecSupported('G722')) throw new InvalidArgumentError(`${name} g722 needs the G.722 codec, which is not built in`);
+  if (value === 'g722' && !isCodecSupported('G722'))
+    throw new InvalidArgumentError(`${name} g722 needs the G.722 codec, which is not built in`);
   return value;
 }
 

@@ -64,7 +64,8 @@ describe('recorder format', () => {
     const decode = (bytes: Buffer): Int16Array => {
       const decoder = createCodec('G722');
       const out = new Int16Array(bytes.length * 2);
-      for (let offset = 0; offset + 160 <= bytes.length; offset += 160) out.set(decoder.decode(bytes.subarray(offset, offset + 160)), offset * 2);
+      for (let offset = 0; offset + 160 <= bytes.length; offset += 160)
+        out.set(decoder.decode(bytes.subarray(offset, offset + 160)), offset * 2);
       return out;
     };
     const wide = decode(await record('g722', 'slin16', 'w.g722'));

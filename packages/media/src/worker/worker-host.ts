@@ -332,7 +332,12 @@ export class WorkerHost implements LegHost {
       const bridge = this.#bridge(target.bridgeId);
       const announcer = format === undefined ? null : new FormatQuantiser(format);
       const rate = announcer?.rate ?? bridge.rate;
-      bridge.play(playbackId, () => loadAt(rate), () => this.#wake(), announcer);
+      bridge.play(
+        playbackId,
+        () => loadAt(rate),
+        () => this.#wake(),
+        announcer,
+      );
       this.#wake();
       return;
     }
