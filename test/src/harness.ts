@@ -48,6 +48,8 @@ export interface ConfOptions {
   channelVars?: string[];
   /** Extra option lines for the [local-phone] endpoint of pjsip.conf (`allow = g722`, `tone_zone = uk`). */
   endpointLines?: string[];
+  /** Further configuration files by name (`indications.conf`), written beside the others. */
+  extraFiles?: Record<string, string>;
 }
 
 export const DEFAULT_TEST_DIALPLAN = `
@@ -68,6 +70,7 @@ export function writeConf(dir: string, o: ConfOptions): void {
     'pjsip.conf': `[transport-udp]\ntype = transport\nprotocol = udp\nbind = 127.0.0.1:${o.sipPort}\n\n[local-phone]\ntype = endpoint\ncontext = from-internal\ndisallow = all\nallow = ulaw,alaw\n${(o.endpointLines ?? []).map((line) => `${line}\n`).join('')}\n[local-phone]\ntype = identify\nendpoint = local-phone\nmatch = 127.0.0.1\n`,
     'rtp.conf': `[general]\nrtpstart = ${o.rtpStart}\nrtpend = ${o.rtpEnd}\n`,
     'extensions.conf': `[general]\n\n[globals]\n\n[from-internal]\n${o.dialplan ?? DEFAULT_TEST_DIALPLAN}\n`,
+    ...o.extraFiles,
   };
   for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
 }
@@ -100,6 +103,7 @@ export async function startSwitchboard(options: Partial<ConfOptions> = {}): Prom
     ...(options.dialplan !== undefined ? { dialplan: options.dialplan } : {}),
     ...(options.channelVars !== undefined ? { channelVars: options.channelVars } : {}),
     ...(options.endpointLines !== undefined ? { endpointLines: options.endpointLines } : {}),
+    ...(options.extraFiles !== undefined ? { extraFiles: options.extraFiles } : {}),
   };
   writeConf(confDir, conf);
   let launched = await launch(confDir, dataDir);

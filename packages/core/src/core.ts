@@ -11,6 +11,7 @@ import { EventBus } from './events/event-bus.js';
 import type { MediaEngine } from './media/media-engine.js';
 import { watchWorkerFailures } from './media/worker-failure.js';
 import { DialplanRunner } from './pbx/dialplan-runner.js';
+import { channelToneZone } from './playback/channel-tone-zone.js';
 import { PlaybackManager } from './playback/playback-manager.js';
 import { SoundIndex } from './sounds/sound-index.js';
 import { SystemStatus } from './system.js';
@@ -133,6 +134,7 @@ export class SwitchboardCore implements ChannelDriverHost {
       clock: options.clock ?? systemClock,
       tones: new ToneResolver(options.config.indications),
       recordingFile: (name) => this.recordings.stored.playableFile(name),
+      toneZoneOf: (channel) => channelToneZone(channel, this.config.sip.endpoints),
     });
     this.bridges = new BridgeRegistry({
       bus: this.bus,

@@ -63,6 +63,7 @@ export * from './recordings/recording-paths.js';
 export * from './recordings/stored-recordings.js';
 export * from './playback/tone-pattern.js';
 export * from './playback/tone-resolver.js';
+export * from './playback/channel-tone-zone.js';
 export * from './playback/playable-media.js';
 export * from './config/indications-config.js';
 export * from './config/musiconhold-config.js';

@@ -10,7 +10,8 @@
  *                     given), transport, language, callerid, aors, auth, mailboxes,
  *                     dtmf_mode (rfc4733|info|inband|auto, default rfc4733), force_rport (yes),
  *                     rewrite_contact (no), rtp_symmetric (no), direct_media (no: media is anchored
- *                     here; Asterisk defaults to yes)
+ *                     here; Asterisk defaults to yes), tone_zone (the indications.conf zone of
+ *                     the endpoint's channels: ringback, busy and congestion tones, `tone:` media)
  *   type = identify   endpoint, match (repeatable, comma lists of IP addresses or CIDR ranges)
  *   type = aor        max_contacts (0, as in Asterisk: no registrations until raised), remove_existing
  *                     (no), default_expiration (3600), minimum_expiration (60), maximum_expiration
@@ -206,6 +207,9 @@ function readEndpoint(section: IniSection, refs: References, log: Logger): SipEn
       },
       language: (o) => {
         endpoint.language = requireNonEmpty(o);
+      },
+      tone_zone: (o) => {
+        endpoint.toneZone = requireNonEmpty(o).toLowerCase();
       },
       callerid: (o) => {
         endpoint.callerId = parseCallerId(o.value);

@@ -64,6 +64,7 @@ export class PlaybackManager {
   readonly #sounds: SoundIndex;
   readonly #tones: ToneResolver;
   readonly #recordingFile: (name: string) => string | undefined;
+  readonly #toneZoneOf: (channel: Channel) => string | undefined;
   readonly #log: Logger;
   readonly #clock: Clock;
   #mediaPlaySequence = 0;
@@ -78,12 +79,15 @@ export class PlaybackManager {
     tones?: ToneResolver;
     /** Where `recording:` URIs find their WAV file; without it they fail. */
     recordingFile?: (name: string) => string | undefined;
+    /** A channel's own tone zone (channel-tone-zone.ts), for `tone:` URIs that name none. */
+    toneZoneOf?: (channel: Channel) => string | undefined;
   }) {
     this.#bus = deps.bus;
     this.#media = deps.media;
     this.#sounds = deps.sounds;
     this.#tones = deps.tones ?? new ToneResolver();
     this.#recordingFile = deps.recordingFile ?? (() => undefined);
+    this.#toneZoneOf = deps.toneZoneOf ?? (() => undefined);
     this.#log = deps.log;
     this.#clock = deps.clock;
     this.#media.onNotification((n) => this.#onMediaNotification(n));
@@ -268,11 +272,13 @@ export class PlaybackManager {
   async #startItem(playback: Playback, offsetMs: number): Promise<void> {
     const active = this.#active.get(playback.id);
     if (!active || playback.isFinished) return;
-    const resolved = resolvePlayable(playback.currentUri, playback.language, {
-      sounds: this.#sounds,
-      tones: this.#tones,
-      recordingFile: this.#recordingFile,
-    });
+    const channel = playback.target.kind === 'channel' ? this.#channels.get(playback.target.id) : undefined;
+    const resolved = resolvePlayable(
+      playback.currentUri,
+      playback.language,
+      { sounds: this.#sounds, tones: this.#tones, recordingFile: this.#recordingFile },
+      channel === undefined ? undefined : this.#toneZoneOf(channel),
+    );
     if (resolved.kind === 'error') {
       this.#log.info({ playback: playback.id, media: playback.currentUri, error: resolved.error }, 'media item failed');
       this.#itemFailed(playback);
