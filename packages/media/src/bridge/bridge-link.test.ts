@@ -60,7 +60,7 @@ describe('cross-worker frame forwarding (BridgeLink ↔ RemoteMember)', () => {
     link.forwardDtmf('5', 100);
     await waitFor('frames up', () => (upDigits.length > 0 ? true : undefined));
     assert.deepEqual(upDigits, ['5']);
-    const up = [remote.input(8000), remote.input(8000), remote.input(8000), remote.input(8000)];
+    const up = [remote.input(), remote.input(), remote.input(), remote.input()];
     assert.deepEqual(
       up.map((frame) => frame?.[0] ?? null),
       [7, 7, 7, null],

@@ -13,7 +13,6 @@ function member(legId: string, value: number): BridgeMember & { heard: Array<Int
     nativeRate: 8000,
     heard,
     input: () => new Int16Array(160).fill(value),
-    resetRates: () => {},
     output: (frame) => heard.push(frame === null ? null : frame.slice()),
     dtmf: () => {},
     close: () => {},

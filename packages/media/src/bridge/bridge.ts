@@ -8,12 +8,13 @@
  *
  * A muted member is not heard. The bridge's recordings get the full mix (everyone plus media).
  *
- * Rate: the bridge mixes at the highest native rate among its members (8 kHz G.711, 16 kHz G.722,
- * 48 kHz Opus; capped by mix-rate.ts), so wideband legs hear each other wideband; each member
- * resamples in and out (members.ts), bridge media enters at its announcer format's rate and
- * recordings convert the mix to their recorder format. A change of rate (a member joins or
- * leaves) fades the last frame at the old rate out and the first at the new rate in: the
- * resamplers' delays differ per path, and switching mid-waveform would click.
+ * Rate: the bridge's rate is the highest native rate among its members (8 kHz G.711, 16 kHz
+ * G.722, 48 kHz Opus; capped by mix-rate.ts). Members are mixed per rate (rate-mix.ts): wideband
+ * legs hear each other at their rate, narrowband legs at theirs, with one resampler per rate pair
+ * rather than per member, so a joining or leaving member never changes another member's audio
+ * path (no click) and all-narrowband bridges cost what they always did. Bridge playback enters at
+ * its announcer format's rate (by default the bridge's rate when it starts); each recording takes
+ * the mix at its recorder format's rate.
  *
  * Two local legs with the same codec and nothing else going on (no bridge media or recording, no
  * announcer, no playback, DTMF, mute, whisper or beep on either) are relayed instead: each received packet is sent on
@@ -22,7 +23,7 @@
  */
 import type { WorkerNotification } from '../protocol.js';
 import type { Recorder } from '../recording/recorder.js';
-import { RateConverter, frameSamplesAt } from '../dsp/rate-converter.js';
+import { rateOfFrame } from '../dsp/rate-converter.js';
 import type { ResampleRate } from '../dsp/resampler.js';
 import type { BridgeKind, JoinBridgeOptions, PlaybackEndReason } from '../types.js';
 import type { FormatQuantiser } from '../worker/channel-format.js';
@@ -30,7 +31,8 @@ import { type FrameSource, Playback, SAMPLES_PER_FRAME } from '../worker/playbac
 import type { RtpLeg, TappedPacket } from '../worker/rtp-leg.js';
 import type { BridgeMember } from './members.js';
 import { MAX_MIX_RATE } from './mix-rate.js';
-import { fadeIn, fadeOut, mixAll, mixMinusOne } from './mixer.js';
+import { mixAll } from './mixer.js';
+import { RateMixer, type RateMixMedia } from './rate-mix.js';
 import { RelayRewriter } from './relay-rewriter.js';
 
 interface Membership {
@@ -56,11 +58,7 @@ export class Bridge {
   /** The announcer format the current playback enters the mix through (rate and quantisation). */
   #playbackFormat: FormatQuantiser | null = null;
   readonly recorders = new Set<Recorder>();
-  #rate: ResampleRate = 8000;
-  /** Set while the last frame at the old rate has been faded out: the next tick mixes at this rate. */
-  #switchingTo: ResampleRate | null = null;
-  readonly #playbackPath = new RateConverter();
-  readonly #beepPath = new RateConverter();
+  readonly #mixer = new RateMixer();
   #relay: { a: RtpLeg; b: RtpLeg } | null = null;
 
   /** `legOf` says which members are local RTP legs (the only ones a relay can join). */
@@ -80,9 +78,11 @@ export class Bridge {
     return this.#members.size;
   }
 
-  /** The rate the bridge mixes at now. */
+  /** The highest native rate among the members (8 kHz when empty), capped by mix-rate.ts. */
   get rate(): ResampleRate {
-    return this.#rate;
+    let rate: ResampleRate = 8000;
+    for (const { member } of this.#members.values()) if (member.nativeRate > rate) rate = member.nativeRate;
+    return rate > MAX_MIX_RATE ? MAX_MIX_RATE : rate;
   }
 
   get relaying(): boolean {
@@ -169,88 +169,55 @@ export class Bridge {
 
   // ── the tick ─────────────────────────────────────────────────────────────────────────────
 
-  /** The highest native rate among the members (8 kHz when empty), capped. */
-  #targetRate(memberships: readonly Membership[]): ResampleRate {
-    let rate: ResampleRate = 8000;
-    for (const { member } of memberships) if (member.nativeRate > rate) rate = member.nativeRate;
-    return rate > MAX_MIX_RATE ? MAX_MIX_RATE : rate;
-  }
-
-  /** Moves to the members' rate over two ticks: 'out' fades this frame out at the old rate, 'in' the next one in at the new. */
-  #rateStep(memberships: readonly Membership[]): 'in' | 'out' | null {
-    if (this.#switchingTo !== null) {
-      this.#rate = this.#switchingTo;
-      this.#switchingTo = null;
-      for (const { member } of memberships) member.resetRates();
-      this.#playbackPath.reset();
-      this.#beepPath.reset();
-      return 'in';
-    }
-    const target = this.#targetRate(memberships);
-    if (target === this.#rate) return null;
-    this.#switchingTo = target;
-    return 'out';
-  }
-
   step(): void {
     const memberships = [...this.#members.values()];
-    const fade = this.#rateStep(memberships);
-    const rate = this.#rate;
-    const samples = frameSamplesAt(rate);
     // Every member's input is taken each tick, so remote queues keep their pace even while relaying.
     const heard = memberships.map(({ member, options }) => {
-      const frame = member.input(rate);
+      const frame = member.input();
       return options.mute ? null : frame;
     });
     if (this.#updateRelay()) return;
 
-    const shape = fade === 'in' ? fadeIn : fade === 'out' ? fadeOut : null;
-    const media = this.#mediaFrame(rate);
-    if (this.kind === 'mixing') {
-      const outputs = mixMinusOne(heard, samples, media);
-      for (const [index, { member }] of memberships.entries()) member.output(shape === null ? outputs[index] : shape(outputs[index]));
-    } else {
-      const announcers = mixAll(
-        memberships.map(({ options }, index) => (options.role === 'announcer' ? heard[index] : null)),
-        samples,
-      );
-      let common = mixAll([announcers, media], samples) ?? new Int16Array(samples);
-      if (shape !== null) common = shape(common);
-      for (const { member, options } of memberships) member.output(options.role === 'announcer' ? null : common);
-    }
-    if (this.recorders.size > 0) {
-      let mix = mixAll([...heard, media], samples);
-      if (mix !== null && shape !== null) mix = shape(mix);
-      for (const recorder of this.recorders) recorder.feed(mix);
-    }
+    const mixing = this.kind === 'mixing';
+    const inputs = memberships.map(({ member, options }, index) => {
+      const frame = heard[index];
+      const announcer = options.role === 'announcer';
+      return {
+        frame,
+        rate: frame === null ? member.nativeRate : rateOfFrame(frame),
+        // Mixing: everyone hears everyone else. Holding: participants hear the announcers only.
+        source: mixing || announcer,
+        listener: mixing || !announcer,
+      };
+    });
+    const recordRates = [...new Set([...this.recorders].map((recorder) => recorder.captureRate))];
+    const { outputs, full } = this.#mixer.mix(inputs, this.#media(), recordRates);
+    for (const [index, { member }] of memberships.entries()) member.output(outputs[index]);
+    for (const recorder of this.recorders) recorder.feed(full.get(recorder.captureRate) ?? null);
     const playback = this.#playback;
     if (playback !== null && playback.state === 'playing' && playback.exhausted) this.endPlayback('complete');
   }
 
-  /** Playback and beeps everyone hears this tick, at `rate` (null: none). */
-  #mediaFrame(rate: ResampleRate): Int16Array | null {
-    let played: Int16Array | null = null;
+  /** Playback and beeps everyone hears this tick, each at its own rate. */
+  #media(): RateMixMedia[] {
+    const media: RateMixMedia[] = [];
     const playback = this.#playback;
     if (playback !== null && playback.state === 'playing') {
       const first = playback.framesOut === 0;
       const frame = playback.nextFrame();
       if (first && frame !== null) this.#notify({ type: 'playbackStarted', legId: '', playbackId: playback.id });
-      if (frame !== null) {
-        // The announcer's format decides what enters the mix: its rate, and its codec's quantisation.
-        const announced = this.#playbackFormat === null ? frame.slice() : this.#playbackFormat.apply(frame);
-        played = this.#playbackPath.convert(announced, rate);
-      }
+      // The announcer's format decides what enters the mix: its rate, and its codec's quantisation.
+      if (frame !== null)
+        media.push({ name: 'playback', frame: this.#playbackFormat === null ? frame.slice() : this.#playbackFormat.apply(frame) });
     }
-    let beeps: Int16Array | null = null;
     if (this.recorders.size > 0) {
-      const frames: Array<Int16Array | null> = [];
-      for (const recorder of this.recorders) frames.push(recorder.beepFrame());
-      const beep = mixAll(frames, SAMPLES_PER_FRAME);
-      if (beep !== null) beeps = this.#beepPath.convert(beep, rate);
+      const beep = mixAll(
+        [...this.recorders].map((recorder) => recorder.beepFrame()),
+        SAMPLES_PER_FRAME,
+      );
+      if (beep !== null) media.push({ name: 'beep', frame: beep });
     }
-    if (beeps === null) return played;
-    if (played === null) return beeps;
-    return mixAll([played, beeps], frameSamplesAt(rate));
+    return media;
   }
 
   // ── relay ────────────────────────────────────────────────────────────────────────────────

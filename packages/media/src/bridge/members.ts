@@ -3,11 +3,11 @@
  * endpoint's captured frame in, its bridge output slot out) and a leg on another worker, reached
  * through a MessagePort (frames forwarded each tick, see bridge-link.ts).
  *
- * A member's audio travels at the leg's native rate (its frames' length says which); each member
- * converts between that rate and the bridge's mixing rate, in and out, with its own resamplers.
+ * A member's audio travels at the leg's native rate, both ways (a frame's length says which): the
+ * bridge mixes per rate and converts between rates once per rate pair, never per member.
  */
 import type { MessagePort } from 'node:worker_threads';
-import { RateConverter, rateOfFrame } from '../dsp/rate-converter.js';
+import { rateOfFrame } from '../dsp/rate-converter.js';
 import type { ResampleRate } from '../dsp/resampler.js';
 import type { MediaEndpoint } from '../worker/media-endpoint.js';
 import { FrameQueue } from './frame-queue.js';
@@ -17,14 +17,12 @@ export interface BridgeMember {
   readonly legId: string;
   /** The endpoint when the leg lives on this worker. */
   readonly endpoint: MediaEndpoint | null;
-  /** The rate the leg's audio comes in at: the highest the bridge needs to mix at for it. */
+  /** The rate the leg's audio comes in at and goes out at. */
   readonly nativeRate: ResampleRate;
-  /** This tick's audio from the leg at `rate` (null: silence). Called exactly once per tick. */
-  input(rate: ResampleRate): Int16Array | null;
-  /** This tick's audio for the leg, at the bridge's rate (null: nothing to send). */
+  /** This tick's audio from the leg, at its native rate (null: silence). Called exactly once per tick. */
+  input(): Int16Array | null;
+  /** This tick's audio for the leg, at its native rate (null: nothing to send). */
   output(frame: Int16Array | null): void;
-  /** The bridge changed rate: filter histories of the old rate pairs must not leak into the new. */
-  resetRates(): void;
   /** Passes a DTMF digit from another member to this leg. */
   dtmf(digit: string, durationMs: number): void;
   close(): void;
@@ -34,8 +32,6 @@ export class LocalMember implements BridgeMember {
   readonly legId: string;
   readonly endpoint: MediaEndpoint;
   readonly #sendDtmf: (digit: string, durationMs: number) => void;
-  readonly #in = new RateConverter();
-  readonly #out = new RateConverter();
 
   constructor(endpoint: MediaEndpoint, sendDtmf: (digit: string, durationMs: number) => void) {
     this.legId = endpoint.id;
@@ -47,18 +43,12 @@ export class LocalMember implements BridgeMember {
     return this.endpoint.captureRate;
   }
 
-  input(rate: ResampleRate): Int16Array | null {
-    const frame = this.endpoint.inFrame;
-    return frame === null ? null : this.#in.convert(frame, rate);
+  input(): Int16Array | null {
+    return this.endpoint.inFrame;
   }
 
   output(frame: Int16Array | null): void {
-    this.endpoint.bridgeOut = frame === null ? null : this.#out.convert(frame, this.endpoint.captureRate);
-  }
-
-  resetRates(): void {
-    this.#in.reset();
-    this.#out.reset();
+    this.endpoint.bridgeOut = frame;
   }
 
   dtmf(digit: string, durationMs: number): void {
@@ -76,8 +66,6 @@ export class RemoteMember implements BridgeMember {
   readonly endpoint = null;
   readonly #port: MessagePort;
   readonly #queue = new FrameQueue();
-  readonly #in = new RateConverter();
-  readonly #out = new RateConverter();
   /** Learned from the frames the leg's worker sends (8 kHz until the first arrives). */
   #rate: ResampleRate = 8000;
   #closed = false;
@@ -104,18 +92,12 @@ export class RemoteMember implements BridgeMember {
     return this.#rate;
   }
 
-  input(rate: ResampleRate): Int16Array | null {
-    const frame = this.#queue.shift();
-    return frame === null ? null : this.#in.convert(frame, rate);
+  input(): Int16Array | null {
+    return this.#queue.shift();
   }
 
   output(frame: Int16Array | null): void {
-    if (frame !== null && !this.#closed) postFrame(this.#port, this.#out.convert(frame, this.#rate));
-  }
-
-  resetRates(): void {
-    this.#in.reset();
-    this.#out.reset();
+    if (frame !== null && !this.#closed) postFrame(this.#port, frame);
   }
 
   dtmf(digit: string, durationMs: number): void {

@@ -57,23 +57,3 @@ export function mixAll(frames: ReadonlyArray<Int16Array | null>, frameSamples: n
   }
   return any ? clipFrame(total) : null;
 }
-
-/**
- * The last frame before a change of mixing rate, faded out in place: full for its first 8 ms, a
- * linear ramp to silence by 16 ms, then silent, so the old output resampler's delay line (~3 ms)
- * holds silence when it is dropped.
- */
-export function fadeOut(frame: Int16Array): Int16Array {
-  const n = frame.length;
-  const start = Math.floor(n * 0.4);
-  const end = Math.floor(n * 0.8);
-  for (let i = start; i < n; i += 1) frame[i] = i >= end ? 0 : Math.round((frame[i] * (end - i)) / (end - start));
-  return frame;
-}
-
-/** The first frame at a new mixing rate, faded in place from silence over its first 10 ms. */
-export function fadeIn(frame: Int16Array): Int16Array {
-  const ramp = Math.floor(frame.length / 2);
-  for (let i = 0; i < ramp; i += 1) frame[i] = Math.round((frame[i] * i) / ramp);
-  return frame;
-}

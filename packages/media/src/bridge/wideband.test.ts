@@ -1,7 +1,8 @@
 /**
  * Wideband mixing: a bridge runs at its members' highest native rate, so G.722 legs hear each
- * other above 4 kHz; minus-one still holds; a rate change keeps one frame per tick and fades
- * instead of clicking; the announcer format decides what bridge playback enters the mix as.
+ * other above 4 kHz; minus-one still holds; narrowband and wideband members hear each other; a
+ * member joining or leaving at another rate keeps one frame per tick and does not disturb what
+ * the others hear; the announcer format decides what bridge playback enters the mix as.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -125,7 +126,19 @@ describe('wideband mixing', () => {
     assert.ok(b.writtenRates.every((rate) => rate === 8000));
   });
 
-  it('changes rate when a wideband member joins and leaves: one frame per tick, a fade instead of a click', () => {
+  it('narrowband and wideband members hear each other, each at its own rate', () => {
+    const wide = new CodecIo('wide', 'G722', 1000);
+    const narrow = new CodecIo('narrow', 'slin8', 600);
+    const { tick } = setup([wide, narrow]);
+    tick(20);
+    assert.ok(toneAmplitude(lastHeard(narrow, 10), 1000, 8000) > 6000, 'the 8 kHz member hears the G.722 member');
+    assert.ok(toneAmplitude(lastHeard(wide, 10), 600, 16000) > 6000, 'the G.722 member hears the 8 kHz member');
+    assert.ok(toneAmplitude(lastHeard(narrow, 10), 600, 8000) < 50, 'neither hears itself');
+    assert.ok(toneAmplitude(lastHeard(wide, 10), 1000, 16000) < 50);
+    assert.ok(narrow.writtenRates.every((rate) => rate === 8000) && wide.writtenRates.every((rate) => rate === 16000));
+  });
+
+  it('a wideband member joining and leaving: the bridge rate follows, one frame per tick, no click for the others', () => {
     const a = new CodecIo('a', 'slin8', 1000);
     const b = new CodecIo('b', 'slin8', 0);
     const { bridge, endpoints, tick } = setup([a, b]);

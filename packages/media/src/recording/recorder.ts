@@ -9,13 +9,14 @@
  * Paused: frames are dropped (nothing written, no time counted). Muted: silence is written in
  * their place. `durationMs` is the length of the audio written by this recording.
  *
- * Frames come at the target's rate (a leg: 8 kHz; a bridge: its mixing rate). A recorder format,
+ * Frames come at the target's rate (a leg: 8 kHz; a bridge: `captureRate`). A recorder format,
  * when given, is the helper recorder channel's: the audio is first taken to its rate and
  * quantisation (channel-format.ts), then to the file format's rate for its sink.
  */
 import type { WorkerNotification } from '../protocol.js';
 import type { RecordingEndReason, StartRecordingRequest } from '../types.js';
 import { RateConverter } from '../dsp/rate-converter.js';
+import type { ResampleRate } from '../dsp/resampler.js';
 import { FormatQuantiser } from '../worker/channel-format.js';
 import { beepSource, type ToneSource } from '../worker/tone-frames.js';
 import { SilenceTracker } from './silence.js';
@@ -67,6 +68,14 @@ export class Recorder {
     this.#sinkSilence = new Int16Array((sinkRate(request.format) * FRAME_MS) / 1000);
     this.#beep = request.beep === true ? beepSource() : null;
     this.#state = this.#beep === null ? 'recording' : 'beeping';
+  }
+
+  /**
+   * The rate a bridge hands this recording its mix at: the recorder format's, else the file
+   * format's own (16 kHz for G.722, 8 kHz otherwise), so the capture never changes rate mid-file.
+   */
+  get captureRate(): ResampleRate {
+    return this.#capture?.rate ?? sinkRate(this.#request.format);
   }
 
   get state(): RecorderState {
