@@ -31,7 +31,7 @@ const list = (name, fallback) => (process.env[name] ?? fallback).split(',').filt
 const layouts = {
   'three-party': { size: 3, codecs: () => PCMU, counts: list('BENCH_THREE_PARTY', '60,120,240,360,480,600') },
   conference: { size: Number.POSITIVE_INFINITY, codecs: () => PCMU, counts: list('BENCH_CONFERENCE', '25,50,100,200,300,450,600') },
-  'three-party-g722': { size: 3, codecs: () => G722, counts: list('BENCH_THREE_PARTY_G722', '60,120,240,360,480') },
+  'three-party-g722': { size: 3, codecs: () => G722, counts: list('BENCH_THREE_PARTY_G722', '15,30,45,60,90,120') },
   'conference-16k': {
     size: Number.POSITIVE_INFINITY,
     codecs: (index) => (index === 0 ? G722 : PCMU),
