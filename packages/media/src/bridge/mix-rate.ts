@@ -8,7 +8,7 @@
  * this machine, against ~45 µs for 8↔16 kHz). Measured with bench/media-mixing.mjs (medians of
  * three runs, bench/README.md): worker tick work p50 for a conference of one opus leg and N−1 PCMU
  * legs (48 kHz) against one G.722 leg and N−1 PCMU legs (16 kHz) and N PCMU legs (8 kHz) is
- * 2.8 / 2.4 / 1.7 ms at N = 100 and 1.5 / 0.9 / 0.4 ms at N = 25: the 48 kHz premium is well under
+ * 2.8 / 2.4 / 1.8 ms at N = 100 and 1.5 / 0.9 / 0.45 ms at N = 25: the 48 kHz premium is well under
  * 1 ms of the 20 ms budget, and includes the opus codec itself. Before wideband mixing every opus
  * leg already resampled 48↔8 kHz in and out on its own, so no bridge pays more resampling at 48 kHz
  * than it did at 8 kHz unless it holds members of all three rates.
