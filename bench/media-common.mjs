@@ -18,6 +18,7 @@ const RTP_END = 29998;
 
 export const PCMU = { name: 'PCMU', payloadType: 0, clockRate: 8000 };
 export const OPUS = { name: 'opus', payloadType: 111, clockRate: 48000 };
+export const G722 = { name: 'G722', payloadType: 9, clockRate: 8000 };
 
 export async function startFarEnd() {
   const child = fork(fileURLToPath(new URL('./media-far-end.mjs', import.meta.url)), [], {
@@ -67,7 +68,7 @@ export async function inBatches(items, limit, task) {
  * deviation p99), the engine process's CPU (main thread and media worker: the far end is another
  * process) per leg, and the process's RSS growth since before the first step per leg.
  */
-export async function stepCounts({ counts, seconds, setup, farEnd, unit }) {
+export async function stepCounts({ counts, seconds, setup, farEnd, unit, engine = null }) {
   const steps = [];
   const rssBaseline = process.memoryUsage().rss;
   /** One run of a step: set up, send, tear down. */
@@ -76,7 +77,10 @@ export async function stepCounts({ counts, seconds, setup, farEnd, unit }) {
     const cpuBefore = process.cpuUsage();
     const busyBefore = machineBusySeconds();
     const wallBefore = performance.now();
+    // The worker's own tick statistics cover exactly the sending window (engine.getWorkerStats).
+    if (engine !== null) await engine.getWorkerStats({ reset: true });
     const far = await farEnd.run(streams, seconds);
+    const ticks = engine === null ? null : (await engine.getWorkerStats())[0];
     const wall = (performance.now() - wallBefore) / 1000;
     const cpu = process.cpuUsage(cpuBefore);
     const busy = machineBusySeconds() - busyBefore;
@@ -104,20 +108,37 @@ export async function stepCounts({ counts, seconds, setup, farEnd, unit }) {
       far_end_cpu_pct: round(far.far_end_cpu_pct, 1),
       machine_busy_pct: round((100 * busy) / (wall * cpus().length), 1),
       loadavg_1m: round(loadavg()[0], 2),
+      ...(ticks === null
+        ? {}
+        : {
+            ticks: ticks.ticks,
+            tick_ms_p50: ticks.tickMsP50,
+            tick_ms_p99: ticks.tickMsP99,
+            tick_ms_max: ticks.tickMsMax,
+            tick_overruns: ticks.overruns,
+            tick_long: ticks.longTicks,
+            tick_late: ticks.lateTicks,
+            tick_skipped: ticks.skippedFrames,
+          }),
       loss_ok: far.loss_pct < MAX_LOSS_PCT,
       jitter_ok: added < MAX_ADDED_JITTER_MS,
+      ...(ticks === null ? {} : { tick_ok: ticks.overruns === 0 && ticks.skippedFrames === 0 }),
     };
   };
   for (const n of counts) {
     let step = await attempt(n);
     // The machine is shared: a failing step is run once more and the better run is kept, so that one
     // stall caused by someone else's job does not set the capacity. Both runs are recorded.
-    if (!step.loss_ok || !step.jitter_ok) {
+    if (!step.loss_ok || !step.jitter_ok || step.tick_ok === false) {
       const again = await attempt(n);
+      // With tick statistics, the run with fewer overruns is the better one; else by loss, then jitter.
       const better =
-        again.loss_pct < step.loss_pct || (again.loss_pct === step.loss_pct && again.added_jitter_ms_p99 < step.added_jitter_ms_p99);
+        engine !== null && again.tick_overruns !== step.tick_overruns
+          ? again.tick_overruns < step.tick_overruns
+          : again.loss_pct < step.loss_pct || (again.loss_pct === step.loss_pct && again.added_jitter_ms_p99 < step.added_jitter_ms_p99);
       const [kept, other] = better ? [again, step] : [step, again];
       step = { ...kept, other_run_loss_pct: other.loss_pct, other_run_added_jitter_ms_p99: other.added_jitter_ms_p99 };
+      if (engine !== null) step.other_run_tick_overruns = other.tick_overruns;
     }
     const added = step.added_jitter_ms_p99;
     steps.push(step);
@@ -127,11 +148,15 @@ export async function stepCounts({ counts, seconds, setup, farEnd, unit }) {
     // Stepping goes on past a jitter miss while nothing is lost (a path that sends on the media
     // tick has a jitter floor of its own, and its capacity is still worth knowing), and stops at the
     // first loss or once the jitter is grossly over (OVERLOAD_JITTER_MS).
-    if (!step.loss_ok || added >= OVERLOAD_JITTER_MS) break;
+    if (!step.loss_ok || added >= OVERLOAD_JITTER_MS) {
+      // With tick statistics the far ends' view does not decide: step on while ticks keep their budget.
+      if (engine === null || step.tick_ok === false || step.tick_ms_p99 > 20) break;
+    }
   }
   const last = (list) => (list.length > 0 ? list[list.length - 1] : null);
   return {
     steps,
+    bestTicks: engine === null ? null : last(steps.filter((s) => s.tick_ok)),
     best: last(steps.filter((s) => s.loss_ok && s.jitter_ok)),
     bestLossOnly: last(steps.filter((s) => s.loss_ok && s.added_jitter_ms_p99 < OVERLOAD_JITTER_MS)),
   };

@@ -10,6 +10,7 @@
 import { createSocket } from 'node:dgram';
 import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
+import { createCodec, isCodecSupported } from '../packages/media/dist/codecs/index.js';
 
 const PERIOD_MS = 20;
 /** Intervals in the first half second are not measured: the far ends and the legs are settling. */
@@ -38,6 +39,13 @@ function payloads() {
     result.opus = { payload: encoder.encode(pcm), payloadType: 111, samples: 960 };
   } catch {
     // Without the binding only G.711 streams can be sent; the transcoding benchmark says so.
+  }
+  if (isCodecSupported('G722')) {
+    // G.722 (16 kHz audio, RTP clock 8000 per RFC 3551 §4.5.2): 440 Hz plus 6 kHz, which only a wideband path carries.
+    const wide = new Int16Array(320);
+    for (let i = 0; i < 320; i++)
+      wide[i] = Math.round(4000 * Math.sin((2 * Math.PI * 440 * i) / 16000) + 2000 * Math.sin((2 * Math.PI * 6000 * i) / 16000));
+    result.G722 = { payload: Buffer.from(createCodec('G722').encode(wide)), payloadType: 9, samples: 160 };
   }
   return result;
 }

@@ -103,6 +103,41 @@ if (mixing) {
   out.push(`### media-mixing\n\n${mixing.setup}; ${mixing.step_seconds} s per step; ${when(mixing)}.\n`);
   for (const [layout, r] of Object.entries(mixing.layouts)) {
     out.push(`**${layout}**\n`);
+    if (r.skipped) {
+      out.push(`Skipped: ${r.skipped}.\n`);
+      continue;
+    }
+    // The worker's own tick statistics (engine.getWorkerStats) when the run has them.
+    if (r.steps.some((s) => s.ticks !== undefined)) {
+      out.push(
+        table(
+          [
+            'participants',
+            'tick work p50 / p99 / max ms',
+            'overruns (other run)',
+            'skipped',
+            'engine CPU % per leg',
+            'loss %',
+            'added jitter p99 ms',
+            'no overrun',
+          ],
+          r.steps.map((s) => [
+            s.participants,
+            `${s.tick_ms_p50} / ${s.tick_ms_p99} / ${s.tick_ms_max}`,
+            `${s.tick_overruns}${s.other_run_tick_overruns === undefined ? '' : ` (${s.other_run_tick_overruns})`} of ${s.ticks}`,
+            s.tick_skipped,
+            s.engine_cpu_pct_per_leg,
+            s.loss_pct,
+            s.added_jitter_ms_p99,
+            mark(s.tick_ok),
+          ]),
+        ),
+      );
+      out.push(
+        `\nMost participants without a tick overrun: **${cell(r.best_participants_no_overrun)}**; far ends: loss < 0.1 % and added jitter p99 < 5 ms: **${cell(r.best_participants)}**, loss < 0.1 % alone: **${cell(r.best_participants_loss_only)}**.\n`,
+      );
+      continue;
+    }
     out.push(mediaTable(r.steps, 'participants'));
     out.push(
       `\nMost participants with loss < 0.1 % and added jitter p99 < 5 ms: **${cell(r.best_participants)}**; with loss < 0.1 % alone: **${cell(r.best_participants_loss_only)}** (added jitter p99 ${cell(r.loss_only_added_jitter_ms_p99)} ms).\n`,

@@ -46,6 +46,10 @@ export interface ConfOptions {
   /** Replaces the default test dialplan body of [from-internal]. */
   dialplan?: string;
   channelVars?: string[];
+  /** Extra option lines for the [local-phone] endpoint of pjsip.conf (`allow = g722`, `tone_zone = uk`). */
+  endpointLines?: string[];
+  /** Further configuration files by name (`indications.conf`), written beside the others. */
+  extraFiles?: Record<string, string>;
 }
 
 export const DEFAULT_TEST_DIALPLAN = `
@@ -63,9 +67,10 @@ export function writeConf(dir: string, o: ConfOptions): void {
     'switchboard.conf': `[options]\nsystemname = e2e\ndefaultlanguage = en\nmediaworkers = 1\n\n[directories]\nsounds = ${join(REPO_ROOT, 'sounds')}\nrecordings = ${join(dir, 'recordings')}\n`,
     'http.conf': `[general]\nenabled = yes\nbindaddr = 127.0.0.1\nbindport = ${o.httpPort}\n`,
     'ari.conf': `[general]\nenabled = yes\n${o.channelVars ? `channelvars = ${o.channelVars.join(',')}\n` : ''}\n[${API_USER}]\ntype = user\npassword = ${API_PASSWORD}\nread_only = no\n\n[reader]\ntype = user\npassword = reader-pass\nread_only = yes\n`,
-    'pjsip.conf': `[transport-udp]\ntype = transport\nprotocol = udp\nbind = 127.0.0.1:${o.sipPort}\n\n[local-phone]\ntype = endpoint\ncontext = from-internal\ndisallow = all\nallow = ulaw,alaw\n\n[local-phone]\ntype = identify\nendpoint = local-phone\nmatch = 127.0.0.1\n`,
+    'pjsip.conf': `[transport-udp]\ntype = transport\nprotocol = udp\nbind = 127.0.0.1:${o.sipPort}\n\n[local-phone]\ntype = endpoint\ncontext = from-internal\ndisallow = all\nallow = ulaw,alaw\n${(o.endpointLines ?? []).map((line) => `${line}\n`).join('')}\n[local-phone]\ntype = identify\nendpoint = local-phone\nmatch = 127.0.0.1\n`,
     'rtp.conf': `[general]\nrtpstart = ${o.rtpStart}\nrtpend = ${o.rtpEnd}\n`,
     'extensions.conf': `[general]\n\n[globals]\n\n[from-internal]\n${o.dialplan ?? DEFAULT_TEST_DIALPLAN}\n`,
+    ...o.extraFiles,
   };
   for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
 }
@@ -97,6 +102,8 @@ export async function startSwitchboard(options: Partial<ConfOptions> = {}): Prom
     rtpEnd: options.rtpEnd ?? rtpEnd,
     ...(options.dialplan !== undefined ? { dialplan: options.dialplan } : {}),
     ...(options.channelVars !== undefined ? { channelVars: options.channelVars } : {}),
+    ...(options.endpointLines !== undefined ? { endpointLines: options.endpointLines } : {}),
+    ...(options.extraFiles !== undefined ? { extraFiles: options.extraFiles } : {}),
   };
   writeConf(confDir, conf);
   let launched = await launch(confDir, dataDir);

@@ -22,6 +22,7 @@ import type { MediaEngine } from './media/media-engine.js';
 import { watchWorkerFailures } from './media/worker-failure.js';
 import { DialplanRunner } from './pbx/dialplan-runner.js';
 import { acceptReplacement } from './pbx/replacement.js';
+import { channelToneZone } from './playback/channel-tone-zone.js';
 import { PlaybackManager } from './playback/playback-manager.js';
 import { SoundIndex } from './sounds/sound-index.js';
 import { SystemStatus } from './system.js';
@@ -148,6 +149,7 @@ export class SwitchboardCore implements ChannelDriverHost {
       clock: options.clock ?? systemClock,
       tones: new ToneResolver(options.config.indications),
       recordingFile: (name) => this.recordings.stored.playableFile(name),
+      toneZoneOf: (channel) => channelToneZone(channel, this.config.sip.endpoints),
     });
     this.bridges = new BridgeRegistry({
       bus: this.bus,

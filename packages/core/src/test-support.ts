@@ -103,6 +103,12 @@ export class RecordingMediaEngine implements MediaEngine {
     await this.#record('createSnoopLeg', request);
     return { legId: `snoop-${this.requests.length}` };
   }
+  /** One idle worker. */
+  async getWorkerStats(options?: { reset?: boolean }) {
+    await this.#record('getWorkerStats', options);
+    const idle = { workerIndex: 0, windowMs: 0, ticks: 0, tickMsP50: 0, tickMsP99: 0, tickMsMax: 0, overruns: 0 };
+    return [{ ...idle, longTicks: 0, lateTicks: 0, skippedFrames: 0, budgetMs: 20, lateThresholdMs: 10 }];
+  }
   async getRtpStatistics(legId: string) {
     await this.#record('getRtpStatistics', legId);
     return { txcount: 0, rxcount: 0, txploss: 0, rxploss: 0, local_ssrc: 1, remote_ssrc: 2, txoctetcount: 0, rxoctetcount: 0 };

@@ -7,6 +7,7 @@ export type {
   AudioCodecName,
   BridgeKind,
   BridgeVideoRequest,
+  ChannelFormat,
   CodecBinding,
   CreateBridgeRequest,
   CreateLegRequest,
@@ -35,6 +36,7 @@ export type {
   VideoCodecBinding,
   VideoCodecName,
   VideoRemote,
+  WorkerTickStats,
 } from './types.js';
 /** Which recording formats this machine can write (core answers 422 for the others). */
 export { supportedRecordingFormats } from './recording/formats.js';
@@ -80,4 +82,5 @@ export {
   writeTelephoneEvent,
 } from './rtp/telephone-event.js';
 export { WavFormatError, type WavInfo, parseWav } from './audio/wav.js';
+export { G722Decoder, G722Encoder } from './codecs/g722.js';
 export { FRAME_MS, Pacer, frameDueAt, framesDueBy } from './playback/pacer.js';

@@ -127,6 +127,28 @@ describe('MediaEngine with one worker', () => {
     assert.equal(counters.bytesSent, 50 * (RTP_HEADER_SIZE + 160));
   });
 
+  it('reports each worker tick statistics, and starts a new window on reset', { timeout: 10_000 }, async () => {
+    const idle = await engine.getWorkerStats({ reset: true });
+    assert.equal(idle.length, 1);
+    assert.equal(idle[0].workerIndex, 0);
+    const leg = await engine.createLeg({ bindAddress: '127.0.0.1' });
+    await engine.setLegRemote(leg.legId, pcmu(far.port));
+    await engine.playTone(
+      { kind: 'leg', legId: leg.legId },
+      { playbackId: 't', segments: [{ frequencies: [440], durationMs: 0 }], repeat: true },
+    );
+    await sleep(400);
+    const [busy] = await engine.getWorkerStats({ reset: true });
+    assert.ok(busy.ticks >= 15 && busy.ticks <= 25, `about 20 frames in 400 ms (${busy.ticks})`);
+    assert.ok(busy.tickMsP50 > 0 && busy.tickMsP50 <= busy.tickMsP99 && busy.tickMsP99 <= busy.tickMsMax, JSON.stringify(busy));
+    assert.equal(busy.budgetMs, 20);
+    assert.ok(busy.overruns <= busy.ticks);
+    assert.ok(busy.windowMs >= 380, `the window covers the wait (${busy.windowMs} ms)`);
+    await sleep(100);
+    const [fresh] = await engine.getWorkerStats();
+    assert.ok(fresh.ticks <= 8 && fresh.windowMs < 300, `a new window after the reset (${fresh.ticks} ticks, ${fresh.windowMs} ms)`);
+  });
+
   it('stops a playback mid-way: finished stopped, no more packets', { timeout: 10_000 }, async () => {
     const leg = await engine.createLeg({ bindAddress: '127.0.0.1' });
     await engine.setLegRemote(leg.legId, pcmu(far.port));

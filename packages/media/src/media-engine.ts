@@ -24,6 +24,7 @@ import {
   validateSegments,
   validateSnoopDirection,
   validateTalkDetection,
+  validateChannelFormat,
   validateTarget,
 } from './engine/validate-media.js';
 import { WorkerChannel } from './engine/worker-channel.js';
@@ -38,7 +39,7 @@ import {
   recordingNotFound,
 } from './errors.js';
 import { type MediaLogger, scopedLogger, silentMediaLogger } from './logger.js';
-import type { WorkerNotification } from './protocol.js';
+import type { WorkerCommand, WorkerNotification } from './protocol.js';
 import type {
   BridgeVideoRequest,
   CreateBridgeRequest,
@@ -56,6 +57,7 @@ import type {
   PlayToneRequest,
   StartRecordingRequest,
   TalkDetectionOptions,
+  WorkerTickStats,
 } from './types.js';
 import { validateIpAddress, validateNonEmpty, validateOffsetMs, validateRemote } from './validate.js';
 
@@ -309,6 +311,7 @@ export class MediaEngine {
     const file = validateNonEmpty('file', request.file);
     const offsetMs = validateOffsetMs(request.offsetMs);
     const loop = request.loop === true;
+    if (request.announcerFormat !== undefined) throw new InvalidArgumentError('announcerFormat applies to bridge playbacks only');
     await record.channel.request({ type: 'playFile', target: { kind: 'leg', legId }, playbackId, file, offsetMs, loop });
     record.playbackId = playbackId;
   }
@@ -327,7 +330,17 @@ export class MediaEngine {
     const checked = validateTarget(target);
     const playbackId = validateNonEmpty('playbackId', request.playbackId);
     const segments = validateSegments(request.segments);
-    const command = { type: 'playTone' as const, target: checked, playbackId, segments, repeat: request.repeat === true };
+    const command: Extract<WorkerCommand, { type: 'playTone' }> = {
+      type: 'playTone',
+      target: checked,
+      playbackId,
+      segments,
+      repeat: request.repeat === true,
+    };
+    if (request.announcerFormat !== undefined) {
+      if (checked.kind === 'leg') throw new InvalidArgumentError('announcerFormat applies to bridge playbacks only');
+      command.announcerFormat = validateChannelFormat('announcerFormat', request.announcerFormat);
+    }
     if (checked.kind === 'leg') {
       const record = this.#leg(checked.legId);
       await record.channel.request(command);
@@ -345,14 +358,16 @@ export class MediaEngine {
     const playbackId = validateNonEmpty('playbackId', request.playbackId);
     const file = validateNonEmpty('file', request.file);
     const offsetMs = validateOffsetMs(request.offsetMs);
-    await bridge.channel.request({
+    const command: Extract<WorkerCommand, { type: 'playFile' }> = {
       type: 'playFile',
       target: { kind: 'bridge', bridgeId },
       playbackId,
       file,
       offsetMs,
       loop: request.loop === true,
-    });
+    };
+    if (request.announcerFormat !== undefined) command.announcerFormat = validateChannelFormat('announcerFormat', request.announcerFormat);
+    await bridge.channel.request(command);
     bridge.playbackId = playbackId;
   }
 
@@ -591,6 +606,16 @@ export class MediaEngine {
   async getCounters(legId: string): Promise<LegCounters> {
     const record = this.#leg(legId);
     return record.channel.request({ type: 'getCounters', legId });
+  }
+
+  /**
+   * Each worker's media tick statistics (work time per 20 ms frame, overruns) since the last
+   * reset, in worker order; `reset` starts a new window on every worker.
+   */
+  async getWorkerStats(options: { reset?: boolean } = {}): Promise<WorkerTickStats[]> {
+    this.#assertRunning();
+    const reset = options.reset === true;
+    return Promise.all(this.#slots.map((channel) => channel.request({ type: 'getTickStats', reset })));
   }
 
   onNotification(listener: MediaNotificationListener): () => void {

@@ -22,6 +22,7 @@ import type { LogLevel } from './logger.js';
 import type {
   BridgeKind,
   BridgeVideoRequest,
+  ChannelFormat,
   JoinBridgeOptions,
   LegCounters,
   LegRemote,
@@ -32,6 +33,7 @@ import type {
   StartRecordingRequest,
   TalkDetectionOptions,
   ToneSegment,
+  WorkerTickStats,
 } from './types.js';
 
 /** Every command the engine sends to a worker. */
@@ -48,9 +50,17 @@ export type WorkerCommand =
   /** Stop the leg's playback (finished `stopped`), end its recordings, leave its bridge, close its socket. */
   | { type: 'destroyLeg'; legId: string }
   /** Start playing a WAV file; replaces the current playback, which finishes `stopped`. */
-  | { type: 'playFile'; target: MediaTarget; playbackId: string; file: string; offsetMs: number; loop: boolean }
+  | {
+      type: 'playFile';
+      target: MediaTarget;
+      playbackId: string;
+      file: string;
+      offsetMs: number;
+      loop: boolean;
+      announcerFormat?: ChannelFormat;
+    }
   /** Start playing a tone pattern; replaces the current playback like a file. */
-  | { type: 'playTone'; target: MediaTarget; playbackId: string; segments: ToneSegment[]; repeat: boolean }
+  | { type: 'playTone'; target: MediaTarget; playbackId: string; segments: ToneSegment[]; repeat: boolean; announcerFormat?: ChannelFormat }
   /** Stop a playback if it is still the target's current one; otherwise nothing happens. */
   | { type: 'stopPlayback'; target: MediaTarget; playbackId: string }
   | { type: 'getCounters'; legId: string }
@@ -83,6 +93,8 @@ export type WorkerCommand =
   | { type: 'setTalkDetection'; legId: string; options: TalkDetectionOptions | null }
   | { type: 'setInbandDtmfDetection'; legId: string; enabled: boolean }
   /** Destroy every leg and stop the tick; the engine ends the thread after the reply. */
+  /** The worker's media tick statistics (tick-stats.ts); `reset` starts a new measuring window. */
+  | { type: 'getTickStats'; reset: boolean }
   | { type: 'close' };
 
 export type CommandType = WorkerCommand['type'];
@@ -114,6 +126,7 @@ export interface CommandResults {
   setLegMute: null;
   setTalkDetection: null;
   setInbandDtmfDetection: null;
+  getTickStats: WorkerTickStats;
   close: null;
 }
 

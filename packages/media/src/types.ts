@@ -92,6 +92,8 @@ export interface PlayFileRequest {
   offsetMs?: number;
   /** Start again from the beginning at the end, until stopped (music on hold). */
   loop?: boolean;
+  /** Bridge playback only: the announcer's format (absent: linear PCM at the bridge's mixing rate). */
+  announcerFormat?: ChannelFormat;
 }
 
 /**
@@ -107,11 +109,20 @@ export interface ToneSegment {
   once?: boolean;
 }
 
+/**
+ * The format of a helper channel between a bridge and its media (ARI `announcer_format`,
+ * `recorder_format`): the rate audio crosses at (`slin`/`slin8`, `ulaw`, `alaw` 8 kHz; `slin16`,
+ * `g722` 16 kHz; `slin48` 48 kHz) and the codec's quantisation, if any.
+ */
+export type ChannelFormat = 'slin' | 'slin8' | 'slin16' | 'slin48' | 'ulaw' | 'alaw' | 'g722';
+
 export interface PlayToneRequest {
   playbackId: string;
   segments: ToneSegment[];
   /** Loop the pattern until stopped (ringback, busy). */
   repeat: boolean;
+  /** Bridge playback only: the announcer's format (absent: linear PCM at the bridge's mixing rate). */
+  announcerFormat?: ChannelFormat;
 }
 
 /** Where media goes: one leg, or every participant of a media bridge. */
@@ -154,6 +165,11 @@ export interface StartRecordingRequest {
   beep?: boolean;
   /** DTMF digits that end the recording (`any` for every digit). */
   terminateOn?: string;
+  /**
+   * Bridge recordings: the recorder's format, which fixes the rate and quantisation the mix is
+   * captured at before it is encoded to `format` (absent: the file format's own).
+   */
+  recorderFormat?: ChannelFormat;
 }
 
 export type RecordingEndReason = 'stopped' | 'canceled' | 'max-duration' | 'max-silence' | 'dtmf' | 'target-gone' | 'failed';
@@ -256,6 +272,27 @@ export interface RtpCounters {
  */
 export interface LegCounters extends RtpCounters {
   packetsDropped: number;
+}
+
+/** One media worker's tick timing since its statistics were last reset (`getWorkerStats`). */
+export interface WorkerTickStats {
+  workerIndex: number;
+  /** How long the window covers. */
+  windowMs: number;
+  /** 20 ms frames the worker's tick produced in the window (0 while it had nothing to do). */
+  ticks: number;
+  /** Time one frame's work took (capture, mixing, rendering of every leg and bridge). */
+  tickMsP50: number;
+  tickMsP99: number;
+  tickMsMax: number;
+  /** Frames that took longer than `budgetMs` or started more than `lateThresholdMs` after they were due. */
+  overruns: number;
+  longTicks: number;
+  lateTicks: number;
+  /** Frames never produced: after a stall only a few overdue frames are caught up. */
+  skippedFrames: number;
+  budgetMs: number;
+  lateThresholdMs: number;
 }
 
 export type MediaNotificationListener = (notification: MediaNotification) => void;

@@ -134,6 +134,7 @@ describe('bridges resource', () => {
     const tone = h.media.requests.filter((r) => r.method === 'playTone').at(-1);
     assert.deepEqual(tone?.args[0], { kind: 'bridge', bridgeId: 'b-play' });
     assert.equal((tone?.args[1] as PlayToneRequest | undefined)?.repeat, true);
+    assert.equal((tone?.args[1] as PlayToneRequest | undefined)?.announcerFormat, 'slin', 'announcer_format reaches the engine');
     assert.equal((await post('/playbacks/bp2/control?operation=forward')).statusCode, 409);
     assert.equal((await post('/playbacks/bp2/control?operation=restart')).statusCode, 204);
 
@@ -155,6 +156,10 @@ describe('bridges resource', () => {
     const start = h.media.requests.filter((r) => r.method === 'startRecording').at(-1);
     assert.deepEqual(start?.args[0], { kind: 'bridge', bridgeId: 'b-rec' });
     assert.equal((start?.args[1] as StartRecordingRequest | undefined)?.terminateOn, '*');
+    assert.equal((start?.args[1] as StartRecordingRequest | undefined)?.recorderFormat, undefined, 'absent: the format decides');
+    assert.equal((await post('/bridges/b-rec/record?name=conf/wide&format=g722&recorder_format=slin16')).statusCode, 201);
+    const wide = h.media.requests.filter((r) => r.method === 'startRecording').at(-1);
+    assert.equal((wide?.args[1] as StartRecordingRequest | undefined)?.recorderFormat, 'slin16', 'recorder_format reaches the engine');
 
     assert.equal((await post('/bridges/b-rec/record?name=conf/b-rec&format=wav')).statusCode, 409);
     assert.equal((await post('/bridges/b-rec/record?name=../escape&format=wav')).statusCode, 400);

@@ -2,7 +2,15 @@
  * The `bridges` resource (SPEC §4.5, reference bridges.md). Handlers look the bridge up (404 when
  * unknown, 409 when not created through this API) and hand the work to core's BridgeRegistry.
  */
-import { bridgeRecordTarget, type Bridge, notFound, type SwitchboardCore, unprocessable } from '@switchboard/core';
+import {
+  bridgeRecordTarget,
+  type Bridge,
+  isChannelFormat,
+  isRecorderFormat,
+  notFound,
+  type SwitchboardCore,
+  unprocessable,
+} from '@switchboard/core';
 import { created, defineOperation, noContent, ok, type ResourceDecl } from '../http/operation.js';
 import { badRequest } from '../http/api-error.js';
 import { parseVariables } from '../http/variables.js';
@@ -23,7 +31,7 @@ const NOT_FOUND = { code: 404, reason: 'Bridge not found' } as const;
 const NOT_IN_APP = { code: 409, reason: 'Bridge not in an application' } as const;
 
 /** Formats the helper announcer may use: the engine mixes in linear audio and encodes per leg. */
-const ANNOUNCER_FORMATS = ['slin', 'slin8', 'slin16', 'ulaw', 'alaw', 'g722'];
+const ANNOUNCER_FORMATS = ['slin', 'slin8', 'slin16', 'slin48', 'ulaw', 'alaw', 'g722'];
 
 const controlled = (core: SwitchboardCore, id: string): Bridge => core.bridges.requireControlled(id);
 
@@ -436,7 +444,8 @@ const mediaParams = [
   },
   {
     name: 'announcer_format',
-    description: 'Format of the announcer that plays into the bridge (slin, slin16, ulaw, alaw, g722); default slin',
+    description:
+      'Format of the announcer that plays into the bridge (slin, slin8, slin16, slin48, ulaw, alaw, g722); default slin at the highest participant sample rate',
     paramType: 'query',
     dataType: 'string',
     required: false,
@@ -459,10 +468,12 @@ function playOnBridge(
   },
 ) {
   const bridge = controlled(core, params.bridgeId);
-  if (params.announcer_format !== undefined && !ANNOUNCER_FORMATS.includes(params.announcer_format)) {
-    throw unprocessable(`Unknown announcer format '${params.announcer_format}'`);
+  const announcerFormat = params.announcer_format;
+  if (announcerFormat !== undefined && (!ANNOUNCER_FORMATS.includes(announcerFormat) || !isChannelFormat(announcerFormat))) {
+    throw unprocessable(`Unknown announcer format '${announcerFormat}'`);
   }
   const playback = core.playbacks.playOnBridge(bridge, params.media, {
+    ...(announcerFormat === undefined ? {} : { announcerFormat }),
     playbackId: params.playbackId,
     lang: params.lang,
     offsetMs: params.offsetms,
@@ -516,7 +527,8 @@ const record = defineOperation({
     ...recordParams,
     {
       name: 'recorder_format',
-      description: 'Format of the recorder that listens to the bridge; the same as format when absent',
+      description:
+        'Format of the recorder that listens to the bridge (a recording format, or slin, slin16, slin48, ulaw, alaw, g722); the same as format when absent',
       paramType: 'query',
       dataType: 'string',
       required: false,
@@ -530,10 +542,12 @@ const record = defineOperation({
   ],
   handler: ({ core, params, apiRoot }) => {
     const bridge = controlled(core, params.bridgeId);
-    if (params.recorder_format !== undefined && !core.recordings.formats.includes(params.recorder_format)) {
+    if (params.recorder_format !== undefined && !isRecorderFormat(params.recorder_format, core.recordings.formats)) {
       throw unprocessable(`Unknown recorder format '${params.recorder_format}'`);
     }
-    const recording = core.recordings.record(bridgeRecordTarget(bridge), recordOptions(params));
+    const options = recordOptions(params);
+    if (params.recorder_format !== undefined) options.recorderFormat = params.recorder_format;
+    const recording = core.recordings.record(bridgeRecordTarget(bridge), options);
     return created(liveRecordingLocation(apiRoot, recording.name), recording);
   },
 });

@@ -141,6 +141,31 @@ describe('BridgeRegistry', () => {
     assert.equal(bridge.snapshot().technology, 'softmix');
   });
 
+  it("connects two parties' lines on entry (ChannelConnectedLine), not when inhibited or in a holding bridge", async () => {
+    const [a, b] = [newChannel(), newChannel()];
+    a.setCaller({ name: 'Alice', number: '201' });
+    b.setCaller({ name: 'Bob', number: '202' });
+    const connected = () => events.filter((e) => e.type === 'ChannelConnectedLine');
+    const quiet = await bridges.create({ id: 'quiet' });
+    await bridges.addChannels(quiet, [a, b], { inhibitConnectedLineUpdates: true });
+    assert.equal(connected().length, 0, 'inhibited: no update');
+    const hold = await bridges.create({ id: 'hold', type: 'holding' });
+    await bridges.addChannels(hold, [a, b]);
+    assert.equal(connected().length, 0, 'a holding bridge connects nobody');
+    const talk = await bridges.create({ id: 'talk' });
+    await bridges.addChannels(talk, [a]);
+    assert.equal(connected().length, 0, 'one party alone is connected to nobody');
+    await bridges.addChannels(talk, [b]);
+    assert.deepEqual(a.connected, { name: 'Bob', number: '202' });
+    assert.deepEqual(b.connected, { name: 'Alice', number: '201' });
+    assert.deepEqual(
+      connected().map((e) => (e.type === 'ChannelConnectedLine' ? e.channel.id : '')),
+      [a.id, b.id],
+    );
+    await bridges.addChannels(talk, [newChannel()]);
+    assert.equal(connected().length, 2, 'a third party changes nothing');
+  });
+
   it('refuses unknown channels (400), channels outside applications (422) and removal of non-members (422)', async () => {
     const bridge = await bridges.create({ id: 'b1' });
     const outsider = newChannel(false);

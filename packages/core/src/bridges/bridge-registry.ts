@@ -282,6 +282,21 @@ export class BridgeRegistry {
       this.#log.warn({ channel: channel.id, bridge: bridge.id }, 'channel has no media leg; it is in the bridge without audio');
     }
     this.#bus.publish({ type: 'ChannelEnteredBridge', bridge: bridge.snapshot(), channel: channel.snapshot() });
+    this.#updateConnectedLines(bridge);
+  }
+
+  /**
+   * Two parties in a mixing bridge are connected to each other: each one's connected line becomes
+   * the other's caller id (ChannelConnectedLine when it changes). A participant added with
+   * `inhibitConnectedLineUpdates` generates no such update (SPEC §4.5): its identity is not passed
+   * to the other party, nor the other's to it, while it is in the bridge.
+   */
+  #updateConnectedLines(bridge: Bridge): void {
+    if (bridge.type.kind !== 'mixing' || bridge.participants.size !== 2) return;
+    const [a, b] = [...bridge.participants.values()];
+    if (a.options.inhibitConnectedLineUpdates || b.options.inhibitConnectedLineUpdates) return;
+    a.channel.setConnected(b.channel.caller);
+    b.channel.setConnected(a.channel.caller);
   }
 
   async #leave(bridge: Bridge, channel: Channel, hungUp: boolean): Promise<void> {

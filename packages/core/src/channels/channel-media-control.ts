@@ -50,8 +50,8 @@ export interface ChannelMediaControlDeps {
   clock: Clock;
   log: Logger;
   mohClasses: MohClassResolver;
-  /** The `ring` tone of the default zone of indications.conf; undefined when there is none. */
-  ringback?(): ToneSegment[] | undefined;
+  /** The `ring` tone of the channel's tone zone (else the default zone); undefined when there is none. */
+  ringback?(channel: Channel): ToneSegment[] | undefined;
   /** The channel carrying a media leg (media notifications name legs). */
   channelOfLeg(legId: string): Channel | undefined;
 }
@@ -230,7 +230,7 @@ export class ChannelMediaControl {
       case 'ringback':
         await this.#deps.media.playTone(
           { kind: 'leg', legId },
-          { playbackId: generator.id, segments: this.#deps.ringback?.() ?? DEFAULT_RINGBACK, repeat: true },
+          { playbackId: generator.id, segments: this.#deps.ringback?.(channel) ?? DEFAULT_RINGBACK, repeat: true },
         );
         return;
     }

@@ -11,6 +11,7 @@ import type { MediaEngine } from '../media/media-engine.js';
 import { ExternalMediaService } from '../originate/external-media.js';
 import { OriginateService } from '../originate/originate-service.js';
 import type { DialplanRunner } from '../pbx/dialplan-runner.js';
+import { channelToneZone } from '../playback/channel-tone-zone.js';
 import { ToneResolver } from '../playback/tone-resolver.js';
 import { SnoopService } from '../snoop/snoop-service.js';
 import type { Logger } from '../util/logger.js';
@@ -61,8 +62,9 @@ export function createChannelServices(deps: {
       () => deps.config().musicOnHold,
       () => deps.config().confDir,
     ),
-    ringback: () => {
-      const tone = new ToneResolver(deps.config().indications).resolve('ring');
+    ringback: (channel) => {
+      const config = deps.config();
+      const tone = new ToneResolver(config.indications).resolve('ring', channelToneZone(channel, config.sip.endpoints));
       return tone.ok ? tone.segments : undefined;
     },
     channelOfLeg: (legId) => channels.findByMediaLeg(legId),

@@ -158,6 +158,17 @@ export class Channel {
     });
   }
 
+  /**
+   * The party this channel is connected to changed (connected line): publishes
+   * ChannelConnectedLine when the name or number differs; returns whether it did.
+   */
+  setConnected(connected: CallerId): boolean {
+    if (this.connected.name === connected.name && this.connected.number === connected.number) return false;
+    this.connected = { name: connected.name, number: connected.number };
+    this.#bus.publish({ type: 'ChannelConnectedLine', channel: this.snapshot() });
+    return true;
+  }
+
   /** Records which dialplan application runs now (shown as `dialplan.app_name`/`app_data`). */
   enterDialplanApp(location: Pick<DialplanLocation, 'context' | 'exten' | 'priority'>, app: string, data: string): void {
     Object.assign(this.dialplan, location, { app_name: app, app_data: data });

@@ -13,7 +13,9 @@
  *                     here; Asterisk defaults to yes), timers (no|yes|required|always, default yes),
  *                     timers_min_se (90), timers_sess_expires (1800), outbound_auth (an auth
  *                     section answering the challenges of a trunk we call), subscribe_context
- *                     (where busy-lamp hints are looked up; default: context)
+ *                     (where busy-lamp hints are looked up; default: context),
+ *                     tone_zone (the indications.conf zone of the endpoint's channels:
+ *                     ringback, busy and congestion tones, `tone:` media)
  *   type = identify   endpoint, match (repeatable, comma lists of IP addresses or CIDR ranges)
  *   type = aor        max_contacts (0, as in Asterisk: no registrations until raised), remove_existing
  *                     (no), default_expiration (3600), minimum_expiration (60), maximum_expiration
@@ -231,6 +233,9 @@ function readEndpoint(section: IniSection, refs: References, log: Logger): SipEn
       },
       language: (o) => {
         endpoint.language = requireNonEmpty(o);
+      },
+      tone_zone: (o) => {
+        endpoint.toneZone = requireNonEmpty(o).toLowerCase();
       },
       callerid: (o) => {
         endpoint.callerId = parseCallerId(o.value);

@@ -72,6 +72,8 @@ export interface SipEndpointConfig {
   videoCodecs?: VideoCodecName[];
   transport?: string;
   language?: string;
+  /** `tone_zone`: the indications.conf zone of the endpoint's channels (lower case); absent: the default zone. */
+  toneZone?: string;
   /** `callerid = "Alice" <100>` split into name and number. */
   callerId?: { name: string; number: string };
   aors: string[];

@@ -82,7 +82,16 @@ export interface PlayFileRequest {
   offsetMs?: number;
   /** Start again from the beginning at the end, until stopped (music on hold). */
   loop?: boolean;
+  /** Bridge playback only: the announcer's format (absent: linear PCM at the bridge's mixing rate). */
+  announcerFormat?: ChannelFormat;
 }
+
+/**
+ * The format of a helper channel between a bridge and its media (ARI `announcer_format`,
+ * `recorder_format`): the rate audio crosses at (`slin`/`slin8`, `ulaw`, `alaw` 8 kHz; `slin16`,
+ * `g722` 16 kHz; `slin48` 48 kHz) and the codec's quantisation, if any.
+ */
+export type ChannelFormat = 'slin' | 'slin8' | 'slin16' | 'slin48' | 'ulaw' | 'alaw' | 'g722';
 
 /**
  * One step of a tone (indications.conf syntax `f1+f2/ms`, `f1*f2/ms` for modulation, `!` for
@@ -102,6 +111,8 @@ export interface PlayToneRequest {
   segments: ToneSegment[];
   /** Loop the pattern until stopped (ringback, busy); tones end only when stopped otherwise. */
   repeat: boolean;
+  /** Bridge playback only: the announcer's format (absent: linear PCM at the bridge's mixing rate). */
+  announcerFormat?: ChannelFormat;
 }
 
 /** Where media goes: one leg, or every participant of a media bridge. */
@@ -142,6 +153,32 @@ export interface StartRecordingRequest {
   beep?: boolean;
   /** DTMF digits that end the recording (`any` for every digit). */
   terminateOn?: string;
+  /**
+   * Bridge recordings: the recorder's format, which fixes the rate and quantisation the mix is
+   * captured at before it is encoded to `format` (absent: the file format's own).
+   */
+  recorderFormat?: ChannelFormat;
+}
+
+/** One media worker's tick timing since its statistics were last reset (`getWorkerStats`). */
+export interface WorkerTickStats {
+  workerIndex: number;
+  /** How long the window covers. */
+  windowMs: number;
+  /** 20 ms frames the worker's tick produced in the window (0 while it had nothing to do). */
+  ticks: number;
+  /** Time one frame's work took (capture, mixing, rendering of every leg and bridge). */
+  tickMsP50: number;
+  tickMsP99: number;
+  tickMsMax: number;
+  /** Frames that took longer than `budgetMs` or started more than `lateThresholdMs` after they were due. */
+  overruns: number;
+  longTicks: number;
+  lateTicks: number;
+  /** Frames never produced: after a stall only a few overdue frames are caught up. */
+  skippedFrames: number;
+  budgetMs: number;
+  lateThresholdMs: number;
 }
 
 export type RecordingEndReason = 'stopped' | 'canceled' | 'max-duration' | 'max-silence' | 'dtmf' | 'target-gone' | 'failed';
@@ -278,4 +315,7 @@ export interface MediaEngine {
   createSnoopLeg(request: CreateSnoopRequest): Promise<{ legId: string }>;
 
   getRtpStatistics(legId: string): Promise<Omit<RtpStatistics, 'channel_uniqueid'>>;
+
+  /** Each worker's media tick statistics since the last reset (`reset` starts a new window). */
+  getWorkerStats(options?: { reset?: boolean }): Promise<WorkerTickStats[]>;
 }

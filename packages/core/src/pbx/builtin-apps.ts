@@ -117,6 +117,35 @@ const progress: DialplanApplication = async ({ channel }) => {
   return next;
 };
 
+/** Q.850 causes an unanswered channel is refused with (SIP 486 and 503). */
+const CAUSE_USER_BUSY = 17;
+const CAUSE_CONGESTION = 34;
+
+/**
+ * Busy([timeout]) and Congestion([timeout]): an unanswered channel is refused with the condition
+ * (the SIP side answers 486 or 503); an answered one hears the `busy` or `congestion` tone of its
+ * own tone zone (channel-tone-zone.ts) until it hangs up, or for `timeout` seconds and is then hung up.
+ */
+function toneCondition(tone: 'busy' | 'congestion', cause: number): DialplanApplication {
+  return async (ctx, [timeout]) => {
+    const { channel, playbacks } = ctx;
+    if (channel.state !== 'Up') {
+      await channel.hangup(cause);
+      return { kind: 'stop' };
+    }
+    const started = playbacks.playOnChannel(channel, [`tone:${tone}`]);
+    const seconds = Number(timeout);
+    if (seconds > 0) {
+      await ctx.sleep(seconds * 1000);
+      await playbacks.stop(started.id).catch(() => undefined);
+      await channel.hangup(cause);
+      return { kind: 'stop' };
+    }
+    await waitOrHangup(ctx, playbacks.whenFinished(started.id));
+    return { kind: 'stop' };
+  };
+}
+
 async function waitOrHangup<T>(ctx: DialplanAppContext, promise: Promise<T>): Promise<T> {
   const signal = ctx.channel.hangupSignal;
   if (signal.aborted) throw signal.reason;
@@ -149,4 +178,6 @@ export const BUILTIN_APPLICATIONS: Record<string, DialplanApplication> = {
   stasis: app,
   ringing,
   progress,
+  busy: toneCondition('busy', CAUSE_USER_BUSY),
+  congestion: toneCondition('congestion', CAUSE_CONGESTION),
 };

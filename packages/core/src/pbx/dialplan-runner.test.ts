@@ -135,6 +135,32 @@ exten => 100,1,Wait(30)
     assert.deepEqual(tech.calls, []);
   });
 
+  it('Busy() refuses an unanswered call as busy; Congestion() plays the congestion tone to an answered one', async () => {
+    const refused = setup(`
+[in]
+exten => 100,1,Busy()
+`);
+    await refused.runner.run(refused.channel, { context: 'in', exten: '100', priority: 1 });
+    assert.deepEqual(refused.tech.calls, ['hangup:17']);
+
+    const { runner, channel, tech, media } = setup(`
+[in]
+exten => 100,1,Answer()
+ same => n,Congestion()
+`);
+    const run = runner.run(channel, { context: 'in', exten: '100', priority: 1 });
+    await settle();
+    await settle();
+    const tone = media.requests.find((r) => r.method === 'playTone')?.args[1] as { segments: unknown; repeat: boolean } | undefined;
+    assert.deepEqual(tone?.segments, [
+      { frequencies: [480, 620], durationMs: 250 },
+      { frequencies: [], durationMs: 250 },
+    ]);
+    channel.remoteHangup(16);
+    await run;
+    assert.deepEqual(tech.calls, ['answer']);
+  });
+
   it('hangs up on an unknown application', async () => {
     const { runner, channel, tech } = setup(`
 [in]

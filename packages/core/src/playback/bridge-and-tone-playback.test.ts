@@ -93,6 +93,26 @@ describe('PlaybackManager: bridges, tones and recordings', () => {
     assert.equal(media.requests.at(-1)?.method, 'stopBridgePlayback');
   });
 
+  it('passes the announcer format of a bridge playback to every item, files and tones', async () => {
+    const bridge = new FakeBridge('b3');
+    const snap = manager.playOnBridge(bridge, ['sound:a', 'tone:ring'], { defaultLanguage: 'en', announcerFormat: 'slin16' });
+    await settle();
+    assert.equal(media.plays[0]?.request.announcerFormat, 'slin16');
+    media.emit({
+      type: 'playbackFinished',
+      legId: '',
+      bridgeId: 'b3',
+      playbackId: media.plays[0]?.request.playbackId ?? '',
+      reason: 'complete',
+    });
+    await settle();
+    assert.equal(tones()[0]?.[1].announcerFormat, 'slin16');
+    await manager.stop(snap.id);
+    manager.playOnBridge(bridge, ['sound:b'], { defaultLanguage: 'en' });
+    await settle();
+    assert.equal(media.plays[1]?.request.announcerFormat, undefined, 'absent: the bridge rate');
+  });
+
   it('ends every playback of a bridge that goes away and refuses plays on a destroyed bridge', async () => {
     const bridge = new FakeBridge('b2');
     manager.playOnBridge(bridge, ['sound:a'], { defaultLanguage: 'en' });

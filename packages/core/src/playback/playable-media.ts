@@ -21,10 +21,11 @@ export interface PlayableMediaSources {
   recordingFile(name: string): string | undefined;
 }
 
-export function resolvePlayable(uri: string, language: string, sources: PlayableMediaSources): PlayableMedia {
+/** `toneZone`: the target channel's own zone, for a `tone:` URI without `;tonezone=`. */
+export function resolvePlayable(uri: string, language: string, sources: PlayableMediaSources, toneZone?: string): PlayableMedia {
   const parsed = parseMediaUri(uri);
   if (parsed?.scheme === 'tone') {
-    const tone = sources.tones.resolve(parsed.value);
+    const tone = sources.tones.resolve(parsed.value, toneZone);
     return tone.ok ? { kind: 'tone', segments: tone.segments } : { kind: 'error', error: tone.error };
   }
   if (parsed?.scheme === 'recording') {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Channel } from '../channels/channel.js';
 import { conflict, invalidArgument, notFound } from '../errors.js';
 import type { EventBus } from '../events/event-bus.js';
-import type { MediaEngine, MediaNotification, MediaTarget, ToneSegment } from '../media/media-engine.js';
+import type { ChannelFormat, MediaEngine, MediaNotification, MediaTarget, ToneSegment } from '../media/media-engine.js';
 import type { PlaybackSnapshot } from '../model/snapshots.js';
 import type { SoundIndex } from '../sounds/sound-index.js';
 import type { Logger } from '../util/logger.js';
@@ -16,6 +16,8 @@ export interface PlayOptions {
   lang?: string;
   offsetMs?: number;
   skipMs?: number;
+  /** Bridge playback: the announcer's format (absent: linear PCM at the bridge's mixing rate). */
+  announcerFormat?: ChannelFormat;
 }
 
 /** A bridge as playbacks see it: something to play into that can go away. */
@@ -33,6 +35,8 @@ interface ActiveMedia {
   tone: ToneSegment[] | undefined;
   /** Id of the current file's play request in the media engine; notifications for others are stale. */
   mediaPlayId: string;
+  /** A bridge playback's announcer format, for every item of the playback. */
+  announcerFormat?: ChannelFormat;
   /** Position in the current file when it (re)started, and when that was. */
   fileOffsetMs: number;
   startedAt: number;
@@ -49,6 +53,8 @@ export class PlaybackManager {
   readonly #playbacks = new Map<string, Playback>();
   readonly #queues = new Map<string, Playback[]>();
   readonly #active = new Map<string, ActiveMedia>();
+  /** Announcer formats of queued bridge playbacks, by playback id. */
+  readonly #announcerFormats = new Map<string, ChannelFormat>();
   readonly #byMediaPlayId = new Map<string, Playback>();
   readonly #waiters = new Map<string, ((p: Playback) => void)[]>();
   readonly #channels = new Map<string, Channel>();
@@ -58,6 +64,7 @@ export class PlaybackManager {
   readonly #sounds: SoundIndex;
   readonly #tones: ToneResolver;
   readonly #recordingFile: (name: string) => string | undefined;
+  readonly #toneZoneOf: (channel: Channel) => string | undefined;
   readonly #log: Logger;
   readonly #clock: Clock;
   #mediaPlaySequence = 0;
@@ -72,12 +79,15 @@ export class PlaybackManager {
     tones?: ToneResolver;
     /** Where `recording:` URIs find their WAV file; without it they fail. */
     recordingFile?: (name: string) => string | undefined;
+    /** A channel's own tone zone (channel-tone-zone.ts), for `tone:` URIs that name none. */
+    toneZoneOf?: (channel: Channel) => string | undefined;
   }) {
     this.#bus = deps.bus;
     this.#media = deps.media;
     this.#sounds = deps.sounds;
     this.#tones = deps.tones ?? new ToneResolver();
     this.#recordingFile = deps.recordingFile ?? (() => undefined);
+    this.#toneZoneOf = deps.toneZoneOf ?? (() => undefined);
     this.#log = deps.log;
     this.#clock = deps.clock;
     this.#media.onNotification((n) => this.#onMediaNotification(n));
@@ -107,6 +117,7 @@ export class PlaybackManager {
     if (bridge.isDestroyed) throw notFound('Bridge not found');
     const playback = this.#create(mediaUris, { kind: 'bridge', id: bridge.id }, options.lang ?? options.defaultLanguage, options);
     this.#bridges.set(bridge.id, bridge);
+    if (options.announcerFormat !== undefined) this.#announcerFormats.set(playback.id, options.announcerFormat);
     return this.#enqueue(playback, (stopAll) => bridge.onDestroy(stopAll));
   }
 
@@ -228,7 +239,10 @@ export class PlaybackManager {
         return;
       }
       playback.transition('playing');
-      this.#active.set(playback.id, emptyActive({ kind: 'bridge', bridgeId: bridge.id }));
+      const active = emptyActive({ kind: 'bridge', bridgeId: bridge.id });
+      const announcerFormat = this.#announcerFormats.get(playback.id);
+      if (announcerFormat !== undefined) active.announcerFormat = announcerFormat;
+      this.#active.set(playback.id, active);
       await this.#startItem(playback, playback.offsetMs);
       return;
     }
@@ -258,11 +272,13 @@ export class PlaybackManager {
   async #startItem(playback: Playback, offsetMs: number): Promise<void> {
     const active = this.#active.get(playback.id);
     if (!active || playback.isFinished) return;
-    const resolved = resolvePlayable(playback.currentUri, playback.language, {
-      sounds: this.#sounds,
-      tones: this.#tones,
-      recordingFile: this.#recordingFile,
-    });
+    const channel = playback.target.kind === 'channel' ? this.#channels.get(playback.target.id) : undefined;
+    const resolved = resolvePlayable(
+      playback.currentUri,
+      playback.language,
+      { sounds: this.#sounds, tones: this.#tones, recordingFile: this.#recordingFile },
+      channel === undefined ? undefined : this.#toneZoneOf(channel),
+    );
     if (resolved.kind === 'error') {
       this.#log.info({ playback: playback.id, media: playback.currentUri, error: resolved.error }, 'media item failed');
       this.#itemFailed(playback);
@@ -287,9 +303,10 @@ export class PlaybackManager {
     try {
       const playbackId = active.mediaPlayId;
       const target = active.target;
-      if (active.tone) await this.#media.playTone(target, { playbackId, segments: active.tone, repeat: true });
+      const announcer = active.announcerFormat === undefined ? {} : { announcerFormat: active.announcerFormat };
+      if (active.tone) await this.#media.playTone(target, { playbackId, segments: active.tone, repeat: true, ...announcer });
       else if (file === undefined) return;
-      else if (target.kind === 'bridge') await this.#media.playFileOnBridge(target.bridgeId, { playbackId, file, offsetMs });
+      else if (target.kind === 'bridge') await this.#media.playFileOnBridge(target.bridgeId, { playbackId, file, offsetMs, ...announcer });
       else await this.#media.playFile(target.legId, { playbackId, file, offsetMs });
     } catch (err) {
       this.#log.warn({ err, playback: playback.id, file }, 'media engine refused the file');
@@ -343,6 +360,7 @@ export class PlaybackManager {
     if (active) this.#forgetMediaPlay(active);
     this.#active.delete(playback.id);
     this.#playbacks.delete(playback.id);
+    this.#announcerFormats.delete(playback.id);
     const key = targetKey(playback);
     const queue = this.#queues.get(key) ?? [];
     const wasHead = queue[0] === playback;

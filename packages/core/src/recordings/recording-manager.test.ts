@@ -144,6 +144,22 @@ describe('RecordingManager', () => {
     assert.deepEqual(recordingEvents(), ['RecordingFinished:done']);
   });
 
+  it('passes the recorder format on: a channel format as given, a recording format as its own capture; unknown is 422', () => {
+    const bridge: RecordTarget = { uri: 'bridge:b1', media: { kind: 'bridge', bridgeId: 'b1' }, onGone: () => {} };
+    manager.record(bridge, { name: 'wide', format: 'g722', recorderFormat: 'slin16' });
+    manager.record(bridge, { name: 'narrow', format: 'wav', recorderFormat: 'ulaw' });
+    manager.record(bridge, { name: 'same', format: 'g722', recorderFormat: 'wav' });
+    manager.record(bridge, { name: 'default', format: 'wav' });
+    assert.deepEqual(
+      started().map((r) => r.recorderFormat),
+      ['slin16', 'ulaw', 'slin', undefined],
+    );
+    assert.throws(
+      () => manager.record(bridge, { name: 'bad', format: 'wav', recorderFormat: 'avi' }),
+      (e: CoreError) => e.code === 'unprocessable',
+    );
+  });
+
   it('checks name, format and existing files: 400, 422, 409 and ifExists', () => {
     assert.throws(
       () => manager.record(target, { name: '../x', format: 'wav' }),

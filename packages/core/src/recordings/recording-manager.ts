@@ -12,6 +12,7 @@ import type { LiveRecordingSnapshot } from '../model/snapshots.js';
 import type { Logger } from '../util/logger.js';
 import type { Clock } from '../util/time.js';
 import { LiveRecording, type LiveRecordingOperation } from './live-recording.js';
+import { isRecorderFormat, recorderChannelFormat } from './recorder-format.js';
 import { recordingFile } from './recording-paths.js';
 import type { StoredRecordings } from './stored-recordings.js';
 
@@ -35,6 +36,8 @@ export interface RecordOptions {
   ifExists?: IfExists;
   beep?: boolean;
   terminateOn?: TerminateOn;
+  /** A bridge recording's recorder format: a helper channel format (`slin16`, `ulaw`, …) or a recording format. */
+  recorderFormat?: string;
 }
 
 /** What is recorded: a channel's leg or a bridge's mix, and how to learn that it went away. */
@@ -99,6 +102,8 @@ export class RecordingManager {
     const knownFormat = this.formats.includes(options.format) && /^[a-z0-9]+$/i.test(options.format);
     const file = recordingFile(this.stored.root, options.name, knownFormat ? options.format : 'wav');
     if (!knownFormat) throw unprocessable(`Unknown recording format '${options.format}'`);
+    if (options.recorderFormat !== undefined && !isRecorderFormat(options.recorderFormat, this.formats))
+      throw unprocessable(`Unknown recorder format '${options.recorderFormat}'`);
     if (this.#live.has(options.name)) throw conflict('A recording with the same name is in progress');
     const ifExists = options.ifExists ?? 'fail';
     if (ifExists === 'fail' && this.stored.exists(options.name, options.format)) {
@@ -133,6 +138,7 @@ export class RecordingManager {
         ...(maxSilenceSeconds > 0 ? { maxSilenceMs: maxSilenceSeconds * 1000 } : {}),
         beep: options.beep ?? false,
         ...(terminateOn === 'none' ? {} : { terminateOn }),
+        ...(options.recorderFormat === undefined ? {} : { recorderFormat: recorderChannelFormat(options.recorderFormat) }),
       })
       .catch((err: unknown) => {
         this.#log.warn({ err, recording: recording.name }, 'media engine refused the recording');

@@ -109,6 +109,11 @@ export class LegAudio {
     return this.#encoder.clockRate;
   }
 
+  /** The rate the codec's audio is sampled at (16000 for G.722, whose RTP clock says 8000). */
+  get sampleRate(): number {
+    return this.#decoder.sampleRate;
+  }
+
   get jitterStats(): JitterBuffer['stats'] {
     return this.#jitter.stats;
   }

@@ -3,7 +3,8 @@
  * is linked to it by a MessageChannel the engine creates per membership, one end transferred to
  * each worker. On every 20 ms tick the leg's worker posts the leg's captured frame up the link and
  * hands the leg the newest mixed frame that came down; the home worker treats the link as a
- * RemoteMember. Frames travel as transferred ArrayBuffers (one 320-byte copy, no clone). Each side queues what it
+ * RemoteMember. Frames travel at the leg's native rate as transferred ArrayBuffers (one copy, no
+ * clone); a frame's length gives its rate, and the home resamples to and from the mixing rate. Each side queues what it
  * receives in a bounded FrameQueue, which absorbs the phase difference of the two workers' ticks
  * (one frame of added delay each way) and drops the oldest frames if one side runs ahead.
  *
@@ -23,6 +24,7 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { MediaEndpoint } from '../worker/media-endpoint.js';
 import type { VideoStream } from '../worker/video-stream.js';
+import { frameSamplesAt } from '../dsp/rate-converter.js';
 import { FrameQueue } from './frame-queue.js';
 import type { VideoFormat } from './video-router.js';
 
@@ -35,12 +37,9 @@ export type LinkMessage =
   /** Up: the leg's peer asked for a keyframe of the stream `mediaSsrc`; down: ask the leg's peer. */
   | { type: 'keyframe'; mediaSsrc: number };
 
-const FRAME_SAMPLES = 160;
-
-/** Posts one frame as a transferred copy (the frame itself may be a reused buffer). */
+/** Posts one frame (any engine rate: its length tells) as a transferred copy (the frame itself may be a reused buffer). */
 export function postFrame(port: MessagePort, frame: Int16Array): void {
-  const copy = new Int16Array(FRAME_SAMPLES);
-  copy.set(frame.subarray(0, FRAME_SAMPLES));
+  const copy = frame.slice();
   port.postMessage({ type: 'frame', samples: copy.buffer } satisfies LinkMessage, [copy.buffer]);
 }
 
@@ -98,7 +97,7 @@ export class BridgeLink {
   /** After capture: the leg's frame goes up (silence when it sent nothing, so the home's queue keeps its pace). */
   sendUp(): void {
     if (this.#closed) return;
-    postFrame(this.#port, this.endpoint.inFrame ?? new Int16Array(FRAME_SAMPLES));
+    postFrame(this.#port, this.endpoint.inFrame ?? new Int16Array(frameSamplesAt(this.endpoint.captureRate)));
   }
 
   /** Before render: the newest mix from the home becomes the leg's bridge output. */

@@ -17,6 +17,7 @@ function member(legId: string, ssrc: number, video = true): FakeMember {
   const fake: FakeMember = {
     legId,
     endpoint: null,
+    nativeRate: 8000,
     sent: [],
     keyframes: 0,
     handlers: null,

@@ -10,6 +10,7 @@ function member(legId: string, value: number): BridgeMember & { heard: Array<Int
   return {
     legId,
     endpoint: null,
+    nativeRate: 8000,
     heard,
     input: () => new Int16Array(160).fill(value),
     output: (frame) => heard.push(frame === null ? null : frame.slice()),

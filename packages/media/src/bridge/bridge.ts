@@ -8,6 +8,14 @@
  *
  * A muted member is not heard. The bridge's recordings get the full mix (everyone plus media).
  *
+ * Rate: the bridge's rate is the highest native rate among its members (8 kHz G.711, 16 kHz
+ * G.722, 48 kHz Opus; capped by mix-rate.ts). Members are mixed per rate (rate-mix.ts): wideband
+ * legs hear each other at their rate, narrowband legs at theirs, with one resampler per rate pair
+ * rather than per member, so a joining or leaving member never changes another member's audio
+ * path (no click) and all-narrowband bridges cost what they always did. Bridge playback enters at
+ * its announcer format's rate (by default the bridge's rate when it starts); each recording takes
+ * the mix at its recorder format's rate.
+ *
  * Two local legs with the same codec and nothing else going on (no bridge media or recording, no
  * announcer, no playback, DTMF, mute, whisper or beep on either) are relayed instead: each received packet is sent on
  * by the other leg untouched but for its header (relay-rewriter.ts), without decoding. The bridge
@@ -17,12 +25,17 @@
  */
 import type { WorkerNotification } from '../protocol.js';
 import type { Recorder } from '../recording/recorder.js';
+import { rateOfFrame } from '../dsp/rate-converter.js';
+import type { ResampleRate } from '../dsp/resampler.js';
 import type { BridgeKind, BridgeVideoRequest, JoinBridgeOptions, PlaybackEndReason } from '../types.js';
+import type { FormatQuantiser } from '../worker/channel-format.js';
 import { type FrameSource, Playback, SAMPLES_PER_FRAME } from '../worker/playback.js';
 import type { RtpLeg, TappedPacket } from '../worker/rtp-leg.js';
 import { BridgeVideo } from './bridge-video.js';
 import type { BridgeMember } from './members.js';
-import { mixAll, mixMinusOne } from './mixer.js';
+import { MAX_MIX_RATE } from './mix-rate.js';
+import { mixAll } from './mixer.js';
+import { RateMixer, type RateMixMedia } from './rate-mix.js';
 import { RelayRewriter } from './relay-rewriter.js';
 
 interface Membership {
@@ -45,7 +58,10 @@ export class Bridge {
   readonly #legOf: (member: BridgeMember) => RtpLeg | null;
   readonly #members = new Map<string, Membership>();
   #playback: Playback | null = null;
+  /** The announcer format the current playback enters the mix through (rate and quantisation). */
+  #playbackFormat: FormatQuantiser | null = null;
   readonly recorders = new Set<Recorder>();
+  readonly #mixer = new RateMixer();
   #relay: { a: RtpLeg; b: RtpLeg } | null = null;
   readonly #video: BridgeVideo;
 
@@ -75,6 +91,13 @@ export class Bridge {
 
   get size(): number {
     return this.#members.size;
+  }
+
+  /** The highest native rate among the members (8 kHz when empty), capped by mix-rate.ts. */
+  get rate(): ResampleRate {
+    let rate: ResampleRate = 8000;
+    for (const { member } of this.#members.values()) if (member.nativeRate > rate) rate = member.nativeRate;
+    return rate > MAX_MIX_RATE ? MAX_MIX_RATE : rate;
   }
 
   get relaying(): boolean {
@@ -127,10 +150,12 @@ export class Bridge {
 
   // ── bridge media ──────────────────────────────────────────────────────────────────────────
 
-  play(playbackId: string, load: () => Promise<FrameSource>, wake: () => void): void {
+  /** `format` (absent: slin at the bridge's rate) is what the playback is quantised to before it is mixed. */
+  play(playbackId: string, load: () => Promise<FrameSource>, wake: () => void, format: FormatQuantiser | null = null): void {
     this.endPlayback('stopped');
     const playback = new Playback(playbackId);
     this.#playback = playback;
+    this.#playbackFormat = format;
     load().then(
       (source) => {
         if (this.#playback !== playback || playback.state !== 'loading') return;
@@ -172,41 +197,46 @@ export class Bridge {
     this.#video.levels(memberships, heard);
     if (this.#updateRelay()) return;
 
-    const media = this.#mediaFrame();
-    if (this.kind === 'mixing') {
-      const outputs = mixMinusOne(heard, SAMPLES_PER_FRAME, media);
-      for (const [index, { member }] of memberships.entries()) member.output(outputs[index]);
-    } else {
-      const announcers = mixAll(
-        memberships.map(({ options }, index) => (options.role === 'announcer' ? heard[index] : null)),
-        SAMPLES_PER_FRAME,
-      );
-      const common = mixAll([announcers, media], SAMPLES_PER_FRAME) ?? new Int16Array(SAMPLES_PER_FRAME);
-      for (const { member, options } of memberships) member.output(options.role === 'announcer' ? null : common);
-    }
-    if (this.recorders.size > 0) {
-      const mix = mixAll([...heard, media], SAMPLES_PER_FRAME);
-      for (const recorder of this.recorders) recorder.feed(mix);
-    }
+    const mixing = this.kind === 'mixing';
+    const inputs = memberships.map(({ member, options }, index) => {
+      const frame = heard[index];
+      const announcer = options.role === 'announcer';
+      return {
+        frame,
+        rate: frame === null ? member.nativeRate : rateOfFrame(frame),
+        // Mixing: everyone hears everyone else. Holding: participants hear the announcers only.
+        source: mixing || announcer,
+        listener: mixing || !announcer,
+      };
+    });
+    const recordRates = [...new Set([...this.recorders].map((recorder) => recorder.captureRate))];
+    const { outputs, full } = this.#mixer.mix(inputs, this.#media(), recordRates);
+    for (const [index, { member }] of memberships.entries()) member.output(outputs[index]);
+    for (const recorder of this.recorders) recorder.feed(full.get(recorder.captureRate) ?? null);
     const playback = this.#playback;
     if (playback !== null && playback.state === 'playing' && playback.exhausted) this.endPlayback('complete');
   }
 
-  /** Playback and beeps everyone hears this tick (null: none). */
-  #mediaFrame(): Int16Array | null {
-    const frames: Array<Int16Array | null> = [];
+  /** Playback and beeps everyone hears this tick, each at its own rate. */
+  #media(): RateMixMedia[] {
+    const media: RateMixMedia[] = [];
     const playback = this.#playback;
     if (playback !== null && playback.state === 'playing') {
       const first = playback.framesOut === 0;
       const frame = playback.nextFrame();
       if (first && frame !== null) this.#notify({ type: 'playbackStarted', legId: '', playbackId: playback.id });
-      frames.push(frame === null ? null : frame.slice());
+      // The announcer's format decides what enters the mix: its rate, and its codec's quantisation.
+      if (frame !== null)
+        media.push({ name: 'playback', frame: this.#playbackFormat === null ? frame.slice() : this.#playbackFormat.apply(frame) });
     }
-    for (const recorder of this.recorders) {
-      const beep = recorder.beepFrame();
-      if (beep !== null) frames.push(beep.slice());
+    if (this.recorders.size > 0) {
+      const beep = mixAll(
+        [...this.recorders].map((recorder) => recorder.beepFrame()),
+        SAMPLES_PER_FRAME,
+      );
+      if (beep !== null) media.push({ name: 'beep', frame: beep });
     }
-    return mixAll(frames, SAMPLES_PER_FRAME);
+    return media;
   }
 
   // ── relay ────────────────────────────────────────────────────────────────────────────────

@@ -8,6 +8,9 @@
  * absorbs the phase jitter between the two clocks instead of producing a gap on every other tick.
  * A pure processor: no timers, no I/O.
  */
+/** 20 ms at 8, 16 and 48 kHz. */
+const WHOLE_FRAMES: readonly number[] = [160, 320, 960];
+
 export class FrameQueue {
   readonly frameSamples: number;
   readonly capacity: number;
@@ -35,9 +38,12 @@ export class FrameQueue {
     return this.#dropped;
   }
 
-  /** Appends samples; a frame pushed whole (the common case) is kept without copying. */
+  /**
+   * Appends samples; a frame pushed whole (the common case) is kept without copying. A whole 20 ms
+   * frame at another engine rate (320 or 960 samples: the sender's rate changed) is kept whole too.
+   */
   push(samples: Int16Array): void {
-    if (this.#partialLength === 0 && samples.length === this.frameSamples) {
+    if (this.#partialLength === 0 && (samples.length === this.frameSamples || WHOLE_FRAMES.includes(samples.length))) {
       this.#enqueue(samples);
       return;
     }

@@ -2,9 +2,14 @@
  * The two kinds of bridge member a bridge's home worker mixes for: a leg on the same worker (its
  * endpoint's captured frame in, its bridge output slot out) and a leg on another worker, reached
  * through a MessagePort (frames forwarded each tick, see bridge-link.ts).
+ *
+ * A member's audio travels at the leg's native rate, both ways (a frame's length says which): the
+ * bridge mixes per rate and converts between rates once per rate pair, never per member.
  */
 import type { MessagePort } from 'node:worker_threads';
 import { parseRtpPacket, type RtpPacketInfo } from '../rtp/rtp-header.js';
+import { rateOfFrame } from '../dsp/rate-converter.js';
+import type { ResampleRate } from '../dsp/resampler.js';
 import type { MediaEndpoint } from '../worker/media-endpoint.js';
 import { type VideoStream, writeVideoHeader } from '../worker/video-stream.js';
 import { FrameQueue } from './frame-queue.js';
@@ -25,9 +30,11 @@ export interface BridgeMember {
   readonly legId: string;
   /** The endpoint when the leg lives on this worker. */
   readonly endpoint: MediaEndpoint | null;
-  /** This tick's audio from the leg (null: silence). Called exactly once per tick. */
+  /** The rate the leg's audio comes in at and goes out at. */
+  readonly nativeRate: ResampleRate;
+  /** This tick's audio from the leg, at its native rate (null: silence). Called exactly once per tick. */
   input(): Int16Array | null;
-  /** This tick's audio for the leg (null: nothing to send). */
+  /** This tick's audio for the leg, at its native rate (null: nothing to send). */
   output(frame: Int16Array | null): void;
   /** Passes a DTMF digit from another member to this leg. */
   dtmf(digit: string, durationMs: number): void;
@@ -74,6 +81,10 @@ export class LocalMember implements BridgeMember {
     this.#video?.requestKeyframe();
   }
 
+  get nativeRate(): ResampleRate {
+    return this.endpoint.captureRate;
+  }
+
   input(): Int16Array | null {
     return this.endpoint.inFrame;
   }
@@ -98,6 +109,8 @@ export class RemoteMember implements BridgeMember {
   readonly endpoint = null;
   readonly #port: MessagePort;
   readonly #queue = new FrameQueue();
+  /** Learned from the frames the leg's worker sends (8 kHz until the first arrives). */
+  #rate: ResampleRate = 8000;
   #closed = false;
   #videoFormat: VideoFormat | null = null;
   #video: MemberVideoHandlers | null = null;
@@ -107,8 +120,11 @@ export class RemoteMember implements BridgeMember {
     this.legId = legId;
     this.#port = port;
     port.on('message', (message: LinkMessage) => {
-      if (message.type === 'frame') this.#queue.push(new Int16Array(message.samples));
-      else if (message.type === 'dtmf') onDtmf(message.digit, message.durationMs);
+      if (message.type === 'frame') {
+        const frame = new Int16Array(message.samples);
+        this.#rate = rateOfFrame(frame);
+        this.#queue.push(frame);
+      } else if (message.type === 'dtmf') onDtmf(message.digit, message.durationMs);
       else this.#videoMessage(message);
     });
     port.on('close', () => {
@@ -151,6 +167,10 @@ export class RemoteMember implements BridgeMember {
 
   requestKeyframe(): void {
     if (!this.#closed) this.#port.postMessage({ type: 'keyframe', mediaSsrc: 0 } satisfies LinkMessage);
+  }
+
+  get nativeRate(): ResampleRate {
+    return this.#rate;
   }
 
   input(): Int16Array | null {

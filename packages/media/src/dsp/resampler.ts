@@ -35,6 +35,8 @@ interface Design {
   up: number;
   down: number;
   taps: Float64Array;
+  /** The taps split by polyphase branch: branch p holds taps p, p + up, p + 2·up, … contiguously. */
+  branches: Float64Array[];
 }
 
 const designs = new Map<string, Design>();
@@ -66,7 +68,13 @@ function design(inputRate: number, outputRate: number): Design {
   }
   // Gain L: each output of the upsampler sees only one in L non-zero inputs.
   for (let i = 0; i < length; i += 1) taps[i] *= up / sum;
-  const result = { up, down, taps };
+  const branches: Float64Array[] = [];
+  for (let phase = 0; phase < up; phase += 1) {
+    const branch = new Float64Array(Math.ceil((length - phase) / up));
+    for (let k = 0; k < branch.length; k += 1) branch[k] = taps[phase + k * up];
+    branches.push(branch);
+  }
+  const result = { up, down, taps, branches };
   designs.set(key, result);
   return result;
 }
@@ -77,6 +85,7 @@ export class Resampler {
   readonly #up: number;
   readonly #down: number;
   readonly #taps: Float64Array;
+  readonly #branches: Float64Array[];
   /** The last inputs the filter still reaches, oldest first (zeros before the stream starts). */
   #tail: Float64Array;
   /** Inputs consumed so far. */
@@ -87,10 +96,11 @@ export class Resampler {
   constructor(inputRate: ResampleRate, outputRate: ResampleRate) {
     this.inputRate = inputRate;
     this.outputRate = outputRate;
-    const { up, down, taps } = design(inputRate, outputRate);
+    const { up, down, taps, branches } = design(inputRate, outputRate);
     this.#up = up;
     this.#down = down;
     this.#taps = taps;
+    this.#branches = branches;
     this.#tail = new Float64Array(Math.ceil(taps.length / up));
   }
 
@@ -107,7 +117,7 @@ export class Resampler {
     if (this.inputRate === this.outputRate) return input.slice();
     const up = this.#up;
     const down = this.#down;
-    const taps = this.#taps;
+    const branches = this.#branches;
     const tail = this.#tail;
     const work = new Float64Array(tail.length + input.length);
     work.set(tail);
@@ -119,8 +129,12 @@ export class Resampler {
     let t = this.#next;
     for (let k = 0; k < count; k += 1) {
       const newest = Math.floor(t / up);
+      // Only the branch of taps that meets non-zero (original) inputs: phase t mod up.
+      const branch = branches[t - newest * up];
+      const from = newest - base;
+      const reach = Math.min(branch.length, from + 1);
       let acc = 0;
-      for (let j = t - newest * up, i = newest - base; j < taps.length && i >= 0; j += up, i -= 1) acc += taps[j] * work[i];
+      for (let m = 0; m < reach; m += 1) acc += branch[m] * work[from - m];
       out[k] = acc > 32767 ? 32767 : acc < -32768 ? -32768 : Math.round(acc);
       t += down;
     }

@@ -3,10 +3,13 @@
  * on the main thread, so a bad value is refused with `invalid_argument` before it reaches a worker.
  * Each returns a plain copy holding only the fields a worker needs.
  */
+import { isCodecSupported } from '../codecs/index.js';
 import { InvalidArgumentError } from '../errors.js';
+import { CHANNEL_FORMATS, isChannelFormat } from '../worker/channel-format.js';
 import type {
   BridgeKind,
   BridgeVideoRequest,
+  ChannelFormat,
   JoinBridgeOptions,
   MediaVideoMode,
   MediaTarget,
@@ -93,7 +96,17 @@ export function validateRecording(request: StartRecordingRequest): StartRecordin
     if (typeof request.terminateOn !== 'string') throw new InvalidArgumentError('terminateOn must be a string');
     copy.terminateOn = request.terminateOn;
   }
+  if (request.recorderFormat !== undefined) copy.recorderFormat = validateChannelFormat('recorderFormat', request.recorderFormat);
   return copy;
+}
+
+/** An announcer or recorder format (types.ts ChannelFormat). */
+export function validateChannelFormat(name: string, value: unknown): ChannelFormat {
+  if (typeof value !== 'string' || !isChannelFormat(value))
+    throw new InvalidArgumentError(`${name} must be one of ${CHANNEL_FORMATS.join(', ')}, got ${String(value)}`);
+  if (value === 'g722' && !isCodecSupported('G722'))
+    throw new InvalidArgumentError(`${name} g722 needs the G.722 codec, which is not built in`);
+  return value;
 }
 
 export function validateDtmf(request: { digits: string; durationMs: number; betweenMs: number }): {

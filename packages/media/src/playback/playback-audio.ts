@@ -5,6 +5,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { decimate } from '../audio/decimate.js';
 import { WAVE_FORMAT_PCM, WavFormatError, parseWav, pcm16Samples } from '../audio/wav.js';
+import { type ResampleRate, Resampler } from '../dsp/resampler.js';
 
 /** G.711's sampling rate (RFC 3551 §4.5.14): playback audio is produced at this rate. */
 export const PLAYBACK_RATE = 8000;
@@ -13,8 +14,11 @@ export const SUPPORTED_RATES: readonly number[] = [8000, 16000, 48000];
 /** A prompt larger than this is refused rather than read into memory (10 minutes at 48 kHz is 58 MB). */
 export const MAX_WAV_BYTES = 128 * 1024 * 1024;
 
-/** The 8 kHz samples of a WAV file's bytes, starting `offsetMs` in (empty when the offset is past the end). */
-export function playbackSamplesFromWav(bytes: Uint8Array, offsetMs: number): Int16Array {
+/**
+ * The samples of a WAV file's bytes at `rate` (8 kHz for a leg; a bridge's announcer may take 16 or
+ * 48 kHz), starting `offsetMs` in (empty when the offset is past the end).
+ */
+export function playbackSamplesFromWav(bytes: Uint8Array, offsetMs: number, rate: ResampleRate = PLAYBACK_RATE): Int16Array {
   const wav = parseWav(bytes);
   const supported =
     wav.formatTag === WAVE_FORMAT_PCM && wav.channels === 1 && wav.bitsPerSample === 16 && SUPPORTED_RATES.includes(wav.sampleRate);
@@ -26,13 +30,18 @@ export function playbackSamplesFromWav(bytes: Uint8Array, offsetMs: number): Int
     );
   }
   const samples = pcm16Samples(wav.data);
-  const atRate = wav.sampleRate === PLAYBACK_RATE ? samples : decimate(samples, wav.sampleRate, wav.sampleRate / PLAYBACK_RATE);
-  const skip = Math.round((offsetMs * PLAYBACK_RATE) / 1000);
+  const atRate =
+    wav.sampleRate === rate
+      ? samples
+      : rate === PLAYBACK_RATE
+        ? decimate(samples, wav.sampleRate, wav.sampleRate / PLAYBACK_RATE)
+        : new Resampler(wav.sampleRate as ResampleRate, rate).process(samples);
+  const skip = Math.round((offsetMs * rate) / 1000);
   return skip >= atRate.length ? new Int16Array(0) : atRate.subarray(skip);
 }
 
-/** Reads `file` and returns its 8 kHz samples from `offsetMs` on. Rejects with a message fit for a `failed` finish. */
-export async function loadPlaybackAudio(file: string, offsetMs: number): Promise<Int16Array> {
+/** Reads `file` and returns its samples at `rate` from `offsetMs` on. Rejects with a message fit for a `failed` finish. */
+export async function loadPlaybackAudio(file: string, offsetMs: number, rate: ResampleRate = PLAYBACK_RATE): Promise<Int16Array> {
   let bytes: Uint8Array;
   try {
     const info = await stat(file);
@@ -43,7 +52,7 @@ export async function loadPlaybackAudio(file: string, offsetMs: number): Promise
     throw new Error(`cannot read ${file}: ${error instanceof Error ? error.message : String(error)}`);
   }
   try {
-    return playbackSamplesFromWav(bytes, offsetMs);
+    return playbackSamplesFromWav(bytes, offsetMs, rate);
   } catch (error) {
     throw new Error(`${file}: ${error instanceof Error ? error.message : String(error)}`);
   }

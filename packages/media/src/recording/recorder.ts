@@ -8,12 +8,19 @@
  *
  * Paused: frames are dropped (nothing written, no time counted). Muted: silence is written in
  * their place. `durationMs` is the length of the audio written by this recording.
+ *
+ * Frames come at the target's rate (a leg: 8 kHz; a bridge: `captureRate`). A recorder format,
+ * when given, is the helper recorder channel's: the audio is first taken to its rate and
+ * quantisation (channel-format.ts), then to the file format's rate for its sink.
  */
 import type { WorkerNotification } from '../protocol.js';
 import type { RecordingEndReason, StartRecordingRequest } from '../types.js';
+import { RateConverter } from '../dsp/rate-converter.js';
+import type { ResampleRate } from '../dsp/resampler.js';
+import { FormatQuantiser } from '../worker/channel-format.js';
 import { beepSource, type ToneSource } from '../worker/tone-frames.js';
 import { SilenceTracker } from './silence.js';
-import { type AudioSink, openSink } from './sinks.js';
+import { type AudioSink, openSink, sinkRate } from './sinks.js';
 
 export type RecorderState = 'beeping' | 'recording' | 'finished';
 
@@ -25,7 +32,6 @@ const TRANSITIONS: Record<RecorderState, readonly RecorderState[]> = {
 
 const FRAME_MS = 20;
 const FRAME_SAMPLES = 160;
-const SILENCE = new Int16Array(FRAME_SAMPLES);
 
 export type RecordingFinished = Extract<WorkerNotification, { type: 'recordingFinished' }>;
 
@@ -42,6 +48,9 @@ export class Recorder {
   #muted = false;
   #framesWritten = 0;
   readonly #silence: SilenceTracker | null;
+  readonly #capture: FormatQuantiser | null;
+  readonly #toSink = new RateConverter();
+  readonly #sinkSilence: Int16Array;
   #finishing: Promise<RecordingFinished> | null = null;
 
   /** Opens the file at once; a file or format problem is reported by `failure` for the caller to finish with. */
@@ -55,8 +64,18 @@ export class Recorder {
     } catch (error) {
       this.#openError = `cannot record to ${request.file}: ${error instanceof Error ? error.message : String(error)}`;
     }
+    this.#capture = request.recorderFormat === undefined ? null : new FormatQuantiser(request.recorderFormat);
+    this.#sinkSilence = new Int16Array((sinkRate(request.format) * FRAME_MS) / 1000);
     this.#beep = request.beep === true ? beepSource() : null;
     this.#state = this.#beep === null ? 'recording' : 'beeping';
+  }
+
+  /**
+   * The rate a bridge hands this recording its mix at: the recorder format's, else the file
+   * format's own (16 kHz for G.722, 8 kHz otherwise), so the capture never changes rate mid-file.
+   */
+  get captureRate(): ResampleRate {
+    return this.#capture?.rate ?? sinkRate(this.#request.format);
   }
 
   get state(): RecorderState {
@@ -96,7 +115,11 @@ export class Recorder {
   /** One tick of the target's audio (null: nothing arrived, which is silence). */
   feed(frame: Int16Array | null): void {
     if (this.#state !== 'recording' || this.#sink === null || this.#paused || this.#finishing !== null) return;
-    const pcm = this.#muted || frame === null ? SILENCE : frame;
+    let pcm = this.#sinkSilence;
+    if (!this.#muted && frame !== null) {
+      const captured = this.#capture === null ? frame : this.#capture.apply(frame);
+      pcm = this.#toSink.convert(captured, sinkRate(this.#request.format));
+    }
     this.#sink.write(pcm);
     this.#framesWritten += 1;
     if (this.#silence !== null) this.#silence.feed(pcm);

@@ -1,5 +1,6 @@
 /**
- * Where a recording's 8 kHz frames go, one writer per format. Every writer streams to disk frame
+ * Where a recording's frames go, one writer per format, at the format's rate (`sinkRate`: 16 kHz
+ * for G.722, 8 kHz for the others). Every writer streams to disk frame
  * by frame; none holds the recording in memory.
  *
  *   wav        RIFF header at start (zero lengths), fixed at the end; append extends `data`
@@ -16,8 +17,13 @@ import { findFfmpeg } from './formats.js';
 import { PositionalFile } from './file-writer.js';
 import { RECORDING_RATE, WAV_HEADER_BYTES, locateWavData, wavHeader, wavLengthFields } from './wav-header.js';
 
+/** The rate a format's sink takes its frames at. */
+export function sinkRate(format: RecordingFormat): 8000 | 16000 {
+  return format === 'g722' ? 16000 : RECORDING_RATE;
+}
+
 export interface AudioSink {
-  /** Appends one frame of 8 kHz linear PCM. */
+  /** Appends one frame of linear PCM at the format's `sinkRate`. */
   write(pcm: Int16Array): void;
   /** Completes the file (headers, trailers) and closes it; rejects with the first write error. */
   finish(): Promise<void>;
@@ -202,7 +208,8 @@ export function openSink(format: RecordingFormat, path: string, append: boolean)
         throw new RecordingFormatError('recording format g722 is not available: the G.722 codec is not built in');
       const codec = createCodec('G722');
       const state = { last: 0 };
-      return new RawSink(path, append, (pcm) => codec.encode(codec.sampleRate === 2 * RECORDING_RATE ? upsample2(pcm, state) : pcm));
+      // Frames arrive at 16 kHz (sinkRate); an 8 kHz frame from elsewhere is doubled.
+      return new RawSink(path, append, (pcm) => codec.encode(pcm.length === codec.frameSamples ? pcm : upsample2(pcm, state)));
     }
     case 'ogg':
     case 'mp3': {

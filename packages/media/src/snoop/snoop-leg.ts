@@ -44,8 +44,8 @@ export class SnoopLeg implements AudioIo {
     if (rateHz !== 8000) throw new RangeError(`snoop frames are 8000 Hz, asked for ${rateHz}`);
     const source = this.#source;
     if (source === null) return null;
-    const heardIn = this.spy === 'in' || this.spy === 'both' ? source.inFrame : null;
-    const heardOut = this.spy === 'out' || this.spy === 'both' ? source.lastOut : null;
+    const heardIn = this.spy === 'in' || this.spy === 'both' ? source.inFrame8k() : null;
+    const heardOut = this.spy === 'out' || this.spy === 'both' ? source.lastOut8k() : null;
     if (heardIn === null) return heardOut;
     if (heardOut === null) return heardIn;
     return mixAll([heardIn, heardOut], FRAME_SAMPLES);

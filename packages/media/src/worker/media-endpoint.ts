@@ -11,14 +11,19 @@ import type { WorkerNotification } from '../protocol.js';
 import type { Recorder } from '../recording/recorder.js';
 import type { TelephoneEvent } from '../rtp/telephone-event.js';
 import type { LegRemote, PlaybackEndReason, TalkDetectionOptions } from '../types.js';
+import { MAX_MIX_RATE } from '../bridge/mix-rate.js';
 import { DtmfDetector } from '../dsp/dtmf-detector.js';
+import { RateConverter, engineRate, rateOfFrame } from '../dsp/rate-converter.js';
+import type { ResampleRate } from '../dsp/resampler.js';
 import { TalkDetector } from '../dsp/talk-detector.js';
 import { DtmfSender, type EventPacket } from './dtmf-sender.js';
 import { type FrameSource, Playback, SAMPLES_PER_FRAME } from './playback.js';
 
-/** The audio surface of a leg: one 8 kHz frame in, one out, per tick. */
+/** The audio surface of a leg: one 20 ms frame in, one out, per tick, at a rate the caller names. */
 export interface AudioIo {
   readonly id: string;
+  /** The rate the leg's codec samples at (absent: 8000); a bridged leg is captured at this rate. */
+  readonly nativeRate?: number;
   /** What the far end sent for this frame, or null when nothing arrived. */
   readFrame(rateHz: number): Int16Array | null;
   /** Sends one frame toward the far end. */
@@ -49,9 +54,20 @@ const RATE = 8000;
 const SILENCE = new Int16Array(SAMPLES_PER_FRAME);
 
 function addInto(target: Int16Array, other: Int16Array): Int16Array {
-  const out = new Int16Array(SAMPLES_PER_FRAME);
-  for (let i = 0; i < SAMPLES_PER_FRAME; i += 1) out[i] = clip16(target[i] + other[i]);
+  const out = new Int16Array(target.length);
+  for (let i = 0; i < target.length; i += 1) out[i] = clip16(target[i] + (other[i] ?? 0));
   return out;
+}
+
+const silences = new Map<number, Int16Array>();
+function silenceLike(frame: Int16Array): Int16Array {
+  if (frame.length === SAMPLES_PER_FRAME) return SILENCE;
+  let silence = silences.get(frame.length);
+  if (silence === undefined) {
+    silence = new Int16Array(frame.length);
+    silences.set(frame.length, silence);
+  }
+  return silence;
 }
 
 export class MediaEndpoint {
@@ -76,12 +92,25 @@ export class MediaEndpoint {
   /** Recordings of what this leg receives. */
   readonly recorders = new Set<Recorder>();
 
-  /** This tick's captured inbound audio (null: silence or muted). */
+  /**
+   * This tick's captured inbound audio (null: silence or muted), at `captureRate`: the leg's native
+   * rate while it is bridged (so a wideband bridge hears it wideband), else 8 kHz.
+   */
   inFrame: Int16Array | null = null;
-  /** What was sent on the last tick (null: nothing), for a snoop's `out` direction. */
+  /** What was sent on the last tick (null: nothing), at the rate it was sent; see `lastOut8k()`. */
   lastOut: Int16Array | null = null;
-  /** This tick's output from the leg's bridge. */
+  /** This tick's output from the leg's bridge, at any engine rate (its length says which). */
   bridgeOut: Int16Array | null = null;
+  /** Paths between the capture rate and the 8 kHz consumers (detectors, leg recordings, snoops, whisper). */
+  readonly #detectPath = new RateConverter();
+  readonly #narrowInPath = new RateConverter();
+  readonly #narrowOutPath = new RateConverter();
+  readonly #whisperInPath = new RateConverter();
+  readonly #whisperOutPath = new RateConverter();
+  #narrowIn: Int16Array | null = null;
+  #narrowInReady = true;
+  #narrowOut: Int16Array | null = null;
+  #narrowOutReady = true;
   /** Whisper from a snoop leg, applied on the next tick: into what the leg sends on, and what it hears. */
   whisperIn: Int16Array | null = null;
   whisperOut: Int16Array | null = null;
@@ -91,6 +120,29 @@ export class MediaEndpoint {
     this.io = io;
     this.#notify = notify;
     this.#events = events;
+  }
+
+  /** The rate `capture()` reads at: the leg's native rate (up to the mixing cap) while bridged, else 8 kHz. */
+  get captureRate(): ResampleRate {
+    return this.bridgeId === null ? RATE : engineRate(this.io.nativeRate ?? RATE, MAX_MIX_RATE);
+  }
+
+  /** This tick's `inFrame` at 8 kHz (computed once per tick, on demand). */
+  inFrame8k(): Int16Array | null {
+    if (!this.#narrowInReady) {
+      this.#narrowIn = this.inFrame === null ? null : this.#narrowInPath.convert(this.inFrame, RATE);
+      this.#narrowInReady = true;
+    }
+    return this.#narrowIn;
+  }
+
+  /** The last tick's `lastOut` at 8 kHz (computed once per tick, on demand). */
+  lastOut8k(): Int16Array | null {
+    if (!this.#narrowOutReady) {
+      this.#narrowOut = this.lastOut === null ? null : this.#narrowOutPath.convert(this.lastOut, RATE);
+      this.#narrowOutReady = true;
+    }
+    return this.#narrowOut;
   }
 
   setTalkDetection(options: TalkDetectionOptions | null): void {
@@ -206,6 +258,8 @@ export class MediaEndpoint {
 
   /** Phase 1: take what the leg received; feed its recordings. */
   capture(): void {
+    this.#narrowIn = null;
+    this.#narrowInReady = true;
     if (!this.active) {
       // An idle leg's audio goes nowhere: leave it in the jitter buffer, which bounds itself.
       this.inFrame = null;
@@ -222,30 +276,41 @@ export class MediaEndpoint {
       this.inFrame = null;
       return;
     }
-    let frame = this.io.readFrame(RATE);
+    const rate = this.captureRate;
+    let frame = this.io.readFrame(rate);
+    const detected = rate === RATE || frame === null ? frame : this.#detectPath.convert(frame, RATE);
     if (this.#talk !== null) {
-      const event = this.#talk.process(frame ?? SILENCE);
+      const event = this.#talk.process(detected ?? SILENCE);
       if (event?.type === 'talkingStarted') this.#notify({ type: 'talkingStarted', legId: this.id });
       else if (event?.type === 'talkingFinished')
         this.#notify({ type: 'talkingFinished', legId: this.id, durationMs: Math.round(event.durationMs) });
     }
     if (this.#inband !== null && !this.#legDetectsInband()) {
-      for (const digit of this.#inband.process(frame ?? SILENCE)) {
+      for (const digit of this.#inband.process(detected ?? SILENCE)) {
         this.#notify({ type: 'dtmfReceived', legId: this.id, digit: digit.digit, durationMs: Math.round(digit.durationMs) });
       }
     }
     if (this.muteInbound) frame = null;
     if (this.whisperIn !== null) {
-      frame = frame === null ? this.whisperIn : addInto(frame, this.whisperIn);
+      const whisper = this.#whisperInPath.convert(this.whisperIn, rate);
+      frame = frame === null ? whisper : addInto(frame, whisper);
       this.whisperIn = null;
     }
     this.inFrame = frame;
-    for (const recorder of this.recorders) recorder.feed(frame);
+    this.#narrowInReady = rate === RATE;
+    this.#narrowIn = frame;
+    // A leg's own recordings hear it at 8 kHz, as its playback and detectors do.
+    if (this.recorders.size > 0) {
+      const narrow = this.inFrame8k();
+      for (const recorder of this.recorders) recorder.feed(narrow);
+    }
   }
 
   /** Phase 5: send this tick's frame, if the leg has anything to send. */
   render(): void {
     let frame: Int16Array | null = null;
+    this.#narrowOut = null;
+    this.#narrowOutReady = true;
     if (this.#dtmf === null) this.#dtmf = this.#dtmfQueue.shift() ?? null;
     const dtmf = this.#dtmf;
     if (dtmf !== null) {
@@ -276,16 +341,19 @@ export class MediaEndpoint {
     if (frame === null) frame = this.bridgeOut;
     this.bridgeOut = null;
     if (this.whisperOut !== null) {
-      frame = frame === null ? this.whisperOut : addInto(frame, this.whisperOut);
+      const whisper = frame === null ? this.whisperOut : this.#whisperOutPath.convert(this.whisperOut, rateOfFrame(frame));
+      frame = frame === null ? whisper : addInto(frame, whisper);
       this.whisperOut = null;
     }
     if (frame !== null) {
-      const sent = this.muteOutbound ? SILENCE : frame;
-      this.io.writeFrame(sent, RATE);
+      const sent = this.muteOutbound ? silenceLike(frame) : frame;
+      this.io.writeFrame(sent, rateOfFrame(sent));
       this.lastOut = sent.slice();
     } else {
       this.lastOut = null;
     }
+    this.#narrowOutReady = this.lastOut === null || this.lastOut.length === SAMPLES_PER_FRAME;
+    this.#narrowOut = this.lastOut;
     if (playback !== null && playback === this.#playback && playback.state === 'playing' && playback.exhausted)
       this.endPlayback('complete');
   }

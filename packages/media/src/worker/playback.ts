@@ -21,22 +21,26 @@ const TRANSITIONS: Record<PlaybackState, readonly PlaybackState[]> = {
 /** Samples per 20 ms frame at 8 kHz. */
 export const SAMPLES_PER_FRAME = 160;
 
-/** Where a playback's audio comes from: 8 kHz frames, one at a time. */
+/** Where a playback's audio comes from: 20 ms frames, one at a time (8 kHz unless it says otherwise). */
 export interface FrameSource {
-  /** Fills `out` (160 samples) with the next frame; false when the source has ended (out untouched). */
+  /** Samples per frame: 160 at 8 kHz (absent), 320 at 16 kHz, 960 at 48 kHz. */
+  readonly frameSamples?: number;
+  /** Fills `out` (`frameSamples` samples) with the next frame; false when the source has ended (out untouched). */
   next(out: Int16Array): boolean;
   /** The source has nothing more to give: the frame last taken was the final one. */
   readonly done: boolean;
 }
 
-/** A decoded file's samples, split into 160-sample frames; the last is padded with silence. */
+/** A decoded file's samples, split into 20 ms frames; the last is padded with silence. */
 export class SampleSource implements FrameSource {
+  readonly frameSamples: number;
   readonly #samples: Int16Array;
   readonly #loop: boolean;
   #position = 0;
 
   /** `start` skips into the first pass only (an offset); a loop starts again from sample 0. */
-  constructor(samples: Int16Array, options: { loop?: boolean; start?: number } = {}) {
+  constructor(samples: Int16Array, options: { loop?: boolean; start?: number; frameSamples?: number } = {}) {
+    this.frameSamples = options.frameSamples ?? SAMPLES_PER_FRAME;
     this.#samples = samples;
     this.#loop = options.loop === true && samples.length > 0;
     this.#position = Math.min(options.start ?? 0, samples.length);
@@ -51,9 +55,9 @@ export class SampleSource implements FrameSource {
       if (!this.#loop) return false;
       this.#position = 0;
     }
-    const end = Math.min(this.#position + SAMPLES_PER_FRAME, this.#samples.length);
+    const end = Math.min(this.#position + this.frameSamples, this.#samples.length);
     out.set(this.#samples.subarray(this.#position, end));
-    if (end - this.#position < SAMPLES_PER_FRAME) out.fill(0, end - this.#position);
+    if (end - this.#position < this.frameSamples) out.fill(0, end - this.#position);
     this.#position = end;
     return true;
   }
@@ -65,7 +69,7 @@ export class Playback {
   #source: FrameSource | null = null;
   #framesOut = 0;
   /** Reused for every frame: the consumer encodes or mixes it before asking for the next. */
-  readonly #frame = new Int16Array(SAMPLES_PER_FRAME);
+  #frame = new Int16Array(SAMPLES_PER_FRAME);
 
   constructor(id: string) {
     this.id = id;
@@ -86,6 +90,8 @@ export class Playback {
   begin(source: FrameSource): void {
     this.#transition('playing');
     this.#source = source;
+    const samples = source.frameSamples ?? SAMPLES_PER_FRAME;
+    if (samples !== this.#frame.length) this.#frame = new Int16Array(samples);
   }
 
   finish(): void {

@@ -179,6 +179,11 @@ export class RtpLeg {
     return { ...this.#counters };
   }
 
+  /** The rate the negotiated codec's audio is sampled at; 8000 before a remote is known. */
+  get nativeRate(): number {
+    return this.#audio?.sampleRate ?? 8000;
+  }
+
   get remote(): LegRemote | null {
     return this.#remote;
   }

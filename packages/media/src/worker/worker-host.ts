@@ -17,6 +17,8 @@
  *   3. bridges   each bridge homed here mixes (or relays) for its members; bridge recordings fed
  *   4. links     the mix from other workers' bridges becomes those legs' bridge output
  *   5. render    every endpoint sends its frame (beep, playback, DTMF, bridge output, whisper)
+ *
+ * Each frame's work time and start delay go into the worker's tick statistics (tick-stats.ts).
  */
 import { Bridge } from '../bridge/bridge.js';
 import { BridgeLink } from '../bridge/bridge-link.js';
@@ -24,15 +26,18 @@ import { type BridgeMember, LocalMember, RemoteMember } from '../bridge/members.
 import { InvalidArgumentError, MediaError, bridgeNotFound, legNotFound, mediaErrorToWire, recordingNotFound } from '../errors.js';
 import type { LogLevel } from '../logger.js';
 import { Pacer } from '../playback/pacer.js';
-import { PLAYBACK_RATE, loadPlaybackAudio } from '../playback/playback-audio.js';
+import { loadPlaybackAudio } from '../playback/playback-audio.js';
+import type { ResampleRate } from '../dsp/resampler.js';
 import type { CommandResults, CommandType, MainToWorker, WorkerCommand, WorkerNotification, WorkerToMain } from '../protocol.js';
 import { Recorder } from '../recording/recorder.js';
 import { SnoopLeg } from '../snoop/snoop-leg.js';
-import type { LegCounters, LegRtpStatistics, MediaTarget } from '../types.js';
+import type { ChannelFormat, LegCounters, LegRtpStatistics, MediaTarget } from '../types.js';
+import { FormatQuantiser } from './channel-format.js';
 import { MediaEndpoint } from './media-endpoint.js';
 import { type FrameSource, SampleSource } from './playback.js';
 import { type LegHost, RtpLeg } from './rtp-leg.js';
 import { VideoStream } from './video-stream.js';
+import { TickStats } from './tick-stats.js';
 import { ToneSource } from './tone-frames.js';
 
 /** How often the worker looks for due frames. Frames leave at most this late; the schedule never drifts. */
@@ -60,6 +65,7 @@ export class WorkerHost implements LegHost {
   readonly #links = new Map<string, BridgeLink>();
   readonly #recordings = new Map<string, RecordingEntry>();
   #clock: Pacer | null = null;
+  readonly #tickStats: TickStats;
   #timer: NodeJS.Timeout | null = null;
   /** Notifications raised during the synchronous part of a command, posted after its reply. */
   #held: WorkerNotification[] | null = null;
@@ -68,6 +74,7 @@ export class WorkerHost implements LegHost {
     this.#post = post;
     this.#workerIndex = workerIndex;
     this.#now = now;
+    this.#tickStats = new TickStats(now());
   }
 
   // ── LegHost ──────────────────────────────────────────────────────────────────────────────
@@ -183,17 +190,29 @@ export class WorkerHost implements LegHost {
         this.#destroyLeg(command.legId);
         return null;
       case 'playFile':
-        this.#play(command.target, command.playbackId, () =>
-          loadPlaybackAudio(command.file, 0).then(
-            (samples) => new SampleSource(samples, { loop: command.loop, start: Math.round((command.offsetMs * PLAYBACK_RATE) / 1000) }),
-          ),
+        this.#play(
+          command.target,
+          command.playbackId,
+          (rate) =>
+            loadPlaybackAudio(command.file, 0, rate).then(
+              (samples) =>
+                new SampleSource(samples, {
+                  loop: command.loop,
+                  start: Math.round((command.offsetMs * rate) / 1000),
+                  frameSamples: rate / 50,
+                }),
+            ),
+          command.announcerFormat,
         );
         return null;
-      case 'playTone': {
-        const source = new ToneSource(command.segments, command.repeat);
-        this.#play(command.target, command.playbackId, () => Promise.resolve(source));
+      case 'playTone':
+        this.#play(
+          command.target,
+          command.playbackId,
+          (rate) => Promise.resolve(new ToneSource(command.segments, command.repeat, rate)),
+          command.announcerFormat,
+        );
         return null;
-      }
       case 'stopPlayback':
         if (command.target.kind === 'leg') this.#endpoint(command.target.legId).stopPlayback(command.playbackId);
         else this.#bridge(command.target.bridgeId).stopPlayback(command.playbackId);
@@ -276,6 +295,11 @@ export class WorkerHost implements LegHost {
         this.#endpoint(command.legId).setInbandDtmfDetection(command.enabled);
         this.#wake();
         return null;
+      case 'getTickStats': {
+        const stats = this.#tickStats.snapshot(this.#workerIndex, this.#now());
+        if (command.reset) this.#tickStats.reset(this.#now());
+        return stats;
+      }
       case 'close':
         return this.#closeAll();
     }
@@ -315,12 +339,26 @@ export class WorkerHost implements LegHost {
     this.log('debug', { legId, port: leg?.localPort, counters: leg?.counters }, 'media leg destroyed');
   }
 
-  #play(target: MediaTarget, playbackId: string, load: () => Promise<FrameSource>): void {
+  /**
+   * `load` yields the playback's frames at the rate asked: 8 kHz for a leg; for a bridge, the
+   * announcer format's rate, or the bridge's mixing rate when no format was given (the reference's
+   * "slin at the highest participant sample rate").
+   */
+  #play(target: MediaTarget, playbackId: string, loadAt: (rate: ResampleRate) => Promise<FrameSource>, format?: ChannelFormat): void {
     if (target.kind === 'bridge') {
-      this.#bridge(target.bridgeId).play(playbackId, load, () => this.#wake());
+      const bridge = this.#bridge(target.bridgeId);
+      const announcer = format === undefined ? null : new FormatQuantiser(format);
+      const rate = announcer?.rate ?? bridge.rate;
+      bridge.play(
+        playbackId,
+        () => loadAt(rate),
+        () => this.#wake(),
+        announcer,
+      );
       this.#wake();
       return;
     }
+    const load = () => loadAt(8000);
     const endpoint = this.#endpoint(target.legId);
     const leg = this.#rtpLegs.get(target.legId);
     if (leg !== undefined && leg.remote === null) {
@@ -506,8 +544,16 @@ export class WorkerHost implements LegHost {
   #tick(): void {
     const clock = this.#clock;
     if (clock === null) return;
+    const first = clock.taken;
     const due = clock.take(this.#now());
-    for (let frame = 0; frame < Math.min(due, MAX_CATCH_UP_FRAMES); frame += 1) this.#step();
+    const produced = Math.min(due, MAX_CATCH_UP_FRAMES);
+    for (let frame = 0; frame < produced; frame += 1) {
+      const started = this.#now();
+      this.#step();
+      const dueAt = clock.startMs + (first + frame) * clock.frameMs;
+      this.#tickStats.record(this.#now() - started, started - dueAt);
+    }
+    if (due > produced) this.#tickStats.skip(due - produced);
     if (!this.#busy()) this.#stopTimer();
   }
 

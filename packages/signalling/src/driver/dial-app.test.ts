@@ -147,6 +147,12 @@ describe('Dial()', () => {
     assert.deepEqual(alice.tech.hangups, [26]);
     assert.equal(caller.getVariable('DIALSTATUS'), 'ANSWER');
     assert.deepEqual(media.log, ['create mixing', 'join leg-caller', 'join leg-bob']);
+    // Connected line: each side is now connected to the other's caller id.
+    const lines = events.flatMap((e) => (e.type === 'ChannelConnectedLine' ? [e.channel] : []));
+    const callee = lines.find((c) => c.name.startsWith('SIP/bob'));
+    assert.deepEqual(caller.connected, callee?.caller);
+    assert.deepEqual(callee?.connected, { name: 'Carol', number: '300' });
+    assert.equal(lines.length, 2);
     // The callee hangs up: the caller is hung up and the dialplan stops.
     bob.events.hungUp(16);
     assert.deepEqual(await running, { kind: 'stop' });

@@ -270,6 +270,9 @@ async function connect(
   caller.setVariable('DIALSTATUS', 'ANSWER');
   caller.setVariable('DIALEDPEERNAME', callee.name);
   caller.setVariable('DIALEDPEERNUMBER', peer.dialstring);
+  // Connected line: each party is now connected to the other.
+  caller.setConnected(callee.caller);
+  callee.setConnected(caller.caller);
   try {
     await caller.answer();
   } catch (err) {
