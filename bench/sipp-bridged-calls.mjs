@@ -16,7 +16,7 @@ import { basicAuth, freePort, runSipp, startSwitchboard } from '../test/dist/har
 import { cpuSeconds, machine, machineBusySeconds, printSteps, round, rssMiB, sippCount, sleep, writeResult } from './common.mjs';
 import { MAX_ADDED_JITTER_MS, MAX_LOSS_PCT, startFarEnd } from './media-common.mjs';
 
-const counts = (process.env.BENCH_CALLS ?? '25,50,100,150,200,300').split(',').map(Number);
+const counts = (process.env.BENCH_CALLS ?? '25,50,100,150,200,250,300').split(',').map(Number);
 /** Sending time per step: WARM_UP_MS unmeasured, then the measured window. */
 const seconds = Number(process.env.BENCH_STEP_SECONDS ?? 9);
 const WARM_UP_MS = 1000;
@@ -25,7 +25,7 @@ const setupRate = Number(process.env.BENCH_SETUP_RATE ?? 100);
 /** Added jitter beyond this means the server is overloaded: stepping stops. */
 const OVERLOAD_JITTER_MS = 20;
 /** Time for every call to come up beyond N / setupRate. */
-const SETUP_SLACK_MS = 4000;
+const SETUP_SLACK_MS = 3000;
 /** Time for every channel to be gone once sipp has finished. */
 const END_WAIT_MS = 5000;
 
@@ -34,6 +34,7 @@ exten => 300,1,Dial(SIP/bob,20)
  same => n,Hangup()
 `;
 
+const machineAtStart = machine();
 const bobPort = await freePort('udp');
 const sb = await startSwitchboard({ dialplan: DIALPLAN, rtpStart: 21000, rtpEnd: 29998 });
 // The callers are matched by address (local-phone, no authentication: the figures are about media);
@@ -80,6 +81,35 @@ async function channelCount() {
 
 const openFiles = (pid) => readdirSync(`/proc/${pid}/fd`).length;
 
+/** utime + stime of each thread of a process, in seconds, by thread id. */
+function threadCpuSeconds(pid) {
+  const perThread = new Map();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      perThread.set(tid, cpuSeconds(`${pid}/task/${tid}`));
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return perThread;
+}
+
+/**
+ * CPU % of a core of the main thread and of the busiest other thread over `wall` seconds. While RTP
+ * flows the busiest other thread is the media worker (every thread is named "node", so it is found
+ * by its load rather than by name).
+ */
+function threadSplit(pid, before, after, wall) {
+  let main = Number.NaN;
+  let worker = 0;
+  for (const [tid, end] of after) {
+    const used = (100 * (end - (before.get(tid) ?? 0))) / wall;
+    if (tid === String(pid)) main = used;
+    else worker = Math.max(worker, used);
+  }
+  return { main, worker };
+}
+
 /** "<role> <number> <addr> <port>" lines the scenarios log for each call, by caller number. */
 function mediaPorts(file, role) {
   const ports = new Map();
@@ -109,7 +139,7 @@ async function attempt(n) {
   const setupBudgetMs = (1000 * n) / setupRate + SETUP_SLACK_MS;
   // The first caller hangs up after holdMs: by then the calls must have come up (setupBudgetMs) and
   // the far end must have finished sending and counting late packets.
-  const holdMs = Math.round(setupBudgetMs + seconds * 1000 + 1500);
+  const holdMs = Math.round(setupBudgetMs + seconds * 1000 + 1000);
   const sippSeconds = Math.ceil((holdMs + (1000 * n) / setupRate) / 1000) + 10;
   const callee = runSipp('uas-answer-hold.xml', target, {
     service: 'bob',
@@ -149,6 +179,7 @@ async function attempt(n) {
   let far = null;
   let cpuPct = Number.NaN;
   let busyPct = Number.NaN;
+  let threads = { main: Number.NaN, worker: Number.NaN };
   let rssUp = Number.NaN;
   let filesUp = Number.NaN;
   let channelsAfterWindow = Number.NaN;
@@ -159,11 +190,13 @@ async function attempt(n) {
       { to: b, from: a, codec: 'PCMU' },
     ]);
     const cpuBefore = cpuSeconds(pid);
+    const threadsBefore = threadCpuSeconds(pid);
     const busyBefore = machineBusySeconds();
     const wallBefore = performance.now();
     far = await farEnd.run(streams, seconds, { settleMs: WARM_UP_MS, mark: true });
     const wall = (performance.now() - wallBefore) / 1000;
     cpuPct = (100 * (cpuSeconds(pid) - cpuBefore)) / wall;
+    threads = threadSplit(pid, threadsBefore, threadCpuSeconds(pid), wall);
     busyPct = (100 * (machineBusySeconds() - busyBefore)) / (wall * cpus().length);
     // Read while the calls are still up.
     rssUp = rssMiB(pid);
@@ -219,6 +252,8 @@ async function attempt(n) {
     added_jitter_ms_p99: round(added, 2),
     server_cpu_pct_of_one_core: round(cpuPct, 1),
     server_cpu_pct_per_call: round(cpuPct / n, 4),
+    server_main_thread_cpu_pct: round(threads.main, 1),
+    server_media_worker_cpu_pct: round(threads.worker, 1),
     server_rss_mib_before: round(rssBefore, 1),
     server_rss_mib_up: round(rssUp, 1),
     server_rss_mib_after_hangup: round(rssAfter, 1),
@@ -272,7 +307,7 @@ const bestLossOnly = last(steps.filter((s) => s.loss_ok && s.added_jitter_ms_p99
 const result = {
   benchmark: 'sipp-bridged-calls',
   when: new Date().toISOString(),
-  machine: machine(),
+  machine: machineAtStart,
   setup:
     `switchboard process, 1 media worker; sipp uac-hold-bye.xml → 300: Dial(SIP/bob) → bob (static contact) uas-answer-hold.xml, set up at ${setupRate}/s; ` +
     `PCMU both ways on every call, 50 packets/s per direction, far ends in a child process; ${WARM_UP_MS / 1000} s warm-up, then ${seconds - WARM_UP_MS / 1000} s measured`,
