@@ -31,10 +31,11 @@ export async function startFarEnd() {
   return {
     port: ready.port,
     codecs: ready.codecs,
-    run(streams, seconds) {
+    /** `options`: { settleMs, mark } (see media-far-end.mjs). */
+    run(streams, seconds, options = {}) {
       return new Promise((resolve) => {
         child.once('message', resolve);
-        child.send({ cmd: 'run', streams, seconds });
+        child.send({ cmd: 'run', streams, seconds, ...options });
       });
     },
     close() {

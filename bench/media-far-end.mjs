@@ -4,8 +4,9 @@
 // socket on 127.0.0.1 sends every stream and receives every leg's output; streams are spread evenly
 // over the 20 ms period and paced by a monotonic clock (performance.now()) with one global schedule,
 // so a late timer never lets drift build up. Parent ↔ child messages (IPC):
-//   parent → { cmd: 'run', streams: [{ to, from, codec }], seconds }   (`to`: the leg port we send
-//            to; `from`: the leg port whose output carries that stream's audio back to us)
+//   parent → { cmd: 'run', streams: [{ to, from, codec }], seconds, settleMs?, mark? }   (`to`: the leg
+//            port we send to; `from`: the leg port whose output carries that stream's audio back to
+//            us; `settleMs`: unmeasured start, SETTLE_MS by default; `mark`: see MARK below)
 //   child  → { kind: 'ready', port } once bound; { kind: 'result', … } after each run.
 import { createSocket } from 'node:dgram';
 import { createRequire } from 'node:module';
@@ -17,6 +18,13 @@ const PERIOD_MS = 20;
 const SETTLE_MS = 500;
 /** After the last packet, late arrivals are still counted for this long. */
 const DRAIN_MS = 300;
+/**
+ * With `mark`, the first payload bytes of every packet carry MARK and the stream's index, so that a
+ * relay (which forwards payloads untouched) can be shown to deliver each stream from the right leg:
+ * a packet counts as _foreign_ when it arrives from a stream's `from` port without that stream's
+ * mark (another call's audio, or audio the relay did not pass through unchanged).
+ */
+const MARK = 0x5b;
 
 function linearToUlaw(sample) {
   const sign = sample < 0 ? 0x80 : 0;
@@ -70,6 +78,9 @@ let measuring = false;
 let settledAt = 0;
 let windowEnd = 0;
 let acceptUntil = 0;
+let marking = false;
+/** Packets in the measured window without the mark of the stream their source port belongs to. */
+let foreign = 0;
 
 socket.on('message', (msg, rinfo) => {
   const now = performance.now();
@@ -81,6 +92,7 @@ socket.on('message', (msg, rinfo) => {
   if (measuring && last > settledAt) receiveDeviations.push(Math.abs(now - last - PERIOD_MS));
   if (now > settledAt && now <= windowEnd) {
     windowCount[stream] += 1;
+    if (marking && (msg.length < 16 || msg[12] !== MARK || msg[13] !== MARK || msg.readUInt16BE(14) !== stream)) foreign += 1;
     const seq = msg.readUInt16BE(2);
     if (firstSeq[stream] < 0) {
       firstSeq[stream] = seq;
@@ -99,7 +111,7 @@ function percentile(values, p) {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
-async function run({ streams, seconds }) {
+async function run({ streams, seconds, settleMs = SETTLE_MS, mark = false }) {
   const n = streams.length;
   streamOfPort = new Int32Array(65536).fill(-1);
   streams.forEach((s, i) => {
@@ -111,21 +123,28 @@ async function run({ streams, seconds }) {
   windowCount = new Array(n).fill(0);
   firstSeq = new Array(n).fill(-1);
   lastSeq = new Array(n).fill(-1);
+  marking = mark;
+  foreign = 0;
   const sent = new Array(n).fill(0);
   const lastSend = new Array(n).fill(0);
   const sendDeviations = [];
-  const headers = streams.map((s) => {
+  const headers = streams.map((s, i) => {
     const codec = PAYLOADS[s.codec];
     const packet = Buffer.alloc(12 + codec.payload.length);
     packet[0] = 0x80;
     packet[1] = codec.payloadType;
     packet.writeUInt32BE((Math.random() * 0xffffffff) >>> 0, 8);
     codec.payload.copy(packet, 12);
+    if (mark) {
+      packet[12] = MARK;
+      packet[13] = MARK;
+      packet.writeUInt16BE(i, 14);
+    }
     return { packet, samples: codec.samples, seq: 0, ts: (Math.random() * 0xffffffff) >>> 0 };
   });
   const cpuBefore = process.cpuUsage();
   const start = performance.now();
-  settledAt = start + SETTLE_MS;
+  settledAt = start + settleMs;
   const end = start + seconds * 1000;
   windowEnd = end;
   acceptUntil = end + DRAIN_MS;
@@ -188,6 +207,7 @@ async function run({ streams, seconds }) {
     seq_loss_pct: seqLossPct,
     shortfall_pct: shortfallPct,
     streams_with_loss: streamsWithLoss,
+    foreign_packets: mark ? foreign : null,
     send_dev_ms_p50: percentile(sendDeviations, 50),
     send_dev_ms_p99: percentile(sendDeviations, 99),
     send_late_max_ms: lateMax,

@@ -10,6 +10,7 @@ const ALL = [
   'sipp-dial-rate.mjs',
   'sipp-register-rate.mjs',
   'sipp-register-memory.mjs',
+  'sipp-bridged-calls.mjs',
   'media-relay.mjs',
   'media-mixing.mjs',
   'media-transcode.mjs',

@@ -54,6 +54,50 @@ for (const [name, unit] of [
   out.push(`\nHighest sustained rate with < 0.1 % failures: **${cell(r.best_rate_cps ?? r.best_rate_per_s)}/s**.\n`);
 }
 
+const bridged = load('sipp-bridged-calls');
+if (bridged) {
+  out.push(`### sipp-bridged-calls\n\n${bridged.setup}; ${when(bridged)}.\n`);
+  out.push(
+    table(
+      [
+        'calls',
+        'up: sipp / channels',
+        'loss %',
+        'recv dev p50 / p99 ms',
+        'sender dev p99 ms',
+        'added jitter p99 ms',
+        'server CPU % of a core (media worker)',
+        'CPU % per call',
+        'RSS KiB per call',
+        'far end CPU %',
+        'machine busy %',
+        'all ended',
+        'loss / jitter ok',
+      ],
+      bridged.steps.map((s) => [
+        s.calls,
+        `${Math.min(s.caller_sipp_ok, s.callee_sipp_ok)} / ${s.channels_up}`,
+        s.loss_pct,
+        `${cell(s.recv_dev_ms_p50)} / ${cell(s.recv_dev_ms_p99)}`,
+        s.send_dev_ms_p99,
+        s.other_run_added_jitter_ms_p99 === undefined
+          ? s.added_jitter_ms_p99
+          : `${s.added_jitter_ms_p99} (other run ${s.other_run_added_jitter_ms_p99})`,
+        `${cell(s.server_cpu_pct_of_one_core)} (${cell(s.server_media_worker_cpu_pct)})`,
+        s.server_cpu_pct_per_call,
+        s.server_rss_kib_per_call,
+        s.far_end_cpu_pct,
+        s.machine_busy_pct,
+        mark(s.channels_left_after_hangup === 0),
+        `${mark(s.loss_ok)} / ${mark(s.jitter_ok)}`,
+      ]),
+    ),
+  );
+  out.push(
+    `\nMost calls with loss < 0.1 % and added jitter p99 < 5 ms: **${cell(bridged.best_calls)}**; with loss < 0.1 % alone: **${cell(bridged.best_calls_loss_only)}** (added jitter p99 ${cell(bridged.loss_only_added_jitter_ms_p99)} ms).\n`,
+  );
+}
+
 const mediaTable = (steps, unit) =>
   table(
     [
