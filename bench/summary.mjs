@@ -54,6 +54,14 @@ for (const [name, unit] of [
   out.push(`\nHighest sustained rate with < 0.1 % failures: **${cell(r.best_rate_cps ?? r.best_rate_per_s)}/s**.\n`);
 }
 
+const registerMemory = load('sipp-register-memory');
+if (registerMemory) {
+  const r = registerMemory;
+  out.push(`### sipp-register-memory\n\n${r.scenario}; ${when(r)}; ${r.registrations_ok} / ${r.registrations_offered} registrations succeeded.\n`);
+  out.push(table(['t (s)', 'phase', 'server RSS MiB'], r.samples.map((x) => [x.t_s, x.phase, x.rss_mib])));
+  out.push(`\nPeak RSS ${cell(r.peak_rss_mib)} MiB; growth from 35 s to the end of the load ${cell(r.rss_growth_after_35s_mib)} MiB.\n`);
+}
+
 const bridged = load('sipp-bridged-calls');
 if (bridged) {
   out.push(`### sipp-bridged-calls\n\n${bridged.setup}; ${when(bridged)}.\n`);
