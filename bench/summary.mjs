@@ -57,8 +57,15 @@ for (const [name, unit] of [
 const registerMemory = load('sipp-register-memory');
 if (registerMemory) {
   const r = registerMemory;
-  out.push(`### sipp-register-memory\n\n${r.scenario}; ${when(r)}; ${r.registrations_ok} / ${r.registrations_offered} registrations succeeded.\n`);
-  out.push(table(['t (s)', 'phase', 'server RSS MiB'], r.samples.map((x) => [x.t_s, x.phase, x.rss_mib])));
+  out.push(
+    `### sipp-register-memory\n\n${r.scenario}; ${when(r)}; ${r.registrations_ok} / ${r.registrations_offered} registrations succeeded.\n`,
+  );
+  out.push(
+    table(
+      ['t (s)', 'phase', 'server RSS MiB'],
+      r.samples.map((x) => [x.t_s, x.phase, x.rss_mib]),
+    ),
+  );
   out.push(`\nPeak RSS ${cell(r.peak_rss_mib)} MiB; growth from 35 s to the end of the load ${cell(r.rss_growth_after_35s_mib)} MiB.\n`);
 }
 
