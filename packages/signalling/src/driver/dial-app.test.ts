@@ -87,7 +87,11 @@ class FakeBridges implements DialBridges {
     this.#require(bridgeId);
     for (const channel of channels) {
       // Entering moves a channel out of the bridge it was in.
-      for (const [id, others] of this.members) this.members.set(id, others.filter((c) => c !== channel));
+      for (const [id, others] of this.members)
+        this.members.set(
+          id,
+          others.filter((c) => c !== channel),
+        );
       this.#require(bridgeId).push(channel);
     }
     this.log.push(`add ${bridgeId} ${channels.map(label).join(',')}${entry?.earlyMedia === true ? ' early' : ''}`);
@@ -399,7 +403,15 @@ describe('Dial()', () => {
     await settle();
     assert.deepEqual(bob.tech.hangups, [16]);
     // A's bridge carries on: bob leaves it, carol moves in from the consultation call's bridge, which goes.
-    assert.deepEqual(bridges.log, ['create b1', 'add b1 caller,bob', 'create b2', 'add b2 b-second,carol', 'remove b1 bob', 'add b1 carol', 'destroy b2']);
+    assert.deepEqual(bridges.log, [
+      'create b1',
+      'add b1 caller,bob',
+      'create b2',
+      'add b2 b-second,carol',
+      'remove b1 bob',
+      'add b1 carol',
+      'destroy b2',
+    ]);
     assert.deepEqual(bridges.members.get('b1')?.map(label), ['caller', 'carol']);
     assert.equal(bob.tech.transferHandler, undefined);
     assert.equal(secondTech.transferHandler, undefined);

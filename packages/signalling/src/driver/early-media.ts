@@ -76,9 +76,13 @@ export class EarlyMediaPath {
     if (this.#closed || this.#owner !== callee) return;
     this.#owner = undefined;
     // A failed callee has usually hung up already, which took it out of the bridge.
-    this.#enqueue(async () => {
-      if (this.#bridgeId !== undefined) await this.#bridges.remove(this.#bridgeId, [callee]);
-    }, 'early media callee could not leave the bridge', 'debug');
+    this.#enqueue(
+      async () => {
+        if (this.#bridgeId !== undefined) await this.#bridges.remove(this.#bridgeId, [callee]);
+      },
+      'early media callee could not leave the bridge',
+      'debug',
+    );
   }
 
   /**
