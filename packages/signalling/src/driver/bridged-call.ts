@@ -174,7 +174,15 @@ export class BridgedCall {
     // The event shows both bridges as they were when the transfer began.
     const firstLegBridge = this.#bridgeSnapshot();
     const secondLegBridge = other.#bridgeSnapshot();
+    // As Asterisk merges the two bridges: the transferer's legs leave, the target moves into the
+    // transferee's bridge (BridgeMerged), and the emptied bridge goes.
+    await other.#removeFromBridge(secondLeg);
     const successor = await this.#handOver(transferer, target);
+    const mergedFrom = other.#bridgeSnapshot();
+    const mergedInto = successor.bridgeId === this.#bridgeId ? this.#bridgeSnapshot() : undefined;
+    if (mergedInto !== undefined && mergedFrom !== undefined && other.#bridged) {
+      this.#publish({ type: 'BridgeMerged', bridge: mergedInto, bridge_from: mergedFrom });
+    }
     await other.#destroyBridge();
     for (const watcher of [...this.watchers, ...other.watchers]) {
       if (watcher === transferee || watcher === target) successor.watchers.add(watcher);
@@ -263,6 +271,14 @@ export class BridgedCall {
       await this.#deps.bridges.destroy(bridgeId).catch(() => undefined);
       return new BridgedCall(this.#deps, stays, arriving);
     }
+  }
+
+  async #removeFromBridge(channel: Channel): Promise<void> {
+    const bridgeId = this.#bridgeId;
+    if (!this.#bridged || bridgeId === undefined) return;
+    await this.#deps.bridges
+      .remove(bridgeId, [channel])
+      .catch((err: unknown) => this.#deps.log.debug({ err, bridgeId }, 'leg already gone'));
   }
 
   #bridgeSnapshot(): BridgeSnapshot | undefined {

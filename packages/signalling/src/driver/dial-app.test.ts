@@ -19,6 +19,7 @@ import {
   silentLogger,
 } from '@switchboard/core';
 import { FakeClock } from '../test-support/fake-clock.js';
+import { BridgedCall } from './bridged-call.js';
 import { aggregateDialStatus, createDialApplication } from './dial-app.js';
 import type { DialBridgeEntry, DialBridges } from './dial-bridges.js';
 import type { TransferHandler } from './transfer.js';
@@ -173,6 +174,12 @@ function setup() {
     sleep: async () => {},
   } as unknown as DialplanAppContext;
   return { events, channels, driver, bridges, clock, caller, callerTech, dial, ctx };
+}
+
+/** The transfer target of the (only) attended transfer among `events`. */
+function transferTargetId(events: DomainEvent[]): string | undefined {
+  const transfer = events.find((e) => e.type === 'BridgeAttendedTransfer');
+  return transfer?.type === 'BridgeAttendedTransfer' ? transfer.transfer_target?.id : undefined;
 }
 
 const settle = () => new Promise((resolve) => setImmediate(resolve));
@@ -408,6 +415,7 @@ describe('Dial()', () => {
       'add b1 caller,bob',
       'create b2',
       'add b2 b-second,carol',
+      'remove b2 b-second',
       'remove b1 bob',
       'add b1 carol',
       'destroy b2',
@@ -417,8 +425,15 @@ describe('Dial()', () => {
     assert.equal(secondTech.transferHandler, undefined);
     assert.ok(aTech.transferHandler && carol.tech.transferHandler, 'the joined parties can transfer again');
 
+    const merged = events.find((e) => e.type === 'BridgeMerged');
+    assert.ok(merged?.type === 'BridgeMerged');
+    assert.equal(merged.bridge.id, 'b1');
+    assert.deepEqual(merged.bridge.channels, [a.id, transferTargetId(events)]);
+    assert.equal(merged.bridge_from.id, 'b2');
+    assert.deepEqual(merged.bridge_from.channels, []);
     const transfer = events.find((e) => e.type === 'BridgeAttendedTransfer');
     assert.ok(transfer?.type === 'BridgeAttendedTransfer');
+    assert.ok(events.indexOf(merged) < events.indexOf(transfer), 'BridgeMerged comes first');
     assert.equal(transfer.transferer_first_leg.name, 'SIP/bob-00000001');
     assert.equal(transfer.transferer_second_leg.name, 'SIP/bob-00000002');
     assert.equal(transfer.transferee?.id, a.id);
@@ -441,6 +456,41 @@ describe('Dial()', () => {
     assert.equal(aTech.transferHandler, undefined);
     assert.equal(bridges.log.at(-1), 'destroy b1');
     assert.equal(bridges.members.size, 0);
+  });
+
+  it("INVITE with Replaces: the new channel takes the replaced party's place in the same bridge", async () => {
+    const { channels, driver, bridges, caller, callerTech, dial, ctx } = setup();
+    const running = dial(ctx, ['SIP/bob']);
+    await settle();
+    const bob = driver.calls.get('bob');
+    bob?.events?.answered();
+    await settle();
+    assert.ok(bob);
+    const newTech = new FakeTech('bob-new');
+    const replacement = channels.create({
+      name: 'SIP/bob-00000002',
+      technology: 'SIP',
+      endpoint: 'bob',
+      direction: 'inbound',
+      state: 'Up',
+      caller: { name: 'Bob', number: '200' },
+      language: 'en',
+      dialplan: { context: 'default', exten: '', priority: 1 },
+      tech: newTech,
+      snapshotVariables: [],
+    });
+    assert.equal(await BridgedCall.replaceParty(bob.tech, replacement), true);
+    assert.deepEqual(bridges.log, ['create b1', 'add b1 caller,bob', 'remove b1 bob', 'add b1 bob-new']);
+    assert.deepEqual(bridges.members.get('b1')?.map(label), ['caller', 'bob-new']);
+    // The replaced dialog ending does not end the call; the new one does.
+    bob.events?.hungUp(16);
+    await settle();
+    assert.deepEqual(callerTech.hangups, []);
+    await replacement.hangup(16);
+    assert.deepEqual(await running, { kind: 'stop' });
+    assert.deepEqual(callerTech.hangups, [16]);
+    assert.equal(caller.isDestroyed, true);
+    assert.equal(bridges.log.at(-1), 'destroy b1');
   });
 
   it('attended transfer fails when the Replaces names a call that is not bridged', async () => {
