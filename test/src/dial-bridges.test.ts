@@ -10,6 +10,8 @@ import WebSocket from 'ws';
 import { API_PASSWORD, API_USER, basicAuth, freePort, type RunningSwitchboard, runSipp, startSwitchboard } from './harness.js';
 
 const APP = 'dial-watcher';
+/** Subscribed to the phone's endpoint only: it sees its channels enter and leave, not the bridge itself. */
+const PHONE_APP = 'phone-watcher';
 
 interface BridgeJson {
   id: string;
@@ -27,6 +29,20 @@ interface Event {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** An application's event WebSocket, collecting what arrives. */
+async function listen(sb: RunningSwitchboard, app: string, subscribeAll: boolean): Promise<{ events: Event[]; socket: WebSocket }> {
+  const socket = new WebSocket(
+    `ws://127.0.0.1:${sb.httpPort}/ari/events?app=${app}&subscribeAll=${subscribeAll}&api_key=${API_USER}:${API_PASSWORD}`,
+  );
+  await new Promise<void>((resolve, reject) => {
+    socket.once('open', () => resolve());
+    socket.once('error', reject);
+  });
+  const events: Event[] = [];
+  socket.on('message', (data: Buffer) => events.push(JSON.parse(data.toString()) as Event));
+  return { events, socket };
+}
 
 describe('Dial() bridges seen through the API', () => {
   let sb: RunningSwitchboard;
@@ -48,15 +64,10 @@ exten => 400,1,Dial(SIP/local-phone/sip:bob@127.0.0.1:${calleePort},20)
   });
 
   it('lists the bridge with both channels, publishes its events and destroys it after the hangup', { timeout: 40_000 }, async () => {
-    const socket = new WebSocket(
-      `ws://127.0.0.1:${sb.httpPort}/ari/events?app=${APP}&subscribeAll=true&api_key=${API_USER}:${API_PASSWORD}`,
-    );
-    await new Promise<void>((resolve, reject) => {
-      socket.once('open', () => resolve());
-      socket.once('error', reject);
-    });
-    const events: Event[] = [];
-    socket.on('message', (data: Buffer) => events.push(JSON.parse(data.toString()) as Event));
+    const { events, socket } = await listen(sb, APP, true);
+    const phone = await listen(sb, PHONE_APP, false);
+    const subscribed = await api('POST', `/applications/${PHONE_APP}/subscription?eventSource=endpoint:SIP/local-phone`);
+    assert.equal(subscribed.status, 200);
     try {
       // The callee answers and hangs up after four seconds; the caller waits for our BYE.
       const callee = runSipp('uas-answer-talk-bye.xml', target(), {
@@ -114,8 +125,15 @@ exten => 400,1,Dial(SIP/local-phone/sip:bob@127.0.0.1:${calleePort},20)
       assert.equal(entry?.bridge?.bridge_class, 'basic');
       const leftIds = about.filter((e) => e.type === 'ChannelLeftBridge').map((e) => e.channel?.id);
       assert.deepEqual(leftIds.sort(), [...bridge.channels].sort(), 'each party left');
+
+      // The endpoint's subscriber sees its channels enter the bridge, but not the bridge's own events.
+      const phoneTypes = phone.events.filter((e) => e.bridge?.id === bridge.id).map((e) => e.type);
+      assert.equal(phoneTypes.filter((t) => t === 'ChannelEnteredBridge').length, 2, phoneTypes.join(', '));
+      assert.equal(phoneTypes.filter((t) => t === 'ChannelLeftBridge').length, 2, phoneTypes.join(', '));
+      assert.ok(!phoneTypes.includes('BridgeCreated') && !phoneTypes.includes('BridgeDestroyed'), phoneTypes.join(', '));
     } finally {
       socket.close();
+      phone.socket.close();
     }
   });
 });
