@@ -11,8 +11,8 @@
  * to A in one and to C in the other, and sends REFER on one of its dialogs with a Replaces naming
  * the other. Both calls end; A and C are connected in a new BridgedCall (the successor), which
  * keeps A's bridge (B leaves it, C moves in; C's old bridge goes, as when Asterisk merges the two
- * bridges of an attended transfer); B's two legs are hung up, the REFER's leg only after the final NOTIFY (RFC 5589 §7.1: the transferer
- * learns the outcome before its dialog ends).
+ * bridges of an attended transfer); B's two legs are hung up, the REFER's leg only after the
+ * final NOTIFY (RFC 5589 §7.1: the transferer learns the outcome before its dialog ends).
  *
  * A BridgedCall does not decide what a hangup means for the dialplan: the Dial() threads that
  * watch it (`watchers`, the channels whose dialplan waits on it) do that in `superviseBridgedCall`.
