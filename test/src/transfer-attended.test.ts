@@ -10,7 +10,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import WebSocket from 'ws';
-import { API_PASSWORD, API_USER, freePort, type RunningSwitchboard, runSipp, startSwitchboard } from './harness.js';
+import { API_PASSWORD, API_USER, basicAuth, freePort, type RunningSwitchboard, runSipp, startSwitchboard } from './harness.js';
 
 const DIALPLAN = `
 exten => 300,1,Dial(SIP/bob,20)
@@ -55,6 +55,23 @@ interface Event {
 interface ChannelJson {
   id: string;
   name: string;
+}
+
+interface BridgeJson {
+  id: string;
+  bridge_class: string;
+  channels: string[];
+}
+
+/** The bridges GET /bridges lists once none is left (bounded wait), or the last answer. */
+async function bridgesWhenEmpty(sb: RunningSwitchboard): Promise<BridgeJson[]> {
+  let bridges: BridgeJson[] = [];
+  for (let i = 0; i < 40; i++) {
+    bridges = (await (await fetch(`${sb.baseUrl}/ari/bridges`, { headers: { authorization: basicAuth() } })).json()) as BridgeJson[];
+    if (bridges.length === 0) break;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return bridges;
 }
 
 async function openEvents(sb: RunningSwitchboard, app: string): Promise<{ next(type: string): Promise<Event>; close(): void }> {
@@ -155,7 +172,18 @@ describe('attended transfer (REFER with Replaces)', () => {
         assert.equal(transfer.result, 'Success');
         assert.equal(transfer.is_external, true);
         assert.equal(transfer.destination_type, 'bridge');
-        assert.equal(typeof transfer.destination_bridge, 'string');
+        // The leg bridges are the two Dial() bridges; the transferee's absorbs the target's (BridgeMerged).
+        const firstBridge = transfer.transferer_first_leg_bridge as BridgeJson;
+        const secondBridge = transfer.transferer_second_leg_bridge as BridgeJson;
+        assert.deepEqual([...firstBridge.channels].sort(), [first.id, transferee.id].sort());
+        assert.deepEqual([...secondBridge.channels].sort(), [second.id, transferTarget.id].sort());
+        assert.equal(firstBridge.bridge_class, 'basic');
+        assert.equal(transfer.destination_bridge, firstBridge.id);
+        const merged = await events.next('BridgeMerged');
+        assert.equal((merged.bridge as BridgeJson).id, firstBridge.id);
+        assert.equal((merged.bridge_from as BridgeJson).id, secondBridge.id);
+        assert.deepEqual([...(merged.bridge as BridgeJson).channels].sort(), [transferee.id, transferTarget.id].sort());
+        assert.deepEqual(await bridgesWhenEmpty(sb), [], 'every Dial() bridge is gone after the calls');
         assert.ok(sb.logs.some((l) => l.msg === 'attended transfer' && l.ok === true));
       } finally {
         events.close();
@@ -187,5 +215,6 @@ describe('attended transfer (REFER with Replaces)', () => {
     assert.equal(alice.code, 0, alice.stdout.slice(-3000));
     assert.ok(bobDone > 0 && aliceDone >= bobDone - 500, 'alice is hung up when the new dialog ends');
     assert.ok(sb.logs.some((l) => l.msg === 'call replaced by INVITE with Replaces'));
+    assert.deepEqual(await bridgesWhenEmpty(sb), [], 'the bridge the new dialog took over is gone after the call');
   });
 });

@@ -1,11 +1,12 @@
 /**
  * Connects the SIP driver's reports to the object model: registrations become endpoint state and
- * ContactStatusChange events, and the `Dial` dialplan application gets core's channels and media.
+ * ContactStatusChange events, and the `Dial` dialplan application gets core's channels and bridges.
  */
 import type { SwitchboardCore } from '@switchboard/core';
 import { CoreError, systemClock } from '@switchboard/core';
 import {
   type ContactChange,
+  type DialBridges,
   type EndpointStatusListener,
   type InboundTextMessageSink,
   type PresenceSources,
@@ -35,13 +36,40 @@ export function endpointStatusFor(core: SwitchboardCore): EndpointStatusListener
   };
 }
 
+/**
+ * Dial's bridges are core's own bridges: listed by the API with their events, but controlled by no
+ * application (the API answers 409 to changes), as Asterisk's basic bridge (class `basic`, no
+ * creator name).
+ */
+export function dialBridgesFor(core: SwitchboardCore): DialBridges {
+  return {
+    create: async () => (await core.bridges.create({ type: 'mixing', appOwned: false, bridgeClass: 'basic' })).id,
+    add: async (bridgeId, channels, entry) => {
+      const early = entry?.earlyMedia === true;
+      await core.bridges.addChannels(core.bridges.require(bridgeId), channels, {
+        keepUnanswered: early,
+        inhibitConnectedLineUpdates: early,
+      });
+    },
+    remove: async (bridgeId, channels) => {
+      const bridge = core.bridges.get(bridgeId);
+      if (bridge !== undefined) await core.bridges.removeChannels(bridge, channels);
+    },
+    destroy: async (bridgeId) => {
+      const bridge = core.bridges.get(bridgeId);
+      if (bridge !== undefined) await core.bridges.destroy(bridge);
+    },
+    snapshot: (bridgeId) => core.bridges.get(bridgeId)?.snapshot(),
+  };
+}
+
 export function registerDial(core: SwitchboardCore): void {
   core.dialplanRunner.registerApplication(
     'Dial',
     createDialApplication({
       channels: core.channels,
       driverFor: (technology) => core.driverFor(technology),
-      media: core.media,
+      bridges: dialBridgesFor(core),
       clock: systemClock,
       publish: (event) => core.bus.publish(event),
       snapshotVariables: core.config.ari.channelVars,

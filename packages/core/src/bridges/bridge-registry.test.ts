@@ -231,6 +231,9 @@ describe('BridgeRegistry', () => {
     assert.equal(bridges.bridgeOf(b.id), undefined);
     assert.deepEqual(bridgeEvents().slice(-3), [`ChannelLeftBridge:${a.id}@b1`, `ChannelLeftBridge:${b.id}@b1`, 'BridgeDestroyed@b1']);
     assert.ok(!apps.get('demo')?.hasExactSubscription('bridge', 'b1'));
+    // The engine's destroyBridge takes the remaining legs out: no leave request for each.
+    assert.deepEqual(media.requests.at(-1), { method: 'destroyBridge', args: ['b1'] });
+    assert.ok(!media.requests.some((r) => r.method === 'leaveBridge'));
   });
 
   it('takes a channel that leaves its application out of the bridge', async () => {
@@ -311,5 +314,39 @@ describe('BridgeRegistry', () => {
       (e: CoreError) => e.code === 'not_found',
     );
     assert.equal(bridges.require('internal').snapshot().bridge_class, 'base');
+  });
+
+  it("makes a system bridge with its class (Dial's basic bridge) and can leave a ringing caller unanswered in it", async () => {
+    const bridge = await bridges.create({ id: 'dial', type: 'mixing', appOwned: false, bridgeClass: 'basic' });
+    assert.equal(bridge.snapshot().bridge_class, 'basic');
+    assert.equal(bridge.snapshot().creator, '');
+    const ringing = () => {
+      count += 1;
+      const tech = new LegTechnology(`leg-${count}`);
+      const channel = channels.create({
+        name: `SIP/r-${String(count).padStart(8, '0')}`,
+        technology: 'SIP',
+        endpoint: 'r',
+        direction: 'inbound',
+        state: 'Ring',
+        caller: { name: '', number: '' },
+        language: 'en',
+        dialplan: { context: 'c', exten: '100', priority: 1 },
+        tech,
+        snapshotVariables: [],
+      });
+      return { channel, tech };
+    };
+    const early = ringing();
+    await bridges.addChannels(bridge, [early.channel], { keepUnanswered: true });
+    assert.equal(early.channel.state, 'Ring', 'early media: the caller still rings');
+    assert.ok(!early.tech.calls.includes('answer'));
+    assert.deepEqual(bridge.snapshot().channels, [early.channel.id]);
+    // Channels outside applications enter without any application subscribing to the bridge.
+    assert.ok(!apps.get('demo')?.hasExactSubscription('bridge', 'dial'));
+    const plain = ringing();
+    await bridges.addChannels(bridge, [plain.channel]);
+    assert.ok(plain.tech.calls.includes('answer'), 'without the option an inbound call is answered on entry');
+    assert.equal(bridge.snapshot().technology, 'simple_bridge');
   });
 });

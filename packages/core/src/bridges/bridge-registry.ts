@@ -25,9 +25,18 @@ export interface CreateBridgeOptions {
   name?: string;
   /** Created through the API (the default); false for bridges core makes for itself. */
   appOwned?: boolean;
+  /** `bridge_class` and `creator` of a bridge not made through the API (e.g. `basic` for Dial's). */
+  bridgeClass?: string;
+  creator?: string;
 }
 
-export type AddChannelOptions = Partial<ParticipantOptions>;
+export type AddChannelOptions = Partial<ParticipantOptions> & {
+  /**
+   * An inbound call that still rings stays unanswered: it hears early media through the bridge
+   * (Dial's 183 path) instead of being answered on entry.
+   */
+  keepUnanswered?: boolean;
+};
 
 export class BridgeRegistry {
   readonly #bridges = new Map<string, Bridge>();
@@ -73,7 +82,14 @@ export class BridgeRegistry {
       throw invalidArgument(`Bridge id must be 1 to ${MAX_BRIDGE_ID_LENGTH} characters`);
     if (this.#bridges.has(id)) throw conflict('Bridge with the same id already exists');
     const type = parseBridgeType(options.type);
-    const bridge = new Bridge({ id, name: options.name ?? '', type, appOwned: options.appOwned ?? true });
+    const bridge = new Bridge({
+      id,
+      name: options.name ?? '',
+      type,
+      appOwned: options.appOwned ?? true,
+      ...(options.bridgeClass !== undefined ? { bridgeClass: options.bridgeClass } : {}),
+      ...(options.creator !== undefined ? { creator: options.creator } : {}),
+    });
     // Taken before the await so that a concurrent create with the same id gets its 409.
     this.#bridges.set(id, bridge);
     try {
@@ -138,7 +154,8 @@ export class BridgeRegistry {
     if (bridge.isDestroyed || this.#bridges.get(bridge.id) !== bridge) return;
     // Gone from the registry first, so that a second destroy (or an add) racing this one finds nothing.
     this.#bridges.delete(bridge.id);
-    for (const participant of [...bridge.participants.values()]) await this.#leave(bridge, participant.channel, false);
+    // The engine's destroyBridge takes every leg out itself: no leave request per participant.
+    for (const participant of [...bridge.participants.values()]) await this.#leave(bridge, participant.channel, true);
     this.#music.forget(bridge.id);
     bridge.markDestroyed((err) => this.#log.error({ err, bridge: bridge.id }, 'bridge destroy hook failed'));
     try {
@@ -262,7 +279,7 @@ export class BridgeRegistry {
     const previous = this.#membership.get(channel.id);
     if (previous) await this.#leave(previous, channel, false);
     // Media cannot flow to an inbound call that still rings; the reference answers it on entry.
-    if (channel.direction === 'inbound' && channel.state !== 'Up') {
+    if (channel.direction === 'inbound' && channel.state !== 'Up' && options.keepUnanswered !== true) {
       await channel.answer().catch((err: unknown) => this.#log.warn({ err, channel: channel.id }, 'answer on bridge entry failed'));
     }
     if (channel.isDestroyed || bridge.isDestroyed || this.#bridges.get(bridge.id) !== bridge) return;
@@ -299,14 +316,15 @@ export class BridgeRegistry {
     b.channel.setConnected(a.channel.caller);
   }
 
-  async #leave(bridge: Bridge, channel: Channel, hungUp: boolean): Promise<void> {
+  /** `legLeavesByItself`: the leg is gone (hangup) or the whole media bridge is being destroyed. */
+  async #leave(bridge: Bridge, channel: Channel, legLeavesByItself: boolean): Promise<void> {
     if (!bridge.participants.delete(channel.id)) return;
     if (this.#membership.get(channel.id) === bridge) this.#membership.delete(channel.id);
     if (bridge.videoSourceId === channel.id) void this.clearVideoSource(bridge);
     const legId = channel.tech.mediaLegId;
     this.#bus.publish({ type: 'ChannelLeftBridge', bridge: bridge.snapshot(), channel: channel.snapshot() });
     // A hung-up channel's leg goes away with it; the engine drops it from the bridge by itself.
-    if (legId && !hungUp) {
+    if (legId && !legLeavesByItself) {
       await this.#media.leaveBridge(bridge.id, legId).catch((err: unknown) => {
         this.#log.warn({ err, channel: channel.id, bridge: bridge.id }, 'media engine could not remove the leg from the bridge');
       });

@@ -23,6 +23,9 @@ export interface BridgeInit {
   type: BridgeType;
   /** Created through the API: only such bridges may be controlled by it (others answer 409). */
   appOwned: boolean;
+  /** Shown as `bridge_class` / `creator`; by default `app`/`App`, or `base`/'' for core's own bridges. */
+  bridgeClass?: string;
+  creator?: string;
 }
 
 /**
@@ -34,6 +37,8 @@ export class Bridge {
   readonly name: string;
   readonly type: BridgeType;
   readonly appOwned: boolean;
+  readonly bridgeClass: string;
+  readonly creator: string;
   readonly createdAt = new Date();
   readonly participants = new Map<string, Participant>();
   /** Bridge variables; those with `report` set appear as `bridgevars` in snapshots. */
@@ -48,6 +53,8 @@ export class Bridge {
     this.name = init.name;
     this.type = init.type;
     this.appOwned = init.appOwned;
+    this.bridgeClass = init.bridgeClass ?? (init.appOwned ? 'app' : 'base');
+    this.creator = init.creator ?? (init.appOwned ? 'App' : '');
     this.videoMode = init.type.videoMode;
   }
 
@@ -84,8 +91,8 @@ export class Bridge {
       id: this.id,
       technology: this.technology,
       bridge_type: this.type.kind,
-      bridge_class: this.appOwned ? 'app' : 'base',
-      creator: this.appOwned ? 'App' : '',
+      bridge_class: this.bridgeClass,
+      creator: this.creator,
       name: this.name,
       channels: [...this.participants.keys()],
       video_mode: this.videoMode,

@@ -170,6 +170,19 @@ describe('transfers asked by the far end of an application channel', () => {
     );
   });
 
+  it('attended transfer does not merge a bridge no application owns (a Dial() bridge)', async () => {
+    const firstLeg = await call();
+    const transferee = await call();
+    const secondLeg = await call();
+    const target = await call();
+    await bridgeWith(firstLeg.channel, transferee.channel);
+    const system = await core.bridges.create({ type: 'mixing', appOwned: false, bridgeClass: 'basic' });
+    await core.bridges.addChannels(system, [secondLeg.channel, target.channel]);
+    assert.deepEqual(ask(firstLeg.events, { kind: 'attended', protocolId: 'c2', replaced: secondLeg.tech }), { kind: 'refused' });
+    assert.equal(system.participants.size, 2);
+    assert.equal(received.filter((e) => e.type === 'BridgeMerged').length, 0);
+  });
+
   it('attended transfer between two bridges merges the second into the first', async () => {
     const firstLeg = await call();
     const transferee = await call();

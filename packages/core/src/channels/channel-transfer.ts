@@ -67,7 +67,8 @@ export class ChannelTransferService {
       const second = this.#deps.channels.list().find((c) => c.tech === request.replaced && !c.isDestroyed);
       const first = this.#deps.bridges.bridgeOf(channel.id);
       const other = second === undefined ? undefined : this.#deps.bridges.bridgeOf(second.id);
-      if (second !== undefined && first !== undefined && other !== undefined && first !== other) {
+      // Only application bridges merge: a system bridge (Dial's) belongs to the call that made it.
+      if (second !== undefined && first?.appOwned === true && other?.appOwned === true && first !== other) {
         return { kind: 'started', run: () => this.#mergeBridges(channel, second) };
       }
     }

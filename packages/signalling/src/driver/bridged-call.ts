@@ -1,6 +1,6 @@
 /**
- * Two channels Dial() connected in a mixing bridge of the media engine, and what ends that
- * connection:
+ * Two channels Dial() connected in a Dial bridge (dial-bridges.ts: a bridge of the system that the
+ * control API lists), and what ends that connection:
  *
  *   connected ──a party hangs up──────────────> ended {hangup, by}
  *       │ ──REFER (blind) from a party────────> ended {blind, by, target}
@@ -9,15 +9,16 @@
  *
  * An attended transfer (RFC 5589 §7) involves two BridgedCalls that share a transferer: B talks
  * to A in one and to C in the other, and sends REFER on one of its dialogs with a Replaces naming
- * the other. Both calls end; A and C are connected in a new BridgedCall (the successor); B's two
- * legs are hung up, the REFER's leg only after the final NOTIFY (RFC 5589 §7.1: the transferer
- * learns the outcome before its dialog ends).
+ * the other. Both calls end; A and C are connected in a new BridgedCall (the successor), which
+ * keeps A's bridge (B leaves it, C moves in; C's old bridge goes, as when Asterisk merges the two
+ * bridges of an attended transfer); B's two legs are hung up, the REFER's leg only after the
+ * final NOTIFY (RFC 5589 §7.1: the transferer learns the outcome before its dialog ends).
  *
  * A BridgedCall does not decide what a hangup means for the dialplan: the Dial() threads that
  * watch it (`watchers`, the channels whose dialplan waits on it) do that in `superviseBridgedCall`.
  */
-import { randomUUID } from 'node:crypto';
-import type { Channel, ChannelTechnology, Clock, DialplanFlow, DomainEvent, Logger, MediaEngine } from '@switchboard/core';
+import type { BridgeSnapshot, Channel, ChannelTechnology, Clock, DialplanFlow, DomainEvent, Logger } from '@switchboard/core';
+import type { DialBridges } from './dial-bridges.js';
 import { CAUSE_NORMAL_CLEARING } from './hangup-causes.js';
 import { type BlindTransferTarget, isTransferSource, type TransferOutcome } from './transfer.js';
 
@@ -34,7 +35,7 @@ export type BridgedCallEnd =
   | { kind: 'moved'; successor: BridgedCall };
 
 export interface BridgedCallDeps {
-  media: Pick<MediaEngine, 'createBridge' | 'joinBridge' | 'destroyBridge'>;
+  bridges: DialBridges;
   clock: Clock;
   log: Logger;
   publish?(event: DomainEvent): void;
@@ -50,28 +51,37 @@ const membership = new WeakMap<ChannelTechnology, { call: BridgedCall; channel: 
 
 export class BridgedCall {
   readonly parties: readonly [Channel, Channel];
-  readonly bridgeId: string;
   /** Channels whose dialplan (a Dial() thread) waits on this call. */
   readonly watchers = new Set<Channel>();
   readonly ended: Promise<BridgedCallEnd>;
   readonly #deps: BridgedCallDeps;
   #resolve: (end: BridgedCallEnd) => void = () => {};
   #done = false;
+  #bridgeId: string | undefined;
+  /** The bridge is this call's to destroy (not yet destroyed, nor handed to a successor). */
   #bridged = false;
   readonly #adopted: boolean;
   readonly #cleanups: Array<() => void> = [];
 
-  /** `adoptedBridgeId`: a media bridge both legs already share (Dial's early media), kept instead of a new one. */
+  /**
+   * `adoptedBridgeId`: a bridge both parties are already in (Dial's early media, or the bridge an
+   * attended transfer keeps), used instead of a new one.
+   */
   constructor(deps: BridgedCallDeps, a: Channel, b: Channel, adoptedBridgeId?: string) {
     this.#deps = deps;
     this.parties = [a, b];
-    this.bridgeId = adoptedBridgeId ?? `dial-${randomUUID()}`;
+    this.#bridgeId = adoptedBridgeId;
     this.#adopted = adoptedBridgeId !== undefined;
     // An adopted bridge is ours to destroy even if the legs turn out to be unusable.
     this.#bridged = this.#adopted;
     this.ended = new Promise((resolve) => {
       this.#resolve = resolve;
     });
+  }
+
+  /** The call's bridge; undefined until connect() made it (or when it could not be made). */
+  get bridgeId(): string | undefined {
+    return this.#bridgeId;
   }
 
   other(channel: Channel): Channel {
@@ -82,17 +92,13 @@ export class BridgedCall {
   async connect(): Promise<void> {
     const [a, b] = this.parties;
     try {
-      const legA = a.tech.mediaLegId;
-      const legB = b.tech.mediaLegId;
-      if (legA === undefined || legB === undefined) throw new Error('a leg of the call has no media');
       if (!this.#adopted) {
-        await this.#deps.media.createBridge({ bridgeId: this.bridgeId, kind: 'mixing' });
+        this.#bridgeId = await this.#deps.bridges.create();
         this.#bridged = true;
-        await this.#deps.media.joinBridge(this.bridgeId, legA);
-        await this.#deps.media.joinBridge(this.bridgeId, legB);
+        await this.#deps.bridges.add(this.#bridgeId, [a, b]);
       }
     } catch (err) {
-      this.#deps.log.error({ err, bridgeId: this.bridgeId }, 'the two legs could not be bridged; the call continues without audio');
+      this.#deps.log.error({ err, bridgeId: this.#bridgeId }, 'the two parties could not be bridged; the call continues without audio');
     }
     for (const party of this.parties) {
       if (party.isDestroyed) {
@@ -165,9 +171,19 @@ export class BridgedCall {
     const target = other.other(secondLeg);
     this.#detach();
     other.#detach();
-    await Promise.all([this.#destroyBridge(), other.#destroyBridge()]);
-
-    const successor = new BridgedCall(this.#deps, transferee, target);
+    // The event shows both bridges as they were when the transfer began.
+    const firstLegBridge = this.#bridgeSnapshot();
+    const secondLegBridge = other.#bridgeSnapshot();
+    // As Asterisk merges the two bridges: the transferer's legs leave, the target moves into the
+    // transferee's bridge (BridgeMerged), and the emptied bridge goes.
+    await other.#removeFromBridge(secondLeg);
+    const successor = await this.#handOver(transferer, target);
+    const mergedFrom = other.#bridgeSnapshot();
+    const mergedInto = successor.bridgeId === this.#bridgeId ? this.#bridgeSnapshot() : undefined;
+    if (mergedInto !== undefined && mergedFrom !== undefined && other.#bridged) {
+      this.#publish({ type: 'BridgeMerged', bridge: mergedInto, bridge_from: mergedFrom });
+    }
+    await other.#destroyBridge();
     for (const watcher of [...this.watchers, ...other.watchers]) {
       if (watcher === transferee || watcher === target) successor.watchers.add(watcher);
     }
@@ -185,7 +201,9 @@ export class BridgedCall {
       result: 'Success',
       is_external: true,
       destination_type: 'bridge',
-      destination_bridge: successor.bridgeId,
+      ...(successor.bridgeId !== undefined ? { destination_bridge: successor.bridgeId } : {}),
+      ...(firstLegBridge !== undefined ? { transferer_first_leg_bridge: firstLegBridge } : {}),
+      ...(secondLegBridge !== undefined ? { transferer_second_leg_bridge: secondLegBridge } : {}),
     });
     this.#resolve({ kind: 'moved', successor });
     other.#resolve({ kind: 'moved', successor });
@@ -206,8 +224,7 @@ export class BridgedCall {
     const old = member.call;
     const peer = old.other(member.channel);
     old.#detach();
-    await old.#destroyBridge();
-    const successor = new BridgedCall(old.#deps, peer, channel);
+    const successor = await old.#handOver(member.channel, channel);
     if (old.watchers.has(peer)) successor.watchers.add(peer);
     await successor.connect();
     old.#deps.log.info({ replaced: member.channel.name, by: channel.name, peer: peer.name }, 'call replaced');
@@ -235,12 +252,44 @@ export class BridgedCall {
     for (const cleanup of this.#cleanups.splice(0)) cleanup();
   }
 
-  async #destroyBridge(): Promise<void> {
-    if (!this.#bridged) return;
+  /**
+   * A successor call for `leaving`'s place: `arriving` (moved out of any other bridge) and the
+   * other party, in this call's bridge, which the successor owns from now on. When this call has
+   * no bridge, or the move fails, the successor makes a new one.
+   */
+  async #handOver(leaving: Channel, arriving: Channel): Promise<BridgedCall> {
+    const stays = this.other(leaving);
+    const bridgeId = this.#bridgeId;
+    if (!this.#bridged || bridgeId === undefined) return new BridgedCall(this.#deps, stays, arriving);
     this.#bridged = false;
-    await this.#deps.media
-      .destroyBridge(this.bridgeId)
-      .catch((err: unknown) => this.#deps.log.debug({ err, bridgeId: this.bridgeId }, 'bridge already gone'));
+    try {
+      await this.#deps.bridges.remove(bridgeId, [leaving]);
+      await this.#deps.bridges.add(bridgeId, [arriving]);
+      return new BridgedCall(this.#deps, stays, arriving, bridgeId);
+    } catch (err) {
+      this.#deps.log.error({ err, bridgeId }, 'the bridge could not take the new party; a new bridge is made');
+      await this.#deps.bridges.destroy(bridgeId).catch(() => undefined);
+      return new BridgedCall(this.#deps, stays, arriving);
+    }
+  }
+
+  async #removeFromBridge(channel: Channel): Promise<void> {
+    const bridgeId = this.#bridgeId;
+    if (!this.#bridged || bridgeId === undefined) return;
+    await this.#deps.bridges
+      .remove(bridgeId, [channel])
+      .catch((err: unknown) => this.#deps.log.debug({ err, bridgeId }, 'leg already gone'));
+  }
+
+  #bridgeSnapshot(): BridgeSnapshot | undefined {
+    return this.#bridgeId === undefined ? undefined : this.#deps.bridges.snapshot(this.#bridgeId);
+  }
+
+  async #destroyBridge(): Promise<void> {
+    const bridgeId = this.#bridgeId;
+    if (!this.#bridged || bridgeId === undefined) return;
+    this.#bridged = false;
+    await this.#deps.bridges.destroy(bridgeId).catch((err: unknown) => this.#deps.log.debug({ err, bridgeId }, 'bridge already gone'));
   }
 
   #publish(event: DomainEvent): void {

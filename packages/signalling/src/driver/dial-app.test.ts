@@ -1,10 +1,12 @@
 /**
- * Dial() against core's real channel registry and event bus, with a fake driver and media engine:
+ * Dial() against core's real channel registry and event bus, with a fake driver and fake bridges:
  * the decisions (who wins, what the losers get, DIALSTATUS, bridging, what happens at the end).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
+  type BridgeSnapshot,
+  type Channel,
   type ChannelDriver,
   ChannelRegistry,
   type ChannelTechnology,
@@ -17,7 +19,9 @@ import {
   silentLogger,
 } from '@switchboard/core';
 import { FakeClock } from '../test-support/fake-clock.js';
+import { BridgedCall } from './bridged-call.js';
 import { aggregateDialStatus, createDialApplication } from './dial-app.js';
+import type { DialBridgeEntry, DialBridges } from './dial-bridges.js';
 import type { TransferHandler } from './transfer.js';
 
 class FakeTech implements ChannelTechnology {
@@ -69,20 +73,68 @@ class FakeDriver implements ChannelDriver {
   async close(): Promise<void> {}
 }
 
-class FakeBridges {
+/** Bridges b1, b2, … that record what Dial asks of them; a channel is in one bridge at a time. */
+class FakeBridges implements DialBridges {
   log: string[] = [];
-  async createBridge(request: { bridgeId: string; kind: string }): Promise<void> {
-    this.log.push(`create ${request.kind}`);
+  readonly members = new Map<string, Channel[]>();
+  #next = 1;
+  async create(): Promise<string> {
+    const id = `b${this.#next++}`;
+    this.members.set(id, []);
+    this.log.push(`create ${id}`);
+    return id;
   }
-  async joinBridge(_bridgeId: string, legId: string): Promise<void> {
-    this.log.push(`join ${legId}`);
+  async add(bridgeId: string, channels: readonly Channel[], entry?: DialBridgeEntry): Promise<void> {
+    this.#require(bridgeId);
+    for (const channel of channels) {
+      // Entering moves a channel out of the bridge it was in.
+      for (const [id, others] of this.members)
+        this.members.set(
+          id,
+          others.filter((c) => c !== channel),
+        );
+      this.#require(bridgeId).push(channel);
+    }
+    this.log.push(`add ${bridgeId} ${channels.map(label).join(',')}${entry?.earlyMedia === true ? ' early' : ''}`);
   }
-  async leaveBridge(_bridgeId: string, legId: string): Promise<void> {
-    this.log.push(`leave ${legId}`);
+  async remove(bridgeId: string, channels: readonly Channel[]): Promise<void> {
+    const members = this.#require(bridgeId);
+    this.members.set(
+      bridgeId,
+      members.filter((c) => !channels.includes(c)),
+    );
+    this.log.push(`remove ${bridgeId} ${channels.map(label).join(',')}`);
   }
-  async destroyBridge(): Promise<void> {
-    this.log.push('destroy');
+  async destroy(bridgeId: string): Promise<void> {
+    this.#require(bridgeId);
+    this.members.delete(bridgeId);
+    this.log.push(`destroy ${bridgeId}`);
   }
+  snapshot(bridgeId: string): BridgeSnapshot | undefined {
+    const members = this.members.get(bridgeId);
+    if (members === undefined) return undefined;
+    return {
+      id: bridgeId,
+      technology: 'simple_bridge',
+      bridge_type: 'mixing',
+      bridge_class: 'basic',
+      creator: '',
+      name: '',
+      channels: members.map((c) => c.id),
+      video_mode: 'talker',
+      creationtime: '',
+    };
+  }
+  #require(bridgeId: string): Channel[] {
+    const members = this.members.get(bridgeId);
+    if (members === undefined) throw new Error(`no bridge ${bridgeId}`);
+    return members;
+  }
+}
+
+/** A channel as the bridge log names it: its fake media leg without the `leg-` prefix. */
+function label(channel: Channel): string {
+  return (channel.tech.mediaLegId ?? channel.name).replace(/^leg-/, '');
 }
 
 function setup() {
@@ -93,7 +145,7 @@ function setup() {
   });
   const channels = new ChannelRegistry(bus, silentLogger);
   const driver = new FakeDriver();
-  const media = new FakeBridges();
+  const bridges = new FakeBridges();
   const clock = new FakeClock();
   const callerTech = new FakeTech('caller');
   const caller = channels.create({
@@ -111,7 +163,7 @@ function setup() {
   const dial = createDialApplication({
     channels,
     driverFor: (tech) => (tech.toUpperCase() === 'SIP' || tech.toUpperCase() === 'PJSIP' ? driver : undefined),
-    media,
+    bridges,
     clock,
     publish: (event) => bus.publish(event),
   });
@@ -121,7 +173,13 @@ function setup() {
     globals: new Map<string, string>(),
     sleep: async () => {},
   } as unknown as DialplanAppContext;
-  return { events, channels, driver, media, clock, caller, callerTech, dial, ctx };
+  return { events, channels, driver, bridges, clock, caller, callerTech, dial, ctx };
+}
+
+/** The transfer target of the (only) attended transfer among `events`. */
+function transferTargetId(events: DomainEvent[]): string | undefined {
+  const transfer = events.find((e) => e.type === 'BridgeAttendedTransfer');
+  return transfer?.type === 'BridgeAttendedTransfer' ? transfer.transfer_target?.id : undefined;
 }
 
 const settle = () => new Promise((resolve) => setImmediate(resolve));
@@ -132,7 +190,7 @@ function dialStatuses(events: DomainEvent[]): string[] {
 
 describe('Dial()', () => {
   it('rings every target; the first answer is bridged with the caller and the others get cause 26', async () => {
-    const { events, driver, media, caller, callerTech, dial, ctx } = setup();
+    const { events, driver, bridges, caller, callerTech, dial, ctx } = setup();
     const running = dial(ctx, ['SIP/alice&PJSIP/bob', '30']);
     await settle();
     const alice = driver.calls.get('alice');
@@ -146,7 +204,8 @@ describe('Dial()', () => {
     assert.equal(callerTech.answered, true);
     assert.deepEqual(alice.tech.hangups, [26]);
     assert.equal(caller.getVariable('DIALSTATUS'), 'ANSWER');
-    assert.deepEqual(media.log, ['create mixing', 'join leg-caller', 'join leg-bob']);
+    assert.deepEqual(bridges.log, ['create b1', 'add b1 caller,bob']);
+    assert.deepEqual(bridges.members.get('b1')?.map(label), ['caller', 'bob']);
     // Connected line: each side is now connected to the other's caller id.
     const lines = events.flatMap((e) => (e.type === 'ChannelConnectedLine' ? [e.channel] : []));
     const callee = lines.find((c) => c.name.startsWith('SIP/bob'));
@@ -157,7 +216,8 @@ describe('Dial()', () => {
     bob.events.hungUp(16);
     assert.deepEqual(await running, { kind: 'stop' });
     assert.deepEqual(callerTech.hangups, [16]);
-    assert.equal(media.log.at(-1), 'destroy');
+    assert.equal(bridges.log.at(-1), 'destroy b1');
+    assert.equal(bridges.members.size, 0, 'the bridge goes with the call');
     assert.deepEqual(dialStatuses(events), ['SIP/alice:', 'SIP/bob:', 'SIP/alice:RINGING', 'SIP/bob:ANSWER', 'SIP/alice:CANCEL']);
   });
 
@@ -207,22 +267,22 @@ describe('Dial()', () => {
   });
 
   it('early media: the first callee with SDP in a 18x is heard before the answer and keeps its bridge', async () => {
-    const { driver, media, callerTech, dial, ctx } = setup();
+    const { driver, bridges, callerTech, dial, ctx } = setup();
     const running = dial(ctx, ['SIP/alice&SIP/bob', '30']);
     await settle();
     const alice = driver.calls.get('alice');
     const bob = driver.calls.get('bob');
     assert.ok(alice?.events && bob?.events);
-    // 183 without SDP: no early media, nothing bridged.
+    // 183 without SDP: no early bridges, nothing bridged.
     alice.events.progress?.();
     await settle();
     assert.equal(callerTech.progress, 0);
-    assert.deepEqual(media.log, []);
+    assert.deepEqual(bridges.log, []);
     bob.tech.hasEarlyMedia = true;
     bob.events.progress?.();
     await settle();
     assert.equal(callerTech.progress, 1, 'the caller gets 183 with our SDP');
-    assert.deepEqual(media.log, ['create mixing', 'join leg-caller', 'join leg-bob']);
+    assert.deepEqual(bridges.log, ['create b1', 'add b1 caller,bob early']);
     // A later early-media callee does not take the path; a 180 no longer sends ringing.
     alice.tech.hasEarlyMedia = true;
     alice.events.progress?.();
@@ -233,14 +293,14 @@ describe('Dial()', () => {
     bob.events.answered();
     await settle();
     assert.equal(callerTech.answered, true);
-    assert.deepEqual(media.log, ['create mixing', 'join leg-caller', 'join leg-bob'], 'the early bridge carries the call');
+    assert.deepEqual(bridges.log, ['create b1', 'add b1 caller,bob early'], 'the early bridge carries the call');
     bob.events.hungUp(16);
     assert.deepEqual(await running, { kind: 'stop' });
-    assert.equal(media.log.at(-1), 'destroy');
+    assert.deepEqual(bridges.log.at(-1), 'destroy b1');
   });
 
   it("early media: another callee answering takes the owner's place in the bridge", async () => {
-    const { driver, media, dial, ctx } = setup();
+    const { driver, bridges, dial, ctx } = setup();
     const running = dial(ctx, ['SIP/alice&SIP/bob', '30']);
     await settle();
     const alice = driver.calls.get('alice');
@@ -251,14 +311,16 @@ describe('Dial()', () => {
     await settle();
     bob.events.answered();
     await settle();
-    assert.deepEqual(media.log, ['create mixing', 'join leg-caller', 'join leg-alice', 'leave leg-alice', 'join leg-bob']);
+    assert.deepEqual(bridges.log, ['create b1', 'add b1 caller,alice early', 'remove b1 alice', 'add b1 bob']);
+    assert.deepEqual(bridges.members.get('b1')?.map(label), ['caller', 'bob']);
     assert.deepEqual(alice.tech.hangups, [26]);
     bob.events.hungUp(16);
     await running;
+    assert.equal(bridges.log.at(-1), 'destroy b1');
   });
 
   it('early media: the bridge goes when nobody answers; a failed owner frees the path', async () => {
-    const { driver, media, clock, callerTech, dial, ctx } = setup();
+    const { driver, bridges, clock, callerTech, dial, ctx } = setup();
     const running = dial(ctx, ['SIP/alice&SIP/bob', '20']);
     await settle();
     const alice = driver.calls.get('alice');
@@ -273,14 +335,15 @@ describe('Dial()', () => {
     bob.events.progress?.();
     await settle();
     assert.equal(callerTech.progress, 2);
-    assert.deepEqual(media.log, ['create mixing', 'join leg-caller', 'join leg-alice', 'leave leg-alice', 'join leg-bob']);
+    assert.deepEqual(bridges.log, ['create b1', 'add b1 caller,alice early', 'remove b1 alice', 'add b1 bob early']);
     clock.advance(20_000);
     assert.deepEqual(await running, { kind: 'next' });
-    assert.equal(media.log.at(-1), 'destroy');
+    assert.equal(bridges.log.at(-1), 'destroy b1');
+    assert.equal(bridges.members.size, 0);
   });
 
   it('early media reaches a caller that is already answered, without a 183', async () => {
-    const { driver, media, caller, callerTech, dial, ctx } = setup();
+    const { driver, bridges, caller, callerTech, dial, ctx } = setup();
     caller.setState('Up');
     const running = dial(ctx, ['SIP/alice', '30']);
     await settle();
@@ -290,7 +353,7 @@ describe('Dial()', () => {
     alice.events.progress?.();
     await settle();
     assert.equal(callerTech.progress, 0);
-    assert.deepEqual(media.log, ['create mixing', 'join leg-caller', 'join leg-alice']);
+    assert.deepEqual(bridges.log, ['create b1', 'add b1 caller,alice early']);
     alice.events.answered();
     await settle();
     alice.events.hungUp(16);
@@ -305,7 +368,7 @@ describe('Dial()', () => {
 
   it('attended transfer: the transferer REFERs one call with Replaces naming its other; the far parties are joined', async () => {
     // Call 1: A (caller) → bob. Call 2: B's second line (caller) → carol. Bob transfers A to carol.
-    const { events, channels, driver, media, caller: a, callerTech: aTech, dial, ctx } = setup();
+    const { events, channels, driver, bridges, caller: a, callerTech: aTech, dial, ctx } = setup();
     const first = dial(ctx, ['SIP/bob']);
     await settle();
     const bob = driver.calls.get('bob');
@@ -346,13 +409,31 @@ describe('Dial()', () => {
     outcome.afterNotify?.();
     await settle();
     assert.deepEqual(bob.tech.hangups, [16]);
-    assert.deepEqual(media.log.slice(-3), ['create mixing', 'join leg-caller', 'join leg-carol']);
+    // A's bridge carries on: bob leaves it, carol moves in from the consultation call's bridge, which goes.
+    assert.deepEqual(bridges.log, [
+      'create b1',
+      'add b1 caller,bob',
+      'create b2',
+      'add b2 b-second,carol',
+      'remove b2 b-second',
+      'remove b1 bob',
+      'add b1 carol',
+      'destroy b2',
+    ]);
+    assert.deepEqual(bridges.members.get('b1')?.map(label), ['caller', 'carol']);
     assert.equal(bob.tech.transferHandler, undefined);
     assert.equal(secondTech.transferHandler, undefined);
     assert.ok(aTech.transferHandler && carol.tech.transferHandler, 'the joined parties can transfer again');
 
+    const merged = events.find((e) => e.type === 'BridgeMerged');
+    assert.ok(merged?.type === 'BridgeMerged');
+    assert.equal(merged.bridge.id, 'b1');
+    assert.deepEqual(merged.bridge.channels, [a.id, transferTargetId(events)]);
+    assert.equal(merged.bridge_from.id, 'b2');
+    assert.deepEqual(merged.bridge_from.channels, []);
     const transfer = events.find((e) => e.type === 'BridgeAttendedTransfer');
     assert.ok(transfer?.type === 'BridgeAttendedTransfer');
+    assert.ok(events.indexOf(merged) < events.indexOf(transfer), 'BridgeMerged comes first');
     assert.equal(transfer.transferer_first_leg.name, 'SIP/bob-00000001');
     assert.equal(transfer.transferer_second_leg.name, 'SIP/bob-00000002');
     assert.equal(transfer.transferee?.id, a.id);
@@ -360,14 +441,56 @@ describe('Dial()', () => {
     assert.equal(transfer.result, 'Success');
     assert.equal(transfer.is_external, true);
     assert.equal(transfer.destination_type, 'bridge');
-    assert.match(transfer.destination_bridge ?? '', /^dial-/);
+    assert.equal(transfer.destination_bridge, 'b1');
+    // The leg bridges as they were when the transfer began.
+    assert.equal(transfer.transferer_first_leg_bridge?.id, 'b1');
+    assert.equal(transfer.transferer_first_leg_bridge?.channels.length, 2);
+    assert.equal(transfer.transferer_first_leg_bridge?.channels[0], a.id);
+    assert.equal(transfer.transferer_second_leg_bridge?.id, 'b2');
+    assert.equal(transfer.transferer_second_leg_bridge?.channels[0], second.id);
 
     // A's Dial() now follows the joined call: carol hanging up ends A.
     carol.events?.hungUp(16);
     assert.deepEqual(await first, { kind: 'stop' });
     assert.deepEqual(aTech.hangups, [16]);
     assert.equal(aTech.transferHandler, undefined);
-    assert.equal(media.log.at(-1), 'destroy');
+    assert.equal(bridges.log.at(-1), 'destroy b1');
+    assert.equal(bridges.members.size, 0);
+  });
+
+  it("INVITE with Replaces: the new channel takes the replaced party's place in the same bridge", async () => {
+    const { channels, driver, bridges, caller, callerTech, dial, ctx } = setup();
+    const running = dial(ctx, ['SIP/bob']);
+    await settle();
+    const bob = driver.calls.get('bob');
+    bob?.events?.answered();
+    await settle();
+    assert.ok(bob);
+    const newTech = new FakeTech('bob-new');
+    const replacement = channels.create({
+      name: 'SIP/bob-00000002',
+      technology: 'SIP',
+      endpoint: 'bob',
+      direction: 'inbound',
+      state: 'Up',
+      caller: { name: 'Bob', number: '200' },
+      language: 'en',
+      dialplan: { context: 'default', exten: '', priority: 1 },
+      tech: newTech,
+      snapshotVariables: [],
+    });
+    assert.equal(await BridgedCall.replaceParty(bob.tech, replacement), true);
+    assert.deepEqual(bridges.log, ['create b1', 'add b1 caller,bob', 'remove b1 bob', 'add b1 bob-new']);
+    assert.deepEqual(bridges.members.get('b1')?.map(label), ['caller', 'bob-new']);
+    // The replaced dialog ending does not end the call; the new one does.
+    bob.events?.hungUp(16);
+    await settle();
+    assert.deepEqual(callerTech.hangups, []);
+    await replacement.hangup(16);
+    assert.deepEqual(await running, { kind: 'stop' });
+    assert.deepEqual(callerTech.hangups, [16]);
+    assert.equal(caller.isDestroyed, true);
+    assert.equal(bridges.log.at(-1), 'destroy b1');
   });
 
   it('attended transfer fails when the Replaces names a call that is not bridged', async () => {

@@ -4,8 +4,8 @@
  * and the others are hung up with cause 26 (a SIP callee then gets a CANCEL with
  * `Reason: SIP;cause=200;text="Call completed elsewhere"`).
  *
- * The caller is answered only when a callee answers; both media legs then join a mixing bridge of
- * the media engine. A callee that sends early media (SDP in a 183 or 180) is heard before that: the
+ * The caller is answered only when a callee answers; both then enter a Dial bridge (dial-bridges.ts:
+ * a basic bridge of the system that the control API lists, with its events). A callee that sends early media (SDP in a 183 or 180) is heard before that: the
  * caller gets a 183 and the two legs share the bridge at once (early-media.ts; the first such callee
  * wins, as in Asterisk); otherwise a ringing callee makes the caller ring (180). DIALSTATUS is set
  * to ANSWER, BUSY, NOANSWER, CONGESTION, CHANUNAVAIL or CANCEL. After an answered call the caller
@@ -37,8 +37,8 @@ import {
   type DialplanFlow,
   type DomainEvent,
   dialStatusForCause,
-  type MediaEngine,
 } from '@switchboard/core';
+import type { DialBridges } from './dial-bridges.js';
 import { EarlyMediaPath, hasEarlyMedia } from './early-media.js';
 import { CAUSE_NORMAL_CLEARING } from './hangup-causes.js';
 import { CAUSE_ANSWERED_ELSEWHERE, CAUSE_NO_ANSWER, CAUSE_SUBSCRIBER_ABSENT } from './outbound-call.js';
@@ -49,7 +49,8 @@ export { TRANSFERER_HANGUP_MS } from './bridged-call.js';
 export interface DialAppDeps {
   channels: Pick<ChannelRegistry, 'create'>;
   driverFor(technology: string): ChannelDriver | undefined;
-  media: Pick<MediaEngine, 'createBridge' | 'joinBridge' | 'leaveBridge' | 'destroyBridge'>;
+  /** Where the parties are connected (core's bridges, made for Dial). */
+  bridges: DialBridges;
   clock: Clock;
   /** Where Dial events go (core's bus); optional. */
   publish?(event: DomainEvent): void;
@@ -112,7 +113,7 @@ export function createDialApplication(deps: DialAppDeps): DialplanApplication {
 
     const peers: Peer[] = [];
     // The first callee with early media is heard before the answer (early-media.ts).
-    const early = new EarlyMediaPath(deps.media, ctx.log);
+    const early = new EarlyMediaPath(deps.bridges, ctx.log);
     const unavailable: DialStatus[] = [];
     let settle: (outcome: Outcome) => void = () => {};
     const outcome = new Promise<Outcome>((resolve) => {
@@ -292,7 +293,7 @@ async function connect(
   // Whoever hangs up first ends the other (Asterisk's Dial without options), unless one side
   // transfers the other away (REFER, blind or attended: bridged-call.ts).
   const bridgedDeps: BridgedCallDeps = {
-    media: deps.media,
+    bridges: deps.bridges,
     clock: deps.clock,
     log: ctx.log,
     ...(deps.publish !== undefined ? { publish: deps.publish } : {}),

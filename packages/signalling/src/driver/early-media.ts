@@ -2,8 +2,8 @@
  * The early-media path of a Dial(): when a callee sends early media (183 Session Progress, or 180,
  * with SDP: RFC 3261 §13.2.1 allows the answer in a reliable or unreliable provisional response, and
  * RFC 3960 §3 describes gateway-model early media), the caller gets a 183 with our SDP and hears
- * the callee before anyone answers. Both media legs join a mixing bridge at once; on answer that
- * bridge simply becomes the call's bridge.
+ * the callee before anyone answers. Both channels enter a Dial bridge (dial-bridges.ts) at once;
+ * on answer that bridge simply becomes the call's bridge.
  *
  * As Asterisk's Dial does, the first callee with early media owns the path; later ones are not
  * heard. If another callee answers, the owner's leg leaves and the winner's joins the same bridge.
@@ -13,8 +13,8 @@
  *                          │ ownerGone() → idle (bridge kept, caller still in it)
  *                          │ close() → destroyed
  */
-import { randomUUID } from 'node:crypto';
-import type { Channel, ChannelTechnology, Logger, MediaEngine } from '@switchboard/core';
+import type { Channel, ChannelTechnology, Logger } from '@switchboard/core';
+import type { DialBridges } from './dial-bridges.js';
 
 /** A channel technology that can tell whether its far end sent early media (SDP in a 18x). */
 export interface EarlyMediaSource {
@@ -25,22 +25,19 @@ export function hasEarlyMedia(tech: ChannelTechnology): boolean {
   return (tech as Partial<EarlyMediaSource>).hasEarlyMedia === true;
 }
 
-export type EarlyMediaEngine = Pick<MediaEngine, 'createBridge' | 'joinBridge' | 'leaveBridge' | 'destroyBridge'>;
-
 export class EarlyMediaPath {
-  readonly #media: EarlyMediaEngine;
+  readonly #bridges: DialBridges;
   readonly #log: Pick<Logger, 'debug' | 'error'>;
-  readonly bridgeId = `dial-${randomUUID()}`;
-  #created = false;
-  #callerLeg: string | undefined;
+  /** Set once the bridge exists. */
+  #bridgeId: string | undefined;
+  #callerIn = false;
   #owner: Channel | undefined;
-  #ownerLeg: string | undefined;
   /** Bridge operations run one after another, so that an answer cannot overtake an open. */
   #chain: Promise<unknown> = Promise.resolve();
   #closed = false;
 
-  constructor(media: EarlyMediaEngine, log: Pick<Logger, 'debug' | 'error'>) {
-    this.#media = media;
+  constructor(bridges: DialBridges, log: Pick<Logger, 'debug' | 'error'>) {
+    this.#bridges = bridges;
     this.#log = log;
   }
 
@@ -51,7 +48,7 @@ export class EarlyMediaPath {
 
   /** Whether the caller's leg is in the bridge (early media flowed at some point). */
   get created(): boolean {
-    return this.#created;
+    return this.#bridgeId !== undefined;
   }
 
   /**
@@ -60,21 +57,15 @@ export class EarlyMediaPath {
    */
   open(caller: Channel, callee: Channel): boolean {
     if (this.#closed || this.#owner !== undefined) return false;
-    const callerLeg = caller.tech.mediaLegId;
-    const calleeLeg = callee.tech.mediaLegId;
-    if (callerLeg === undefined || calleeLeg === undefined) return false;
+    if (caller.tech.mediaLegId === undefined || callee.tech.mediaLegId === undefined) return false;
     this.#owner = callee;
-    this.#ownerLeg = calleeLeg;
     this.#enqueue(async () => {
-      if (!this.#created) {
-        await this.#media.createBridge({ bridgeId: this.bridgeId, kind: 'mixing' });
-        this.#created = true;
-      }
-      if (this.#callerLeg === undefined) {
-        await this.#media.joinBridge(this.bridgeId, callerLeg);
-        this.#callerLeg = callerLeg;
-      }
-      await this.#media.joinBridge(this.bridgeId, calleeLeg);
+      if (this.#bridgeId === undefined) this.#bridgeId = await this.#bridges.create();
+      // The owner may have failed while the bridge was being made; only the caller enters then.
+      const entering = this.#callerIn ? [] : [caller];
+      if (this.#owner === callee && !callee.isDestroyed) entering.push(callee);
+      await this.#bridges.add(this.#bridgeId, entering, { earlyMedia: true });
+      this.#callerIn = true;
     }, 'early media could not be bridged');
     return true;
   }
@@ -83,11 +74,15 @@ export class EarlyMediaPath {
   ownerGone(callee: Channel): void {
     // After the hand-over the bridge is the answered call's, which cleans up after itself.
     if (this.#closed || this.#owner !== callee) return;
-    const leg = this.#ownerLeg;
     this.#owner = undefined;
-    this.#ownerLeg = undefined;
-    // The failed callee's leg is usually destroyed already (which takes it out of the bridge).
-    if (leg !== undefined) this.#enqueue(() => this.#media.leaveBridge(this.bridgeId, leg), 'early media leg already gone', 'debug');
+    // A failed callee has usually hung up already, which took it out of the bridge.
+    this.#enqueue(
+      async () => {
+        if (this.#bridgeId !== undefined) await this.#bridges.remove(this.#bridgeId, [callee]);
+      },
+      'early media callee could not leave the bridge',
+      'debug',
+    );
   }
 
   /**
@@ -97,18 +92,23 @@ export class EarlyMediaPath {
    */
   async handOver(winner: Channel): Promise<string | undefined> {
     await this.#chain;
-    if (!this.#created || this.#closed) return undefined;
-    const winnerLeg = winner.tech.mediaLegId;
-    if (this.#owner !== winner) {
-      const leg = this.#ownerLeg;
-      if (leg !== undefined) await this.#media.leaveBridge(this.bridgeId, leg).catch(() => undefined);
-      if (winnerLeg !== undefined) await this.#media.joinBridge(this.bridgeId, winnerLeg);
-      this.#owner = winner;
-      this.#ownerLeg = winnerLeg;
-    }
+    const bridgeId = this.#bridgeId;
+    if (bridgeId === undefined || this.#closed) return undefined;
     // From here the caller's Dial owns the bridge and destroys it when the call ends.
     this.#closed = true;
-    return this.bridgeId;
+    const owner = this.#owner;
+    if (owner !== winner) {
+      if (owner !== undefined) await this.#bridges.remove(bridgeId, [owner]).catch(() => undefined);
+      this.#owner = winner;
+      try {
+        await this.#bridges.add(bridgeId, [winner]);
+      } catch (err) {
+        // The caller's Dial makes a bridge of its own; this one must not linger.
+        await this.#bridges.destroy(bridgeId).catch(() => undefined);
+        throw err;
+      }
+    }
+    return bridgeId;
   }
 
   /** Nobody answered: the bridge goes (its legs stay alive). */
@@ -116,11 +116,11 @@ export class EarlyMediaPath {
     if (this.#closed) return;
     this.#closed = true;
     await this.#chain;
-    if (!this.#created) return;
-    await this.#media.destroyBridge(this.bridgeId).catch((err: unknown) => this.#log.debug({ err }, 'early media bridge already gone'));
+    if (this.#bridgeId === undefined) return;
+    await this.#bridges.destroy(this.#bridgeId).catch((err: unknown) => this.#log.debug({ err }, 'early media bridge already gone'));
   }
 
   #enqueue(step: () => Promise<void>, failure: string, level: 'debug' | 'error' = 'error'): void {
-    this.#chain = this.#chain.then(step).catch((err: unknown) => this.#log[level]({ err, bridgeId: this.bridgeId }, failure));
+    this.#chain = this.#chain.then(step).catch((err: unknown) => this.#log[level]({ err, bridgeId: this.#bridgeId }, failure));
   }
 }
