@@ -35,7 +35,9 @@ export type LinkMessage =
   | { type: 'video'; packet: ArrayBuffer }
   | { type: 'videoFormat'; format: VideoFormat | null }
   /** Up: the leg's peer asked for a keyframe of the stream `mediaSsrc`; down: ask the leg's peer. */
-  | { type: 'keyframe'; mediaSsrc: number };
+  | { type: 'keyframe'; mediaSsrc: number }
+  /** Up: the leg's peer NACKed these packets of the stream `mediaSsrc`; down: ask the leg's peer to resend them. */
+  | { type: 'nack'; mediaSsrc: number; sequences: number[] };
 
 /** Posts one frame (any engine rate: its length tells) as a transferred copy (the frame itself may be a reused buffer). */
 export function postFrame(port: MessagePort, frame: Int16Array): void {
@@ -69,6 +71,7 @@ export class BridgeLink {
       else if (message.type === 'dtmf') sendDtmf(message.digit, message.durationMs);
       else if (message.type === 'video') video?.sendRewritten(Buffer.from(message.packet));
       else if (message.type === 'keyframe') video?.requestKeyframe();
+      else if (message.type === 'nack') video?.requestRetransmission(message.sequences);
     });
     port.on('close', () => {
       if (this.#closed) return;
@@ -83,6 +86,9 @@ export class BridgeLink {
       };
       video.keyframeTap = (mediaSsrc) => {
         if (!this.#closed) port.postMessage({ type: 'keyframe', mediaSsrc } satisfies LinkMessage);
+      };
+      video.nackTap = (mediaSsrc, sequences) => {
+        if (!this.#closed) port.postMessage({ type: 'nack', mediaSsrc, sequences: [...sequences] } satisfies LinkMessage);
       };
       this.videoChanged();
     }
@@ -117,6 +123,7 @@ export class BridgeLink {
     if (this.#video !== null) {
       this.#video.packetTap = null;
       this.#video.keyframeTap = null;
+      this.#video.nackTap = null;
     }
     this.#port.close();
   }

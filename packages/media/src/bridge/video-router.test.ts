@@ -10,12 +10,14 @@ interface Sent {
 function harness(options: { talker?: { holdTicks?: number; minSourceMs?: number } } = {}) {
   const sent: Sent[] = [];
   const keyframes: string[] = [];
+  const nacks: Array<{ source: string; sequences: number[] }> = [];
   let clock = 0;
   let nextSsrc = 0x1000;
   const router = new VideoRouter(
     {
       forward: (to, header) => sent.push({ to, header: { ...header } }),
       requestKeyframe: (source) => keyframes.push(source),
+      requestRetransmission: (source, sequences) => nacks.push({ source, sequences: [...sequences] }),
     },
     { now: () => clock, randomSsrc: () => nextSsrc++, talker: options.talker },
   );
@@ -23,6 +25,7 @@ function harness(options: { talker?: { holdTicks?: number; minSourceMs?: number 
     router,
     sent,
     keyframes,
+    nacks,
     advance(ms: number) {
       clock += ms;
     },
