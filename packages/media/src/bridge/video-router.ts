@@ -428,7 +428,8 @@ export class VideoRouter {
    */
   #sfuSsrc(receiver: Member, from: Member, ssrc: number): number {
     const alias = receiver.sfuAliases.get(from.id);
-    if (alias !== undefined && alias.source === ssrc) return alias.ssrc;
+    // The receiver's phone may have started sending in the SSRC after the alias was made.
+    if (alias !== undefined && alias.source === ssrc && alias.ssrc !== receiver.sourceSsrc >>> 0) return alias.ssrc;
     let chosen = ssrc;
     for (let attempt = 0; attempt < 16 && this.#ssrcTaken(receiver, from.id, chosen); attempt += 1) chosen = this.#randomSsrc() >>> 0;
     if (alias === undefined) receiver.sfuAliases.set(from.id, { source: ssrc, ssrc: chosen });
