@@ -47,7 +47,12 @@ describe('RTCP generic NACK (RFC 4585 §6.2.1)', () => {
   });
 
   it('reads every NACK of a compound or reduced-size datagram, and survives malformed input', () => {
-    const datagram = compound([buildReceiverReport(9), buildNack(1, 0xabc, [100, 101, 103, 117, 118]), buildPli(1, 0xabc), buildNack(1, 0xdef, [7])]);
+    const datagram = compound([
+      buildReceiverReport(9),
+      buildNack(1, 0xabc, [100, 101, 103, 117, 118]),
+      buildPli(1, 0xabc),
+      buildNack(1, 0xdef, [7]),
+    ]);
     assert.deepEqual(nacksOf(datagram), [
       { mediaSsrc: 0xabc, sequences: [100, 101, 103, 117, 118] },
       { mediaSsrc: 0xdef, sequences: [7] },

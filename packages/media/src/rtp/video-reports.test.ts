@@ -13,7 +13,13 @@ describe('VideoReports', () => {
     // Ten packets 1000..1009 with 1004 lost, arriving exactly on their 90 kHz timestamps: no jitter.
     for (let seq = 1000; seq < 1010; seq += 1) if (seq !== 1004) reports.onReceive(PHONE, seq, seq * 900, 100_000 + seq * 10);
     // The phone's SR: LSR is the middle 32 bits of its NTP timestamp (RFC 3550 §6.4.1).
-    const phoneSr = buildSenderReport(PHONE, { ntpSeconds: 0x00012345, ntpFraction: 0x67890000, rtpTimestamp: 1, packetCount: 9, octetCount: 9 });
+    const phoneSr = buildSenderReport(PHONE, {
+      ntpSeconds: 0x00012345,
+      ntpFraction: 0x67890000,
+      rtpTimestamp: 1,
+      packetCount: 9,
+      octetCount: 9,
+    });
     const parsedSr = parseRtcp(phoneSr);
     assert.ok(parsedSr.ok);
     reports.onRtcp(parsedSr.packets, 200_000);
@@ -73,7 +79,15 @@ describe('VideoReports', () => {
     // The phone received our SR at 2000 and reports 0.5 s later; it arrives at 2600: RTT 0.1 s.
     const rr = parseRtcp(
       buildReceiverReport(PHONE, [
-        { ssrc: 0x222, fractionLost: 64, cumulativeLost: 3, extendedHighestSeq: 5, jitter: 90, lastSr: ntpMiddle32(2000), delaySinceLastSr: 32768 },
+        {
+          ssrc: 0x222,
+          fractionLost: 64,
+          cumulativeLost: 3,
+          extendedHighestSeq: 5,
+          jitter: 90,
+          lastSr: ntpMiddle32(2000),
+          delaySinceLastSr: 32768,
+        },
       ]),
     );
     assert.ok(rr.ok);

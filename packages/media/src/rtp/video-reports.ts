@@ -9,7 +9,16 @@
  * `onSend` and `onReceive` run for every packet and allocate nothing once a stream is known.
  * Time is passed in (Unix milliseconds, the NTP clock of SR/RR) so tests drive it without sleeping.
  */
-import { type ReportBlock, type RtcpPacket, buildReceiverReport, buildSdesCnames, buildSenderReport, compound, ntpFromUnixMs, ntpMiddle32 } from './rtcp.js';
+import {
+  type ReportBlock,
+  type RtcpPacket,
+  buildReceiverReport,
+  buildSdesCnames,
+  buildSenderReport,
+  compound,
+  ntpFromUnixMs,
+  ntpMiddle32,
+} from './rtcp.js';
 import { ReceiverStatistics } from './rtcp-stats.js';
 
 /** RFC 3551 §5: video clocks run at 90 kHz. */
@@ -58,7 +67,8 @@ export class VideoReports {
 
   /** One valid RTP packet from the phone. A new SSRC starts its statistics afresh (A.1). */
   onReceive(ssrc: number, sequenceNumber: number, timestamp: number, nowMs: number): void {
-    if (this.#source === null || this.#source.ssrc !== ssrc >>> 0) this.#source = new ReceiverStatistics(ssrc >>> 0, sequenceNumber, VIDEO_CLOCK_RATE);
+    if (this.#source === null || this.#source.ssrc !== ssrc >>> 0)
+      this.#source = new ReceiverStatistics(ssrc >>> 0, sequenceNumber, VIDEO_CLOCK_RATE);
     this.#source.receive(sequenceNumber, timestamp >>> 0, nowMs);
   }
 
@@ -123,7 +133,13 @@ export class VideoReports {
       stream.sentSinceReport = false;
       // The SR's RTP timestamp is the NTP instant on the stream's clock (§6.4.1): extrapolated from its last packet.
       const rtpTimestamp = (stream.lastTimestamp + Math.round(((nowMs - stream.lastSentAtMs) * VIDEO_CLOCK_RATE) / 1000)) >>> 0;
-      const info = { ntpSeconds: ntp.seconds, ntpFraction: ntp.fraction, rtpTimestamp, packetCount: stream.packets, octetCount: stream.octets };
+      const info = {
+        ntpSeconds: ntp.seconds,
+        ntpFraction: ntp.fraction,
+        rtpTimestamp,
+        packetCount: stream.packets,
+        octetCount: stream.octets,
+      };
       packets.push(buildSenderReport(stream.ssrc, info, packets.length === 0 ? blocks : []));
       speakers.push(stream.ssrc);
     }

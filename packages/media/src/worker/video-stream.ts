@@ -184,9 +184,7 @@ export class VideoStream {
 
   /** Asks the peer for a keyframe: a PLI and a FIR in one compound datagram (either may be supported). */
   requestKeyframe(): void {
-    const remote = this.#remote;
-    if (remote === null || this.#closed || this.#rtcp === null) return;
-    const target = this.#rtcpLatched ?? { address: remote.address, port: remote.port + 1 };
+    if (this.#remote === null || this.#closed || this.#rtcp === null) return;
     this.#firSequence = (this.#firSequence + 1) & 0xff;
     this.#sendRtcp(Buffer.concat([buildPli(this.#ssrc, this.#remoteSsrc), buildFir(this.#ssrc, this.#remoteSsrc, this.#firSequence)]));
   }
@@ -224,10 +222,15 @@ export class VideoStream {
 
   #scheduleReport(first: boolean): void {
     if (this.#closed) return;
-    this.#reportTimer = setTimeout(() => {
-      if (this.#hasReportToSend()) this.#sendRtcp(this.#reports.buildReport(Date.now()));
-      this.#scheduleReport(false);
-    }, nextReportDelay(this.#reportIntervalMs, first));
+    this.#reportTimer = setTimeout(
+      () => {
+        const due = this.#hasReportToSend();
+        if (due) this.#sendRtcp(this.#reports.buildReport(Date.now()));
+        // Until there is something to report, the next try is still the initial one (half the interval).
+        this.#scheduleReport(first && !due);
+      },
+      nextReportDelay(this.#reportIntervalMs, first),
+    );
     this.#reportTimer.unref();
   }
 
@@ -297,7 +300,11 @@ export class VideoStream {
       if (mediaSsrc !== null) this.keyframeTap?.(mediaSsrc);
       if (this.nackTap !== null) for (const nack of nacksOf(datagram)) this.nackTap(nack.mediaSsrc, nack.sequences);
     } catch (error) {
-      this.#host.log('error', { legId: this.legId, err: error instanceof Error ? error.stack : String(error) }, 'video RTCP receive failed');
+      this.#host.log(
+        'error',
+        { legId: this.legId, err: error instanceof Error ? error.stack : String(error) },
+        'video RTCP receive failed',
+      );
     }
   }
 }

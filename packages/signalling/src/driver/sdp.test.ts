@@ -169,11 +169,7 @@ describe('SDP offer/answer (RFC 3264)', () => {
         port: 50000,
         codec: { name: 'H264', payloadType: 109, clockRate: 90000 },
         fmtp: 'packetization-mode=1;profile-level-id=42801f',
-        feedback: [
-          { type: 'nack' },
-          { type: 'nack', subtype: 'pli' },
-          { type: 'ccm', subtype: 'fir' },
-        ],
+        feedback: [{ type: 'nack' }, { type: 'nack', subtype: 'pli' }, { type: 'ccm', subtype: 'fir' }],
         direction: 'sendrecv',
       });
       const answer = parse(new LocalSdpSession('1', 1).answer(local({ port: 30002, codecs: [] }), outcome.streams));
