@@ -119,7 +119,7 @@ describe('bridge video', () => {
     cleanup = [];
   });
 
-  async function setup(): Promise<{ engine: MediaEngine; legs: MediaLegInfo[]; peers: VideoPeer[] }> {
+  async function setup(ssrcs = [0x100, 0x101, 0x102]): Promise<{ engine: MediaEngine; legs: MediaLegInfo[]; peers: VideoPeer[] }> {
     const engine = new MediaEngine({ rtpStart: nextBase, rtpEnd: nextBase + 40, workers: 2 });
     nextBase += 42;
     await engine.start();
@@ -129,7 +129,7 @@ describe('bridge video', () => {
     for (let i = 0; i < 3; i += 1) {
       const leg = await engine.createLeg({ bindAddress: '127.0.0.1', video: true });
       assert.ok(leg.videoPort !== undefined && leg.videoPort % 2 === 0);
-      const peer = await VideoPeer.open(0x100 + i, 96 + i);
+      const peer = await VideoPeer.open(ssrcs[i], 96 + i);
       cleanup.push(() => peer.close());
       await engine.setLegRemote(leg.legId, {
         address: '127.0.0.1',
@@ -270,6 +270,39 @@ describe('bridge video', () => {
           }
     },
   );
+
+  it('sfu: two phones with one SSRC are told apart by the third, and its NACKs reach the right one', { timeout: 10_000 }, async () => {
+    const { engine, legs, peers } = await setup([0x777, 0x777, 0x102]);
+    await engine.createBridge({ bridgeId: 'v', kind: 'mixing' });
+    await engine.setBridgeVideo('v', { mode: 'sfu' });
+    for (const leg of legs) await engine.joinBridge('v', leg.legId);
+    const got = await exchange(legs, peers, 5);
+    const streams = [...new Set(got[2].map((p) => p.ssrc))];
+    assert.equal(streams.length, 2, `leg 2 sees ${streams.map((s) => s.toString(16))}`);
+    assert.ok(streams.includes(0x777));
+    const renamed = streams.find((s) => s !== 0x777) as number;
+    // Each stream keeps its sender's sequence numbers: five packets in each SSRC.
+    for (const ssrc of streams) assert.equal(got[2].filter((p) => p.ssrc === ssrc).length, 5);
+    // Legs 0 and 1 each see the other, not in their own SSRC once they have sent in it (a packet of
+    // the other that arrives before the leg's own first one cannot know yet).
+    for (const i of [0, 1]) {
+      const fromOther = got[i].filter((p) => p.ssrc !== 0x102);
+      assert.equal(fromOther.length, 5);
+      assert.ok(
+        fromOther.slice(-3).every((p) => p.ssrc !== 0x777),
+        `leg ${i} sees ${fromOther.map((p) => p.ssrc.toString(16))}`,
+      );
+    }
+    // A NACK about the renamed stream goes to one of the two phones, about 0x777 to the other.
+    peers[2].sendNack(legs[2].videoPort as number, renamed, [1002]);
+    const first = await waitFor('the NACK about the renamed stream', () => peers.find((p) => p.nacks.length > 0), 3000);
+    assert.deepEqual(first.nacks, [{ mediaSsrc: 0x777, sequences: [1002] }]);
+    peers[2].sendNack(legs[2].videoPort as number, 0x777, [1003]);
+    const other = peers[first === peers[0] ? 1 : 0];
+    await waitFor('the NACK about 0x777', () => other.nacks[0], 3000);
+    assert.deepEqual(other.nacks, [{ mediaSsrc: 0x777, sequences: [1003] }]);
+    assert.equal(first.nacks.length, 1);
+  });
 
   it('a holding bridge carries no video', { timeout: 10_000 }, async () => {
     const { engine, legs, peers } = await setup();
