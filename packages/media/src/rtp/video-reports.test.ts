@@ -55,8 +55,11 @@ describe('VideoReports', () => {
     ]);
     assert.deepEqual(sdes, { type: 'sdes', chunks: [{ ssrc: SENT, cname: 'cn' }] });
 
-    // Nothing sent since: an RR from the receiver SSRC, and the interval's loss is 0 now.
-    const next = parseRtcp(reports.buildReport(206_000));
+    // Nothing sent since: still an SR for one more report (§6.4: sent since the previous one)...
+    const again = parseRtcp(reports.buildReport(206_000));
+    assert.ok(again.ok && again.packets[0].type === 'sr' && again.packets[0].ssrc === SENT);
+    // ...then an RR from the receiver SSRC, and the interval's loss is 0 now.
+    const next = parseRtcp(reports.buildReport(211_000));
     assert.ok(next.ok);
     assert.equal(next.packets[0].type, 'rr');
     assert.ok(next.packets[0].type === 'rr');

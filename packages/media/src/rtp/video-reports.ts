@@ -36,7 +36,8 @@ export interface SentStreamState {
   octets: number;
   lastTimestamp: number;
   lastSentAtMs: number;
-  sentSinceReport: boolean;
+  /** Reports built since the stream's last packet (0: it sent during the current interval). */
+  reportsSinceSent: number;
   /** From the phone's reception report blocks about this stream (null before any). */
   remote: { fractionLost: number; cumulativeLost: number; jitter: number; rttSeconds: number | null } | null;
 }
@@ -77,14 +78,14 @@ export class VideoReports {
     let stream = this.#sent.get(ssrc);
     if (stream === undefined) {
       if (this.#sent.size >= MAX_SENT_STREAMS) return;
-      stream = { ssrc, packets: 0, octets: 0, lastTimestamp: 0, lastSentAtMs: 0, sentSinceReport: false, remote: null };
+      stream = { ssrc, packets: 0, octets: 0, lastTimestamp: 0, lastSentAtMs: 0, reportsSinceSent: 0, remote: null };
       this.#sent.set(ssrc, stream);
     }
     stream.packets += 1;
     stream.octets += payloadOctets;
     stream.lastTimestamp = timestamp >>> 0;
     stream.lastSentAtMs = nowMs;
-    stream.sentSinceReport = true;
+    stream.reportsSinceSent = 0;
   }
 
   /** Parsed RTCP from the phone: its SR for our LSR/DLSR, its report blocks about our streams. */
@@ -111,9 +112,10 @@ export class VideoReports {
   }
 
   /**
-   * The compound packet to send now (§6.1): an SR first for every stream sent since the last report
-   * (the first carries the reception report block about the phone), or an RR when nothing was sent,
-   * then one SDES with a CNAME chunk for each SSRC that spoke.
+   * The compound packet to send now (§6.1): an SR first for every stream that sent "during the
+   * interval since issuing the last report or the previous one" (§6.4; the first SR carries the
+   * reception report block about the phone), or an RR when none did, then one SDES with a CNAME
+   * chunk for each SSRC that spoke.
    */
   buildReport(nowMs: number): Uint8Array {
     const blocks: ReportBlock[] = [];
@@ -125,12 +127,14 @@ export class VideoReports {
     const packets: Uint8Array[] = [];
     const speakers: number[] = [];
     const ntp = ntpFromUnixMs(nowMs);
-    for (const stream of this.#sent.values()) {
-      if (!stream.sentSinceReport) {
+    // The stream sent most recently heads the compound and carries the reception report block.
+    const streams = [...this.#sent.values()].sort((x, y) => y.lastSentAtMs - x.lastSentAtMs);
+    for (const stream of streams) {
+      stream.reportsSinceSent += 1;
+      if (stream.reportsSinceSent > 2) {
         if (nowMs - stream.lastSentAtMs > SENT_STREAM_TIMEOUT_MS) this.#sent.delete(stream.ssrc);
         continue;
       }
-      stream.sentSinceReport = false;
       // The SR's RTP timestamp is the NTP instant on the stream's clock (§6.4.1): extrapolated from its last packet.
       const rtpTimestamp = (stream.lastTimestamp + Math.round(((nowMs - stream.lastSentAtMs) * VIDEO_CLOCK_RATE) / 1000)) >>> 0;
       const info = {
