@@ -15,8 +15,9 @@
  *
  * Video uses the same link, packet by packet as it arrives (never on the tick): the leg's worker
  * posts each received video packet up (`video`, a transferred copy) with the leg's negotiated
- * format (`videoFormat`) and its peer's keyframe requests (`keyframe`); the home's router sends
- * down packets already rewritten for the leg (`video`) and keyframe requests for its peer.
+ * format (`videoFormat`), its peer's keyframe requests (`keyframe`) and NACKs (`nack`); the home's
+ * router sends down packets already rewritten for the leg (`video`), and keyframe requests and NACKs
+ * (in the peer's own sequence numbers) for its peer.
  *
  * When either worker dies its end of the channel closes; the survivor sees `close` and drops the
  * membership.
