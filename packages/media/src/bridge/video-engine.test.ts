@@ -8,7 +8,7 @@ import dgram from 'node:dgram';
 import { afterEach, describe, it } from 'node:test';
 import { MediaEngine } from '../media-engine.js';
 import { type RtcpPacket, parseRtcp } from '../rtp/rtcp.js';
-import { buildNack, buildPli, type NackRequest, nacksOf, RTCP_PSFB } from '../rtp/rtcp-feedback.js';
+import { buildNack, buildPli, keyframeRequestOf, type NackRequest, nacksOf } from '../rtp/rtcp-feedback.js';
 import { type RtpPacketInfo, parseRtpPacket, writeRtpHeader } from '../rtp/rtp-header.js';
 import { sleep, waitFor } from '../test-support/wait.js';
 import type { MediaLegInfo } from '../types.js';
@@ -40,7 +40,8 @@ class VideoPeer {
       if (parsed.ok) this.received.push(parsed.packet);
     });
     rtcp.on('message', (datagram) => {
-      if (datagram.length >= 12 && datagram[1] === RTCP_PSFB) this.keyframeRequests += 1;
+      // Feedback arrives in compound packets behind an RR and SDES (RFC 4585 §3.1).
+      if (keyframeRequestOf(datagram) !== null) this.keyframeRequests += 1;
       const parsed = parseRtcp(datagram);
       if (parsed.ok) this.reports.push(parsed.packets);
       this.nacks.push(...nacksOf(datagram));

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { rtpPayloadOctets } from '../worker/video-stream.js';
 import { buildReceiverReport, buildSdesCnames, buildSenderReport, ntpFromUnixMs, ntpMiddle32, parseRtcp } from './rtcp.js';
+import { buildNack } from './rtcp-feedback.js';
 import { VideoReports } from './video-reports.js';
 
 const PHONE = 0x0a0b0c0d;
@@ -101,6 +102,23 @@ describe('VideoReports', () => {
     const rtt = stream?.remote?.rttSeconds;
     assert.ok(rtt !== null && rtt !== undefined && Math.abs(rtt - 0.1) < 0.001, `rtt ${rtt}`);
     assert.equal(reports.sentStreams().find((s) => s.ssrc === 0x111)?.remote, null);
+  });
+
+  it('heads feedback with an empty RR and SDES, so that it is a valid compound (RFC 4585 §3.1)', () => {
+    const reports = new VideoReports(0x42, 'cn');
+    reports.onReceive(PHONE, 1, 0, 0);
+    reports.onReceive(PHONE, 3, 0, 0);
+    const parsed = parseRtcp(Buffer.concat([reports.feedbackHead(), buildNack(0x42, PHONE, [2])]));
+    assert.ok(parsed.ok);
+    assert.deepEqual(
+      parsed.packets.map((p) => p.type),
+      ['rr', 'sdes', 'other'],
+    );
+    assert.deepEqual(parsed.packets[0], { type: 'rr', ssrc: 0x42, reports: [] });
+    // The head took nothing from the next regular report's loss interval.
+    const next = parseRtcp(reports.buildReport(1000));
+    assert.ok(next.ok && next.packets[0].type === 'rr');
+    assert.equal(next.packets[0].reports[0].fractionLost, Math.floor(256 / 3));
   });
 
   it('writes one SDES chunk per SSRC', () => {

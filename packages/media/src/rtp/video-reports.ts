@@ -155,6 +155,15 @@ export class VideoReports {
     return compound(packets);
   }
 
+  /**
+   * The head that makes feedback a compound packet (RFC 4585 §3.1: feedback goes in compound RTCP
+   * unless reduced size is negotiated, RFC 5506): an RR without report blocks (so that the loss
+   * interval of the next regular report is not cut short) and SDES CNAME.
+   */
+  feedbackHead(): Uint8Array {
+    return compound([buildReceiverReport(this.localSsrc), buildSdesCnames([this.localSsrc], this.#cname)]);
+  }
+
   /** What was received from the phone (null before any packet). */
   reception(): VideoReceptionState | null {
     const source = this.#source;

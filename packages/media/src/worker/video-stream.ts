@@ -186,16 +186,22 @@ export class VideoStream {
   requestKeyframe(): void {
     if (this.#remote === null || this.#closed || this.#rtcp === null) return;
     this.#firSequence = (this.#firSequence + 1) & 0xff;
-    this.#sendRtcp(Buffer.concat([buildPli(this.#ssrc, this.#remoteSsrc), buildFir(this.#ssrc, this.#remoteSsrc, this.#firSequence)]));
+    this.#sendRtcp(
+      Buffer.concat([
+        this.#reports.feedbackHead(),
+        buildPli(this.#ssrc, this.#remoteSsrc),
+        buildFir(this.#ssrc, this.#remoteSsrc, this.#firSequence),
+      ]),
+    );
   }
 
   /**
-   * Asks the peer to resend the packets `sequences` of the stream it sends us (RFC 4585 §6.2.1); a
-   * reduced-size feedback packet (RFC 5506), sent at once as early feedback allows (RFC 4585 §3.5.2).
+   * Asks the peer to resend the packets `sequences` of the stream it sends us (RFC 4585 §6.2.1), at
+   * once as early feedback allows (RFC 4585 §3.5.2), in a compound packet behind an empty RR and SDES.
    */
   requestRetransmission(sequences: readonly number[]): void {
     if (this.#remote === null || this.#closed || this.#rtcp === null || this.#remoteSsrc === 0 || sequences.length === 0) return;
-    this.#sendRtcp(buildNack(this.#ssrc, this.#remoteSsrc, sequences));
+    this.#sendRtcp(Buffer.concat([this.#reports.feedbackHead(), buildNack(this.#ssrc, this.#remoteSsrc, sequences)]));
   }
 
   close(): void {
