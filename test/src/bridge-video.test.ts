@@ -5,7 +5,8 @@
  * phone the other phones' video and never its own; video_single gives everyone but the source the
  * source's video in one continuous stream, and asks a new source for a keyframe; a phone that
  * leaves stops getting and giving video; an endpoint without video codecs refuses m=video with
- * port 0. Two media workers, so some legs reach their bridge across workers.
+ * port 0; each phone gets video RTCP reports from the server about its own streams. Two media
+ * workers, so some legs reach their bridge across workers.
  */
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -197,6 +198,20 @@ describe('bridge video with real calls', () => {
       const plisToB = b.video.keyframeRequests;
       c.video.sendPli(c.serverVideoPort, toC[0].ssrc);
       await waitFor("c's PLI forwarded to b", () => b.video.keyframeRequests > plisToB);
+      // The server is the RTP endpoint of each phone's video: c gets sender reports about the
+      // stream it receives, with a reception report block about what c sends (RFC 3550 §6.4.1).
+      // (b keeps sending one picture now and then, so that c's stream stays a sending one.)
+      const reportedToC = () =>
+        c.video.reports.some((r) => r.type === 'sr' && r.senders.includes(toC[0].ssrc) && r.about.includes(c.video.ssrc));
+      for (let round = 0; round < 40 && !reportedToC(); round += 1) {
+        await b.video.send(b.serverVideoPort, 1);
+        await sleep(300);
+      }
+      assert.ok(reportedToC(), `a video SR at c: ${JSON.stringify(c.video.reports.slice(-5))}`);
+      assert.ok(
+        [a, b, c].every((phone) => phone.video.reports.every((r) => r.about.every((ssrc) => ssrc === phone.video.ssrc))),
+        "no phone gets reports about another phone's stream",
+      );
 
       for (const channel of channels) await channel.hangup();
       const results = await Promise.all([a, b, c].map((phone) => phone.call));

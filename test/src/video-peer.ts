@@ -3,12 +3,24 @@
  * the next one, on loopback. It records the RTP that arrives and counts RTCP keyframe requests
  * (PLI, RFC 4585 §6.3.1; FIR, RFC 5104 §4.3.1: payload-specific feedback, packet type 206), and
  * sends fake VP8 packets (a payload descriptor and filler bytes; nobody decodes them) with its
- * own SSRC.
+ * own SSRC. It also keeps the reports (RFC 3550 §6.4: SR, PT 200, or RR, PT 201, first in a compound)
+ * the server sends it: who sent each and which SSRCs its report blocks are about.
  */
 import { createSocket, type Socket } from 'node:dgram';
 import { parseRtp, type ReceivedPacket } from './rtp-receiver.js';
 
 const RTCP_PSFB = 206;
+const RTCP_SR = 200;
+const RTCP_RR = 201;
+
+/** A compound RTCP report: its head (SR or RR), the head's sender and the SSRCs its report blocks are about. */
+export interface ReceivedReport {
+  type: 'sr' | 'rr';
+  ssrc: number;
+  about: number[];
+  /** Every SR of the compound (one per stream the server sends this phone). */
+  senders: number[];
+}
 
 function bind(socket: Socket, port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -20,6 +32,7 @@ function bind(socket: Socket, port: number): Promise<boolean> {
 export class VideoPeer {
   readonly received: ReceivedPacket[] = [];
   keyframeRequests = 0;
+  readonly reports: ReceivedReport[] = [];
   readonly ssrc = (Math.floor(Math.random() * 0xfffffff0) + 1) >>> 0;
   readonly #rtp: Socket;
   readonly #rtcp: Socket;
@@ -36,6 +49,16 @@ export class VideoPeer {
       if (packet) this.received.push(packet);
     });
     rtcp.on('message', (msg: Buffer) => {
+      const first = msg.length >= 8 ? msg[1] : 0;
+      if (first === RTCP_SR || first === RTCP_RR) {
+        const blocksAt = first === RTCP_SR ? 28 : 8;
+        const about: number[] = [];
+        for (let i = 0; i < (msg[0] & 0x1f) && blocksAt + i * 24 + 4 <= msg.length; i += 1) about.push(msg.readUInt32BE(blocksAt + i * 24));
+        const senders: number[] = [];
+        for (let at = 0; at + 8 <= msg.length; at += (msg.readUInt16BE(at + 2) + 1) * 4)
+          if (msg[at + 1] === RTCP_SR) senders.push(msg.readUInt32BE(at + 4));
+        this.reports.push({ type: first === RTCP_SR ? 'sr' : 'rr', ssrc: msg.readUInt32BE(4), about, senders });
+      }
       // Walk the compound packet: each part is (length + 1) 32-bit words.
       for (let at = 0; at + 4 <= msg.length; at += (msg.readUInt16BE(at + 2) + 1) * 4) {
         const fmt = msg[at] & 0x1f;

@@ -15,8 +15,9 @@
  *
  * Video uses the same link, packet by packet as it arrives (never on the tick): the leg's worker
  * posts each received video packet up (`video`, a transferred copy) with the leg's negotiated
- * format (`videoFormat`) and its peer's keyframe requests (`keyframe`); the home's router sends
- * down packets already rewritten for the leg (`video`) and keyframe requests for its peer.
+ * format (`videoFormat`), its peer's keyframe requests (`keyframe`) and NACKs (`nack`); the home's
+ * router sends down packets already rewritten for the leg (`video`), and keyframe requests and NACKs
+ * (in the peer's own sequence numbers) for its peer.
  *
  * When either worker dies its end of the channel closes; the survivor sees `close` and drops the
  * membership.
@@ -35,7 +36,9 @@ export type LinkMessage =
   | { type: 'video'; packet: ArrayBuffer }
   | { type: 'videoFormat'; format: VideoFormat | null }
   /** Up: the leg's peer asked for a keyframe of the stream `mediaSsrc`; down: ask the leg's peer. */
-  | { type: 'keyframe'; mediaSsrc: number };
+  | { type: 'keyframe'; mediaSsrc: number }
+  /** Up: the leg's peer NACKed these packets of the stream `mediaSsrc`; down: ask the leg's peer to resend them. */
+  | { type: 'nack'; mediaSsrc: number; sequences: number[] };
 
 /** Posts one frame (any engine rate: its length tells) as a transferred copy (the frame itself may be a reused buffer). */
 export function postFrame(port: MessagePort, frame: Int16Array): void {
@@ -69,6 +72,7 @@ export class BridgeLink {
       else if (message.type === 'dtmf') sendDtmf(message.digit, message.durationMs);
       else if (message.type === 'video') video?.sendRewritten(Buffer.from(message.packet));
       else if (message.type === 'keyframe') video?.requestKeyframe();
+      else if (message.type === 'nack') video?.requestRetransmission(message.sequences);
     });
     port.on('close', () => {
       if (this.#closed) return;
@@ -83,6 +87,9 @@ export class BridgeLink {
       };
       video.keyframeTap = (mediaSsrc) => {
         if (!this.#closed) port.postMessage({ type: 'keyframe', mediaSsrc } satisfies LinkMessage);
+      };
+      video.nackTap = (mediaSsrc, sequences) => {
+        if (!this.#closed) port.postMessage({ type: 'nack', mediaSsrc, sequences: [...sequences] } satisfies LinkMessage);
       };
       this.videoChanged();
     }
@@ -117,6 +124,7 @@ export class BridgeLink {
     if (this.#video !== null) {
       this.#video.packetTap = null;
       this.#video.keyframeTap = null;
+      this.#video.nackTap = null;
     }
     this.#port.close();
   }

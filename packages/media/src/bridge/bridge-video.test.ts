@@ -8,6 +8,8 @@ import type { VideoHeader } from './video-router.js';
 interface FakeMember extends BridgeMember {
   sent: VideoHeader[];
   keyframes: number;
+  /** Sequence numbers this member's phone was asked to resend. */
+  retransmissions: number[][];
   handlers: MemberVideoHandlers | null;
   /** The member's phone sends one packet. */
   sendFromPhone(sequenceNumber: number): void;
@@ -20,6 +22,7 @@ function member(legId: string, ssrc: number, video = true): FakeMember {
     nativeRate: 8000,
     sent: [],
     keyframes: 0,
+    retransmissions: [],
     handlers: null,
     input: () => null,
     output: () => {},
@@ -34,6 +37,9 @@ function member(legId: string, ssrc: number, video = true): FakeMember {
     },
     requestKeyframe() {
       fake.keyframes += 1;
+    },
+    requestRetransmission(sequences) {
+      fake.retransmissions.push([...sequences]);
     },
     close: () => {},
     sendFromPhone(sequenceNumber) {

@@ -34,6 +34,7 @@ export class BridgeVideo {
           if (this.#routing !== null) this.#members.get(to)?.sendVideo(this.#routing, header);
         },
         requestKeyframe: (source) => this.#members.get(source)?.requestKeyframe(),
+        requestRetransmission: (source, sequences) => this.#members.get(source)?.requestRetransmission(sequences),
       },
       { now, randomSsrc: () => randomBytes(4).readUInt32BE(0) },
     );
@@ -58,6 +59,7 @@ export class BridgeVideo {
         }
       },
       keyframeRequest: (mediaSsrc) => this.router.keyframeRequested(id, mediaSsrc),
+      retransmissionRequest: (mediaSsrc, sequences) => this.router.retransmissionRequested(id, mediaSsrc, sequences),
       formatChanged: () => this.router.setMember(id, member.videoFormat()),
     });
     this.router.setMember(id, member.videoFormat());

@@ -19,6 +19,7 @@ function member(legId: string, value: number): BridgeMember & { heard: Array<Int
     attachVideo: () => {},
     sendVideo: () => {},
     requestKeyframe: () => {},
+    requestRetransmission: () => {},
     close: () => {},
   };
 }

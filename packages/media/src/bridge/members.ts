@@ -22,6 +22,8 @@ export interface MemberVideoHandlers {
   packet(datagram: Buffer, info: RtpPacketInfo): void;
   /** The member's peer asked for a keyframe (PLI/FIR) of the stream `mediaSsrc` (0: unnamed). */
   keyframeRequest(mediaSsrc: number): void;
+  /** The member's peer sent a generic NACK naming `sequences` of the stream `mediaSsrc` as lost. */
+  retransmissionRequest(mediaSsrc: number, sequences: readonly number[]): void;
   /** The member's negotiated video changed (re-INVITE, or it arrived over a link). */
   formatChanged(): void;
 }
@@ -46,6 +48,8 @@ export interface BridgeMember {
   sendVideo(datagram: Uint8Array, header: Readonly<VideoHeader>): void;
   /** Asks this leg's peer for a keyframe. */
   requestKeyframe(): void;
+  /** Asks this leg's peer to resend these packets of the stream it sends (its sequence numbers). */
+  requestRetransmission(sequences: readonly number[]): void;
   close(): void;
 }
 
@@ -71,6 +75,7 @@ export class LocalMember implements BridgeMember {
     if (video === null) return;
     video.packetTap = handlers === null ? null : (datagram, info) => handlers.packet(datagram, info);
     video.keyframeTap = handlers === null ? null : (mediaSsrc) => handlers.keyframeRequest(mediaSsrc);
+    video.nackTap = handlers === null ? null : (mediaSsrc, sequences) => handlers.retransmissionRequest(mediaSsrc, sequences);
   }
 
   sendVideo(datagram: Uint8Array, header: Readonly<VideoHeader>): void {
@@ -79,6 +84,10 @@ export class LocalMember implements BridgeMember {
 
   requestKeyframe(): void {
     this.#video?.requestKeyframe();
+  }
+
+  requestRetransmission(sequences: readonly number[]): void {
+    this.#video?.requestRetransmission(sequences);
   }
 
   get nativeRate(): ResampleRate {
@@ -144,6 +153,8 @@ export class RemoteMember implements BridgeMember {
       this.#video?.formatChanged();
     } else if (message.type === 'keyframe') {
       this.#video?.keyframeRequest(message.mediaSsrc);
+    } else if (message.type === 'nack') {
+      this.#video?.retransmissionRequest(message.mediaSsrc, message.sequences);
     }
   }
 
@@ -167,6 +178,10 @@ export class RemoteMember implements BridgeMember {
 
   requestKeyframe(): void {
     if (!this.#closed) this.#port.postMessage({ type: 'keyframe', mediaSsrc: 0 } satisfies LinkMessage);
+  }
+
+  requestRetransmission(sequences: readonly number[]): void {
+    if (!this.#closed) this.#port.postMessage({ type: 'nack', mediaSsrc: 0, sequences: [...sequences] } satisfies LinkMessage);
   }
 
   get nativeRate(): ResampleRate {

@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import dgram from 'node:dgram';
 import { afterEach, describe, it } from 'node:test';
 import { MediaEngine } from '../media-engine.js';
-import { buildPli, RTCP_PSFB } from '../rtp/rtcp-feedback.js';
+import { type RtcpPacket, parseRtcp } from '../rtp/rtcp.js';
+import { buildNack, buildPli, keyframeRequestOf, type NackRequest, nacksOf } from '../rtp/rtcp-feedback.js';
 import { type RtpPacketInfo, parseRtpPacket, writeRtpHeader } from '../rtp/rtp-header.js';
 import { sleep, waitFor } from '../test-support/wait.js';
 import type { MediaLegInfo } from '../types.js';
@@ -18,6 +19,9 @@ let nextBase = 34000 + 2 * Math.floor(Math.random() * 3000);
 class VideoPeer {
   readonly received: RtpPacketInfo[] = [];
   keyframeRequests = 0;
+  /** Compound reports (parsed) and generic NACKs that reached this peer's RTCP port. */
+  readonly reports: RtcpPacket[][] = [];
+  readonly nacks: NackRequest[] = [];
   readonly ssrc: number;
   readonly payloadType: number;
   #sequence = 1000;
@@ -36,7 +40,11 @@ class VideoPeer {
       if (parsed.ok) this.received.push(parsed.packet);
     });
     rtcp.on('message', (datagram) => {
-      if (datagram.length >= 12 && datagram[1] === RTCP_PSFB) this.keyframeRequests += 1;
+      // Feedback arrives in compound packets behind an RR and SDES (RFC 4585 §3.1).
+      if (keyframeRequestOf(datagram) !== null) this.keyframeRequests += 1;
+      const parsed = parseRtcp(datagram);
+      if (parsed.ok) this.reports.push(parsed.packets);
+      this.nacks.push(...nacksOf(datagram));
     });
   }
 
@@ -90,6 +98,11 @@ class VideoPeer {
     this.rtcp.send(buildPli(this.ssrc, mediaSsrc), toVideoPort + 1, '127.0.0.1');
   }
 
+  /** A generic NACK to the leg's video RTCP port, about the stream this peer receives. */
+  sendNack(toVideoPort: number, mediaSsrc: number, sequences: number[]): void {
+    this.rtcp.send(buildNack(this.ssrc, mediaSsrc, sequences), toVideoPort + 1, '127.0.0.1');
+  }
+
   take(): RtpPacketInfo[] {
     return this.received.splice(0);
   }
@@ -107,7 +120,7 @@ describe('bridge video', () => {
     cleanup = [];
   });
 
-  async function setup(): Promise<{ engine: MediaEngine; legs: MediaLegInfo[]; peers: VideoPeer[] }> {
+  async function setup(ssrcs = [0x100, 0x101, 0x102]): Promise<{ engine: MediaEngine; legs: MediaLegInfo[]; peers: VideoPeer[] }> {
     const engine = new MediaEngine({ rtpStart: nextBase, rtpEnd: nextBase + 40, workers: 2 });
     nextBase += 42;
     await engine.start();
@@ -117,7 +130,7 @@ describe('bridge video', () => {
     for (let i = 0; i < 3; i += 1) {
       const leg = await engine.createLeg({ bindAddress: '127.0.0.1', video: true });
       assert.ok(leg.videoPort !== undefined && leg.videoPort % 2 === 0);
-      const peer = await VideoPeer.open(0x100 + i, 96 + i);
+      const peer = await VideoPeer.open(ssrcs[i], 96 + i);
       cleanup.push(() => peer.close());
       await engine.setLegRemote(leg.legId, {
         address: '127.0.0.1',
@@ -199,6 +212,98 @@ describe('bridge video', () => {
       await waitFor('the PLI forwarded to the source', () => peers[1].keyframeRequests > pliBefore || undefined, 2000);
     },
   );
+
+  it(
+    'video RTCP: each leg sends its phone SR/RR and SDES, and a NACK reaches the source in its own numbering across a switch',
+    { timeout: 20_000 },
+    async () => {
+      const { engine, legs, peers } = await setup();
+      await engine.createBridge({ bridgeId: 'v', kind: 'mixing' });
+      for (const leg of legs) await engine.joinBridge('v', leg.legId);
+      await engine.setBridgeVideo('v', { mode: 'single', sourceLegId: legs[0].legId });
+      // Source 0 sends 1000..1007 (its peer's numbering, the others send too); leg 2 gets them as they are.
+      const start = await exchange(legs, peers, 5);
+      for (let k = 0; k < 3; k += 1) peers[0].send(legs[0].videoPort as number);
+      await sleep(100);
+      const first = peers.map((peer, i) => [...start[i], ...peer.take()]);
+      assert.deepEqual(
+        first[2].map((p) => p.sequenceNumber),
+        [1000, 1001, 1002, 1003, 1004, 1005, 1006, 1007],
+      );
+      const stream = first[2][0].ssrc;
+      await engine.setBridgeVideo('v', { mode: 'single', sourceLegId: legs[1].legId });
+      await sleep(50);
+      // Source 1 sends 1005..1009 of its own; leg 2's stream carries on at 1008.
+      const second = await exchange(legs, peers, 5);
+      assert.deepEqual(
+        second[2].map((p) => p.sequenceNumber),
+        [1008, 1009, 1010, 1011, 1012],
+      );
+      assert.ok(second[2].every((p) => p.ssrc === stream));
+      // Leg 2 lost 1006 (source 0's: dropped) and 1010, 1011 (source 1's 1007, 1008).
+      peers[2].sendNack(legs[2].videoPort as number, stream, [1006, 1010, 1011]);
+      const nack = await waitFor('the NACK at source 1', () => peers[1].nacks[0], 3000);
+      assert.deepEqual(nack, { mediaSsrc: peers[1].ssrc, sequences: [1007, 1008] });
+      await sleep(100);
+      assert.deepEqual(peers[0].nacks, [], 'nothing asked of the earlier source');
+
+      // Reports: leg 2 both received (from peer 2) and sent (to peer 2), so an SR about its stream
+      // with a block about what peer 2 sent, then SDES CNAME (RFC 3550 §6.1).
+      const report = await waitFor(
+        'an SR at peer 2',
+        () => peers[2].reports.find((packets) => packets[0].type === 'sr' && packets[0].ssrc === stream),
+        8000,
+      );
+      const [sr, ...rest] = report;
+      assert.ok(sr.type === 'sr');
+      assert.ok(sr.sender.packetCount >= 13 && sr.sender.octetCount >= 13 * 20, `counts ${sr.sender.packetCount}/${sr.sender.octetCount}`);
+      assert.equal(sr.reports.length, 1);
+      assert.equal(sr.reports[0].ssrc, peers[2].ssrc);
+      assert.equal(sr.reports[0].extendedHighestSeq, 1009);
+      assert.equal(sr.reports[0].cumulativeLost, 0);
+      const sdes = rest.find((p) => p.type === 'sdes');
+      assert.ok(sdes?.type === 'sdes' && sdes.chunks.some((c) => c.ssrc === stream && (c.cname ?? '').length > 0));
+      // No report of one leg's phone reaches another phone: every block is about the peer itself.
+      for (const peer of peers)
+        for (const packets of peer.reports)
+          for (const p of packets) {
+            if (p.type === 'sr' || p.type === 'rr') assert.ok(p.reports.every((b) => b.ssrc === peer.ssrc));
+          }
+    },
+  );
+
+  it('sfu: two phones with one SSRC are told apart by the third, and its NACKs reach the right one', { timeout: 10_000 }, async () => {
+    const { engine, legs, peers } = await setup([0x777, 0x777, 0x102]);
+    await engine.createBridge({ bridgeId: 'v', kind: 'mixing' });
+    await engine.setBridgeVideo('v', { mode: 'sfu' });
+    for (const leg of legs) await engine.joinBridge('v', leg.legId);
+    const got = await exchange(legs, peers, 5);
+    const streams = [...new Set(got[2].map((p) => p.ssrc))];
+    assert.equal(streams.length, 2, `leg 2 sees ${streams.map((s) => s.toString(16))}`);
+    assert.ok(streams.includes(0x777));
+    const renamed = streams.find((s) => s !== 0x777) as number;
+    // Each stream keeps its sender's sequence numbers: five packets in each SSRC.
+    for (const ssrc of streams) assert.equal(got[2].filter((p) => p.ssrc === ssrc).length, 5);
+    // Legs 0 and 1 each see the other, not in their own SSRC once they have sent in it (a packet of
+    // the other that arrives before the leg's own first one cannot know yet).
+    for (const i of [0, 1]) {
+      const fromOther = got[i].filter((p) => p.ssrc !== 0x102);
+      assert.equal(fromOther.length, 5);
+      assert.ok(
+        fromOther.slice(-3).every((p) => p.ssrc !== 0x777),
+        `leg ${i} sees ${fromOther.map((p) => p.ssrc.toString(16))}`,
+      );
+    }
+    // A NACK about the renamed stream goes to one of the two phones, about 0x777 to the other.
+    peers[2].sendNack(legs[2].videoPort as number, renamed, [1002]);
+    const first = await waitFor('the NACK about the renamed stream', () => peers.find((p) => p.nacks.length > 0), 3000);
+    assert.deepEqual(first.nacks, [{ mediaSsrc: 0x777, sequences: [1002] }]);
+    peers[2].sendNack(legs[2].videoPort as number, 0x777, [1003]);
+    const other = peers[first === peers[0] ? 1 : 0];
+    await waitFor('the NACK about 0x777', () => other.nacks[0], 3000);
+    assert.deepEqual(other.nacks, [{ mediaSsrc: 0x777, sequences: [1003] }]);
+    assert.equal(first.nacks.length, 1);
+  });
 
   it('a holding bridge carries no video', { timeout: 10_000 }, async () => {
     const { engine, legs, peers } = await setup();

@@ -6,7 +6,10 @@
  *
  *   sfu      every member's video goes to every other member. Each source keeps its own SSRC,
  *            sequence numbers and timestamps (receivers demultiplex by SSRC on their one m=video
- *            line); only the payload type becomes the receiver's.
+ *            line); only the payload type becomes the receiver's. When two senders use the same
+ *            SSRC (or a sender uses the receiver's own), the later one is given a random SSRC of
+ *            its own in that receiver's view (RFC 3550 §8.2: the receiver must be able to tell
+ *            them apart), and feedback naming it is mapped back to its sender.
  *   single   only the source's video goes to every other member; the source gets nothing.
  *   talker   like single, with the source following the loudest member (with hysteresis so it
  *            does not flap); the source itself sees the previous source (or, before there was
@@ -19,6 +22,16 @@
  * picture, not a new stream. On every switch the new source is asked for a keyframe, since the
  * receivers cannot decode its stream from the middle; receivers' own PLI/FIR go to the sender of
  * what they are watching.
+ *
+ * Generic NACKs (RFC 4585 §6.2.1) are forwarded to the sender, not answered from a cache. A cache
+ * would have to copy every packet per receiver (or hold a second of every source's video) on the
+ * packet path, which the audio relay keeps allocation-free too; forwarding costs nothing per packet
+ * and only adds the bridge-to-source round trip to the recovery, which the phones' NACK timers
+ * already allow for. The retransmitted packet (same sequence number, RFC 4585 §6.2.1: no RTX is
+ * negotiated) comes back as any other and is rewritten on the way out with the receiver's current
+ * mapping. In single and talker mode the receiver names its own stream's sequence numbers: they are
+ * mapped back through the offset of the current source, and numbers sent before the last switch
+ * (another source's packets, which that source can no longer be asked for) are dropped.
  *
  * Limits: one video stream per member; simulcast, RTX and FEC streams are not told apart (a
  * member's packets with another payload type than its negotiated one are never routed).
@@ -47,6 +60,8 @@ export interface VideoRouterSink {
   forward(to: string, header: Readonly<VideoHeader>): void;
   /** Ask `sourceId`'s sender for a keyframe (PLI/FIR). */
   requestKeyframe(sourceId: string): void;
+  /** Ask `sourceId`'s sender to resend these packets of its stream (its own sequence numbers). */
+  requestRetransmission(sourceId: string, sequences: readonly number[]): void;
 }
 
 export interface TalkerOptions {
@@ -82,12 +97,24 @@ export interface VideoRouterOptions {
 
 /** Video timestamps run at 90 kHz (RFC 3551 §5). */
 const VIDEO_CLOCK_PER_MS = 90;
+/** At most this many sequence numbers of one NACK are passed on (a bound on what one datagram can cause). */
+const MAX_NACKED = 128;
+
+/** How one sender's stream is named in one receiver's view in sfu mode. */
+interface SfuAlias {
+  /** The sender's own SSRC this alias was made for. */
+  source: number;
+  /** The SSRC the receiver sees (the same unless it collided). */
+  ssrc: number;
+}
 
 /** One receiver's rewritten single-source stream. */
 interface OutStream {
   readonly ssrc: number;
   /** Source SSRC the offsets are anchored on; null before the first packet and after a switch. */
   anchor: number | null;
+  /** The receiver-side sequence number of the first packet sent from the current anchor. */
+  anchorStart: number;
   sequenceOffset: number;
   timestampOffset: number;
   /** Newest sequence number and timestamp sent, and when (null before the first packet). */
@@ -104,6 +131,8 @@ interface Member {
   sourceSsrc: number;
   level: number;
   lastFeedbackAt: number;
+  /** sfu mode: how each sender's stream is named to this member, by sender id. */
+  readonly sfuAliases: Map<string, SfuAlias>;
 }
 
 export class VideoRouter {
@@ -156,6 +185,7 @@ export class VideoRouter {
 
   setMode(mode: MediaVideoMode, sourceId?: string): void {
     const before = this.#watching();
+    if (mode !== 'sfu') for (const member of this.#members.values()) member.sfuAliases.clear();
     this.#mode = mode;
     this.#forced = mode === 'single' ? (sourceId ?? null) : null;
     if (mode === 'talker' && (this.#talkerSource === null || !this.#hasVideo(this.#talkerSource))) this.#pickFirstTalker();
@@ -167,7 +197,7 @@ export class VideoRouter {
     const before = this.#watching();
     let member = this.#members.get(id);
     if (member === undefined) {
-      member = { id, format: null, out: null, sourceSsrc: 0, level: 0, lastFeedbackAt: Number.NEGATIVE_INFINITY };
+      member = { id, format: null, out: null, sourceSsrc: 0, level: 0, lastFeedbackAt: Number.NEGATIVE_INFINITY, sfuAliases: new Map() };
       this.#members.set(id, member);
     }
     const previous = member.format;
@@ -197,6 +227,7 @@ export class VideoRouter {
     if (!this.#members.has(id)) return;
     const before = this.#watching();
     this.#members.delete(id);
+    for (const member of this.#members.values()) member.sfuAliases.delete(id);
     if (this.#previous === id) this.#previous = null;
     if (this.#challenger === id) this.#challenger = null;
     if (this.#talkerSource === id) {
@@ -222,7 +253,7 @@ export class VideoRouter {
       if (this.#mode === 'sfu') {
         out.sequenceNumber = header.sequenceNumber;
         out.timestamp = header.timestamp;
-        out.ssrc = header.ssrc;
+        out.ssrc = this.#sfuSsrc(receiver, from, header.ssrc >>> 0);
       } else {
         if (this.#targetOf(receiver) !== fromId) continue;
         this.#rewrite(receiver, header, out);
@@ -241,13 +272,47 @@ export class VideoRouter {
     if (receiver === undefined || receiver.format === null) return;
     if (this.#mode === 'sfu') {
       const senders = [...this.#members.values()].filter((m) => m !== receiver && m.format !== null && this.#sameCodec(m, receiver));
-      const named = senders.filter((m) => m.sourceSsrc === mediaSsrc && mediaSsrc !== 0);
+      const named = senders.filter((m) => mediaSsrc !== 0 && this.#seenAs(receiver, m) === mediaSsrc >>> 0);
       for (const sender of named.length > 0 ? named : senders) this.#throttledKeyframe(sender);
       return;
     }
     const target = this.#targetOf(receiver);
     const sender = target === null ? undefined : this.#members.get(target);
     if (sender !== undefined) this.#throttledKeyframe(sender);
+  }
+
+  /**
+   * `byId` sent a generic NACK (RFC 4585 §6.2.1) about its stream `mediaSsrc` naming `sequences`
+   * as lost: ask the sender of those packets to resend them, in its own numbering (see the file
+   * comment). NACKs are not spaced out: each names other packets.
+   */
+  retransmissionRequested(byId: string, mediaSsrc: number, sequences: readonly number[]): void {
+    const receiver = this.#members.get(byId);
+    if (receiver === undefined || receiver.format === null || this.#mode === 'none' || sequences.length === 0) return;
+    const named = sequences.length > MAX_NACKED ? sequences.slice(0, MAX_NACKED) : sequences;
+    if (this.#mode === 'sfu') {
+      for (const sender of this.#members.values()) {
+        if (sender === receiver || !this.#sameCodec(sender, receiver) || sender.sourceSsrc === 0) continue;
+        if (this.#seenAs(receiver, sender) !== mediaSsrc >>> 0) continue;
+        this.#sink.requestRetransmission(sender.id, named);
+        return;
+      }
+      return;
+    }
+    const target = this.#targetOf(receiver);
+    const source = target === null ? undefined : this.#members.get(target);
+    const stream = receiver.out;
+    // Only the current source's packets, in the stream anchored on the SSRC it still sends.
+    if (source === undefined || stream === null || stream.anchor === null || stream.lastSentAt === null) return;
+    if (stream.ssrc !== mediaSsrc >>> 0 || stream.anchor !== source.sourceSsrc) return;
+    const translated: number[] = [];
+    for (const sequence of named) {
+      const sinceStart = (((sequence - stream.anchorStart) & 0xffff) << 16) >> 16;
+      const beforeEnd = (((stream.lastSequence - sequence) & 0xffff) << 16) >> 16;
+      if (sinceStart < 0 || beforeEnd < 0) continue; // sent before the switch, or never sent
+      translated.push((sequence - stream.sequenceOffset) & 0xffff);
+    }
+    if (translated.length > 0) this.#sink.requestRetransmission(source.id, translated);
   }
 
   /** This tick's audio level of a member (RMS of its 20 ms frame; 0 when silent or muted). */
@@ -351,6 +416,36 @@ export class VideoRouter {
     }
   }
 
+  /** The SSRC `receiver` sees `sender`'s stream in (sfu mode). */
+  #seenAs(receiver: Member, sender: Member): number {
+    return receiver.sfuAliases.get(sender.id)?.ssrc ?? sender.sourceSsrc >>> 0;
+  }
+
+  /**
+   * The SSRC `from`'s stream `ssrc` goes to `receiver` in (sfu mode): its own, unless another
+   * sender already reached this receiver in it, or it is the receiver's own SSRC; then a random one
+   * kept for as long as the sender keeps its SSRC. Allocation-free once the alias exists.
+   */
+  #sfuSsrc(receiver: Member, from: Member, ssrc: number): number {
+    const alias = receiver.sfuAliases.get(from.id);
+    // The receiver's phone may have started sending in the SSRC after the alias was made.
+    if (alias !== undefined && alias.source === ssrc && alias.ssrc !== receiver.sourceSsrc >>> 0) return alias.ssrc;
+    let chosen = ssrc;
+    for (let attempt = 0; attempt < 16 && this.#ssrcTaken(receiver, from.id, chosen); attempt += 1) chosen = this.#randomSsrc() >>> 0;
+    if (alias === undefined) receiver.sfuAliases.set(from.id, { source: ssrc, ssrc: chosen });
+    else {
+      alias.source = ssrc;
+      alias.ssrc = chosen;
+    }
+    return chosen;
+  }
+
+  #ssrcTaken(receiver: Member, senderId: string, ssrc: number): boolean {
+    if (receiver.sourceSsrc >>> 0 === ssrc) return true;
+    for (const [id, alias] of receiver.sfuAliases) if (id !== senderId && alias.ssrc === ssrc) return true;
+    return false;
+  }
+
   #throttledKeyframe(sender: Member): void {
     const now = this.#now();
     if (now - sender.lastFeedbackAt < this.#feedbackIntervalMs) return;
@@ -365,6 +460,7 @@ export class VideoRouter {
       stream = {
         ssrc: this.#randomSsrc() >>> 0,
         anchor: null,
+        anchorStart: 0,
         sequenceOffset: 0,
         timestampOffset: 0,
         lastSequence: 0,
@@ -386,6 +482,7 @@ export class VideoRouter {
         stream.sequenceOffset = (stream.lastSequence + 1 - header.sequenceNumber) & 0xffff;
         stream.timestampOffset = (stream.lastTimestamp + elapsed - header.timestamp) >>> 0;
       }
+      stream.anchorStart = (header.sequenceNumber + stream.sequenceOffset) & 0xffff;
     }
     const sequenceNumber = (header.sequenceNumber + stream.sequenceOffset) & 0xffff;
     const timestamp = (header.timestamp + stream.timestampOffset) >>> 0;

@@ -8,6 +8,15 @@ import dgram from 'node:dgram';
 import { isIP } from 'node:net';
 import { type RtcpPacket, parseRtcp } from './rtcp.js';
 
+/**
+ * The delay before the next report: the interval randomised to 0.5–1.5 times its value (§6.3.1), so
+ * that the reports of many legs do not synchronise; the first one after half of it (§6.2: "the
+ * initial delay ... SHOULD be set to half the minimum interval").
+ */
+export function nextReportDelay(intervalMs: number, first = false): number {
+  return (first ? intervalMs / 2 : intervalMs) * (0.5 + Math.random());
+}
+
 export interface RtcpSocketHandlers {
   /** Valid RTCP arrived (already parsed) from `from`. */
   received(packets: RtcpPacket[], from: { address: string; port: number }): void;
@@ -58,7 +67,7 @@ export class RtcpSocket {
 
   #schedule(): void {
     if (this.#closed) return;
-    const delay = this.#intervalMs * (0.5 + Math.random());
+    const delay = nextReportDelay(this.#intervalMs);
     this.#timer = setTimeout(() => {
       this.#sendReport();
       this.#schedule();

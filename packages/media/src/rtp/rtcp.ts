@@ -239,6 +239,29 @@ export function buildSdesCname(ssrc: number, cname: string): Uint8Array {
   return out;
 }
 
+/**
+ * An SDES packet with one CNAME chunk per SSRC (§6.5): a participant that sends several streams
+ * names each of them, all with the same CNAME. Up to 31 chunks.
+ */
+export function buildSdesCnames(ssrcs: readonly number[], cname: string): Uint8Array {
+  const text = Buffer.from(cname, 'utf8').subarray(0, 255);
+  const list = ssrcs.slice(0, 31);
+  // Each chunk: SSRC, CNAME item (type, length, text), at least one null octet, padded to 32 bits.
+  const chunkBytes = (4 + 2 + text.length + 1 + 3) & ~3;
+  const bytes = 4 + list.length * chunkBytes;
+  const out = new Uint8Array(bytes);
+  const view = new DataView(out.buffer);
+  header(view, 0, list.length, RTCP_SDES, bytes);
+  for (const [i, ssrc] of list.entries()) {
+    const at = 4 + i * chunkBytes;
+    view.setUint32(at, ssrc >>> 0);
+    out[at + 4] = SDES_CNAME;
+    out[at + 5] = text.length;
+    out.set(text, at + 6);
+  }
+  return out;
+}
+
 /** A BYE (§6.6), optionally with a reason. */
 export function buildBye(ssrcs: readonly number[], reason?: string): Uint8Array {
   const text = reason === undefined ? null : Buffer.from(reason, 'utf8').subarray(0, 255);

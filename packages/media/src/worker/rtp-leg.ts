@@ -80,7 +80,9 @@ export class RtpLeg {
   /** RFC 3550 statistics of both directions, for RTCP reports and RTPstat. */
   #rtcp: RtcpSocket | null = null;
   #rtcpLatched: Address | null = null;
-  readonly #stats = new RtpStatsTracker({ localSsrc: this.#ssrc, clockRate: 8000, cname: `switchboard-${this.#ssrc.toString(16)}` });
+  /** SDES CNAME (RFC 3550 §6.5.1), shared with the leg's video so that the phone can pair the two. */
+  readonly cname = `switchboard-${this.#ssrc.toString(16)}`;
+  readonly #stats = new RtpStatsTracker({ localSsrc: this.#ssrc, clockRate: 8000, cname: this.cname });
   /** Sees every valid audio/event packet before decoding (a two-party relay); null when none. */
   packetTap: ((packet: TappedPacket) => void) | null = null;
   #remoteSsrc = 0;

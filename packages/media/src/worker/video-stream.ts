@@ -4,8 +4,12 @@
  * negotiated payload type are handed to a bridge as they arrive, and the bridge's forwarded
  * packets leave with a rewritten header. Symmetric RTP and RTCP (RFC 4961) as for audio.
  *
- * RTCP here carries only keyframe requests both ways (PLI, RFC 4585 §6.3.1; FIR, RFC 5104
- * §4.3.1): no sender or receiver reports are generated for video, and other RTCP is dropped.
+ * RTCP: the leg is the RTP endpoint its phone talks to, so it sends its own compound reports
+ * (RFC 3550 §6.1, §6.4: SR for each stream it sends, a reception report block about the phone's
+ * stream, SDES CNAME; see rtp/video-reports.ts) every 5 s, randomised (§6.3.1), the first after half
+ * of it (§6.2), and a BYE on close. What the phone reports is read, never passed on. Feedback goes
+ * both ways: keyframe requests (PLI, RFC 4585 §6.3.1; FIR, RFC 5104 §4.3.1) and generic NACKs (RFC
+ * 4585 §6.2.1) the phone sends are handed to the bridge, which asks the sender of what it watches.
  * Received datagrams are hostile input: anything unexpected is counted and dropped.
  */
 import { randomBytes } from 'node:crypto';
@@ -13,8 +17,11 @@ import dgram from 'node:dgram';
 import { isIP } from 'node:net';
 import type { VideoFormat, VideoHeader } from '../bridge/video-router.js';
 import { MediaError } from '../errors.js';
-import { buildFir, buildPli, keyframeRequestOf } from '../rtp/rtcp-feedback.js';
+import { buildBye, parseRtcp } from '../rtp/rtcp.js';
+import { buildFir, buildNack, buildPli, keyframeRequestOf, nacksOf } from '../rtp/rtcp-feedback.js';
+import { nextReportDelay } from '../rtp/rtcp-socket.js';
 import { type RtpPacketInfo, parseRtpPacket } from '../rtp/rtp-header.js';
+import { VideoReports } from '../rtp/video-reports.js';
 import type { LegCounters, VideoRemote } from '../types.js';
 import type { LegHost } from './rtp-leg.js';
 
@@ -32,6 +39,21 @@ export function rewriteVideoPacket(datagram: Uint8Array, header: Readonly<VideoH
   packet.set(datagram);
   writeVideoHeader(packet, header);
   return packet;
+}
+
+/**
+ * Payload octets of a well-formed RTP packet (RFC 3550 §6.4.1 counts neither header, CSRCs,
+ * extension nor padding), read in place; 0 when the lengths do not add up.
+ */
+export function rtpPayloadOctets(packet: Uint8Array): number {
+  if (packet.length < 12) return 0;
+  let header = 12 + (packet[0] & 0x0f) * 4;
+  if (packet[0] & 0x10) {
+    if (header + 4 > packet.length) return 0;
+    header += 4 + ((packet[header + 2] << 8) | packet[header + 3]) * 4;
+  }
+  const padding = packet[0] & 0x20 ? packet[packet.length - 1] : 0;
+  return Math.max(0, packet.length - header - padding);
 }
 
 /** Writes the router's header fields into a packet in place. */
@@ -73,26 +95,41 @@ export class VideoStream {
   #firSequence = 0;
   #closed = false;
   #sendErrorLogged = false;
+  readonly #reports: VideoReports;
+  readonly #reportIntervalMs: number;
+  #reportTimer: NodeJS.Timeout | null = null;
   readonly #counters: LegCounters = { packetsSent: 0, packetsReceived: 0, bytesSent: 0, bytesReceived: 0, packetsDropped: 0 };
   /** Sees every valid video packet (the datagram is valid during the call only). */
   packetTap: ((datagram: Buffer, info: RtpPacketInfo) => void) | null = null;
   /** The peer asked for a keyframe (PLI or FIR) of the video we send it, naming that stream's SSRC (0: unnamed). */
   keyframeTap: ((mediaSsrc: number) => void) | null = null;
+  /** The peer sent a generic NACK naming lost packets of the stream `mediaSsrc` we send it. */
+  nackTap: ((mediaSsrc: number, sequences: readonly number[]) => void) | null = null;
 
-  private constructor(legId: string, rtp: dgram.Socket, rtcp: dgram.Socket | null, host: LegHost) {
+  private constructor(legId: string, rtp: dgram.Socket, rtcp: dgram.Socket | null, host: LegHost, cname: string, reportIntervalMs: number) {
     this.legId = legId;
     this.#rtp = rtp;
     this.#rtcp = rtcp;
     this.#host = host;
+    this.#reports = new VideoReports(this.#ssrc, cname);
+    this.#reportIntervalMs = reportIntervalMs;
     this.localPort = rtp.address().port;
     rtp.on('message', (datagram, rinfo) => this.#receive(datagram, rinfo));
     rtp.on('error', (error) => this.#host.log('warn', { legId, err: error.message }, 'video RTP socket error'));
     rtcp?.on('message', (datagram, rinfo) => this.#receiveRtcp(datagram, rinfo));
     rtcp?.on('error', (error) => this.#host.log('debug', { legId, err: error.message }, 'video RTCP socket error'));
+    if (rtcp !== null) this.#scheduleReport(true);
   }
 
   /** Binds RTP on `port` (rejects with `port_in_use` when taken) and RTCP on `port + 1` (best effort). */
-  static async open(legId: string, bindAddress: string, port: number, host: LegHost): Promise<VideoStream> {
+  static async open(
+    legId: string,
+    bindAddress: string,
+    port: number,
+    host: LegHost,
+    cname = `switchboard-video-${legId}`,
+    reportIntervalMs = 5000,
+  ): Promise<VideoStream> {
     const rtp = await bind(bindAddress, port);
     let rtcp: dgram.Socket | null = null;
     try {
@@ -100,7 +137,7 @@ export class VideoStream {
     } catch (error) {
       host.log('debug', { legId, err: error instanceof Error ? error.message : String(error) }, 'video RTCP unavailable');
     }
-    return new VideoStream(legId, rtp, rtcp, host);
+    return new VideoStream(legId, rtp, rtcp, host, cname, reportIntervalMs);
   }
 
   setRemote(remote: VideoRemote | null): void {
@@ -126,28 +163,45 @@ export class VideoStream {
     return { ...this.#counters };
   }
 
+  /** The RTCP report state: what was received from the phone, what was sent to it and what it reported. */
+  get reports(): VideoReports {
+    return this.#reports;
+  }
+
   /** Sends a packet another leg received, with the router's header. */
   forward(datagram: Uint8Array, header: Readonly<VideoHeader>): void {
     if (this.#remote === null || this.#closed || !this.#mayTransmit()) return;
     this.#transmit(rewriteVideoPacket(datagram, header));
+    this.#reports.onSend(header.ssrc >>> 0, rtpPayloadOctets(datagram), header.timestamp, Date.now());
   }
 
   /** Sends a packet already rewritten on another worker. */
   sendRewritten(packet: Buffer): void {
-    if (this.#remote === null || this.#closed || !this.#mayTransmit()) return;
+    if (this.#remote === null || this.#closed || !this.#mayTransmit() || packet.length < 12) return;
     this.#transmit(packet);
+    this.#reports.onSend(packet.readUInt32BE(8), rtpPayloadOctets(packet), packet.readUInt32BE(4), Date.now());
   }
 
   /** Asks the peer for a keyframe: a PLI and a FIR in one compound datagram (either may be supported). */
   requestKeyframe(): void {
-    const remote = this.#remote;
-    if (remote === null || this.#closed || this.#rtcp === null) return;
-    const target = this.#rtcpLatched ?? { address: remote.address, port: remote.port + 1 };
+    if (this.#remote === null || this.#closed || this.#rtcp === null) return;
     this.#firSequence = (this.#firSequence + 1) & 0xff;
-    const datagram = Buffer.concat([buildPli(this.#ssrc, this.#remoteSsrc), buildFir(this.#ssrc, this.#remoteSsrc, this.#firSequence)]);
-    this.#rtcp.send(datagram, target.port, target.address, (error) => {
-      if (error) this.#host.log('debug', { legId: this.legId, err: error.message }, 'video RTCP send failed');
-    });
+    this.#sendRtcp(
+      Buffer.concat([
+        this.#reports.feedbackHead(),
+        buildPli(this.#ssrc, this.#remoteSsrc),
+        buildFir(this.#ssrc, this.#remoteSsrc, this.#firSequence),
+      ]),
+    );
+  }
+
+  /**
+   * Asks the peer to resend the packets `sequences` of the stream it sends us (RFC 4585 §6.2.1), at
+   * once as early feedback allows (RFC 4585 §3.5.2), in a compound packet behind an empty RR and SDES.
+   */
+  requestRetransmission(sequences: readonly number[]): void {
+    if (this.#remote === null || this.#closed || this.#rtcp === null || this.#remoteSsrc === 0 || sequences.length === 0) return;
+    this.#sendRtcp(Buffer.concat([this.#reports.feedbackHead(), buildNack(this.#ssrc, this.#remoteSsrc, sequences)]));
   }
 
   close(): void {
@@ -155,8 +209,48 @@ export class VideoStream {
     this.#closed = true;
     this.packetTap = null;
     this.keyframeTap = null;
+    this.nackTap = null;
+    if (this.#reportTimer !== null) clearTimeout(this.#reportTimer);
     this.#rtp.close();
-    this.#rtcp?.close();
+    const rtcp = this.#rtcp;
+    if (rtcp === null) return;
+    // A last report with a BYE for every SSRC we spoke in (RFC 3550 §6.6), then close once it is queued.
+    if (this.#hasReportToSend()) {
+      const ssrcs = [this.#reports.localSsrc, ...this.#reports.sentStreams().map((stream) => stream.ssrc)];
+      this.#sendRtcp(Buffer.concat([this.#reports.buildReport(Date.now()), buildBye(ssrcs)]), true);
+    }
+    setImmediate(() => rtcp.close());
+  }
+
+  #hasReportToSend(): boolean {
+    return this.#remote !== null && (this.#reports.reception() !== null || this.#counters.packetsSent > 0);
+  }
+
+  #scheduleReport(first: boolean): void {
+    if (this.#closed) return;
+    this.#reportTimer = setTimeout(
+      () => {
+        const due = this.#hasReportToSend();
+        if (due) this.#sendRtcp(this.#reports.buildReport(Date.now()));
+        // Until there is something to report, the next try is still the initial one (half the interval).
+        this.#scheduleReport(first && !due);
+      },
+      nextReportDelay(this.#reportIntervalMs, first),
+    );
+    this.#reportTimer.unref();
+  }
+
+  #sendRtcp(datagram: Uint8Array, closing = false): void {
+    const remote = this.#remote;
+    if (remote === null || this.#rtcp === null || (this.#closed && !closing)) return;
+    const target = this.#rtcpLatched ?? { address: remote.address, port: remote.port + 1 };
+    try {
+      this.#rtcp.send(datagram, target.port, target.address, (error) => {
+        if (error) this.#host.log('debug', { legId: this.legId, err: error.message }, 'video RTCP send failed');
+      });
+    } catch (error) {
+      this.#host.log('debug', { legId: this.legId, err: error instanceof Error ? error.message : String(error) }, 'video RTCP send failed');
+    }
   }
 
   #mayTransmit(): boolean {
@@ -193,6 +287,7 @@ export class VideoStream {
         this.#latched = { address: from.address, port: from.port };
       }
       this.#remoteSsrc = parsed.packet.ssrc;
+      this.#reports.onReceive(parsed.packet.ssrc, parsed.packet.sequenceNumber, parsed.packet.timestamp, Date.now());
       this.packetTap?.(datagram, parsed.packet);
     } catch (error) {
       this.#counters.packetsDropped += 1;
@@ -202,8 +297,20 @@ export class VideoStream {
 
   #receiveRtcp(datagram: Buffer, from: dgram.RemoteInfo): void {
     if (this.#closed) return;
-    this.#rtcpLatched = { address: from.address, port: from.port };
-    const mediaSsrc = keyframeRequestOf(datagram);
-    if (mediaSsrc !== null) this.keyframeTap?.(mediaSsrc);
+    try {
+      this.#rtcpLatched = { address: from.address, port: from.port };
+      // Reports are read here and stop here; a reduced-size feedback packet (RFC 5506) has none.
+      const parsed = parseRtcp(datagram);
+      if (parsed.ok) this.#reports.onRtcp(parsed.packets, Date.now());
+      const mediaSsrc = keyframeRequestOf(datagram);
+      if (mediaSsrc !== null) this.keyframeTap?.(mediaSsrc);
+      if (this.nackTap !== null) for (const nack of nacksOf(datagram)) this.nackTap(nack.mediaSsrc, nack.sequences);
+    } catch (error) {
+      this.#host.log(
+        'error',
+        { legId: this.legId, err: error instanceof Error ? error.stack : String(error) },
+        'video RTCP receive failed',
+      );
+    }
   }
 }

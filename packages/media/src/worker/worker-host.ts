@@ -310,7 +310,7 @@ export class WorkerHost implements LegHost {
     const leg = await RtpLeg.open(legId, bindAddress, port, this);
     if (videoPort !== undefined) {
       try {
-        leg.video = await VideoStream.open(legId, bindAddress, videoPort, this);
+        leg.video = await VideoStream.open(legId, bindAddress, videoPort, this, leg.cname);
       } catch (error) {
         leg.close();
         throw error;

@@ -3,7 +3,8 @@
  * without transcoding, so an offered m=video is accepted only with a codec the endpoint allows
  * (`allow = h264,vp8` in pjsip.conf); the answer then keeps the offerer's payload type, rtpmap and
  * fmtp (H.264 packetization-mode and profile-level-id must reach the other members unchanged) and
- * echoes the RTCP feedback we act on: `nack pli` (RFC 4585 §6.3.1) and `ccm fir` (RFC 5104 §7.1).
+ * echoes the RTCP feedback we act on: generic `nack` (RFC 4585 §6.2.1, forwarded to the sender of the
+ * stream watched), `nack pli` (RFC 4585 §6.3.1) and `ccm fir` (RFC 5104 §7.1).
  * Anything else is refused with port 0 (RFC 3264 §6). One video stream per call: a second m=video
  * line is refused too.
  */
@@ -35,11 +36,12 @@ export const VIDEO_CODECS: Readonly<Record<VideoCodecName, VideoCodecDescription
   'H263-1998': { encoding: 'H263-1998', offerPayloadType: 97 },
 };
 
-/** The RTCP feedback we can honour: keyframe requests go to the sender of what is watched. */
-const FEEDBACK = [
+/** The RTCP feedback we can honour: NACKs and keyframe requests go to the sender of what is watched. */
+const FEEDBACK: ReadonlyArray<{ type: string; subtype?: string }> = [
+  { type: 'nack' },
   { type: 'nack', subtype: 'pli' },
   { type: 'ccm', subtype: 'fir' },
-] as const;
+];
 
 /** An accepted m=video: what the leg sends to, and what the answer must say back. */
 export interface AcceptedVideo {
@@ -120,7 +122,7 @@ export function videoAnswerMedia(video: AcceptedVideo, port: number, protocol: s
   return media;
 }
 
-/** Our offer's m=video: every allowed video codec in preference order, with PLI/FIR feedback. */
+/** Our offer's m=video: every allowed video codec in preference order, with NACK/PLI/FIR feedback. */
 export function videoOfferMedia(codecs: readonly VideoCodecName[], port: number, direction: VideoDirection): MediaDescription {
   const rtp: MediaDescription['rtp'] = [];
   const fmtp: MediaDescription['fmtp'] = [];
