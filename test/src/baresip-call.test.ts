@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { freePort, type RunningSwitchboard, runSipp, startSwitchboard } from './harness.js';
 import { RtpPeer } from './rtp-peer.js';
+import { digestPhone, NAT_PHONE, udpTransport } from './pjsip-phones.js';
 
 const DIALPLAN = `
 exten => 600,1,Dial(SIP/bob,20)
@@ -31,33 +32,7 @@ const BOB_TONE_HZ = 1000;
 const SAMPLE_RATE = 8000;
 
 function pjsipConf(sipPort: number): string {
-  const phone = (name: string, password: string) => `
-[${name}]
-type = endpoint
-context = from-internal
-disallow = all
-allow = ulaw,alaw
-auth = ${name}-auth
-aors = ${name}
-force_rport = yes
-rewrite_contact = yes
-
-[${name}-auth]
-type = auth
-auth_type = userpass
-username = ${name}
-password = ${password}
-
-[${name}]
-type = aor
-max_contacts = 1
-remove_existing = yes
-`;
-  return [
-    `[transport-udp]\ntype = transport\nprotocol = udp\nbind = 127.0.0.1:${sipPort}\n`,
-    phone('alice', 'wonderland'),
-    phone('bob', 'builder'),
-  ].join('\n');
+  return [udpTransport(sipPort), digestPhone('alice', 'wonderland', NAT_PHONE), digestPhone('bob', 'builder', NAT_PHONE)].join('\n');
 }
 
 /** A 16-bit mono PCM WAV of a sine tone (RIFF/WAVE, 44-byte header). */

@@ -9,6 +9,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { basicAuth, freePort, type RunningSwitchboard, runSipp, startSwitchboard } from './harness.js';
+import { digestPhone, NAT_PHONE, udpTransport } from './pjsip-phones.js';
 
 /** sipp answers challenges with the credentials given on its command line. */
 const credentials = (user: string, password: string) => ['-au', user, '-ap', password];
@@ -22,31 +23,10 @@ exten => 300,1,Dial(SIP/bob,20)
 `;
 
 function pjsipConf(sipPort: number): string {
-  const phone = (name: string, password: string, aor: string) => `
-[${name}]
-type = endpoint
-context = from-internal
-disallow = all
-allow = ulaw,alaw
-auth = ${name}-auth
-aors = ${name}
-force_rport = yes
-rewrite_contact = yes
-
-[${name}-auth]
-type = auth
-auth_type = userpass
-username = ${name}
-password = ${password}
-
-[${name}]
-type = aor
-${aor}
-`;
   return [
-    `[transport-udp]\ntype = transport\nprotocol = udp\nbind = 127.0.0.1:${sipPort}\n`,
-    phone('alice', 'wonderland', 'max_contacts = 1\nremove_existing = yes'),
-    phone('bob', 'builder', 'max_contacts = 2\nminimum_expiration = 60\ndefault_expiration = 600'),
+    udpTransport(sipPort),
+    digestPhone('alice', 'wonderland', { ...NAT_PHONE, aor: ['max_contacts = 1', 'remove_existing = yes'] }),
+    digestPhone('bob', 'builder', { ...NAT_PHONE, aor: ['max_contacts = 2', 'minimum_expiration = 60', 'default_expiration = 600'] }),
   ].join('\n');
 }
 

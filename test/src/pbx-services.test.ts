@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import WebSocket from 'ws';
 import { API_PASSWORD, API_USER, basicAuth, freePort, type RunningSwitchboard, runSipp, startSwitchboard } from './harness.js';
+import { digestPhone, udpTransport } from './pjsip-phones.js';
 
 const credentials = (user: string, password: string) => ['-au', user, '-ap', password];
 
@@ -25,33 +26,12 @@ exten => 101,hint,SIP/alice&App:lamp
 `;
 
 function pjsipConf(sipPort: number): string {
-  const phone = (name: string, password: string, aor = '', endpoint = '') => `
-[${name}]
-type = endpoint
-${endpoint}
-context = from-internal
-allow = ulaw
-auth = ${name}-auth
-aors = ${name}
-
-[${name}-auth]
-type = auth
-auth_type = userpass
-username = ${name}
-password = ${password}
-
-[${name}]
-type = aor
-max_contacts = 1
-remove_existing = yes
-${aor}
-`;
   return [
-    `[transport-udp]\ntype = transport\nprotocol = udp\nbind = 127.0.0.1:${sipPort}\n`,
-    phone('alice', 'wonderland', '', 'mailboxes = alice-vm'),
-    phone('bob', 'builder'),
-    phone('carol', 'singer', 'qualify_frequency = 60'),
-    phone('dave', 'diver', '', 'mailboxes = dave-vm'),
+    udpTransport(sipPort),
+    digestPhone('alice', 'wonderland', { endpoint: ['mailboxes = alice-vm'] }),
+    digestPhone('bob', 'builder'),
+    digestPhone('carol', 'singer', { aor: ['max_contacts = 1', 'remove_existing = yes', 'qualify_frequency = 60'] }),
+    digestPhone('dave', 'diver', { endpoint: ['mailboxes = dave-vm'] }),
   ].join('\n');
 }
 

@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import WebSocket from 'ws';
 import { API_PASSWORD, API_USER, basicAuth, freePort, type RunningSwitchboard, runSipp, startSwitchboard } from './harness.js';
+import { digestPhone, udpTransport } from './pjsip-phones.js';
 
 const APP = 'xfer';
 const DIALPLAN = `
@@ -28,31 +29,9 @@ exten => 200,1,Answer()
 `;
 
 function pjsipConf(sipPort: number): string {
-  const phone = (name: string, password: string) => `
-[${name}]
-type = endpoint
-context = from-internal
-allow = ulaw
-auth = ${name}-auth
-aors = ${name}
-
-[${name}-auth]
-type = auth
-auth_type = userpass
-username = ${name}
-password = ${password}
-
-[${name}]
-type = aor
-max_contacts = 1
-remove_existing = yes
-`;
-  return [
-    `[transport-udp]\ntype = transport\nprotocol = udp\nbind = 127.0.0.1:${sipPort}\n`,
-    phone('alice', 'wonderland'),
-    phone('bob', 'builder'),
-    phone('carol', 'singer'),
-  ].join('\n');
+  return [udpTransport(sipPort), digestPhone('alice', 'wonderland'), digestPhone('bob', 'builder'), digestPhone('carol', 'singer')].join(
+    '\n',
+  );
 }
 
 interface ChannelJson {

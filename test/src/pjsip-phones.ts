@@ -1,0 +1,44 @@
+/**
+ * pjsip.conf text for the end-to-end tests: a UDP transport on the test's port and phones that
+ * register with a digest password, each named three times as operators write it (endpoint, aor,
+ * and `<name>-auth`).
+ */
+
+export interface PhoneOptions {
+  /** `allow =` of the endpoint (after `disallow = all` when `disallowAll`). */
+  allow?: string;
+  disallowAll?: boolean;
+  /** Extra endpoint lines (`mailboxes = …`, `force_rport = yes`, …). */
+  endpoint?: readonly string[];
+  /** The aor's lines; by default one contact that a new registration replaces. */
+  aor?: readonly string[];
+}
+
+const ONE_CONTACT = ['max_contacts = 1', 'remove_existing = yes'];
+
+export function udpTransport(sipPort: number): string {
+  return `[transport-udp]\ntype = transport\nprotocol = udp\nbind = 127.0.0.1:${sipPort}\n`;
+}
+
+export function digestPhone(name: string, password: string, options: PhoneOptions = {}): string {
+  const endpoint = [
+    `[${name}]`,
+    'type = endpoint',
+    'context = from-internal',
+    ...(options.disallowAll ? ['disallow = all'] : []),
+    `allow = ${options.allow ?? 'ulaw'}`,
+    `auth = ${name}-auth`,
+    `aors = ${name}`,
+    ...(options.endpoint ?? []),
+  ];
+  const auth = [`[${name}-auth]`, 'type = auth', 'auth_type = userpass', `username = ${name}`, `password = ${password}`];
+  const aor = [`[${name}]`, 'type = aor', ...(options.aor ?? ONE_CONTACT)];
+  return `\n${[endpoint, auth, aor].map((lines) => lines.join('\n')).join('\n\n')}\n`;
+}
+
+/** Phones as NAT-aware softphones are set up (G.711 both laws, rport and contact rewriting). */
+export const NAT_PHONE: PhoneOptions = {
+  disallowAll: true,
+  allow: 'ulaw,alaw',
+  endpoint: ['force_rport = yes', 'rewrite_contact = yes'],
+};
