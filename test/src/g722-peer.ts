@@ -4,39 +4,16 @@
  * symmetric RTP does), sends G.722 audio back. RFC 3551 §4.5.2: payload type 9, 16 kHz audio on an
  * 8000 Hz RTP clock, so a 20 ms packet is 320 samples in 160 octets and advances the timestamp by 160.
  */
-import { createSocket, type RemoteInfo, type Socket } from 'node:dgram';
 import { G722Decoder, G722Encoder } from '@switchboard/media';
-import { parseRtp, type ReceivedPacket } from './rtp-receiver.js';
+import { RtpPeer } from './rtp-peer.js';
 
 const SAMPLE_RATE = 16000;
 const FRAME_SAMPLES = 320;
 const G722_PAYLOAD_TYPE = 9;
 
-export class G722Peer {
-  readonly packets: ReceivedPacket[] = [];
-  port = 0;
-  remote: { address: string; port: number } | undefined;
-  readonly #socket: Socket;
-  readonly #ssrc = Math.floor(Math.random() * 0xffffffff) >>> 0;
-  #sequence = Math.floor(Math.random() * 0xffff);
-  #timestamp = Math.floor(Math.random() * 0xffffffff) >>> 0;
-
-  private constructor(socket: Socket) {
-    this.#socket = socket;
-    socket.on('message', (msg: Buffer, rinfo: RemoteInfo) => {
-      const packet = parseRtp(msg);
-      if (!packet) return;
-      this.remote ??= { address: rinfo.address, port: rinfo.port };
-      this.packets.push(packet);
-    });
-  }
-
-  static async open(): Promise<G722Peer> {
-    const socket = createSocket('udp4');
-    const peer = new G722Peer(socket);
-    await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
-    peer.port = socket.address().port;
-    return peer;
+export class G722Peer extends RtpPeer {
+  static override async open(): Promise<G722Peer> {
+    return await RtpPeer.bind((socket) => new G722Peer(socket));
   }
 
   /**
@@ -54,35 +31,17 @@ export class G722Peer {
 
   /** Sends the sum of sines (peak 6000 each) as G.722, one 20 ms packet every 20 ms, for `ms` milliseconds. */
   async sendTones(frequencies: number[], ms: number): Promise<void> {
-    const remote = this.remote;
-    if (!remote) throw new Error('the server has not sent anything yet: its RTP address is unknown');
     const encoder = new G722Encoder();
-    const frames = Math.round(ms / 20);
     let n = 0;
-    const start = performance.now();
-    for (let i = 0; i < frames; i++) {
+    await this.sendFrames(ms, G722_PAYLOAD_TYPE, FRAME_SAMPLES / 2, () => {
       const pcm = new Int16Array(FRAME_SAMPLES);
       for (let s = 0; s < FRAME_SAMPLES; s++, n++) {
         let value = 0;
         for (const f of frequencies) value += 6000 * Math.sin((2 * Math.PI * f * n) / SAMPLE_RATE);
         pcm[s] = Math.round(value);
       }
-      const header = Buffer.alloc(12);
-      header[0] = 0x80;
-      header[1] = (i === 0 ? 0x80 : 0) | G722_PAYLOAD_TYPE;
-      header.writeUInt16BE(this.#sequence & 0xffff, 2);
-      header.writeUInt32BE(this.#timestamp >>> 0, 4);
-      header.writeUInt32BE(this.#ssrc, 8);
-      this.#sequence += 1;
-      this.#timestamp = (this.#timestamp + FRAME_SAMPLES / 2) >>> 0;
-      this.#socket.send(Buffer.concat([header, Buffer.from(encoder.encode(pcm))]), remote.port, remote.address);
-      const wait = start + (i + 1) * 20 - performance.now();
-      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    }
-  }
-
-  close(): void {
-    this.#socket.close();
+      return encoder.encode(pcm);
+    });
   }
 }
 

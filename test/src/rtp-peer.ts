@@ -19,7 +19,7 @@ export class RtpPeer {
   #sequence = Math.floor(Math.random() * 0xffff);
   #timestamp = Math.floor(Math.random() * 0xffffffff) >>> 0;
 
-  private constructor(socket: Socket) {
+  protected constructor(socket: Socket) {
     this.#socket = socket;
     socket.on('message', (msg: Buffer, rinfo: RemoteInfo) => {
       const packet = parseRtp(msg);
@@ -30,8 +30,13 @@ export class RtpPeer {
   }
 
   static async open(): Promise<RtpPeer> {
+    return await RtpPeer.bind((socket) => new RtpPeer(socket));
+  }
+
+  /** Binds a peer of any kind to a fresh loopback port. */
+  protected static async bind<P extends RtpPeer>(make: (socket: Socket) => P): Promise<P> {
     const socket = createSocket('udp4');
-    const peer = new RtpPeer(socket);
+    const peer = make(socket);
     await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
     peer.port = socket.address().port;
     return peer;
@@ -44,26 +49,36 @@ export class RtpPeer {
 
   /** Sends a sine tone as PCMU, one 20 ms packet every 20 ms, for `ms` milliseconds. */
   async sendTone(frequency: number, ms: number): Promise<void> {
-    const remote = this.remote;
-    if (!remote) throw new Error('the server has not sent anything yet: its RTP address is unknown');
-    const frames = Math.round(ms / 20);
     let phase = 0;
-    const start = performance.now();
-    for (let i = 0; i < frames; i++) {
+    await this.sendFrames(ms, 0, FRAME_SAMPLES, () => {
       const payload = Buffer.alloc(FRAME_SAMPLES);
       for (let s = 0; s < FRAME_SAMPLES; s++) {
         payload[s] = linearToUlaw(Math.round(8000 * Math.sin(phase)));
         phase += (2 * Math.PI * frequency) / SAMPLE_RATE;
       }
+      return payload;
+    });
+  }
+
+  /**
+   * Sends one RTP packet every 20 ms for `ms` milliseconds to where the server's leg sends from,
+   * the payload of each from `payload()`, the timestamp advancing by `timestampStep`.
+   */
+  protected async sendFrames(ms: number, payloadType: number, timestampStep: number, payload: () => Uint8Array): Promise<void> {
+    const remote = this.remote;
+    if (!remote) throw new Error('the server has not sent anything yet: its RTP address is unknown');
+    const frames = Math.round(ms / 20);
+    const start = performance.now();
+    for (let i = 0; i < frames; i++) {
       const header = Buffer.alloc(12);
       header[0] = 0x80;
-      header[1] = i === 0 ? 0x80 : 0x00; // payload type 0 (PCMU), marker on the first packet
+      header[1] = (i === 0 ? 0x80 : 0) | payloadType; // marker on the first packet
       header.writeUInt16BE(this.#sequence & 0xffff, 2);
       header.writeUInt32BE(this.#timestamp >>> 0, 4);
       header.writeUInt32BE(this.#ssrc, 8);
       this.#sequence += 1;
-      this.#timestamp = (this.#timestamp + FRAME_SAMPLES) >>> 0;
-      this.#socket.send(Buffer.concat([header, payload]), remote.port, remote.address);
+      this.#timestamp = (this.#timestamp + timestampStep) >>> 0;
+      this.#socket.send(Buffer.concat([header, payload()]), remote.port, remote.address);
       // Paced by the wall clock against the start, so timer drift does not accumulate.
       const wait = start + (i + 1) * 20 - performance.now();
       if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
