@@ -19,10 +19,10 @@ import { SDP_OFFER } from '../message/parser.fixtures.js';
 import type { SipMessage, SipRequest, SipResponse } from '../message/sip-message.js';
 import { FakeClock } from '../test-support/fake-clock.js';
 import { UdpPeer, waitFor } from '../test-support/udp-peer.js';
-import { answerChallenge, computeDigestResponse, parseDigestCredentials } from './digest.js';
-import type { SipMediaEngine } from './inbound-call.js';
-import { chooseFinalStatus } from './outbound-call.js';
-import { type ContactChange, InMemoryContactStore } from './registrar.js';
+import { answerChallenge, computeDigestResponse, parseDigestCredentials } from './auth/digest.js';
+import type { SipMediaEngine } from './calls/inbound-call.js';
+import { chooseFinalStatus } from './calls/outbound-call.js';
+import { type ContactChange, InMemoryContactStore } from './registration/registrar.js';
 import { SipDriver } from './sip-driver.js';
 
 class FakeMedia implements SipMediaEngine {

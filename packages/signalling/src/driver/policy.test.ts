@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ChannelNamer } from './channel-names.js';
-import { causeForStatus, causeFromReasonHeader, statusForCause } from './hangup-causes.js';
-import { parseAddressRange, rangeContains } from './ip-match.js';
+import { causeForStatus, causeFromReasonHeader, statusForCause } from './calls/hangup-causes.js';
+import { parseAddressRange, rangeContains } from './auth/ip-match.js';
 
 describe('hangup causes (RFC 3398)', () => {
   it('maps Q.850 causes to final responses for unanswered inbound calls', () => {

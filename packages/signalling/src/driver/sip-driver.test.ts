@@ -23,9 +23,9 @@ import { SDP_OFFER } from '../message/parser.fixtures.js';
 import { T1 } from '../transaction/timers.js';
 import { FakeClock } from '../test-support/fake-clock.js';
 import { UdpPeer, waitFor } from '../test-support/udp-peer.js';
-import type { SipMediaEngine } from './inbound-call.js';
+import type { SipMediaEngine } from './calls/inbound-call.js';
 import { SipDriver } from './sip-driver.js';
-import type { TransferHandler, TransferRequest } from './transfer.js';
+import type { TransferHandler, TransferRequest } from './calls/transfer.js';
 
 class FakeMedia implements SipMediaEngine {
   legs = new Map<string, { request: CreateLegRequest; remotes: LegRemote[]; destroyed: boolean }>();

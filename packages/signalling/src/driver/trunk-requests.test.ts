@@ -9,8 +9,8 @@ import type { ChannelDriverHost, CreateLegRequest, MediaLegInfo, SipConfig, SipE
 import type { SipRequest } from '../message/sip-message.js';
 import { FakeClock } from '../test-support/fake-clock.js';
 import { UdpPeer } from '../test-support/udp-peer.js';
-import { computeDigestResponse, parseDigestCredentials } from './digest.js';
-import type { SipMediaEngine } from './inbound-call.js';
+import { computeDigestResponse, parseDigestCredentials } from './auth/digest.js';
+import type { SipMediaEngine } from './calls/inbound-call.js';
 import { SipDriver } from './sip-driver.js';
 
 const media: SipMediaEngine = {

@@ -18,7 +18,7 @@ import { after, before, describe, it } from 'node:test';
 import type { ChannelDriverHost, ChannelTechnologyEvents, CreateLegRequest, LegRemote, MediaLegInfo } from '@switchboard/core';
 import { SipParseError } from '../errors.js';
 import { SipDriver } from '../driver/sip-driver.js';
-import type { SipMediaEngine } from '../driver/inbound-call.js';
+import type { SipMediaEngine } from '../driver/calls/inbound-call.js';
 import { FakeClock } from '../test-support/fake-clock.js';
 import { UdpPeer } from '../test-support/udp-peer.js';
 import { parseMessage } from './parser.js';
