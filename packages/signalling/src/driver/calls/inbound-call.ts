@@ -19,23 +19,25 @@ import {
   systemClock,
   type ChannelDriverHost,
   type ChannelTechnology,
-  type InboundCall as InboundCallPresentation,
   type ChannelTechnologyEvents,
+  type InboundCall as InboundCallPresentation,
   type Logger,
-  type MediaEngine,
   type SipEndpointConfig,
   type SipTransportConfig,
   CoreError,
   type TransferProgressState,
 } from '@switchboard/core';
-import type { Dialog } from '../../dialog/dialog.js';
 import type { IncomingInvite } from '../../dialog/incoming-invite.js';
 import { SipError } from '../../errors.js';
 import type { SipRequest } from '../../message/sip-message.js';
 import type { SipUri } from '../../message/uri.js';
-import { isWildcardAddress, localAddressToward } from '../../transport/local-address.js';
 import type { IncomingContext } from '../../transport/transport.js';
 import { applyReceived } from '../../transport/via-received.js';
+import type { UserAgentCore } from '../../ua/user-agent-core.js';
+import { authenticateInbound, type InboundAuthenticator } from '../auth/identify.js';
+import { dialogChallengeAnswerer, type OutboundCredentials } from '../auth/outbound-auth.js';
+import { negotiateAnswer, negotiateOffer, type OfferedStream } from '../sdp/sdp.js';
+import { dialogIdentity, SDP, SipCallCore, type SipMediaEngine } from './call-core.js';
 import {
   CAUSE_BEARER_NOT_AVAILABLE,
   CAUSE_NETWORK_OUT_OF_ORDER,
@@ -45,29 +47,14 @@ import {
   reasonHeaderForCause,
   statusForCause,
 } from './hangup-causes.js';
-import { answerInfo } from './dtmf-info.js';
+import { ReinviteClient } from './reinvite-client.js';
 import { checkReplaces, type DialogIdentity, type ReplacesTarget } from './replaces.js';
-import { OutgoingRefer } from './redirect.js';
 import { presentReplacement } from './replacement.js';
-import { handleRefer, type ReferSubscription, type TransferHandler, type TransferSource } from './transfer.js';
-import { handleUpdate, type RefreshOutcome } from './update.js';
-import { readSessionTimer, SessionTimer, type SessionTimerOffer, sessionTimerHeaders } from './session-timer.js';
-import { ReinviteClient, retryOnGlare } from './reinvite-client.js';
-import { dialogChallengeAnswerer, type OutboundCredentials } from '../auth/outbound-auth.js';
-import type { UserAgentCore } from '../../ua/user-agent-core.js';
-import { authenticateInbound, type InboundAuthenticator } from '../auth/identify.js';
-import {
-  answerDirection,
-  type LocalAudio,
-  LocalSdpSession,
-  type MediaDirection,
-  negotiateAnswer,
-  negotiateOffer,
-  type OfferedStream,
-  offerFormats,
-  type RemoteMedia,
-} from '../sdp/sdp.js';
-import { legVideo, localVideo, wantsVideo } from '../sdp/sdp-video.js';
+import { readSessionTimer, type SessionTimerOffer, sessionTimerHeaders } from './session-timer.js';
+import type { TransferHandler, TransferSource } from './transfer.js';
+import type { RefreshOutcome } from './update.js';
+
+export type { SipMediaEngine } from './call-core.js';
 
 export type InboundCallState = 'setup' | 'offered' | 'answered' | 'up' | 'ending' | 'ended';
 
@@ -79,9 +66,6 @@ const TRANSITIONS: Record<InboundCallState, readonly InboundCallState[]> = {
   ending: ['ended'],
   ended: [],
 };
-
-/** The part of the media engine a SIP call uses: its RTP leg. */
-export type SipMediaEngine = Pick<MediaEngine, 'createLeg' | 'setLegRemote' | 'destroyLeg'>;
 
 export interface InboundCallEnvironment {
   host: ChannelDriverHost;
@@ -108,8 +92,6 @@ export interface InboundCallEnvironment {
   credentialsFor?(endpoint: SipEndpointConfig): OutboundCredentials | undefined;
 }
 
-const SDP = 'application/sdp';
-
 export class InboundCall implements ChannelTechnology, TransferSource {
   readonly protocolId: string;
   readonly invite: IncomingInvite;
@@ -118,43 +100,23 @@ export class InboundCall implements ChannelTechnology, TransferSource {
   readonly #context: IncomingContext;
   readonly #env: InboundCallEnvironment;
   readonly #log: Logger;
+  /** The media leg, SDP, events, in-dialog requests and session refresh shared with outbound calls. */
+  readonly #core: SipCallCore;
   #state: InboundCallState = 'setup';
   #endpoint: SipEndpointConfig | undefined;
-  #events: ChannelTechnologyEvents | undefined;
-  #legId: string | undefined;
-  #legReleased = false;
-  #mediaAddress = '';
-  #mediaPort = 0;
-  /** The leg's video RTP port, when the endpoint allows video codecs. */
-  #videoPort: number | undefined;
-  readonly #sdp = new LocalSdpSession();
   /** The offer's m-lines when the caller made the offer; undefined for a late offer (RFC 3261 §13.2.1). */
   #offerStreams: OfferedStream[] | undefined;
-  #remote: RemoteMedia | undefined;
-  /** Set when core hung up: no hungUp event is reported for a hangup core asked for. */
-  #hangupRequested = false;
   #pendingByeCause: number | undefined;
-  #reported = false;
   #byeDone: Promise<void> | undefined;
   /** The latest re-INVITE, so that its 2xx retransmissions stop with the call. */
   #reinvite: IncomingInvite | undefined;
   /** The session timer agreed in the INVITE (RFC 4028), if the caller asked for one. */
   #timerOffer: Extract<SessionTimerOffer, { kind: 'ok' }> | undefined;
-  readonly #sessionTimer: SessionTimer;
-  /** The REFER left to the channel's application, whose progress transferProgress reports. */
-  #referSubscription: ReferSubscription | undefined;
-  /** The REFER we sent for the API's redirect, whose NOTIFYs tell whether the call can end. */
-  #outgoingRefer: OutgoingRefer | undefined;
-
-  /** Whether the caller has put us on hold (its last SDP said sendonly/inactive or c=0.0.0.0). */
-  #onHold = false;
   /** Resolved when the 2xx was acknowledged or the call ended (a replaced dialog ends after that). */
   #settled: () => void = () => {};
   readonly #acknowledged = new Promise<void>((resolve) => {
     this.#settled = resolve;
   });
-  /** Our session refreshes by re-INVITE, for a caller without UPDATE (glare handled there). */
-  #reinvites: ReinviteClient | undefined;
   /** The caller answered an UPDATE 405/501: refreshes go as re-INVITEs from then on. */
   #updateRefused = false;
 
@@ -164,13 +126,18 @@ export class InboundCall implements ChannelTechnology, TransferSource {
     this.#context = context;
     this.#env = env;
     this.#log = env.logger.child({ callId: this.protocolId });
-    this.#sessionTimer = new SessionTimer(env.clock ?? systemClock, {
-      refresh: (interval) => this.#refreshSession(interval),
-      expired: () => {
-        this.#log.info('session timer expired');
-        this.#sendBye(CAUSE_RECOVERY_ON_TIMER_EXPIRY);
-        this.#report(CAUSE_RECOVERY_ON_TIMER_EXPIRY);
+    this.#core = new SipCallCore({
+      owner: {
+        isLive: () => this.#state === 'up' || this.#state === 'answered',
+        sendBye: (cause) => this.#sendBye(cause),
+        refreshSession: (interval) => this.#refreshSession(interval),
       },
+      media: env.media,
+      clock: env.clock ?? systemClock,
+      logger: this.#log,
+      userAgent: env.userAgent ?? 'Switchboard',
+      videoCodecs: () => this.#endpoint?.videoCodecs,
+      findDialog: env.findDialog,
     });
     invite.delegate = {
       onCancel: (cancel) => this.#farEndEnded(causeFromReasonHeader(cancel.getHeaderList('Reason')) ?? CAUSE_NORMAL_CLEARING, 'CANCEL'),
@@ -188,7 +155,7 @@ export class InboundCall implements ChannelTechnology, TransferSource {
   }
 
   get mediaLegId(): string | undefined {
-    return this.#legId;
+    return this.#core.legId;
   }
 
   get endpoint(): SipEndpointConfig | undefined {
@@ -199,7 +166,7 @@ export class InboundCall implements ChannelTechnology, TransferSource {
   get confirmedDialog(): DialogIdentity | undefined {
     const dialog = this.invite.dialog;
     if (dialog === undefined || (this.#state !== 'up' && this.#state !== 'answered')) return undefined;
-    return { callId: dialog.callId, localTag: dialog.localTag, remoteTag: dialog.remoteTag };
+    return dialogIdentity(dialog);
   }
 
   /** Identification, offer/answer, media leg, presentation to core (RFC 3261 §13.3.1). */
@@ -254,7 +221,7 @@ export class InboundCall implements ChannelTechnology, TransferSource {
         this.#refuse(outcome.status, { headers: [['Warning', `305 switchboard "${outcome.reason}"`]] });
         return;
       }
-      this.#remote = outcome.remote;
+      this.#core.remote = outcome.remote;
       this.#offerStreams = outcome.streams;
     } else if (endpoint.codecs.length === 0) {
       this.#refuse(488);
@@ -290,11 +257,11 @@ export class InboundCall implements ChannelTechnology, TransferSource {
         replaced: replaces.call,
         log: this.#log,
         refuse: (status, reason) => {
-          this.#hangupRequested = true;
+          this.#core.hangupRequested = true;
           this.#refuse(status, reason === undefined ? {} : { reason });
         },
         adopt: (events) => {
-          this.#events = events;
+          this.#core.events = events;
         },
         acknowledged: this.#acknowledged,
       });
@@ -305,11 +272,11 @@ export class InboundCall implements ChannelTechnology, TransferSource {
       events = this.#env.host.acceptInbound(presented);
     } catch (err) {
       this.#log.error({ err }, 'core refused the inbound call');
-      this.#hangupRequested = true;
+      this.#core.hangupRequested = true;
       this.#refuse(500);
       return;
     }
-    this.#events = events;
+    this.#core.events = events;
   }
 
   /**
@@ -326,7 +293,7 @@ export class InboundCall implements ChannelTechnology, TransferSource {
       case 'offered':
         this.#log.info({ target: target.toString() }, 'call redirected with 302');
         this.#refuse(302, { reason: 'Moved Temporarily', headers: [['Contact', `<${target.toString()}>`]] });
-        this.#report(CAUSE_NORMAL_CLEARING);
+        this.#core.report(CAUSE_NORMAL_CLEARING);
         return;
       case 'answered':
       case 'up':
@@ -340,28 +307,12 @@ export class InboundCall implements ChannelTechnology, TransferSource {
   async #referTo(target: SipUri): Promise<void> {
     const dialog = this.invite.dialog;
     if (dialog === undefined || dialog.state === 'terminated') throw new CoreError('not_found', 'Channel not found');
-    if (this.#outgoingRefer !== undefined && !this.#outgoingRefer.settled)
-      throw new CoreError('conflict', 'A redirect is already in progress');
-    const refer = new OutgoingRefer({
-      dialog,
-      target,
-      userAgent: this.#env.userAgent ?? 'Switchboard',
-      logger: this.#log,
-      onOutcome: (outcome) => {
-        if (outcome !== 'succeeded') return;
-        this.#sendBye(CAUSE_NORMAL_CLEARING);
-        this.#report(CAUSE_NORMAL_CLEARING);
-      },
-    });
-    this.#outgoingRefer = refer;
-    await refer.send();
+    await this.#core.referTo(dialog, target);
   }
 
   /** The application's transfer_progress for a REFER it took over: a sipfrag NOTIFY (RFC 3515 §2.4.4). */
   async transferProgress(state: TransferProgressState): Promise<void> {
-    const subscription = this.#referSubscription;
-    if (subscription === undefined || subscription.ended) throw new CoreError('conflict', 'No transfer is in progress on the channel');
-    await subscription.progress(state);
+    await this.#core.transferProgress(state);
   }
 
   async indicateRinging(): Promise<void> {
@@ -390,7 +341,7 @@ export class InboundCall implements ChannelTechnology, TransferSource {
   }
 
   async hangup(cause: number): Promise<void> {
-    this.#hangupRequested = true;
+    this.#core.hangupRequested = true;
     switch (this.#state) {
       case 'setup':
       case 'offered': {
@@ -401,7 +352,7 @@ export class InboundCall implements ChannelTechnology, TransferSource {
       case 'answered':
         // RFC 3261 §15: no BYE before the ACK (or its timeout); the leg goes now.
         this.#pendingByeCause = cause;
-        await this.#releaseMedia();
+        await this.#core.releaseMedia();
         return;
       case 'up':
         this.#sendBye(cause);
@@ -418,13 +369,13 @@ export class InboundCall implements ChannelTechnology, TransferSource {
       case 'setup':
       case 'offered':
         this.#refuse(503);
-        this.#report(CAUSE_NORMAL_CLEARING);
+        this.#core.report(CAUSE_NORMAL_CLEARING);
         return;
       case 'answered':
       case 'up':
         this.invite.abandon();
         this.#sendBye(this.#pendingByeCause ?? CAUSE_NORMAL_CLEARING);
-        this.#report(CAUSE_NORMAL_CLEARING);
+        this.#core.report(CAUSE_NORMAL_CLEARING);
         await this.#byeDone;
         return;
       case 'ending':
@@ -442,8 +393,8 @@ export class InboundCall implements ChannelTechnology, TransferSource {
       return;
     }
     const endpoint = this.#endpoint;
-    const remote = this.#remote;
-    if (endpoint === undefined || this.#legId === undefined) {
+    const remote = this.#core.remote;
+    if (endpoint === undefined || this.#core.legId === undefined) {
       reinvite.reject(500);
       return;
     }
@@ -460,24 +411,20 @@ export class InboundCall implements ChannelTechnology, TransferSource {
         onAck: (ack) => void this.#applyAnswer(ack, 'ACK to re-INVITE'),
         onAckTimeout: () => this.#ackTimedOut(),
       };
-      const offer = this.#sdp.offer(this.#localAudio(offerFormats(endpoint.codecs), 'sendrecv'));
-      reinvite.accept({ body: Buffer.from(offer), contentType: SDP, headers: refresh.headers });
+      reinvite.accept({ body: this.#core.initialOffer(endpoint.codecs), contentType: SDP, headers: refresh.headers });
       return;
     }
     if (request.contentType !== SDP) {
       reinvite.reject(415, { headers: [['Accept', SDP]] });
       return;
     }
-    // Keep the codec in use when the new offer still carries it.
-    const preferences =
-      remote === undefined ? endpoint.codecs : [remote.codec.name, ...endpoint.codecs.filter((c) => c !== remote.codec.name)];
-    const outcome = negotiateOffer(request.bodyText, preferences, endpoint.videoCodecs);
+    const outcome = this.#core.negotiateNewOffer(request.bodyText, endpoint.codecs);
     if (!outcome.ok) {
       reinvite.reject(488, { headers: [['Warning', `305 switchboard "${outcome.reason}"`]] });
       return;
     }
     try {
-      await this.#env.media.setLegRemote(this.#legId, this.#legRemote(outcome.remote));
+      await this.#core.setLegRemote(outcome.remote);
     } catch (err) {
       this.#log.error({ err }, 'media leg refused the new remote');
       reinvite.reject(500);
@@ -485,15 +432,15 @@ export class InboundCall implements ChannelTechnology, TransferSource {
     }
     if (reinvite.state !== 'proceeding') {
       // Cancelled while the leg was being changed: the session stays as it was (RFC 3261 §14.1).
-      if (remote !== undefined && this.#state === 'up') await this.#env.media.setLegRemote(this.#legId, this.#legRemote(remote));
+      if (remote !== undefined && this.#state === 'up') await this.#core.setLegRemote(remote);
       return;
     }
-    this.#remote = outcome.remote;
+    this.#core.remote = outcome.remote;
     this.#offerStreams = outcome.streams;
     reinvite.delegate = { onAckTimeout: () => this.#ackTimedOut() };
     // RFC 3264 §8.4: the answer mirrors the direction (sendonly → recvonly, inactive → inactive).
     reinvite.accept({ body: this.#localSdp(), contentType: SDP, headers: refresh.headers });
-    this.#noteDirection(outcome.remote);
+    this.#core.noteDirection(outcome.remote);
   }
 
   /**
@@ -508,7 +455,7 @@ export class InboundCall implements ChannelTechnology, TransferSource {
     if (timer.kind === 'ok') this.#timerOffer = timer;
     const offer = this.#timerOffer;
     if (offer === undefined) return { headers: [] };
-    if (this.#state === 'up') this.#sessionTimer.refreshed(offer);
+    if (this.#state === 'up') this.#core.sessionTimer.refreshed(offer);
     return { headers: sessionTimerHeaders(offer) };
   }
 
@@ -528,81 +475,22 @@ export class InboundCall implements ChannelTechnology, TransferSource {
     const ua = this.#env.ua;
     const viaReinvite = ua !== undefined && (this.#updateRefused || (allow.length > 0 && !allow.includes('UPDATE')));
     if (!viaReinvite) {
-      const status = await retryOnGlare(
-        async () => {
-          if (dialog.state === 'terminated') return 481;
-          const outcome = await dialog.sendRequest('UPDATE', { headers });
-          return outcome.kind === 'response' ? outcome.response.status : 0;
-        },
-        { clock: this.#env.clock ?? systemClock, ownsCallId: false },
-      );
+      const status = await this.#core.refreshByUpdate(dialog, headers, false);
       if ((status === 405 || status === 501) && ua !== undefined && !this.#updateRefused) {
         this.#updateRefused = true;
         return this.#refreshSession(interval);
       }
       return status;
     }
-    this.#reinvites ??= new ReinviteClient({ dialog, ua, clock: this.#env.clock ?? systemClock, logger: this.#log, ownsCallId: false });
-    const result = await this.#reinvites.send(() => ({ headers, body: this.#sessionOffer(), contentType: SDP }));
-    if (result.kind !== 'answered') return result.status;
-    const endpoint = this.#endpoint;
-    const legId = this.#legId;
-    const answer = result.response;
-    if (endpoint !== undefined && legId !== undefined && answer.body.length > 0 && answer.contentType === SDP && this.#state === 'up') {
-      const outcome = negotiateAnswer(answer.bodyText, endpoint.codecs);
-      if (outcome.ok) {
-        this.#remote = outcome.remote;
-        await this.#env.media.setLegRemote(legId, this.#legRemote(outcome.remote)).catch((err: unknown) => {
-          this.#log.error({ err }, 'media leg refused the answer to our re-INVITE');
-        });
-      }
-    }
-    return answer.status;
-  }
-
-  /** An offer of the session as it is (RFC 3264 §8): the codec in use, our current direction. */
-  #sessionOffer(): Buffer {
-    const remote = this.#remote;
-    const endpoint = this.#endpoint;
-    if (remote === undefined) return Buffer.from(this.#sdp.offer(this.#localAudio(offerFormats(endpoint?.codecs ?? []), 'sendrecv')));
-    const te = remote.telephoneEventPayloadType;
-    const formats = {
-      codecs: [{ name: remote.codec.name, payloadType: remote.codec.payloadType }],
-      telephoneEvents: te === undefined ? [] : [{ payloadType: te, clockRate: remote.codec.clockRate }],
-    };
-    return Buffer.from(this.#sdp.offer(this.#localAudio(formats, answerDirection(remote.direction))));
-  }
-
-  /** An SDP offer in an UPDATE (RFC 3311): applied like a re-INVITE's, answered in the 200. */
-  async #answerUpdate(offer: string): Promise<{ ok: true; body: Buffer } | { ok: false; status: number; warning?: string }> {
-    const endpoint = this.#endpoint;
-    const remote = this.#remote;
-    const legId = this.#legId;
-    if (endpoint === undefined || legId === undefined || (this.#state !== 'up' && this.#state !== 'answered')) {
-      return { ok: false, status: 481 };
-    }
-    const preferences =
-      remote === undefined ? endpoint.codecs : [remote.codec.name, ...endpoint.codecs.filter((c) => c !== remote.codec.name)];
-    const outcome = negotiateOffer(offer, preferences, endpoint.videoCodecs);
-    if (!outcome.ok) return { ok: false, status: 488, warning: outcome.reason };
-    await this.#env.media.setLegRemote(legId, this.#legRemote(outcome.remote));
-    this.#remote = outcome.remote;
-    this.#offerStreams = outcome.streams;
-    const body = this.#localSdp();
-    this.#noteDirection(outcome.remote);
-    return { ok: true, body };
-  }
-
-  /** Reports hold and resume once the call is up (core turns them into ChannelHold/ChannelUnhold). */
-  #noteDirection(remote: RemoteMedia): void {
-    const held = remote.direction === 'sendonly' || remote.direction === 'inactive';
-    if (held === this.#onHold || (this.#state !== 'up' && this.#state !== 'answered')) return;
-    this.#onHold = held;
-    try {
-      this.#events?.held?.(held);
-    } catch (err) {
-      this.#log.error({ err }, 'held listener failed');
-    }
+    this.#core.reinvites ??= new ReinviteClient({
+      dialog,
+      ua,
+      clock: this.#env.clock ?? systemClock,
+      logger: this.#log,
+      ownsCallId: false,
+    });
+    const result = await this.#core.refreshByReinvite(headers, this.#endpoint?.codecs ?? []);
+    return result.kind === 'answered' ? result.response.status : result.status;
   }
 
   /** The dialog exists once a tagged response went out; it carries our BYE and the far end's. */
@@ -620,125 +508,44 @@ export class InboundCall implements ChannelTechnology, TransferSource {
     }
     const credentials = this.#endpoint === undefined ? undefined : this.#env.credentialsFor?.(this.#endpoint);
     if (credentials !== undefined) dialog.challengeAnswerer = dialogChallengeAnswerer(credentials);
-    dialog.delegate = {
-      onBye: (bye) => this.#farEndEnded(causeFromReasonHeader(bye.getHeaderList('Reason')) ?? CAUSE_NORMAL_CLEARING, 'BYE'),
-      onReinvite: (reinvite) => {
-        this.receiveReinvite(reinvite).catch((err: unknown) => {
-          this.#log.error({ err }, 're-INVITE handling failed');
-          if (reinvite.state === 'proceeding') reinvite.reject(500);
-        });
-      },
-      onRequest: (request, transaction) => {
-        if (request.method === 'UPDATE') {
-          handleUpdate(request, transaction, {
-            dialog,
-            userAgent: this.#env.userAgent ?? 'Switchboard',
-            offerPending: this.#reinvite?.state === 'proceeding' || (this.#state === 'answered' && this.#offerStreams === undefined),
-            localOfferPending: this.#reinvites?.pending === true,
-            onRefresh: (update) => this.#refreshTimer(update),
-            answer: (offer) => this.#answerUpdate(offer),
-          });
-          return true;
-        }
-        if (request.method === 'NOTIFY' && this.#outgoingRefer?.receiveNotify(request, transaction) === true) return true;
-        if (request.method === 'REFER') {
-          handleRefer(request, transaction, {
-            dialog,
-            self: this,
-            findDialog: (target) => this.#env.findDialog?.(target),
-            context: this.#endpoint?.context ?? 'default',
-            application:
-              this.#state === 'up'
-                ? {
-                    offer: (request) => this.#events?.transferRequested?.(request) ?? { kind: 'refused' },
-                    accepted: (subscription) => {
-                      this.#referSubscription = subscription;
-                    },
-                  }
-                : undefined,
-            handler: this.#state === 'up' ? this.transferHandler : undefined,
-            userAgent: this.#env.userAgent ?? 'Switchboard',
-            logger: this.#log,
-          });
-          return true;
-        }
-        if (request.method !== 'INFO') return false;
-        answerInfo(request, transaction, this.#env.userAgent ?? 'Switchboard', ({ digit, durationMs }) => {
-          if (this.#state !== 'up' && this.#state !== 'answered') return;
-          try {
-            this.#events?.dtmf?.(digit, durationMs);
-          } catch (err) {
-            this.#log.error({ err }, 'dtmf listener failed');
-          }
-        });
-        return true;
-      },
-    };
+    this.#core.serveDialog(dialog, {
+      self: this,
+      live: () => this.#state === 'up' || this.#state === 'answered',
+      transferable: () => this.#state === 'up',
+      context: this.#endpoint?.context ?? 'default',
+      bye: (cause) => this.#farEndEnded(cause, 'BYE'),
+      reinvite: (reinvite) => this.receiveReinvite(reinvite),
+      offerPending: () => this.#reinvite?.state === 'proceeding' || (this.#state === 'answered' && this.#offerStreams === undefined),
+      refreshed: (update) => this.#refreshTimer(update),
+      codecs: () => this.#endpoint?.codecs ?? [],
+    });
   }
 
   async #createMedia(): Promise<void> {
-    const transport = this.#env.transportConfig;
-    const leg = await this.#env.media.createLeg({ bindAddress: transport.bindAddress, video: wantsVideo(this.#endpoint?.videoCodecs) });
-    this.#legId = leg.legId;
-    this.#mediaPort = leg.localPort;
-    this.#videoPort = leg.videoPort;
+    await this.#core.createLeg(this.#env.transportConfig, () => this.#context.source.address);
     if (this.#state !== 'setup') {
-      await this.#releaseMedia();
+      await this.#core.releaseMedia();
       return;
     }
-    // The SDP must name a concrete address: the external one, else the bound one, else the
-    // address the caller reaches us on.
-    const external = transport.externalMediaAddress;
-    if (external !== undefined && external !== '') this.#mediaAddress = external;
-    else if (!isWildcardAddress(transport.bindAddress)) this.#mediaAddress = transport.bindAddress;
-    else if (!isWildcardAddress(leg.localAddress)) this.#mediaAddress = leg.localAddress;
-    else this.#mediaAddress = await localAddressToward(this.#context.source.address);
-    if (this.#remote !== undefined) await this.#env.media.setLegRemote(leg.legId, this.#legRemote(this.#remote));
-    if (this.#state !== 'setup') await this.#releaseMedia();
-  }
-
-  #legRemote(remote: RemoteMedia) {
-    return {
-      address: remote.address,
-      port: remote.port,
-      codec: remote.codec,
-      ...(remote.telephoneEventPayloadType !== undefined ? { telephoneEventPayloadType: remote.telephoneEventPayloadType } : {}),
-      direction: remote.direction,
-      ...legVideo(remote.video, this.#videoPort),
-    };
+    const remote = this.#core.remote;
+    if (remote !== undefined) await this.#core.setLegRemote(remote);
+    if (this.#state !== 'setup') await this.#core.releaseMedia();
   }
 
   /** The SDP we send: an answer to the caller's offer, or our offer when the INVITE had none. */
   #localSdp(): Buffer {
     const endpoint = this.#endpoint;
     if (endpoint === undefined) throw new Error('SDP requested before the endpoint was identified');
-    const remote = this.#remote;
-    if (this.#offerStreams !== undefined && remote !== undefined) {
-      const te = remote.telephoneEventPayloadType;
-      const formats = {
-        codecs: [{ name: remote.codec.name, payloadType: remote.codec.payloadType }],
-        telephoneEvents: te === undefined ? [] : [{ payloadType: te, clockRate: remote.codec.clockRate }],
-      };
-      return Buffer.from(this.#sdp.answer(this.#localAudio(formats, answerDirection(remote.direction)), this.#offerStreams));
-    }
-    return Buffer.from(this.#sdp.offer(this.#localAudio(offerFormats(endpoint.codecs), 'sendrecv')));
-  }
-
-  #localAudio(formats: Pick<LocalAudio, 'codecs' | 'telephoneEvents'>, direction: MediaDirection): LocalAudio {
-    return {
-      address: this.#mediaAddress,
-      port: this.#mediaPort,
-      ...formats,
-      direction,
-      ...localVideo(this.#videoPort, this.#endpoint?.videoCodecs),
-    };
+    const remote = this.#core.remote;
+    if (this.#offerStreams !== undefined && remote !== undefined) return this.#core.answerSdp(remote, this.#offerStreams);
+    return this.#core.initialOffer(endpoint.codecs);
   }
 
   #receiveAck(ack: SipRequest): void {
     if (this.#state !== 'answered') return;
     this.#transition('up');
     this.#settled();
-    if (this.#timerOffer !== undefined && this.#pendingByeCause === undefined) this.#sessionTimer.start(this.#timerOffer);
+    if (this.#timerOffer !== undefined && this.#pendingByeCause === undefined) this.#core.sessionTimer.start(this.#timerOffer);
     const cause = this.#pendingByeCause;
     if (cause !== undefined) {
       this.#sendBye(cause);
@@ -750,7 +557,7 @@ export class InboundCall implements ChannelTechnology, TransferSource {
   /** The answer to our offer, carried by an ACK (RFC 3261 §13.2.1). Unusable: the call ends. */
   async #applyAnswer(ack: SipRequest, what: string): Promise<void> {
     const endpoint = this.#endpoint;
-    if (endpoint === undefined || this.#legId === undefined || this.#pendingByeCause !== undefined) return;
+    if (endpoint === undefined || this.#core.legId === undefined || this.#pendingByeCause !== undefined) return;
     const outcome =
       ack.body.length > 0 && ack.contentType === SDP
         ? negotiateAnswer(ack.bodyText, endpoint.codecs, endpoint.videoCodecs)
@@ -758,12 +565,12 @@ export class InboundCall implements ChannelTechnology, TransferSource {
     if (!outcome.ok) {
       this.#log.info({ problem: outcome.reason }, 'answer unusable; ending the call');
       this.#sendBye(CAUSE_BEARER_NOT_AVAILABLE);
-      this.#report(CAUSE_BEARER_NOT_AVAILABLE);
+      this.#core.report(CAUSE_BEARER_NOT_AVAILABLE);
       return;
     }
-    this.#remote = outcome.remote;
+    this.#core.remote = outcome.remote;
     try {
-      await this.#env.media.setLegRemote(this.#legId, this.#legRemote(outcome.remote));
+      await this.#core.setLegRemote(outcome.remote);
     } catch (err) {
       this.#log.error({ err }, 'media leg refused the answer');
     }
@@ -774,14 +581,14 @@ export class InboundCall implements ChannelTechnology, TransferSource {
     // RFC 3261 §13.3.1.4: the session is ended with a BYE.
     const cause = this.#pendingByeCause ?? CAUSE_RECOVERY_ON_TIMER_EXPIRY;
     this.#sendBye(cause);
-    this.#report(CAUSE_RECOVERY_ON_TIMER_EXPIRY);
+    this.#core.report(CAUSE_RECOVERY_ON_TIMER_EXPIRY);
   }
 
   #farEndEnded(cause: number, what: string): void {
     if (this.#state === 'ended') return;
     this.#log.debug({ cause, what }, 'far end ended the call');
     this.#end();
-    this.#report(cause);
+    this.#core.report(cause);
   }
 
   #refuse(
@@ -799,54 +606,19 @@ export class InboundCall implements ChannelTechnology, TransferSource {
 
   #sendBye(cause: number): void {
     if (this.#state !== 'answered' && this.#state !== 'up') return;
-    this.#sessionTimer.stop();
-    const dialog: Dialog | undefined = this.invite.dialog;
     this.#transition('ending');
-    void this.#releaseMedia();
-    if (dialog === undefined || dialog.state === 'terminated') {
-      this.#end();
-      return;
-    }
-    this.#byeDone = dialog.sendRequest('BYE', { headers: [['Reason', reasonHeaderForCause(cause)]] }).then((outcome) => {
-      if (outcome.kind !== 'response') this.#log.debug({ outcome: outcome.kind }, 'BYE got no response');
-      this.#end();
-    });
-  }
-
-  #report(cause: number): void {
-    if (this.#reported || this.#hangupRequested) return;
-    this.#reported = true;
-    const events = this.#events;
-    if (events === undefined) return;
-    try {
-      events.hungUp(cause);
-    } catch (err) {
-      this.#log.error({ err }, 'hungUp listener failed');
-    }
+    this.#byeDone = this.#core.bye(this.invite.dialog, cause, () => this.#end());
   }
 
   #end(): void {
     if (this.#state === 'ended') return;
     this.#transition('ended');
     this.#settled();
-    this.#sessionTimer.stop();
     // Nothing of this call may keep retransmitting once it is over.
     this.invite.abandon();
     this.#reinvite?.abandon();
-    this.invite.dialog?.terminate();
-    void this.#releaseMedia();
+    this.#core.close(this.invite.dialog);
     this.#env.onEnded(this);
-  }
-
-  async #releaseMedia(): Promise<void> {
-    const legId = this.#legId;
-    if (legId === undefined || this.#legReleased) return;
-    this.#legReleased = true;
-    try {
-      await this.#env.media.destroyLeg(legId);
-    } catch (err) {
-      this.#log.warn({ err, legId }, 'media leg could not be destroyed');
-    }
   }
 
   #callerFromRequest(request: SipRequest): { name: string; number: string } {

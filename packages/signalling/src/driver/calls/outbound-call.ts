@@ -33,12 +33,6 @@ import {
   type SipTransportConfig,
   type TransferProgressState,
 } from '@switchboard/core';
-import { answerInfo } from './dtmf-info.js';
-import type { DialogIdentity, ReplacesTarget } from './replaces.js';
-import { OutgoingRefer } from './redirect.js';
-import { handleRefer, type ReferSubscription, type TransferHandler, type TransferSource } from './transfer.js';
-import type { EarlyMediaSource } from './early-media.js';
-import { handleUpdate } from './update.js';
 import { Dialog } from '../../dialog/dialog.js';
 import type { IncomingInvite } from '../../dialog/incoming-invite.js';
 import { SipError } from '../../errors.js';
@@ -47,10 +41,13 @@ import { NameAddr, parseNameAddr } from '../../message/name-addr.js';
 import { headerFields, SipRequest, type SipResponse } from '../../message/sip-message.js';
 import { SipUri } from '../../message/uri.js';
 import { Via } from '../../message/via.js';
-import { isWildcardAddress, localAddressToward } from '../../transport/local-address.js';
 import type { PeerAddress, Transport } from '../../transport/transport.js';
 import type { UserAgentCore } from '../../ua/user-agent-core.js';
 import { authorizedAttempt, ChallengeResponder, dialogChallengeAnswerer, nextAttempt } from '../auth/outbound-auth.js';
+import { negotiateAnswer } from '../sdp/sdp.js';
+import { dialogIdentity, SDP, SipCallCore, type SipMediaEngine } from './call-core.js';
+import type { EarlyMediaSource } from './early-media.js';
+import { CAUSE_BEARER_NOT_AVAILABLE, CAUSE_NORMAL_CLEARING, causeForStatus, reasonHeaderForCause } from './hangup-causes.js';
 import {
   applyInterval,
   intervalAfter422,
@@ -60,29 +57,10 @@ import {
   type TimerPolicy,
   timerPolicy,
 } from './outbound-session-timer.js';
-import { ReinviteClient, type ReinviteResult, retryOnGlare } from './reinvite-client.js';
-import { readSessionTimer, SessionTimer } from './session-timer.js';
-import {
-  CAUSE_BEARER_NOT_AVAILABLE,
-  CAUSE_NORMAL_CLEARING,
-  CAUSE_RECOVERY_ON_TIMER_EXPIRY,
-  causeForStatus,
-  causeFromReasonHeader,
-  reasonHeaderForCause,
-} from './hangup-causes.js';
-import type { SipMediaEngine } from './inbound-call.js';
-import {
-  answerDirection,
-  type LocalAudio,
-  LocalSdpSession,
-  type MediaDirection,
-  negotiateAnswer,
-  negotiateOffer,
-  type OfferedStream,
-  offerFormats,
-  type RemoteMedia,
-} from '../sdp/sdp.js';
-import { legVideo, localVideo, wantsVideo } from '../sdp/sdp-video.js';
+import { ReinviteClient } from './reinvite-client.js';
+import type { DialogIdentity, ReplacesTarget } from './replaces.js';
+import { readSessionTimer } from './session-timer.js';
+import type { TransferHandler, TransferSource } from './transfer.js';
 
 export type OutboundCallState = 'prepared' | 'calling' | 'up' | 'ending' | 'ended';
 
@@ -158,7 +136,6 @@ interface Branch {
   finalStatus: number | undefined;
 }
 
-const SDP = 'application/sdp';
 /** RFC 3326 §2 Reason for the branches that lost to an answer. */
 const COMPLETED_ELSEWHERE = 'SIP;cause=200;text="Call completed elsewhere"';
 /** The methods the dialog of a call we place serves (UPDATE for hold and session refresh, INFO for DTMF, REFER). */
@@ -169,35 +146,18 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
   transferHandler: TransferHandler | undefined;
   readonly #env: OutboundCallEnvironment;
   readonly #log: Logger;
+  /** The media leg, SDP, events, in-dialog requests and session refresh shared with inbound calls. */
+  readonly #core: SipCallCore;
   #state: OutboundCallState = 'prepared';
   #protocolId: string;
-  #events: ChannelTechnologyEvents | undefined;
   readonly #branches: Branch[] = [];
   #winner: Branch | undefined;
-  #legId: string | undefined;
-  #legReleased = false;
-  #mediaAddress = '';
-  #mediaPort = 0;
-  /** The leg's video RTP port, when the endpoint allows video codecs. */
-  #videoPort: number | undefined;
-  readonly #sdp = new LocalSdpSession();
-  #remote: RemoteMedia | undefined;
   #earlyMedia = false;
   #ringing = false;
-  #hangupRequested = false;
-  #reported = false;
   #timer: unknown;
-  #onHold = false;
-  /** The REFER left to the channel's application, whose progress transferProgress reports. */
-  #referSubscription: ReferSubscription | undefined;
-  /** The REFER we sent for the API's redirect, whose NOTIFYs tell whether the call can end. */
-  #outgoingRefer: OutgoingRefer | undefined;
   /** Session timers (RFC 4028) as the endpoint's `timers` options say (outbound-session-timer.ts). */
   #timerPolicy: TimerPolicy;
   #proposedInterval: number;
-  readonly #sessionTimer: SessionTimer;
-  /** Our re-INVITEs in the answered dialog (session refresh), with glare handling. */
-  #reinvites: ReinviteClient | undefined;
   /** The callee's 2xx listed UPDATE in Allow: refreshes go as UPDATE, else as re-INVITE. */
   #peerAllowsUpdate = false;
 
@@ -207,13 +167,18 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
     this.#log = env.logger.child({ channel: env.name });
     this.#timerPolicy = timerPolicy(env.endpoint);
     this.#proposedInterval = this.#timerPolicy.sessionExpires;
-    this.#sessionTimer = new SessionTimer(env.clock, {
-      refresh: (interval) => this.#refreshSession(interval),
-      expired: () => {
-        this.#log.info('session timer expired');
-        this.#sendBye(CAUSE_RECOVERY_ON_TIMER_EXPIRY);
-        this.#report(CAUSE_RECOVERY_ON_TIMER_EXPIRY);
+    this.#core = new SipCallCore({
+      owner: {
+        isLive: () => this.#state === 'up',
+        sendBye: (cause) => this.#sendBye(cause),
+        refreshSession: (interval) => this.#refreshSession(interval),
       },
+      media: env.media,
+      clock: env.clock,
+      logger: this.#log,
+      userAgent: env.userAgent,
+      videoCodecs: () => env.endpoint.videoCodecs,
+      findDialog: env.findDialog,
     });
   }
 
@@ -222,7 +187,7 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
   }
 
   get mediaLegId(): string | undefined {
-    return this.#legId;
+    return this.#core.legId;
   }
 
   get state(): OutboundCallState {
@@ -233,7 +198,7 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
   get confirmedDialog(): DialogIdentity | undefined {
     const dialog = this.#winner?.dialog;
     if (dialog === undefined || this.#state !== 'up') return undefined;
-    return { callId: dialog.callId, localTag: dialog.localTag, remoteTag: dialog.remoteTag };
+    return dialogIdentity(dialog);
   }
 
   /** Whether a provisional response carried a usable SDP answer (the far end sends early media). */
@@ -244,7 +209,7 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
   /** Starts the INVITEs. With no target the call ends at once with cause 20 (subscriber absent). */
   async dial(events: ChannelTechnologyEvents, options: { timeoutSeconds: number }): Promise<void> {
     if (this.#state !== 'prepared') throw new SipError(500, 'Server Internal Error', `dial() on a call in state ${this.#state}`);
-    this.#events = events;
+    this.#core.events = events;
     this.#transition('calling');
     const targets = await this.#env.targets();
     if (!this.#stillCalling()) return;
@@ -255,7 +220,7 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
     }
     await this.#createMedia(targets[0]);
     if (!this.#stillCalling()) return;
-    const offer = Buffer.from(this.#sdp.offer(this.#localAudio(offerFormats(this.#env.codecs), 'sendrecv')));
+    const offer = this.#core.initialOffer(this.#env.codecs);
     for (const target of targets) await this.#startBranch(target, offer);
     if (!this.#stillCalling()) return;
     if (options.timeoutSeconds > 0) {
@@ -278,28 +243,12 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
     const target = await resolve(resource);
     const dialog = this.#winner?.dialog;
     if (this.#state !== 'up' || dialog === undefined) throw new CoreError('precondition_failed', 'Channel is not answered');
-    if (this.#outgoingRefer !== undefined && !this.#outgoingRefer.settled)
-      throw new CoreError('conflict', 'A redirect is already in progress');
-    const refer = new OutgoingRefer({
-      dialog,
-      target,
-      userAgent: this.#env.userAgent,
-      logger: this.#log,
-      onOutcome: (outcome) => {
-        if (outcome !== 'succeeded') return;
-        this.#sendBye(CAUSE_NORMAL_CLEARING);
-        this.#report(CAUSE_NORMAL_CLEARING);
-      },
-    });
-    this.#outgoingRefer = refer;
-    await refer.send();
+    await this.#core.referTo(dialog, target);
   }
 
   /** The application's transfer_progress for a REFER it took over: a sipfrag NOTIFY (RFC 3515 §2.4.4). */
   async transferProgress(state: TransferProgressState): Promise<void> {
-    const subscription = this.#referSubscription;
-    if (subscription === undefined || subscription.ended) throw new CoreError('conflict', 'No transfer is in progress on the channel');
-    await subscription.progress(state);
+    await this.#core.transferProgress(state);
   }
 
   async indicateRinging(): Promise<void> {}
@@ -307,7 +256,7 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
   async indicateProgress(): Promise<void> {}
 
   async hangup(cause: number): Promise<void> {
-    this.#hangupRequested = true;
+    this.#core.hangupRequested = true;
     switch (this.#state) {
       case 'prepared':
         this.#end();
@@ -328,17 +277,8 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
   }
 
   async #createMedia(first: OutboundTarget): Promise<void> {
-    const config = this.#env.transportConfig;
-    const leg = await this.#env.media.createLeg({ bindAddress: config.bindAddress, video: wantsVideo(this.#env.endpoint.videoCodecs) });
-    this.#legId = leg.legId;
-    this.#mediaPort = leg.localPort;
-    this.#videoPort = leg.videoPort;
-    const external = config.externalMediaAddress;
-    if (external !== undefined && external !== '') this.#mediaAddress = external;
-    else if (!isWildcardAddress(config.bindAddress)) this.#mediaAddress = config.bindAddress;
-    else if (!isWildcardAddress(leg.localAddress)) this.#mediaAddress = leg.localAddress;
-    else this.#mediaAddress = await localAddressToward(first.flow?.address ?? first.requestUri.host);
-    if (this.#state !== 'calling') await this.#releaseMedia();
+    await this.#core.createLeg(this.#env.transportConfig, () => first.flow?.address ?? first.requestUri.host);
+    if (this.#state !== 'calling') await this.#core.releaseMedia();
   }
 
   async #startBranch(target: OutboundTarget, offer: Buffer): Promise<void> {
@@ -491,17 +431,17 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
       const outcome = negotiateAnswer(response.bodyText, this.#env.codecs, this.#env.endpoint.videoCodecs);
       if (outcome.ok) {
         this.#earlyMedia = true;
-        await this.#setRemote(outcome.remote);
-        if (this.#state === 'calling') this.#emit((events) => events.progress?.());
+        await this.#core.applyRemote(outcome.remote);
+        if (this.#state === 'calling') this.#core.emit((events) => events.progress?.());
         return;
       }
       this.#log.debug({ problem: outcome.reason }, 'early SDP unusable; ignored');
     }
     if (response.status === 180 && !this.#ringing) {
       this.#ringing = true;
-      this.#emit((events) => events.ringing());
+      this.#core.emit((events) => events.ringing());
     } else if (response.status === 183 && !this.#earlyMedia) {
-      this.#emit((events) => events.progress?.());
+      this.#core.emit((events) => events.progress?.());
     }
   }
 
@@ -527,7 +467,7 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
     branch.state = 'answered';
     branch.dialog = dialog;
     this.#winner = branch;
-    this.#reinvites = new ReinviteClient({ dialog, ua: this.#env.ua, clock: this.#env.clock, logger: this.#log, ownsCallId: true });
+    this.#core.reinvites = new ReinviteClient({ dialog, ua: this.#env.ua, clock: this.#env.clock, logger: this.#log, ownsCallId: true });
     this.#protocolId = branch.invite.callId;
     this.#clearTimer();
     this.#cancelBranches(COMPLETED_ELSEWHERE, branch);
@@ -544,14 +484,14 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
       this.#log.info({ problem: outcome.reason }, 'answer unusable; ending the call');
       this.#transition('up');
       this.#sendBye(CAUSE_BEARER_NOT_AVAILABLE);
-      this.#report(CAUSE_BEARER_NOT_AVAILABLE);
+      this.#core.report(CAUSE_BEARER_NOT_AVAILABLE);
       return;
     }
-    await this.#setRemote(outcome.remote);
+    await this.#core.applyRemote(outcome.remote);
     if (this.#state !== 'calling') return;
     this.#transition('up');
     this.#startSessionTimer(response);
-    this.#emit((events) => events.answered());
+    this.#core.emit((events) => events.answered());
   }
 
   /** RFC 4028 §7.2: the 2xx says the interval and who refreshes. */
@@ -560,7 +500,7 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
     const agreed = readTimerAnswer(response, this.#timerPolicy, this.#proposedInterval);
     if (agreed === undefined) return;
     this.#log.debug({ interval: agreed.interval, localRefresher: agreed.localRefresher }, 'session timer running');
-    this.#sessionTimer.run(agreed.interval, agreed.localRefresher);
+    this.#core.sessionTimer.run(agreed.interval, agreed.localRefresher);
   }
 
   /** A session refresh (§7.4): an offerless UPDATE if the callee takes UPDATE, else a re-INVITE. */
@@ -568,53 +508,9 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
     const dialog = this.#winner?.dialog;
     if (dialog === undefined || dialog.state === 'terminated' || this.#state !== 'up') return 0;
     const headers = refreshHeaders(this.#timerPolicy, interval);
-    if (this.#peerAllowsUpdate) {
-      return retryOnGlare(
-        async () => {
-          if (dialog.state === 'terminated') return 481;
-          const outcome = await dialog.sendRequest('UPDATE', { headers });
-          return outcome.kind === 'response' ? outcome.response.status : 0;
-        },
-        { clock: this.#env.clock, ownsCallId: true },
-      );
-    }
-    const result = await this.#sendReinvite(headers);
+    if (this.#peerAllowsUpdate) return this.#core.refreshByUpdate(dialog, headers, true);
+    const result = await this.#core.refreshByReinvite(headers, this.#env.codecs);
     return result.kind === 'answered' ? result.response.status : result.status;
-  }
-
-  /**
-   * Our re-INVITE offering the session as it is (RFC 3264 §8: the same SDP version when nothing
-   * changed), its answer applied; a 491 is retried after the §14.1 delay (reinvite-client.ts).
-   */
-  async #sendReinvite(headers: ReadonlyArray<readonly [string, string]>): Promise<ReinviteResult> {
-    const client = this.#reinvites;
-    const remote = this.#remote;
-    if (client === undefined || remote === undefined) return { kind: 'failed', status: 481 };
-    const result = await client.send(() => ({ headers, body: this.#sessionOffer(), contentType: SDP }));
-    if (result.kind !== 'answered' || this.#state !== 'up') return result;
-    const answer = result.response;
-    if (answer.body.length === 0 || answer.contentType !== SDP) return result;
-    const outcome = negotiateAnswer(answer.bodyText, this.#env.codecs);
-    if (outcome.ok) await this.#setRemote(outcome.remote);
-    else this.#log.info({ problem: outcome.reason }, 'answer to our re-INVITE unusable; session kept');
-    return result;
-  }
-
-  /** An offer describing the current session: the codec in use, our current direction. */
-  #sessionOffer(): Buffer {
-    const remote = this.#remote;
-    const formats =
-      remote === undefined
-        ? offerFormats(this.#env.codecs)
-        : {
-            codecs: [{ name: remote.codec.name, payloadType: remote.codec.payloadType }],
-            telephoneEvents:
-              remote.telephoneEventPayloadType === undefined
-                ? []
-                : [{ payloadType: remote.telephoneEventPayloadType, clockRate: remote.codec.clockRate }],
-          };
-    const direction = remote === undefined ? 'sendrecv' : answerDirection(remote.direction);
-    return Buffer.from(this.#sdp.offer(this.#localAudio(formats, direction)));
   }
 
   /**
@@ -622,13 +518,14 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
    * restarts, and our 2xx repeats the Session-Expires with the refresher it proposed (or theirs).
    */
   #sessionRefreshedBy(request: SipRequest): Array<[string, string]> {
-    if (!this.#sessionTimer.running) return [];
+    const sessionTimer = this.#core.sessionTimer;
+    if (!sessionTimer.running) return [];
     const offer = readSessionTimer(request);
-    const current = this.#sessionTimer.interval ?? this.#proposedInterval;
+    const current = sessionTimer.interval ?? this.#proposedInterval;
     const interval = offer.kind === 'ok' ? Math.max(this.#timerPolicy.minSe, offer.interval) : current;
     // In-dialog, the callee is the UAC of its refresh: `refresher=uac` there means the callee.
     const theyRefresh = offer.kind !== 'ok' || offer.refresher === 'uac';
-    this.#sessionTimer.run(interval, !theyRefresh);
+    sessionTimer.run(interval, !theyRefresh);
     const headers: Array<[string, string]> = [['Session-Expires', `${interval};refresher=${theyRefresh ? 'uac' : 'uas'}`]];
     // §9: Require: timer only towards a UAC that said it supports timers.
     if (offer.kind === 'ok' && offer.uacSupportsTimer) headers.push(['Require', 'timer']);
@@ -669,70 +566,20 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
     // BYE, UPDATE, re-INVITE and REFER NOTIFYs to a challenging trunk carry credentials too.
     if (credentials !== undefined) dialog.challengeAnswerer = dialogChallengeAnswerer(credentials);
     this.#env.ua.services.addDialog(dialog);
-    dialog.delegate = {
-      onBye: (bye) => {
-        if (this.#winner?.dialog !== dialog) return;
-        this.#farEndEnded(causeFromReasonHeader(bye.getHeaderList('Reason')) ?? CAUSE_NORMAL_CLEARING);
+    const current = () => this.#winner?.dialog === dialog && this.#state === 'up';
+    this.#core.serveDialog(dialog, {
+      self: this,
+      live: current,
+      transferable: current,
+      context: this.#env.endpoint.context,
+      bye: (cause) => {
+        if (this.#winner?.dialog === dialog) this.#farEndEnded(cause);
       },
-      onReinvite: (reinvite) => {
-        this.#receiveReinvite(reinvite).catch((err: unknown) => {
-          this.#log.error({ err }, 're-INVITE handling failed');
-          if (reinvite.state === 'proceeding') reinvite.reject(500);
-        });
-      },
-      onRequest: (request, transaction) => {
-        if (request.method === 'UPDATE') {
-          handleUpdate(request, transaction, {
-            dialog,
-            userAgent: this.#env.userAgent,
-            offerPending: dialog.pendingInvite?.state === 'proceeding',
-            localOfferPending: this.#reinvites?.pending === true,
-            onRefresh: (update) => ({ headers: this.#winner?.dialog === dialog ? this.#sessionRefreshedBy(update) : [] }),
-            answer: async (offer) => {
-              if (this.#winner?.dialog !== dialog || this.#state !== 'up') return { ok: false, status: 481 };
-              const current = this.#remote;
-              const preferences =
-                current === undefined
-                  ? this.#env.codecs
-                  : [current.codec.name, ...this.#env.codecs.filter((c) => c !== current.codec.name)];
-              const outcome = negotiateOffer(offer, preferences, this.#env.endpoint.videoCodecs);
-              if (!outcome.ok) return { ok: false, status: 488, warning: outcome.reason };
-              await this.#setRemote(outcome.remote);
-              return { ok: true, body: this.#answerSdp(outcome.remote, outcome.streams) };
-            },
-          });
-          return true;
-        }
-        if (request.method === 'NOTIFY' && this.#outgoingRefer?.receiveNotify(request, transaction) === true) return true;
-        if (request.method === 'REFER') {
-          handleRefer(request, transaction, {
-            dialog,
-            self: this,
-            findDialog: (target) => this.#env.findDialog?.(target),
-            context: this.#env.endpoint.context,
-            application:
-              this.#winner?.dialog === dialog && this.#state === 'up' && !this.#hangupRequested
-                ? {
-                    offer: (request) => this.#events?.transferRequested?.(request) ?? { kind: 'refused' },
-                    accepted: (subscription) => {
-                      this.#referSubscription = subscription;
-                    },
-                  }
-                : undefined,
-            handler: this.#winner?.dialog === dialog && this.#state === 'up' ? this.transferHandler : undefined,
-            userAgent: this.#env.userAgent,
-            logger: this.#log,
-          });
-          return true;
-        }
-        if (request.method !== 'INFO') return false;
-        answerInfo(request, transaction, this.#env.userAgent, ({ digit, durationMs }) => {
-          if (this.#winner?.dialog !== dialog || this.#state !== 'up') return;
-          this.#emit((events) => events.dtmf?.(digit, durationMs));
-        });
-        return true;
-      },
-    };
+      reinvite: (reinvite) => this.#receiveReinvite(reinvite),
+      offerPending: () => dialog.pendingInvite?.state === 'proceeding',
+      refreshed: (update) => ({ headers: this.#winner?.dialog === dialog ? this.#sessionRefreshedBy(update) : [] }),
+      codecs: () => this.#env.codecs,
+    });
     return dialog;
   }
 
@@ -746,8 +593,7 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
 
   /** A re-INVITE from the callee (hold, resume, new address): answer it from the current session. */
   async #receiveReinvite(reinvite: IncomingInvite): Promise<void> {
-    const legId = this.#legId;
-    if (this.#state !== 'up' || legId === undefined) {
+    if (this.#state !== 'up' || this.#core.legId === undefined) {
       reinvite.reject(481);
       return;
     }
@@ -757,60 +603,15 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
       reinvite.reject(488);
       return;
     }
-    const current = this.#remote;
-    const preferences =
-      current === undefined ? this.#env.codecs : [current.codec.name, ...this.#env.codecs.filter((c) => c !== current.codec.name)];
-    const outcome = negotiateOffer(request.bodyText, preferences, this.#env.endpoint.videoCodecs);
+    const outcome = this.#core.negotiateNewOffer(request.bodyText, this.#env.codecs);
     if (!outcome.ok) {
       reinvite.reject(488, { headers: [['Warning', `305 switchboard "${outcome.reason}"`]] });
       return;
     }
-    await this.#setRemote(outcome.remote);
+    await this.#core.applyRemote(outcome.remote);
     if (reinvite.state !== 'proceeding') return;
     const timerHeaders = this.#sessionRefreshedBy(request);
-    reinvite.accept({ body: this.#answerSdp(outcome.remote, outcome.streams), contentType: SDP, headers: timerHeaders });
-  }
-
-  #answerSdp(remote: RemoteMedia, streams: OfferedStream[]): Buffer {
-    const te = remote.telephoneEventPayloadType;
-    const formats = {
-      codecs: [{ name: remote.codec.name, payloadType: remote.codec.payloadType }],
-      telephoneEvents: te === undefined ? [] : [{ payloadType: te, clockRate: remote.codec.clockRate }],
-    };
-    return Buffer.from(this.#sdp.answer(this.#localAudio(formats, answerDirection(remote.direction)), streams));
-  }
-
-  async #setRemote(remote: RemoteMedia): Promise<void> {
-    this.#remote = remote;
-    const held = remote.direction === 'sendonly' || remote.direction === 'inactive';
-    if (this.#state === 'up' && held !== this.#onHold) {
-      this.#onHold = held;
-      this.#emit((events) => events.held?.(held));
-    }
-    const legId = this.#legId;
-    if (legId === undefined || this.#legReleased) return;
-    try {
-      await this.#env.media.setLegRemote(legId, {
-        address: remote.address,
-        port: remote.port,
-        codec: remote.codec,
-        ...(remote.telephoneEventPayloadType !== undefined ? { telephoneEventPayloadType: remote.telephoneEventPayloadType } : {}),
-        direction: remote.direction,
-        ...legVideo(remote.video, this.#videoPort),
-      });
-    } catch (err) {
-      this.#log.error({ err }, 'media leg refused the remote');
-    }
-  }
-
-  #localAudio(formats: Pick<LocalAudio, 'codecs' | 'telephoneEvents'>, direction: MediaDirection): LocalAudio {
-    return {
-      address: this.#mediaAddress,
-      port: this.#mediaPort,
-      ...formats,
-      direction,
-      ...localVideo(this.#videoPort, this.#env.endpoint.videoCodecs),
-    };
+    reinvite.accept({ body: this.#core.answerSdp(outcome.remote, outcome.streams), contentType: SDP, headers: timerHeaders });
   }
 
   #branchFailed(branch: Branch, status: number): void {
@@ -866,46 +667,20 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
 
   #sendBye(cause: number): void {
     if (this.#state !== 'up') return;
-    this.#sessionTimer.stop();
     this.#transition('ending');
-    void this.#releaseMedia();
-    const dialog = this.#winner?.dialog;
-    if (dialog === undefined || dialog.state === 'terminated') {
-      this.#end();
-      return;
-    }
-    void dialog.sendRequest('BYE', { headers: [['Reason', reasonHeaderForCause(cause)]] }).then((outcome) => {
-      if (outcome.kind !== 'response') this.#log.debug({ outcome: outcome.kind }, 'BYE got no response');
-      this.#end();
-    });
+    void this.#core.bye(this.#winner?.dialog, cause, () => this.#end());
   }
 
   #farEndEnded(cause: number): void {
     if (this.#state === 'ended') return;
     this.#end();
-    this.#report(cause);
+    this.#core.report(cause);
   }
 
   /** The call failed before an answer: report the cause, release everything. */
   #finish(cause: number): void {
     this.#end();
-    this.#report(cause);
-  }
-
-  #emit(fn: (events: ChannelTechnologyEvents) => void): void {
-    const events = this.#events;
-    if (events === undefined || this.#hangupRequested) return;
-    try {
-      fn(events);
-    } catch (err) {
-      this.#log.error({ err }, 'channel event listener failed');
-    }
-  }
-
-  #report(cause: number): void {
-    if (this.#reported) return;
-    this.#reported = true;
-    this.#emit((events) => events.hungUp(cause));
+    this.#core.report(cause);
   }
 
   #clearTimer(): void {
@@ -917,9 +692,7 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
     if (this.#state === 'ended') return;
     this.#transition('ended');
     this.#clearTimer();
-    this.#sessionTimer.stop();
-    this.#winner?.dialog?.terminate();
-    void this.#releaseMedia();
+    this.#core.close(this.#winner?.dialog);
     this.#env.onEnded(this);
   }
 
@@ -931,20 +704,9 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
       this.#finish(CAUSE_NORMAL_CLEARING);
     } else if (state === 'up') {
       this.#sendBye(CAUSE_NORMAL_CLEARING);
-      this.#report(CAUSE_NORMAL_CLEARING);
+      this.#core.report(CAUSE_NORMAL_CLEARING);
     } else if (state === 'prepared') {
       this.#end();
-    }
-  }
-
-  async #releaseMedia(): Promise<void> {
-    const legId = this.#legId;
-    if (legId === undefined || this.#legReleased) return;
-    this.#legReleased = true;
-    try {
-      await this.#env.media.destroyLeg(legId);
-    } catch (err) {
-      this.#log.warn({ err, legId }, 'media leg could not be destroyed');
     }
   }
 
