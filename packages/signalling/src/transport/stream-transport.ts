@@ -10,33 +10,21 @@
  * Via received/rport → delegate; malformed but answerable requests get 400 on the same connection.
  * A stream that cannot be framed any more is closed.
  */
-import { readFileSync } from 'node:fs';
-import { isIP, type Server, type Socket, connect as tcpConnect, createServer as createTcpServer } from 'node:net';
 import { lookup } from 'node:dns/promises';
+import { isIP, type Server, type Socket, connect as tcpConnect, createServer as createTcpServer } from 'node:net';
 import { createServer as createTlsServer, connect as tlsConnect, type TLSSocket } from 'node:tls';
-import type { Logger } from '@switchboard/core';
 import { SipParseError, SipTransportError } from '../errors.js';
-import { createResponse } from '../message/builders.js';
-import { newTag } from '../message/ids.js';
-import { DEFAULT_PARSE_LIMITS, type ParseLimits, parseMessage } from '../message/parser.js';
 import { type EncodedResponse, encodeMessage } from '../message/encoded-response.js';
 import { serializeMessage } from '../message/serializer.js';
-import { type SipMessage, SipRequest, type SipResponse } from '../message/sip-message.js';
-import { canAnswer, findEssentialProblem } from '../message/validate.js';
-import type { Via } from '../message/via.js';
-import { isWildcardAddress, localAddressToward } from './local-address.js';
+import type { SipMessage, SipResponse } from '../message/sip-message.js';
+import { ConnectionTable, connectionKey, type RoutedConnection } from './connection-routes.js';
 import { StreamFramer } from './stream-framer.js';
-import type { PeerAddress, Transport, TransportDelegate } from './transport.js';
-import { applyReceived, normaliseAddress, responseDestination } from './via-received.js';
+import type { PeerAddress, Transport } from './transport.js';
+import { BoundTransport, type BoundTransportOptions, listenOn, readTlsFiles } from './transport-base.js';
+import { normaliseAddress, responseDestination } from './via-received.js';
 
-export interface StreamTransportOptions {
-  name: string;
+export interface StreamTransportOptions extends BoundTransportOptions {
   protocol: 'tcp' | 'tls';
-  bindAddress: string;
-  bindPort: number;
-  externalSignalingAddress?: string | undefined;
-  logger: Logger;
-  limits?: Partial<ParseLimits>;
   /** TLS: PEM certificate chain and private key files (`cert_file`, `priv_key_file`). */
   certFile?: string | undefined;
   privKeyFile?: string | undefined;
@@ -48,114 +36,48 @@ export interface StreamTransportOptions {
   maxConnections?: number;
 }
 
-interface Connection {
-  key: string;
+interface Connection extends RoutedConnection {
   socket: Socket | TLSSocket;
   framer: StreamFramer;
-  remote: PeerAddress;
-  /** Via keys of requests that came in on this connection (their responses go back here). */
-  vias: Set<string>;
   ready: Promise<void>;
 }
 
-/** Requests remembered per connection for response routing; older ones are forgotten first. */
-const MAX_VIAS_PER_CONNECTION = 1000;
-
-function connectionKey(address: string, port: number): string {
-  return `${normaliseAddress(address)}|${port}`;
-}
-
-/** A request's top Via as its response will carry it (branch and sent-by do not change). */
-function viaKey(via: Via): string {
-  return `${via.branch ?? ''}|${via.host}|${via.port ?? ''}`;
-}
-
-export class StreamTransport implements Transport {
-  readonly name: string;
+export class StreamTransport extends BoundTransport implements Transport {
   readonly protocol: 'tcp' | 'tls';
   readonly viaTransport: string;
   readonly reliable = true;
-  delegate: TransportDelegate | undefined;
-  traceMessages = false;
 
   readonly #options: StreamTransportOptions;
-  readonly #log: Logger;
-  readonly #limits: ParseLimits;
-  readonly #connections = new Map<string, Connection>();
-  /** Via key → connection key, for responses (§18.2.2). */
-  readonly #viaRoutes = new Map<string, string>();
+  readonly #connections = new ConnectionTable<Connection>();
   #server: Server | undefined;
-  #tls: { cert: Buffer; key: Buffer } | undefined;
-  #localAddress = '';
-  #localPort = 0;
   #closed = false;
 
   constructor(options: StreamTransportOptions) {
-    this.name = options.name;
+    super(options);
     this.protocol = options.protocol;
     this.viaTransport = options.protocol === 'tls' ? 'TLS' : 'TCP';
     this.#options = options;
-    this.#log = options.logger;
-    this.#limits = { ...DEFAULT_PARSE_LIMITS, ...options.limits };
-  }
-
-  get localAddress(): string {
-    return this.#localAddress;
-  }
-
-  get localPort(): number {
-    return this.#localPort;
   }
 
   get connectionCount(): number {
     return this.#connections.size;
   }
 
-  listen(): Promise<PeerAddress> {
+  async listen(): Promise<PeerAddress> {
     const { bindAddress, bindPort } = this.#options;
     let server: Server;
     if (this.protocol === 'tls') {
-      const { certFile, privKeyFile } = this.#options;
-      if (certFile === undefined || privKeyFile === undefined) {
-        return Promise.reject(new SipTransportError(`TLS transport ${this.name} needs cert_file and priv_key_file`));
-      }
-      try {
-        this.#tls = { cert: readFileSync(certFile), key: readFileSync(privKeyFile) };
-        server = createTlsServer({ cert: this.#tls.cert, key: this.#tls.key }, (socket) => this.#accept(socket));
-      } catch (err) {
-        return Promise.reject(new SipTransportError(`TLS transport ${this.name}: cannot load its certificate or key`, { cause: err }));
-      }
+      const { cert, key } = readTlsFiles('TLS', this.name, this.#options.certFile, this.#options.privKeyFile);
+      server = createTlsServer({ cert, key }, (socket) => this.#accept(socket));
       // A failed handshake is a client's problem, not ours; it is logged and the socket dropped.
-      server.on('tlsClientError', (err) => this.#log.debug({ err, transport: this.name }, 'TLS handshake failed'));
+      server.on('tlsClientError', (err) => this.log.debug({ err, transport: this.name }, 'TLS handshake failed'));
     } else {
       server = createTcpServer((socket) => this.#accept(socket));
     }
     server.maxConnections = this.#options.maxConnections ?? 2048;
     this.#server = server;
-    return new Promise((resolve, reject) => {
-      const onError = (err: Error) =>
-        reject(new SipTransportError(`cannot bind ${this.name} to ${bindAddress}:${bindPort}`, { cause: err }));
-      server.once('error', onError);
-      server.listen(bindPort, bindAddress, () => {
-        server.off('error', onError);
-        server.on('error', (err) => this.#log.error({ err, transport: this.name }, 'listening socket error'));
-        const bound = server.address();
-        if (bound === null || typeof bound === 'string') {
-          reject(new SipTransportError(`${this.name} has no address`));
-          return;
-        }
-        this.#localAddress = bound.address;
-        this.#localPort = bound.port;
-        resolve({ address: bound.address, port: bound.port });
-      });
-    });
-  }
-
-  async advertisedHost(peer: string): Promise<string> {
-    const external = this.#options.externalSignalingAddress;
-    if (external !== undefined && external !== '') return external;
-    if (!isWildcardAddress(this.#localAddress)) return this.#localAddress;
-    return localAddressToward(normaliseAddress(peer));
+    const bound = await listenOn(server, this.name, { address: bindAddress, port: bindPort }, this.log);
+    return this.bound(bound);
   }
 
   async send(message: SipMessage | EncodedResponse, destination: PeerAddress): Promise<void> {
@@ -164,7 +86,7 @@ export class StreamTransport implements Transport {
     const connection = await this.#connectionTo(destination);
     await connection.ready;
     if (this.traceMessages) {
-      this.#log.trace({ to: `${connection.remote.address}:${connection.remote.port}`, text: data.toString('utf8') }, 'sip message sent');
+      this.log.trace({ to: `${connection.remote.address}:${connection.remote.port}`, text: data.toString('utf8') }, 'sip message sent');
     }
     await new Promise<void>((resolve, reject) => {
       connection.socket.write(data, (err) => {
@@ -176,8 +98,7 @@ export class StreamTransport implements Transport {
 
   /** RFC 3261 §18.2.2: on the request's connection while it is open, else where the Via says. */
   async sendResponse(response: SipResponse | EncodedResponse): Promise<void> {
-    const key = this.#viaRoutes.get(viaKey(response.topVia));
-    const connection = key === undefined ? undefined : this.#connections.get(key);
+    const connection = this.#connections.routeFor(response.topVia);
     if (connection !== undefined) {
       return this.send(response, connection.remote);
     }
@@ -189,7 +110,6 @@ export class StreamTransport implements Transport {
     this.#closed = true;
     for (const connection of this.#connections.values()) connection.socket.destroy();
     this.#connections.clear();
-    this.#viaRoutes.clear();
     const server = this.#server;
     if (server === undefined) return;
     await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -242,29 +162,24 @@ export class StreamTransport implements Transport {
     const connection: Connection = {
       key,
       socket,
-      framer: new StreamFramer(this.#limits.maxMessageBytes),
+      framer: new StreamFramer(this.limits.maxMessageBytes),
       remote,
       vias: new Set(),
       ready,
     };
-    this.#connections.set(key, connection);
+    this.#connections.add(connection);
     socket.setNoDelay(true);
     socket.setTimeout(this.#options.idleTimeoutMs ?? 15 * 60_000, () => socket.destroy());
     socket.on('data', (chunk: Buffer) => {
       try {
         this.#receive(connection, chunk);
       } catch (err) {
-        this.#log.error({ err, transport: this.name }, 'failed to process received data');
+        this.log.error({ err, transport: this.name }, 'failed to process received data');
       }
     });
-    socket.on('error', (err) => this.#log.debug({ err, remote: key }, 'connection error'));
-    socket.on('close', () => this.#forget(connection));
+    socket.on('error', (err) => this.log.debug({ err, remote: key }, 'connection error'));
+    socket.on('close', () => this.#connections.forget(connection));
     return connection;
-  }
-
-  #forget(connection: Connection): void {
-    if (this.#connections.get(connection.key) === connection) this.#connections.delete(connection.key);
-    for (const via of connection.vias) if (this.#viaRoutes.get(via) === connection.key) this.#viaRoutes.delete(via);
   }
 
   #receive(connection: Connection, chunk: Buffer): void {
@@ -273,7 +188,7 @@ export class StreamTransport implements Transport {
       frames = connection.framer.push(chunk);
     } catch (err) {
       if (!(err instanceof SipParseError)) throw err;
-      this.#log.debug({ remote: connection.key, problem: err.message }, 'stream cannot be framed; connection closed');
+      this.log.debug({ remote: connection.key, problem: err.message }, 'stream cannot be framed; connection closed');
       connection.socket.destroy();
       return;
     }
@@ -288,57 +203,15 @@ export class StreamTransport implements Transport {
   }
 
   #receiveMessage(connection: Connection, data: Buffer): void {
-    const source = connection.remote;
-    if (this.traceMessages) this.#log.trace({ from: connection.key, text: data.toString('utf8') }, 'sip message received');
-    let message: SipMessage;
-    try {
-      message = parseMessage(data, { datagram: false, limits: this.#limits });
-    } catch (err) {
-      if (!(err instanceof SipParseError)) throw err;
-      this.#rejectMalformed(connection, err.partial, err.message, err.status);
-      return;
-    }
-    const problem = findEssentialProblem(message);
-    if (problem !== undefined) {
-      this.#rejectMalformed(connection, message, problem, 400);
-      return;
-    }
-    const delegate = this.delegate;
-    if (delegate === undefined) return;
-    if (message.type === 'request') {
-      const updated = applyReceived(message.topVia, source);
-      if (updated !== undefined) message.replaceTopVia(updated);
-      this.#remember(connection, message.topVia);
-      delegate.onRequest(message, { transport: this, source });
-    } else {
-      delegate.onResponse(message, { transport: this, source });
-    }
-  }
-
-  #remember(connection: Connection, via: Via): void {
-    const key = viaKey(via);
-    this.#viaRoutes.set(key, connection.key);
-    connection.vias.add(key);
-    if (connection.vias.size > MAX_VIAS_PER_CONNECTION) {
-      const oldest = connection.vias.values().next().value;
-      if (oldest !== undefined) {
-        connection.vias.delete(oldest);
-        if (this.#viaRoutes.get(oldest) === connection.key) this.#viaRoutes.delete(oldest);
-      }
-    }
-  }
-
-  #rejectMalformed(connection: Connection, partial: unknown, problem: string, status: number): void {
-    if (!(partial instanceof SipRequest) || !canAnswer(partial)) {
-      this.#log.debug({ remote: connection.key, problem }, 'dropped malformed message');
-      return;
-    }
-    this.#log.debug({ remote: connection.key, problem, method: partial.method }, 'malformed request answered');
-    const response = createResponse(partial, status, {
-      toTag: newTag(),
-      headers: [['Warning', `399 switchboard "${problem.replace(/["\\]/g, '')}"`]],
-    });
-    connection.socket.write(serializeMessage(response));
+    this.receive(
+      data,
+      { source: connection.remote, label: connection.key },
+      {
+        datagram: false,
+        reply: (_request, answer) => connection.socket.write(serializeMessage(answer())),
+        requestVia: (via) => this.#connections.remember(connection, via),
+      },
+    );
   }
 
   async #resolve(host: string): Promise<string> {

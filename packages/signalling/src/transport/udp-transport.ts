@@ -8,64 +8,34 @@
 import { createSocket, type RemoteInfo, type Socket } from 'node:dgram';
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import type { Logger } from '@switchboard/core';
-import { SipParseError, SipTransportError } from '../errors.js';
-import { createResponse } from '../message/builders.js';
-import { newTag } from '../message/ids.js';
-import { DEFAULT_PARSE_LIMITS, type ParseLimits, parseMessage } from '../message/parser.js';
+import { SipTransportError } from '../errors.js';
 import { type EncodedResponse, encodeMessage } from '../message/encoded-response.js';
-import { type SipMessage, SipRequest, type SipResponse } from '../message/sip-message.js';
-import { canAnswer, findEssentialProblem } from '../message/validate.js';
-import { isWildcardAddress, localAddressToward } from './local-address.js';
-import type { PeerAddress, Transport, TransportDelegate } from './transport.js';
+import type { SipMessage, SipResponse } from '../message/sip-message.js';
+import type { PeerAddress, Transport } from './transport.js';
+import { BoundTransport, type BoundTransportOptions } from './transport-base.js';
 import { applyReceived, normaliseAddress, responseDestination } from './via-received.js';
 
 /** Requested SO_RCVBUF/SO_SNDBUF of a SIP UDP socket. */
 const SOCKET_BUFFER_BYTES = 4 * 1024 * 1024;
 
-export interface UdpTransportOptions {
-  name: string;
-  bindAddress: string;
-  bindPort: number;
-  externalSignalingAddress?: string | undefined;
-  logger: Logger;
-  limits?: Partial<ParseLimits>;
-}
+export type UdpTransportOptions = BoundTransportOptions;
 
 /** Largest UDP payload over IPv4 (65535 − 8 byte UDP header − 20 byte IP header). */
 const MAX_DATAGRAM = 65507;
 
-export class UdpTransport implements Transport {
-  readonly name: string;
+export class UdpTransport extends BoundTransport implements Transport {
   readonly protocol = 'udp';
   readonly viaTransport = 'UDP';
   readonly reliable = false;
-  delegate: TransportDelegate | undefined;
-  /** Logs every message in full at trace level; switchable at run time. */
-  traceMessages = false;
 
   readonly #options: UdpTransportOptions;
-  readonly #log: Logger;
-  readonly #limits: ParseLimits;
   #socket: Socket | undefined;
   #ipv6 = false;
-  #localAddress = '';
-  #localPort = 0;
   #closed = false;
 
   constructor(options: UdpTransportOptions) {
-    this.name = options.name;
+    super(options);
     this.#options = options;
-    this.#log = options.logger;
-    this.#limits = { ...DEFAULT_PARSE_LIMITS, ...options.limits };
-  }
-
-  get localAddress(): string {
-    return this.#localAddress;
-  }
-
-  get localPort(): number {
-    return this.#localPort;
   }
 
   /** Binds the socket; resolves with the bound address and port. */
@@ -89,29 +59,20 @@ export class UdpTransport implements Transport {
       socket.once('error', onError);
       socket.bind(bindPort, bindAddress, () => {
         socket.off('error', onError);
-        socket.on('error', (err) => this.#log.error({ err, transport: this.name }, 'socket error'));
+        socket.on('error', (err) => this.log.error({ err, transport: this.name }, 'socket error'));
         socket.on('message', (data, rinfo) => {
           try {
             this.#receive(data, rinfo);
           } catch (err) {
             // A bug above the transport must not take the socket (and every other call) down.
-            this.#log.error({ err, transport: this.name }, 'failed to process a received message');
+            this.log.error({ err, transport: this.name }, 'failed to process a received message');
           }
         });
-        this.#log.debug({ transport: this.name, receiveBuffer: socket.getRecvBufferSize() }, 'socket buffers');
+        this.log.debug({ transport: this.name, receiveBuffer: socket.getRecvBufferSize() }, 'socket buffers');
         const bound = socket.address();
-        this.#localAddress = bound.address;
-        this.#localPort = bound.port;
-        resolve({ address: bound.address, port: bound.port });
+        resolve(this.bound({ address: bound.address, port: bound.port }));
       });
     });
-  }
-
-  async advertisedHost(peer: string): Promise<string> {
-    const external = this.#options.externalSignalingAddress;
-    if (external !== undefined && external !== '') return external;
-    if (!isWildcardAddress(this.#localAddress)) return this.#localAddress;
-    return localAddressToward(normaliseAddress(peer));
   }
 
   async send(message: SipMessage | EncodedResponse, destination: PeerAddress): Promise<void> {
@@ -121,7 +82,7 @@ export class UdpTransport implements Transport {
     if (data.length > MAX_DATAGRAM) throw new SipTransportError(`message of ${data.length} bytes does not fit a datagram`);
     const address = await this.#resolve(destination.address);
     if (this.traceMessages) {
-      this.#log.trace({ to: `${address}:${destination.port}`, text: data.toString('utf8') }, 'sip message sent');
+      this.log.trace({ to: `${address}:${destination.port}`, text: data.toString('utf8') }, 'sip message sent');
     }
     await new Promise<void>((resolve, reject) => {
       socket.send(data, destination.port, address, (err) => {
@@ -161,52 +122,24 @@ export class UdpTransport implements Transport {
   #receive(data: Buffer, rinfo: RemoteInfo): void {
     const source: PeerAddress = { address: normaliseAddress(rinfo.address), port: rinfo.port };
     if (isKeepAlive(data)) {
-      this.#log.trace({ source }, 'keep-alive received');
+      this.log.trace({ source }, 'keep-alive received');
       return;
     }
-    if (this.traceMessages)
-      this.#log.trace({ from: `${source.address}:${source.port}`, text: data.toString('utf8') }, 'sip message received');
-
-    let message: SipMessage;
-    try {
-      message = parseMessage(data, { datagram: true, limits: this.#limits });
-    } catch (err) {
-      if (!(err instanceof SipParseError)) throw err;
-      this.#rejectMalformed(err.partial, err.message, err.status, source);
-      return;
-    }
-    const problem = findEssentialProblem(message);
-    if (problem !== undefined) {
-      this.#rejectMalformed(message, problem, 400, source);
-      return;
-    }
-    const delegate = this.delegate;
-    if (delegate === undefined) return;
-    if (message.type === 'request') {
-      const updated = applyReceived(message.topVia, source);
-      if (updated !== undefined) message.replaceTopVia(updated);
-      delegate.onRequest(message, { transport: this, source });
-    } else {
-      delegate.onResponse(message, { transport: this, source });
-    }
-  }
-
-  #rejectMalformed(partial: unknown, problem: string, status: number, source: PeerAddress): void {
-    if (!(partial instanceof SipRequest) || !canAnswer(partial)) {
-      this.#log.debug({ source, problem }, 'dropped malformed message');
-      return;
-    }
-    this.#log.debug({ source, problem, method: partial.method }, 'malformed request answered');
-    const updated = applyReceived(partial.topVia, source);
-    if (updated !== undefined) partial.replaceTopVia(updated);
-    // RFC 3261 §20.43: a Warning tells the sender what was wrong (399 = miscellaneous warning).
-    const response = createResponse(partial, status, {
-      toTag: newTag(),
-      headers: [['Warning', `399 switchboard "${problem.replace(/["\\]/g, '')}"`]],
-    });
-    this.sendResponse(response).catch((err: unknown) => {
-      this.#log.debug({ err, source }, 'could not answer a malformed request');
-    });
+    this.receive(
+      data,
+      { source, label: `${source.address}:${source.port}` },
+      {
+        datagram: true,
+        reply: (request, answer) => {
+          // The answer goes where the Via says, with received/rport as for any request (§18.2.1).
+          const updated = applyReceived(request.topVia, source);
+          if (updated !== undefined) request.replaceTopVia(updated);
+          this.sendResponse(answer()).catch((err: unknown) => {
+            this.log.debug({ err, source }, 'could not answer a malformed request');
+          });
+        },
+      },
+    );
   }
 }
 
