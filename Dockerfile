@@ -5,6 +5,7 @@ WORKDIR /app
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 ENV npm_config_nodedir=/usr/local
 COPY package.json package-lock.json tsconfig.json tsconfig.base.json ./
+COPY packages/media-control/package.json packages/media-control/
 COPY packages/core/package.json packages/core/
 COPY packages/media/package.json packages/media/
 COPY packages/signalling/package.json packages/signalling/

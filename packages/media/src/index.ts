@@ -37,7 +37,7 @@ export type {
   VideoCodecName,
   VideoRemote,
   WorkerTickStats,
-} from './types.js';
+} from '@switchboard/media-control';
 /** Which recording formats this machine can write (core answers 422 for the others). */
 export { supportedRecordingFormats } from './recording/formats.js';
 export { mixAll, mixMinusOne } from './bridge/mixer.js';

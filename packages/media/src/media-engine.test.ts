@@ -17,7 +17,7 @@ import { writeTelephoneEvent } from './rtp/telephone-event.js';
 import { sine, wav16 } from './test-support/audio-fixtures.js';
 import { FarEnd } from './test-support/far-end.js';
 import { sleep, waitFor } from './test-support/wait.js';
-import type { LegRemote, MediaNotification } from './types.js';
+import type { LegRemote, MediaNotification } from '@switchboard/media-control';
 
 /** A random even base port per run, so parallel runs on one machine rarely meet. */
 const BASE_PORT = 40000 + 2 * Math.floor(Math.random() * 5000);

@@ -49,6 +49,7 @@ import type {
   LegCounters,
   LegRemote,
   LegRtpStatistics,
+  MediaEngine as MediaEngineControl,
   MediaLegInfo,
   MediaNotification,
   MediaNotificationListener,
@@ -58,7 +59,7 @@ import type {
   StartRecordingRequest,
   TalkDetectionOptions,
   WorkerTickStats,
-} from './types.js';
+} from '@switchboard/media-control';
 import { validateIpAddress, validateNonEmpty, validateOffsetMs, validateRemote } from './validate.js';
 
 export interface MediaEngineOptions {
@@ -124,7 +125,8 @@ const CLOSE_TIMEOUT_MS = 2000;
 
 let channelOf: (engine: MediaEngine, workerIndex: number) => WorkerChannel | undefined;
 
-export class MediaEngine {
+/** Implements the control surface declared once in @switchboard/media-control, which core re-exports as its seam. */
+export class MediaEngine implements MediaEngineControl {
   readonly #log: MediaLogger;
   readonly #baseLogger: MediaLogger;
   readonly #ports: PortAllocator;

@@ -34,7 +34,7 @@ import type {
   TalkDetectionOptions,
   ToneSegment,
   WorkerTickStats,
-} from './types.js';
+} from '@switchboard/media-control';
 
 /** Every command the engine sends to a worker. */
 export type WorkerCommand =

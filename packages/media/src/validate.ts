@@ -4,7 +4,7 @@
  */
 import { isIP } from 'node:net';
 import { InvalidArgumentError } from './errors.js';
-import type { LegRemote, MediaDirection, VideoCodecName, VideoRemote } from './types.js';
+import type { LegRemote, MediaDirection, VideoCodecName, VideoRemote } from '@switchboard/media-control';
 
 const DIRECTIONS: readonly MediaDirection[] = ['sendrecv', 'sendonly', 'recvonly', 'inactive'];
 

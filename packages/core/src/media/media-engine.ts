@@ -1,321 +1,37 @@
 /**
- * The media engine's control surface as the object model and the channel drivers see it.
- * packages/media implements it (structurally: media imports nothing of ours); packages/server
- * hands the concrete engine to core and to the SIP driver.
- *
- * Every call is a request to a worker and resolves once the worker has acted on it. Notifications
- * arrive through `onNotification` and are never delivered before the reply of the request that
- * caused them.
+ * The media engine's control surface as the object model and the channel drivers see it. Declared
+ * once, in the types-only package @switchboard/media-control, which packages/media implements;
+ * core re-exports it here so that its users import the seam from core (DESIGN.md: core defines the
+ * interfaces the others implement). A re-export of types only: nothing of it exists at run time.
  */
-
-/** Audio codecs the engine knows by their SDP encoding name (RFC 3551 / RFC 7587 names). */
-export type AudioCodecName = 'PCMU' | 'PCMA' | 'G722' | 'opus' | 'L16';
-
-export interface CodecBinding {
-  name: AudioCodecName;
-  payloadType: number;
-  clockRate: number;
-}
-
-/** Video codecs the engine forwards (never decodes) by their SDP encoding name. */
-export type VideoCodecName = 'H264' | 'VP8' | 'VP9' | 'H263' | 'H263-1998';
-
-export interface VideoCodecBinding {
-  name: VideoCodecName;
-  payloadType: number;
-  /** 90000 for every video codec (RFC 3551 §5). */
-  clockRate: number;
-}
-
-export interface CreateLegRequest {
-  /** Local address to bind the RTP socket to (e.g. `0.0.0.0` or `127.0.0.1`). */
-  bindAddress: string;
-  /** Also bind a video RTP/RTCP socket pair (one video stream per leg at most). */
-  video?: boolean;
-}
-
-export interface MediaLegInfo {
-  legId: string;
-  /** The bound address; `0.0.0.0` when bound to every interface. */
-  localAddress: string;
-  /** Even RTP port from the configured range; RTCP is port + 1. */
-  localPort: number;
-  /** The video RTP port (RTCP on the next one), when `video` was asked for. */
-  videoPort?: number;
-}
-
-export interface LegRemote {
-  /** Where to send RTP; with symmetric RTP the engine follows the source of received packets instead. */
-  address: string;
-  port: number;
-  codec: CodecBinding;
-  /** RFC 4733 telephone-event payload type, when negotiated. */
-  telephoneEventPayloadType?: number;
-  /** `sendrecv` unless the peer put the call on hold. */
-  direction?: 'sendrecv' | 'sendonly' | 'recvonly' | 'inactive';
-  /** The negotiated video stream; absent means no video. */
-  video?: VideoRemote;
-}
-
-/** Where and how a leg's video goes; packets are forwarded, never decoded. */
-export interface VideoRemote {
-  address: string;
-  port: number;
-  codec: VideoCodecBinding;
-  direction?: 'sendrecv' | 'sendonly' | 'recvonly' | 'inactive';
-}
-
-/** How a media bridge forwards video (`none` for holding bridges). */
-export type MediaVideoMode = 'none' | 'talker' | 'single' | 'sfu';
-
-export interface BridgeVideoRequest {
-  mode: MediaVideoMode;
-  /** The forced source of `single` mode (a member leg). */
-  sourceLegId?: string;
-}
-
-export interface PlayFileRequest {
-  playbackId: string;
-  /** Absolute path of a WAV file (8 kHz, 16-bit mono linear; other rates are resampled when supported). */
-  file: string;
-  /** Start this many milliseconds into the file. */
-  offsetMs?: number;
-  /** Start again from the beginning at the end, until stopped (music on hold). */
-  loop?: boolean;
-  /** Bridge playback only: the announcer's format (absent: linear PCM at the bridge's mixing rate). */
-  announcerFormat?: ChannelFormat;
-}
-
-/**
- * The format of a helper channel between a bridge and its media (ARI `announcer_format`,
- * `recorder_format`): the rate audio crosses at (`slin`/`slin8`, `ulaw`, `alaw` 8 kHz; `slin16`,
- * `g722` 16 kHz; `slin48` 48 kHz) and the codec's quantisation, if any.
- */
-export type ChannelFormat = 'slin' | 'slin8' | 'slin16' | 'slin48' | 'ulaw' | 'alaw' | 'g722';
-
-/**
- * One step of a tone (indications.conf syntax `f1+f2/ms`, `f1*f2/ms` for modulation, `!` for
- * play-once). No frequencies means silence for `durationMs`; `durationMs` 0 means "forever".
- */
-export interface ToneSegment {
-  frequencies: number[];
-  /** `f1*f2`: amplitude modulation instead of a sum. */
-  modulated?: boolean;
-  durationMs: number;
-  /** `!` in the pattern: this step is not repeated when the pattern loops. */
-  once?: boolean;
-}
-
-export interface PlayToneRequest {
-  playbackId: string;
-  segments: ToneSegment[];
-  /** Loop the pattern until stopped (ringback, busy); tones end only when stopped otherwise. */
-  repeat: boolean;
-  /** Bridge playback only: the announcer's format (absent: linear PCM at the bridge's mixing rate). */
-  announcerFormat?: ChannelFormat;
-}
-
-/** Where media goes: one leg, or every participant of a media bridge. */
-export type MediaTarget = { kind: 'leg'; legId: string } | { kind: 'bridge'; bridgeId: string };
-
-export interface CreateBridgeRequest {
-  bridgeId: string;
-  /**
-   * `mixing`: every participant hears everyone but itself (two legs with one codec are relayed
-   * packet by packet without decoding). `holding`: participants hear only the announcer and
-   * bridge media, never each other.
-   */
-  kind: 'mixing' | 'holding';
-}
-
-export interface JoinBridgeOptions {
-  role?: 'participant' | 'announcer';
-  /** The leg's audio is not sent into the bridge. */
-  mute?: boolean;
-  /** DTMF from the leg is not passed to the other participants. */
-  absorbDtmf?: boolean;
-}
-
-export type RecordingFormat = 'wav' | 'ulaw' | 'alaw' | 'g722' | 'sln' | 'ogg' | 'mp3';
-
-export interface StartRecordingRequest {
-  recordingId: string;
-  /** Absolute path, already checked to be inside the recording directory. */
-  file: string;
-  format: RecordingFormat;
-  /** Add to an existing file instead of replacing it. */
-  append?: boolean;
-  /** 0 or absent: no limit. */
-  maxDurationMs?: number;
-  /** Stop after this much continuous silence; also enables talking/silence accounting. */
-  maxSilenceMs?: number;
-  /** Play a beep to the target before recording starts. */
-  beep?: boolean;
-  /** DTMF digits that end the recording (`any` for every digit). */
-  terminateOn?: string;
-  /**
-   * Bridge recordings: the recorder's format, which fixes the rate and quantisation the mix is
-   * captured at before it is encoded to `format` (absent: the file format's own).
-   */
-  recorderFormat?: ChannelFormat;
-}
-
-/** One media worker's tick timing since its statistics were last reset (`getWorkerStats`). */
-export interface WorkerTickStats {
-  workerIndex: number;
-  /** How long the window covers. */
-  windowMs: number;
-  /** 20 ms frames the worker's tick produced in the window (0 while it had nothing to do). */
-  ticks: number;
-  /** Time one frame's work took (capture, mixing, rendering of every leg and bridge). */
-  tickMsP50: number;
-  tickMsP99: number;
-  tickMsMax: number;
-  /** Frames that took longer than `budgetMs` or started more than `lateThresholdMs` after they were due. */
-  overruns: number;
-  longTicks: number;
-  lateTicks: number;
-  /** Frames never produced: after a stall only a few overdue frames are caught up. */
-  skippedFrames: number;
-  budgetMs: number;
-  lateThresholdMs: number;
-}
-
-export type RecordingEndReason = 'stopped' | 'canceled' | 'max-duration' | 'max-silence' | 'dtmf' | 'target-gone' | 'failed';
-
-export type SnoopDirection = 'none' | 'in' | 'out' | 'both';
-
-export interface CreateSnoopRequest {
-  /** The leg being snooped on. */
-  sourceLegId: string;
-  /** Which of the source's audio the snoop leg hears: `in` = what the source receives from its phone. */
-  spy: SnoopDirection;
-  /** Which way audio written to the snoop leg is injected into the source. */
-  whisper: SnoopDirection;
-}
-
-export interface TalkDetectionOptions {
-  /** Average energy above which a frame counts as talking (16-bit linear RMS). */
-  energyThreshold: number;
-  /** Talking must last this long before TalkingStarted. */
-  talkMs: number;
-  /** Silence must last this long before TalkingFinished. */
-  silenceMs: number;
-}
-
-/** RTP/RTCP statistics of a leg, with the reference's RTPstat field names. */
-export interface RtpStatistics {
-  txcount: number;
-  rxcount: number;
-  txjitter?: number;
-  rxjitter?: number;
-  remote_maxjitter?: number;
-  remote_minjitter?: number;
-  remote_normdevjitter?: number;
-  remote_stdevjitter?: number;
-  local_maxjitter?: number;
-  local_minjitter?: number;
-  local_normdevjitter?: number;
-  local_stdevjitter?: number;
-  txploss: number;
-  rxploss: number;
-  remote_maxrxploss?: number;
-  remote_minrxploss?: number;
-  remote_normdevrxploss?: number;
-  remote_stdevrxploss?: number;
-  local_maxrxploss?: number;
-  local_minrxploss?: number;
-  local_normdevrxploss?: number;
-  local_stdevrxploss?: number;
-  rtt?: number;
-  maxrtt?: number;
-  minrtt?: number;
-  normdevrtt?: number;
-  stdevrtt?: number;
-  local_ssrc: number;
-  remote_ssrc: number;
-  txoctetcount: number;
-  rxoctetcount: number;
-  channel_uniqueid: string;
-}
-
-export type PlaybackEndReason = 'complete' | 'stopped' | 'failed';
-
-export type MediaNotification =
-  | { type: 'playbackStarted'; legId: string; playbackId: string }
-  /** For a bridge playback, `legId` is empty and `bridgeId` is set. */
-  | { type: 'playbackFinished'; legId: string; bridgeId?: string; playbackId: string; reason: PlaybackEndReason; error?: string }
-  | { type: 'dtmfReceived'; legId: string; digit: string; durationMs: number }
-  | { type: 'talkingStarted'; legId: string }
-  | { type: 'talkingFinished'; legId: string; durationMs: number }
-  | { type: 'recordingStarted'; recordingId: string }
-  | {
-      type: 'recordingFinished';
-      recordingId: string;
-      reason: RecordingEndReason;
-      durationMs: number;
-      /** Present when `maxSilenceMs` was given. */
-      talkingMs?: number;
-      silenceMs?: number;
-      error?: string;
-    }
-  | { type: 'legFailed'; legId: string; error: string }
-  /** Legs and media bridges that lived on the dead worker are gone; the worker itself is restarted. */
-  | { type: 'workerDied'; workerIndex: number; legIds: string[]; bridgeIds: string[]; error: string };
-
-export interface RtpCounters {
-  packetsSent: number;
-  packetsReceived: number;
-  bytesSent: number;
-  bytesReceived: number;
-}
-
-export interface MediaEngine {
-  createLeg(request: CreateLegRequest): Promise<MediaLegInfo>;
-  /** Sets or changes where the leg sends and what codec it uses (after SDP offer/answer). */
-  setLegRemote(legId: string, remote: LegRemote): Promise<void>;
-  destroyLeg(legId: string): Promise<void>;
-  /** Plays one file on a leg; a second play on the same leg replaces the first (queueing is core's job). */
-  playFile(legId: string, request: PlayFileRequest): Promise<void>;
-  stopPlayback(legId: string, playbackId: string): Promise<void>;
-  getCounters(legId: string): Promise<RtpCounters>;
-  onNotification(listener: (notification: MediaNotification) => void): () => void;
-
-  /** Plays a tone pattern on a leg or bridge; finishes like a file playback (only when stopped if it repeats). */
-  playTone(target: MediaTarget, request: PlayToneRequest): Promise<void>;
-  /** Plays a file to every participant of a bridge, queued by core. */
-  playFileOnBridge(bridgeId: string, request: PlayFileRequest): Promise<void>;
-  stopBridgePlayback(bridgeId: string, playbackId: string): Promise<void>;
-
-  createBridge(request: CreateBridgeRequest): Promise<void>;
-  /** Removes every leg from the bridge (they stay alive) and frees it. */
-  destroyBridge(bridgeId: string): Promise<void>;
-  /** Legs may live on different workers; they must still hear each other. */
-  joinBridge(bridgeId: string, legId: string, options?: JoinBridgeOptions): Promise<void>;
-  leaveBridge(bridgeId: string, legId: string): Promise<void>;
-  setBridgeParticipant(bridgeId: string, legId: string, options: JoinBridgeOptions): Promise<void>;
-  /** How the bridge forwards its members' video (mixing bridges start in `talker`, holding ones in `none`). */
-  setBridgeVideo(bridgeId: string, request: BridgeVideoRequest): Promise<void>;
-
-  startRecording(target: MediaTarget, request: StartRecordingRequest): Promise<void>;
-  /** Ends a recording; `discard` deletes the file (cancel). */
-  stopRecording(recordingId: string, options: { discard: boolean }): Promise<void>;
-  /** A paused recording writes nothing; a muted one writes silence. */
-  setRecordingState(recordingId: string, state: { paused?: boolean; muted?: boolean }): Promise<void>;
-
-  /** Sends RFC 4733 events (in-band tones when none was negotiated); resolves when the last one ends. */
-  sendDtmf(legId: string, request: { digits: string; durationMs: number; betweenMs: number }): Promise<void>;
-  /** `inbound`: drop what the phone sends; `outbound`: send silence to the phone. */
-  setLegMute(legId: string, mute: { inbound: boolean; outbound: boolean }): Promise<void>;
-  setTalkDetection(legId: string, options: TalkDetectionOptions | null): Promise<void>;
-  /** Detect DTMF in the audio (Goertzel) as well as RFC 4733 events. */
-  setInbandDtmfDetection(legId: string, enabled: boolean): Promise<void>;
-
-  /** A leg without a socket that hears (spy) and/or speaks into (whisper) another leg. */
-  createSnoopLeg(request: CreateSnoopRequest): Promise<{ legId: string }>;
-
-  getRtpStatistics(legId: string): Promise<Omit<RtpStatistics, 'channel_uniqueid'>>;
-
-  /** Each worker's media tick statistics since the last reset (`reset` starts a new window). */
-  getWorkerStats(options?: { reset?: boolean }): Promise<WorkerTickStats[]>;
-}
+export type {
+  AudioCodecName,
+  BridgeVideoRequest,
+  ChannelFormat,
+  CodecBinding,
+  CreateBridgeRequest,
+  CreateLegRequest,
+  CreateSnoopRequest,
+  JoinBridgeOptions,
+  LegRemote,
+  MediaEngine,
+  MediaLegInfo,
+  MediaNotification,
+  MediaTarget,
+  MediaVideoMode,
+  PlayFileRequest,
+  PlayToneRequest,
+  PlaybackEndReason,
+  RecordingEndReason,
+  RecordingFormat,
+  RtpCounters,
+  RtpStatistics,
+  SnoopDirection,
+  StartRecordingRequest,
+  TalkDetectionOptions,
+  ToneSegment,
+  VideoCodecBinding,
+  VideoCodecName,
+  VideoRemote,
+  WorkerTickStats,
+} from '@switchboard/media-control';

@@ -15,7 +15,7 @@ import { DtmfDetector, type InbandDigit } from '../dsp/dtmf-detector.js';
 import { JitterBuffer } from '../dsp/jitter-buffer.js';
 import { type ResampleRate, Resampler } from '../dsp/resampler.js';
 import { TalkDetector, type TalkDetectorOptions, type TalkEvent } from '../dsp/talk-detector.js';
-import type { AudioCodecName } from '../types.js';
+import type { AudioCodecName } from '@switchboard/media-control';
 
 export interface LegAudioEvents {
   /** A digit heard in the audio (in-band DTMF), when enabled. */

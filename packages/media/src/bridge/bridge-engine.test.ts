@@ -12,7 +12,7 @@ import { RTP_HEADER_SIZE, writeRtpHeader } from '../rtp/rtp-header.js';
 import { sine, wav16 } from '../test-support/audio-fixtures.js';
 import { TonePeer } from '../test-support/tone-peer.js';
 import { sleep, waitFor } from '../test-support/wait.js';
-import type { LegRemote, MediaLegInfo, MediaNotification } from '../types.js';
+import type { LegRemote, MediaLegInfo, MediaNotification } from '@switchboard/media-control';
 
 const BASE_PORT = 30000 + 2 * Math.floor(Math.random() * 4000);
 let nextBase = BASE_PORT;

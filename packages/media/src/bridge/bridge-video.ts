@@ -7,7 +7,7 @@
  * silence and the talker does not move; with two members each sees the other anyway.
  */
 import { randomBytes } from 'node:crypto';
-import type { BridgeKind, BridgeVideoRequest } from '../types.js';
+import type { BridgeKind, BridgeVideoRequest } from '@switchboard/media-control';
 import type { BridgeMember } from './members.js';
 import { VideoRouter } from './video-router.js';
 

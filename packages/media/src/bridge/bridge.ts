@@ -27,7 +27,7 @@ import type { WorkerNotification } from '../protocol.js';
 import type { Recorder } from '../recording/recorder.js';
 import { rateOfFrame } from '../dsp/rate-converter.js';
 import type { ResampleRate } from '../dsp/resampler.js';
-import type { BridgeKind, BridgeVideoRequest, JoinBridgeOptions, PlaybackEndReason } from '../types.js';
+import type { BridgeKind, BridgeVideoRequest, JoinBridgeOptions, PlaybackEndReason } from '@switchboard/media-control';
 import type { FormatQuantiser } from '../worker/channel-format.js';
 import { type FrameSource, Playback, SAMPLES_PER_FRAME } from '../worker/playback.js';
 import type { RtpLeg, TappedPacket } from '../worker/rtp-leg.js';

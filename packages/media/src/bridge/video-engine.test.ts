@@ -11,7 +11,7 @@ import { type RtcpPacket, parseRtcp } from '../rtp/rtcp.js';
 import { buildNack, buildPli, keyframeRequestOf, type NackRequest, nacksOf } from '../rtp/rtcp-feedback.js';
 import { type RtpPacketInfo, parseRtpPacket, writeRtpHeader } from '../rtp/rtp-header.js';
 import { sleep, waitFor } from '../test-support/wait.js';
-import type { MediaLegInfo } from '../types.js';
+import type { MediaLegInfo } from '@switchboard/media-control';
 
 let nextBase = 34000 + 2 * Math.floor(Math.random() * 3000);
 

@@ -36,7 +36,7 @@
  * Limits: one video stream per member; simulcast, RTX and FEC streams are not told apart (a
  * member's packets with another payload type than its negotiated one are never routed).
  */
-import type { MediaVideoMode } from '../types.js';
+import type { MediaVideoMode } from '@switchboard/media-control';
 
 /** A member's negotiated video: the codec's SDP encoding name and the payload type it uses. */
 export interface VideoFormat {

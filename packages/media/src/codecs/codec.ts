@@ -3,7 +3,7 @@
  * care which codec a peer negotiated. Codec instances are stateful (G.722 and Opus keep predictor
  * state between frames): create one encoder/decoder pair per leg and direction.
  */
-import type { AudioCodecName } from '../types.js';
+import type { AudioCodecName } from '@switchboard/media-control';
 import { decodeAlaw, decodeUlaw, encodeAlaw, encodeUlaw } from './g711.js';
 
 /** Frame length of every codec in the engine (RFC 3551 §4.2 default packetisation). */

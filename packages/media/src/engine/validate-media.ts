@@ -18,7 +18,7 @@ import type {
   StartRecordingRequest,
   TalkDetectionOptions,
   ToneSegment,
-} from '../types.js';
+} from '@switchboard/media-control';
 
 const FORMATS: readonly RecordingFormat[] = ['wav', 'ulaw', 'alaw', 'g722', 'sln', 'ogg', 'mp3'];
 const DIRECTIONS: readonly SnoopDirection[] = ['none', 'in', 'out', 'both'];
@@ -100,7 +100,7 @@ export function validateRecording(request: StartRecordingRequest): StartRecordin
   return copy;
 }
 
-/** An announcer or recorder format (types.ts ChannelFormat). */
+/** An announcer or recorder format (@switchboard/media-control ChannelFormat). */
 export function validateChannelFormat(name: string, value: unknown): ChannelFormat {
   if (typeof value !== 'string' || !isChannelFormat(value))
     throw new InvalidArgumentError(`${name} must be one of ${CHANNEL_FORMATS.join(', ')}, got ${String(value)}`);

@@ -6,7 +6,7 @@
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { isCodecSupported } from '../codecs/index.js';
-import type { RecordingFormat } from '../types.js';
+import type { RecordingFormat } from '@switchboard/media-control';
 
 let ffmpegPath: string | null | undefined;
 

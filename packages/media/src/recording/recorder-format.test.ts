@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { createCodec, isCodecSupported } from '../codecs/index.js';
 import { linearToUlaw, ulawToLinear } from '../codecs/g711.js';
 import { toneAmplitude } from '../dsp/goertzel.js';
-import type { ChannelFormat, RecordingFormat } from '../types.js';
+import type { ChannelFormat, RecordingFormat } from '@switchboard/media-control';
 import { Recorder } from './recorder.js';
 
 /** 16 kHz frames of 1 kHz + 6 kHz, as a wideband bridge's mix. */

@@ -14,7 +14,7 @@
  * quantisation (channel-format.ts), then to the file format's rate for its sink.
  */
 import type { WorkerNotification } from '../protocol.js';
-import type { RecordingEndReason, StartRecordingRequest } from '../types.js';
+import type { RecordingEndReason, StartRecordingRequest } from '@switchboard/media-control';
 import { RateConverter } from '../dsp/rate-converter.js';
 import type { ResampleRate } from '../dsp/resampler.js';
 import { FormatQuantiser } from '../worker/channel-format.js';

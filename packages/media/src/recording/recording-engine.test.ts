@@ -13,7 +13,7 @@ import { RTP_HEADER_SIZE, writeRtpHeader } from '../rtp/rtp-header.js';
 import { writeTelephoneEvent } from '../rtp/telephone-event.js';
 import { TonePeer } from '../test-support/tone-peer.js';
 import { sleep, waitFor } from '../test-support/wait.js';
-import type { LegRemote, MediaLegInfo, MediaNotification } from '../types.js';
+import type { LegRemote, MediaLegInfo, MediaNotification } from '@switchboard/media-control';
 import { supportedRecordingFormats } from './formats.js';
 
 let nextBase = 34000 + 2 * Math.floor(Math.random() * 3000);

@@ -12,7 +12,7 @@
 import { spawn } from 'node:child_process';
 import { createCodec, isCodecSupported } from '../codecs/index.js';
 import { encodeAlaw, encodeUlaw } from '../codecs/g711.js';
-import type { RecordingFormat } from '../types.js';
+import type { RecordingFormat } from '@switchboard/media-control';
 import { findFfmpeg } from './formats.js';
 import { PositionalFile } from './file-writer.js';
 import { RECORDING_RATE, WAV_HEADER_BYTES, locateWavData, wavHeader, wavLengthFields } from './wav-header.js';

@@ -8,7 +8,7 @@
  * Time is passed in: `nowMs` is Unix milliseconds (the NTP clock of SR/RR), so a test drives the
  * tracker without sleeping. Jitter and RTT figures are reported in seconds, as the reference does.
  */
-import type { LegRtpStatistics } from '../types.js';
+import type { LegRtpStatistics } from '@switchboard/media-control';
 import {
   type ReportBlock,
   type RtcpPacket,
@@ -153,7 +153,7 @@ export class ReceiverStatistics {
   }
 }
 
-/** The reference's RTPstat figures, as `getRtpStatistics` returns them (declared once in types.ts). */
+/** The reference's RTPstat figures, as `getRtpStatistics` returns them (declared once in @switchboard/media-control). */
 export type RtpStatisticsSnapshot = LegRtpStatistics;
 
 export interface RtpStatsTrackerOptions {

@@ -7,7 +7,7 @@ import { MediaEngine } from '../media-engine.js';
 import { parseTelephoneEvent } from '../rtp/telephone-event.js';
 import { TonePeer } from '../test-support/tone-peer.js';
 import { sleep, waitFor } from '../test-support/wait.js';
-import type { LegRemote, MediaLegInfo, MediaNotification } from '../types.js';
+import type { LegRemote, MediaLegInfo, MediaNotification } from '@switchboard/media-control';
 
 let nextBase = 37000 + 2 * Math.floor(Math.random() * 3000);
 const pcmu = (port: number, events = true): LegRemote => ({

@@ -11,7 +11,7 @@
  * Everything else (playback, recording, bridging) treats it as any other leg: it is an AudioIo.
  */
 import { mixAll } from '../bridge/mixer.js';
-import type { SnoopDirection } from '../types.js';
+import type { SnoopDirection } from '@switchboard/media-control';
 import type { AudioIo, MediaEndpoint } from '../worker/media-endpoint.js';
 
 const FRAME_SAMPLES = 160;

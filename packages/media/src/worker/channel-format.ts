@@ -10,7 +10,7 @@ import { type AudioCodec, createCodec } from '../codecs/index.js';
 import { decodeAlaw, decodeUlaw, encodeAlaw, encodeUlaw } from '../codecs/g711.js';
 import { RateConverter } from '../dsp/rate-converter.js';
 import type { ResampleRate } from '../dsp/resampler.js';
-import type { ChannelFormat } from '../types.js';
+import type { ChannelFormat } from '@switchboard/media-control';
 
 export const CHANNEL_FORMATS: readonly ChannelFormat[] = ['slin', 'slin8', 'slin16', 'slin48', 'ulaw', 'alaw', 'g722'];
 

@@ -10,7 +10,7 @@
  */
 import { planTelephoneEvents } from '../dsp/dtmf-sender.js';
 import type { TelephoneEvent } from '../rtp/telephone-event.js';
-import type { ToneSegment } from '../types.js';
+import type { ToneSegment } from '@switchboard/media-control';
 import { ToneSource } from './tone-frames.js';
 
 /** Q.23 frequencies: row (low group) and column (high group) of each key. */

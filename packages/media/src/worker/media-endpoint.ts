@@ -10,7 +10,7 @@ import { clip16 } from '../bridge/mixer.js';
 import type { WorkerNotification } from '../protocol.js';
 import type { Recorder } from '../recording/recorder.js';
 import type { TelephoneEvent } from '../rtp/telephone-event.js';
-import type { LegRemote, PlaybackEndReason, TalkDetectionOptions } from '../types.js';
+import type { LegRemote, PlaybackEndReason, TalkDetectionOptions } from '@switchboard/media-control';
 import { MAX_MIX_RATE } from '../bridge/mix-rate.js';
 import { DtmfDetector } from '../dsp/dtmf-detector.js';
 import { RateConverter, engineRate, rateOfFrame } from '../dsp/rate-converter.js';

@@ -26,7 +26,7 @@ import {
   parseTelephoneEvent,
   writeTelephoneEvent,
 } from '../rtp/telephone-event.js';
-import type { LegCounters, LegRemote } from '../types.js';
+import type { LegCounters, LegRemote } from '@switchboard/media-control';
 import type { VideoStream } from './video-stream.js';
 
 /** A received packet handed to a relay before any decoding (`payload` is a view valid during the call). */

@@ -6,7 +6,7 @@
  * a stall count separately. Percentiles cover the frames since the last reset (at most the newest
  * `capacity` of them). A pure accumulator: the caller supplies the times.
  */
-import type { WorkerTickStats } from '../types.js';
+import type { WorkerTickStats } from '@switchboard/media-control';
 
 export const FRAME_BUDGET_MS = 20;
 /**

@@ -5,7 +5,7 @@
  * first pass) and ends only when stopped; one that does not repeat ends after its last step.
  */
 import { ToneGenerator } from '../dsp/tone-generator.js';
-import type { ToneSegment } from '../types.js';
+import type { ToneSegment } from '@switchboard/media-control';
 import type { FrameSource } from './playback.js';
 
 const RATE = 8000;

@@ -22,7 +22,7 @@ import { buildFir, buildNack, buildPli, keyframeRequestOf, nacksOf } from '../rt
 import { nextReportDelay } from '../rtp/rtcp-socket.js';
 import { type RtpPacketInfo, parseRtpPacket } from '../rtp/rtp-header.js';
 import { VideoReports } from '../rtp/video-reports.js';
-import type { LegCounters, VideoRemote } from '../types.js';
+import type { LegCounters, VideoRemote } from '@switchboard/media-control';
 import type { LegHost } from './rtp-leg.js';
 
 interface Address {

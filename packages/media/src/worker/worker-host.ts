@@ -31,7 +31,7 @@ import type { ResampleRate } from '../dsp/resampler.js';
 import type { CommandResults, CommandType, MainToWorker, WorkerCommand, WorkerNotification, WorkerToMain } from '../protocol.js';
 import { Recorder } from '../recording/recorder.js';
 import { SnoopLeg } from '../snoop/snoop-leg.js';
-import type { ChannelFormat, LegCounters, LegRtpStatistics, MediaTarget } from '../types.js';
+import type { ChannelFormat, LegCounters, LegRtpStatistics, MediaTarget } from '@switchboard/media-control';
 import { FormatQuantiser } from './channel-format.js';
 import { MediaEndpoint } from './media-endpoint.js';
 import { type FrameSource, SampleSource } from './playback.js';

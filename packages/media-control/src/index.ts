@@ -1,8 +1,15 @@
 /**
- * The media engine's control surface, declared here so that packages/media depends on no package
- * of ours. These types mirror the interface in packages/core (`media/media-engine.ts`) field for
- * field: the server assigns a `MediaEngine` from this package to core's interface, and the
- * compiler checks the two structurally at that point.
+ * @switchboard/media-control: the media engine's control surface, declared once. Types only: the
+ * compiled module is empty, so importing it costs nothing at run time and it depends on nothing.
+ *
+ * core defines the seam (DESIGN.md) by re-exporting these as its media types
+ * (`packages/core/src/media/media-engine.ts`); packages/media implements `MediaEngine` from them
+ * (`class MediaEngine implements MediaEngineControl`), so the compiler checks the engine against
+ * the one declaration. Neither core nor media imports the other: both point at this leaf.
+ *
+ * Every call is a request to a worker and resolves once the worker has acted on it. Notifications
+ * arrive through `onNotification` and are never delivered before the reply of the request that
+ * caused them.
  */
 
 /** Audio codecs the engine knows by their SDP encoding name (RFC 3551 §4.5.14 names). */
@@ -266,7 +273,7 @@ export interface RtpCounters {
 }
 
 /**
- * What `getCounters` returns: core's `RtpCounters` plus the datagrams this leg discarded
+ * What the engine's `getCounters` returns: `RtpCounters` plus the datagrams this leg discarded
  * (malformed, unexpected payload type, or arriving before the remote is known).
  * Bytes count whole RTP packets (header and payload), in both directions.
  */
@@ -296,3 +303,53 @@ export interface WorkerTickStats {
 }
 
 export type MediaNotificationListener = (notification: MediaNotification) => void;
+
+export interface MediaEngine {
+  createLeg(request: CreateLegRequest): Promise<MediaLegInfo>;
+  /** Sets or changes where the leg sends and what codec it uses (after SDP offer/answer). */
+  setLegRemote(legId: string, remote: LegRemote): Promise<void>;
+  destroyLeg(legId: string): Promise<void>;
+  /** Plays one file on a leg; a second play on the same leg replaces the first (queueing is core's job). */
+  playFile(legId: string, request: PlayFileRequest): Promise<void>;
+  stopPlayback(legId: string, playbackId: string): Promise<void>;
+  getCounters(legId: string): Promise<RtpCounters>;
+  onNotification(listener: MediaNotificationListener): () => void;
+
+  /** Plays a tone pattern on a leg or bridge; finishes like a file playback (only when stopped if it repeats). */
+  playTone(target: MediaTarget, request: PlayToneRequest): Promise<void>;
+  /** Plays a file to every participant of a bridge, queued by core. */
+  playFileOnBridge(bridgeId: string, request: PlayFileRequest): Promise<void>;
+  stopBridgePlayback(bridgeId: string, playbackId: string): Promise<void>;
+
+  createBridge(request: CreateBridgeRequest): Promise<void>;
+  /** Removes every leg from the bridge (they stay alive) and frees it. */
+  destroyBridge(bridgeId: string): Promise<void>;
+  /** Legs may live on different workers; they must still hear each other. */
+  joinBridge(bridgeId: string, legId: string, options?: JoinBridgeOptions): Promise<void>;
+  leaveBridge(bridgeId: string, legId: string): Promise<void>;
+  setBridgeParticipant(bridgeId: string, legId: string, options: JoinBridgeOptions): Promise<void>;
+  /** How the bridge forwards its members' video (mixing bridges start in `talker`, holding ones in `none`). */
+  setBridgeVideo(bridgeId: string, request: BridgeVideoRequest): Promise<void>;
+
+  startRecording(target: MediaTarget, request: StartRecordingRequest): Promise<void>;
+  /** Ends a recording; `discard` deletes the file (cancel). */
+  stopRecording(recordingId: string, options: { discard: boolean }): Promise<void>;
+  /** A paused recording writes nothing; a muted one writes silence. */
+  setRecordingState(recordingId: string, state: { paused?: boolean; muted?: boolean }): Promise<void>;
+
+  /** Sends RFC 4733 events (in-band tones when none was negotiated); resolves when the last one ends. */
+  sendDtmf(legId: string, request: { digits: string; durationMs: number; betweenMs: number }): Promise<void>;
+  /** `inbound`: drop what the phone sends; `outbound`: send silence to the phone. */
+  setLegMute(legId: string, mute: { inbound: boolean; outbound: boolean }): Promise<void>;
+  setTalkDetection(legId: string, options: TalkDetectionOptions | null): Promise<void>;
+  /** Detect DTMF in the audio (Goertzel) as well as RFC 4733 events. */
+  setInbandDtmfDetection(legId: string, enabled: boolean): Promise<void>;
+
+  /** A leg without a socket that hears (spy) and/or speaks into (whisper) another leg. */
+  createSnoopLeg(request: CreateSnoopRequest): Promise<{ legId: string }>;
+
+  getRtpStatistics(legId: string): Promise<LegRtpStatistics>;
+
+  /** Each worker's media tick statistics since the last reset (`reset` starts a new window). */
+  getWorkerStats(options?: { reset?: boolean }): Promise<WorkerTickStats[]>;
+}
