@@ -1,6 +1,6 @@
 /** originate, originateWithId, create and dial (reference channels.md; SPEC §4.4 originate rules). */
-import { defineOperation, noContent, ok } from '../http/operation.js';
-import type { ParameterDecl } from '../swagger/types.js';
+import { type ApiCall, type ApiResult, defineOperation, noContent, ok } from '../http/operation.js';
+import type { ParameterDecl, ParamValues } from '../swagger/types.js';
 import { appArgsParam, channelIdParam, variableSettings, variablesBodyParam } from './channel-params.js';
 import { controlledChannel } from './lookups.js';
 
@@ -35,6 +35,17 @@ const formatsParam = {
   dataType: 'string',
   required: false,
 } as const satisfies ParameterDecl;
+
+const newChannelIdParam = {
+  name: 'channelId',
+  description: 'The unique id to assign the channel on creation',
+  paramType: 'query',
+  dataType: 'string',
+  required: false,
+} as const satisfies ParameterDecl;
+
+/** What originate and create take after their own parameters: the Local channel's second id, the originator, the formats. */
+const creationParams = [otherChannelIdParam, originatorParam, formatsParam] as const satisfies readonly ParameterDecl[];
 
 /** Everything of originate except the channel id, which is a query parameter or the path. */
 const originateParams = [
@@ -101,6 +112,18 @@ const ORIGINATE_ERRORS = [
   { code: 503, reason: 'No transport of the technology can carry the call' },
 ] as const;
 
+const originateQueryParams = [...originateParams, newChannelIdParam, ...creationParams] as const;
+
+/** One handler for both originate forms: the channel id comes from the query or from the path. */
+async function originateHandler({ core, params }: ApiCall<ParamValues<typeof originateQueryParams>>): Promise<ApiResult> {
+  const channel = await core.originator.originate({
+    ...params,
+    formats: splitFormats(params.formats),
+    variables: variableSettings(params.variables),
+  });
+  return ok(channel.snapshot());
+}
+
 export const originate = defineOperation({
   httpMethod: 'POST',
   nickname: 'originate',
@@ -110,28 +133,9 @@ export const originate = defineOperation({
     'application is subscribed to the channel at once and receives it when it answers.',
   responseClass: 'Channel',
   since: ['12.0.0'],
-  parameters: [
-    ...originateParams,
-    {
-      name: 'channelId',
-      description: 'The unique id to assign the channel on creation',
-      paramType: 'query',
-      dataType: 'string',
-      required: false,
-    },
-    otherChannelIdParam,
-    originatorParam,
-    formatsParam,
-  ],
+  parameters: originateQueryParams,
   errorResponses: ORIGINATE_ERRORS,
-  handler: async ({ core, params }) => {
-    const channel = await core.originator.originate({
-      ...params,
-      formats: splitFormats(params.formats),
-      variables: variableSettings(params.variables),
-    });
-    return ok(channel.snapshot());
-  },
+  handler: (call) => originateHandler(call),
 });
 
 export const originateWithId = defineOperation({
@@ -144,19 +148,10 @@ export const originateWithId = defineOperation({
   parameters: [
     { ...channelIdParam, description: 'The unique id to assign the channel on creation' },
     ...originateParams,
-    otherChannelIdParam,
-    originatorParam,
-    formatsParam,
+    ...creationParams,
   ],
   errorResponses: ORIGINATE_ERRORS,
-  handler: async ({ core, params }) => {
-    const channel = await core.originator.originate({
-      ...params,
-      formats: splitFormats(params.formats),
-      variables: variableSettings(params.variables),
-    });
-    return ok(channel.snapshot());
-  },
+  handler: (call) => originateHandler(call),
 });
 
 export const create = defineOperation({
@@ -176,16 +171,8 @@ export const create = defineOperation({
       required: true,
     },
     appArgsParam,
-    {
-      name: 'channelId',
-      description: 'The unique id to assign the channel on creation',
-      paramType: 'query',
-      dataType: 'string',
-      required: false,
-    },
-    otherChannelIdParam,
-    originatorParam,
-    formatsParam,
+    newChannelIdParam,
+    ...creationParams,
     variablesBodyParam,
   ],
   errorResponses: [
