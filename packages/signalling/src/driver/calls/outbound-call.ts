@@ -13,13 +13,7 @@
  *      v                    │ failed, hangup()   v
  *    ended <────────────────┴─── (CANCEL) ───> ended
  *
- * Branch (one INVITE client transaction):
- *
- *   trying ──1xx──> proceeding ──2xx──> answered
- *     │                 │
- *     └──── 3xx-6xx, Timer B, CANCEL'd ──> failed
- *
- * A CANCEL is sent only once a provisional response arrived (§9.1); asked earlier, it waits for one.
+ * Each target is a branch (outbound-branch.ts: its states, INVITE, CANCEL and UAC dialog). A CANCEL is sent only once a provisional response arrived (§9.1); asked earlier, it waits for one.
  */
 import {
   type AudioCodecName,
@@ -33,20 +27,28 @@ import {
   type SipTransportConfig,
   type TransferProgressState,
 } from '@switchboard/core';
-import { Dialog } from '../../dialog/dialog.js';
+import type { Dialog } from '../../dialog/dialog.js';
 import type { IncomingInvite } from '../../dialog/incoming-invite.js';
 import { SipError } from '../../errors.js';
-import { newBranch, newCallId, newTag } from '../../message/ids.js';
-import { NameAddr, parseNameAddr } from '../../message/name-addr.js';
-import { headerFields, SipRequest, type SipResponse } from '../../message/sip-message.js';
-import { SipUri } from '../../message/uri.js';
-import { Via } from '../../message/via.js';
-import type { PeerAddress, Transport } from '../../transport/transport.js';
+import { newCallId } from '../../message/ids.js';
+import type { SipRequest, SipResponse } from '../../message/sip-message.js';
+import type { SipUri } from '../../message/uri.js';
+import type { Transport } from '../../transport/transport.js';
 import type { UserAgentCore } from '../../ua/user-agent-core.js';
-import { authorizedAttempt, ChallengeResponder, dialogChallengeAnswerer, nextAttempt } from '../auth/outbound-auth.js';
+import { authorizedAttempt, ChallengeResponder, nextAttempt } from '../auth/outbound-auth.js';
 import { negotiateAnswer } from '../sdp/sdp.js';
 import { dialogIdentity, SDP, SipCallCore, type SipMediaEngine } from './call-core.js';
 import type { EarlyMediaSource } from './early-media.js';
+import {
+  type Branch,
+  buildCancel,
+  buildInitialInvite,
+  chooseFinalStatus,
+  COMPLETED_ELSEWHERE,
+  nextHopFor,
+  type OutboundTarget,
+  uacDialog,
+} from './outbound-branch.js';
 import { CAUSE_BEARER_NOT_AVAILABLE, CAUSE_NORMAL_CLEARING, causeForStatus, reasonHeaderForCause } from './hangup-causes.js';
 import {
   applyInterval,
@@ -61,6 +63,8 @@ import { ReinviteClient } from './reinvite-client.js';
 import type { DialogIdentity, ReplacesTarget } from './replaces.js';
 import { readSessionTimer } from './session-timer.js';
 import type { TransferHandler, TransferSource } from './transfer.js';
+
+export { chooseFinalStatus, type OutboundTarget } from './outbound-branch.js';
 
 export type OutboundCallState = 'prepared' | 'calling' | 'up' | 'ending' | 'ended';
 
@@ -78,19 +82,6 @@ export const CAUSE_SUBSCRIBER_ABSENT = 20;
 export const CAUSE_NO_ANSWER = 19;
 /** Q.850 26: another branch of a Dial answered. */
 export const CAUSE_ANSWERED_ELSEWHERE = 26;
-
-/** Where one branch goes. */
-export interface OutboundTarget {
-  requestUri: SipUri;
-  /** The To URI (the Request-URI without its parameters when not given). */
-  toUri?: SipUri;
-  /** Send to this address instead of resolving the URI (a registered phone's NAT flow). */
-  flow?: PeerAddress | undefined;
-  /** Route values for this target (a registration's Path), outermost first. */
-  route?: readonly string[] | undefined;
-  /** The transport for this target (a contact registered over TCP); the call's default otherwise. */
-  transport?: Transport | undefined;
-}
 
 export interface OutboundCallEnvironment {
   ua: UserAgentCore;
@@ -114,32 +105,6 @@ export interface OutboundCallEnvironment {
   /** The URI a redirect's `resource` stands for (a registered contact, a given URI); throws CoreError. */
   redirectTarget?(resource: string): Promise<SipUri>;
 }
-
-type BranchState = 'trying' | 'proceeding' | 'answered' | 'failed';
-
-interface Branch {
-  state: BranchState;
-  transport: Transport;
-  /** The INVITE in flight (a new one after a 401/407 was answered with credentials). */
-  invite: SipRequest;
-  /** Answers the branch's 401/407 challenges (outbound_auth); undefined: a challenge ends it. */
-  auth: ChallengeResponder | undefined;
-  /** A 422 was heeded once (RFC 4028 §7.4); a second one ends the branch. */
-  timerRetried: boolean;
-  nextHop: SipUri;
-  target: OutboundTarget;
-  localHost: string;
-  /** A CANCEL was asked for before any provisional response; send it when one arrives. */
-  cancelReason: string | undefined;
-  cancelled: boolean;
-  dialog: Dialog | undefined;
-  finalStatus: number | undefined;
-}
-
-/** RFC 3326 §2 Reason for the branches that lost to an answer. */
-const COMPLETED_ELSEWHERE = 'SIP;cause=200;text="Call completed elsewhere"';
-/** The methods the dialog of a call we place serves (UPDATE for hold and session refresh, INFO for DTMF, REFER). */
-const ALLOW = 'INVITE, ACK, CANCEL, BYE, OPTIONS, UPDATE, INFO, REFER';
 
 export class OutboundSipCall implements ChannelTechnology, TransferSource, EarlyMediaSource {
   /** Set by the owner of the call's bridge (Dial()) while a blind transfer (REFER) can be served. */
@@ -284,11 +249,18 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
   async #startBranch(target: OutboundTarget, offer: Buffer): Promise<void> {
     const transport = target.transport ?? this.#env.transport;
     const route = target.route ?? [];
-    const firstRoute = route[0] === undefined ? undefined : parseNameAddr(route[0]).uri;
-    const routed = firstRoute !== undefined && firstRoute.kind === 'sip' ? firstRoute : target.requestUri;
-    const nextHop = target.flow === undefined ? routed : new SipUri({ host: target.flow.address, port: target.flow.port });
+    const nextHop = nextHopFor(target);
     const localHost = await transport.advertisedHost(nextHop.host);
-    const invite = this.#buildInvite(transport, target, localHost, route, offer);
+    const invite = buildInitialInvite({
+      transport,
+      target,
+      localHost,
+      route,
+      caller: this.#env.caller,
+      timerHeaders: inviteTimerHeaders(this.#timerPolicy, this.#proposedInterval),
+      userAgent: this.#env.userAgent,
+      offer,
+    });
     const branch: Branch = {
       state: 'trying',
       transport,
@@ -354,54 +326,6 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
     branch.invite = invite;
     branch.state = 'trying';
     this.#sendInvite(branch);
-  }
-
-  /** An initial INVITE (RFC 3261 §8.1.1, §13.2.1) carrying our offer. */
-  #buildInvite(transport: Transport, target: OutboundTarget, localHost: string, route: readonly string[], offer: Buffer): SipRequest {
-    const local = new SipUri({ host: localHost, port: transport.localPort });
-    // §19.1.4: a Contact reached over TCP/TLS says so, or the callee would answer over UDP.
-    if (transport.protocol !== 'udp') local.params.set('transport', transport.protocol);
-    const caller = this.#env.caller;
-    const fromUri = local.clone();
-    fromUri.port = undefined;
-    fromUri.params.clear();
-    fromUri.user = caller.number === '' ? 'anonymous' : caller.number;
-    const from = new NameAddr(fromUri, caller.name === '' ? undefined : caller.name, new Map([['tag', newTag()]]));
-    const toUri = (target.toUri ?? target.requestUri).clone();
-    toUri.params.clear();
-    toUri.headers = undefined;
-    const via = new Via(
-      transport.viaTransport,
-      localHost,
-      transport.localPort,
-      new Map([
-        ['branch', newBranch()],
-        ['rport', null],
-      ]),
-    );
-    const seq = Math.floor(Math.random() * 0x7fff) + 1;
-    const requestUri = target.requestUri.clone();
-    requestUri.headers = undefined;
-    const request = new SipRequest(
-      'INVITE',
-      requestUri,
-      headerFields([
-        ['Via', via.toString()],
-        ['Max-Forwards', '70'],
-        ['From', from.toString()],
-        ['To', new NameAddr(toUri).toString()],
-        ['Call-ID', newCallId(localHost)],
-        ['CSeq', `${seq} INVITE`],
-        ...route.map((value) => ['Route', value] as const),
-        ['Contact', `<${local.toString()}>`],
-        ['Allow', ALLOW],
-        ...inviteTimerHeaders(this.#timerPolicy, this.#proposedInterval),
-        ['User-Agent', this.#env.userAgent],
-        ['Content-Type', SDP],
-      ]),
-    );
-    request.body = offer;
-    return request;
   }
 
   #receiveResponse(branch: Branch, response: SipResponse): void {
@@ -534,38 +458,7 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
 
   /** RFC 3261 §12.1.2: the UAC's view of the dialog the 2xx created. */
   #createDialog(branch: Branch, response: SipResponse, toTag: string): Dialog {
-    const invite = branch.invite;
-    const contact = response.contacts[0];
-    const remoteTarget = contact !== undefined && contact.uri.kind === 'sip' ? contact.uri : branch.target.requestUri;
-    const localUri = invite.from.clone();
-    localUri.tag = undefined;
-    const remoteUri = response.to.clone();
-    remoteUri.tag = undefined;
-    const dialog = new Dialog(
-      {
-        callId: invite.callId,
-        localTag: invite.from.tag ?? '',
-        remoteTag: toTag,
-        localUri,
-        remoteUri,
-        remoteTarget,
-        // §12.1.2: the route set is the Record-Route list in reverse order.
-        routeSet: [...response.recordRoutes].reverse(),
-        remoteSeq: undefined,
-        transport: branch.transport,
-        localHost: branch.localHost,
-        localPort: branch.transport.localPort,
-        localSeq: invite.cseq.seq,
-      },
-      this.#env.ua.services,
-    );
-    const flow = branch.target.flow;
-    if (flow !== undefined) dialog.flowTarget = new SipUri({ host: flow.address, port: flow.port });
-    dialog.confirm();
-    const credentials = this.#env.outboundCredentials;
-    // BYE, UPDATE, re-INVITE and REFER NOTIFYs to a challenging trunk carry credentials too.
-    if (credentials !== undefined) dialog.challengeAnswerer = dialogChallengeAnswerer(credentials);
-    this.#env.ua.services.addDialog(dialog);
+    const dialog = uacDialog(branch, response, toTag, this.#env.ua.services, this.#env.outboundCredentials);
     const current = () => this.#winner?.dialog === dialog && this.#state === 'up';
     this.#core.serveDialog(dialog, {
       self: this,
@@ -645,19 +538,7 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
   /** RFC 3261 §9.1: same Request-URI, Call-ID, From, To, CSeq number and top Via as the INVITE. */
   #sendCancel(branch: Branch, reason: string): void {
     branch.cancelled = true;
-    const invite = branch.invite;
-    const fields = headerFields([
-      ['Via', invite.topVia.toString()],
-      ['Max-Forwards', '70'],
-      ['From', invite.getHeader('From') ?? ''],
-      ['To', invite.getHeader('To') ?? ''],
-      ['Call-ID', invite.callId],
-      ['CSeq', `${invite.cseq.seq} CANCEL`],
-      ...invite.getHeaderFields('Route').map((value) => ['Route', value] as const),
-      ['Reason', reason],
-      ['User-Agent', this.#env.userAgent],
-    ]);
-    const cancel = new SipRequest('CANCEL', invite.requestUri, fields);
+    const cancel = buildCancel(branch.invite, reason, this.#env.userAgent);
     this.#env.ua.sendRequest(cancel, branch.transport, branch.nextHop, {
       onResponse: () => {},
       onTimeout: () => this.#log.debug('CANCEL got no response'),
@@ -716,16 +597,4 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
     this.#state = to;
     this.#log.debug({ from, to }, 'outbound call state');
   }
-}
-
-/**
- * The response that stands for all failed branches, after RFC 3261 §16.7 step 6: a 6xx wins,
- * then busy (486/600), then any other 4xx/5xx, and 408/487 (our own timeout or CANCEL) last.
- */
-export function chooseFinalStatus(statuses: readonly number[]): number {
-  const global = statuses.find((s) => s >= 600);
-  if (global !== undefined) return global;
-  if (statuses.includes(486)) return 486;
-  const other = statuses.find((s) => s !== 408 && s !== 487);
-  return other ?? statuses[0] ?? 500;
 }
