@@ -1,3 +1,4 @@
+// Over 500 lines: one proxy class whose every request and worker death updates the same leg, bridge and recording tables together; ports, worker channels and request checks are their own modules under engine/.
 /**
  * The media engine as the rest of the server sees it: a main-thread proxy over a pool of media
  * worker threads. It allocates RTP ports, places each leg on a worker, forwards calls as protocol

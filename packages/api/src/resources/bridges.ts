@@ -1,3 +1,4 @@
+// Over 500 lines: the declarations of every /bridges operation (parameters, errors, docs), each handler a few lines.
 /**
  * The `bridges` resource (SPEC §4.5, reference bridges.md). Handlers look the bridge up (404 when
  * unknown, 409 when not created through this API) and hand the work to core's BridgeRegistry.

@@ -1,3 +1,4 @@
+// Over 500 lines: the one reader of pjsip.conf: the option table of each object type and the references between the objects.
 /**
  * pjsip.conf: SIP objects, one per section, its kind given by `type =`. One name commonly appears in
  * several sections of different types (`[alice]` as endpoint and as aor); a name may not appear

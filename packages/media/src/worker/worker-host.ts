@@ -1,3 +1,4 @@
+// Over 500 lines: the worker's one command dispatcher over the legs, bridges, links and recordings it owns, holding notifications back until each reply (protocol.ts).
 /**
  * The worker side of the protocol: owns the worker's legs, bridges, links and recordings, answers
  * each request exactly once, and runs the media tick. It talks through a `post` function, so it

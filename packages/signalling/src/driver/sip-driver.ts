@@ -1,3 +1,4 @@
+// Over 500 lines: the one entry that wires transports, registration, auth, calls, messaging and events together; each of those lives in its own folder.
 /**
  * The SIP channel driver (technology `SIP`, alias `PJSIP`): binds the configured UDP transports,
  * assembles the stack (transport → transaction layer → UA core), turns each inbound INVITE into an

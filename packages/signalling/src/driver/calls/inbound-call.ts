@@ -1,3 +1,4 @@
+// Over 500 lines: one state machine (setup → up) whose steps (identification, Replaces, session timer, late offer, re-INVITE) all read and move its state; what it shares with outbound calls is in call-core.ts.
 /**
  * One inbound SIP call: the PBX policy on top of an IncomingInvite and its dialog. It identifies
  * the caller, negotiates SDP, owns the media leg, presents the call to core, and is the

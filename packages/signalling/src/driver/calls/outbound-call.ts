@@ -1,3 +1,4 @@
+// Over 500 lines: one state machine (prepared → up) with forking, early media, CANCEL, 401/422 retries and the UAC session timer, all moving its state; branch messages are in outbound-branch.ts, the shared call in call-core.ts.
 /**
  * One outbound SIP call: the `ChannelTechnology` of a channel core created for a dial string. It
  * sends an INVITE with our SDP offer to every target (all registered contacts of an endpoint fork

@@ -1,3 +1,4 @@
+// Over 500 lines: one RFC 6665 notifier whose subscribe, refresh, expiry and in-order NOTIFYs share one subscription table; the packages' bodies are at its end.
 /**
  * The notifier side of SIP-specific event notification (RFC 6665) for three packages:
  *
