@@ -51,18 +51,9 @@ import {
   uacDialog,
 } from './outbound-branch.js';
 import { CAUSE_BEARER_NOT_AVAILABLE, CAUSE_NORMAL_CLEARING, causeForStatus, reasonHeaderForCause } from './hangup-causes.js';
-import {
-  applyInterval,
-  intervalAfter422,
-  inviteTimerHeaders,
-  readTimerAnswer,
-  refreshHeaders,
-  type TimerPolicy,
-  timerPolicy,
-} from './outbound-session-timer.js';
+import { applyInterval, OutboundSessionTimer } from './outbound-session-timer.js';
 import { ReinviteClient } from './reinvite-client.js';
 import type { DialogIdentity, ReplacesTarget } from './replaces.js';
-import { readSessionTimer } from './session-timer.js';
 import type { TransferHandler, TransferSource } from './transfer.js';
 
 export { chooseFinalStatus, type OutboundTarget } from './outbound-branch.js';
@@ -122,17 +113,12 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
   #ringing = false;
   #timer: unknown;
   /** Session timers (RFC 4028) as the endpoint's `timers` options say (outbound-session-timer.ts). */
-  #timerPolicy: TimerPolicy;
-  #proposedInterval: number;
-  /** The callee's 2xx listed UPDATE in Allow: refreshes go as UPDATE, else as re-INVITE. */
-  #peerAllowsUpdate = false;
+  readonly #timers: OutboundSessionTimer;
 
   constructor(env: OutboundCallEnvironment) {
     this.#env = env;
     this.#protocolId = newCallId();
     this.#log = env.logger.child({ channel: env.name });
-    this.#timerPolicy = timerPolicy(env.endpoint);
-    this.#proposedInterval = this.#timerPolicy.sessionExpires;
     this.#core = new SipCallCore({
       owner: {
         isLive: () => this.#state === 'up',
@@ -146,6 +132,7 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
       videoCodecs: () => env.endpoint.videoCodecs,
       findDialog: env.findDialog,
     });
+    this.#timers = new OutboundSessionTimer(env.endpoint, this.#core.sessionTimer);
   }
 
   get protocolId(): string {
@@ -258,7 +245,7 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
       localHost,
       route,
       caller: this.#env.caller,
-      timerHeaders: inviteTimerHeaders(this.#timerPolicy, this.#proposedInterval),
+      timerHeaders: this.#timers.inviteHeaders(),
       userAgent: this.#env.userAgent,
       offer,
     });
@@ -307,14 +294,10 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
 
   /** RFC 4028 §7.4: a 422 names the far end's Min-SE; the INVITE goes again proposing it, once. */
   #retryWithLargerInterval(branch: Branch, response: SipResponse): boolean {
-    if (branch.timerRetried || branch.cancelReason !== undefined || !this.#stillCalling() || this.#timerPolicy.mode === 'no') return false;
-    const proposed = Number(branch.invite.getHeader('Session-Expires') ?? this.#proposedInterval);
-    const interval = intervalAfter422(response, proposed);
+    if (branch.timerRetried || branch.cancelReason !== undefined || !this.#stillCalling()) return false;
+    const interval = this.#timers.heed422(branch.invite, response);
     if (interval === undefined) return false;
     branch.timerRetried = true;
-    this.#proposedInterval = Math.max(this.#proposedInterval, interval);
-    // §7.4: the far end's Min-SE is the floor from now on (our refreshes say so too).
-    this.#timerPolicy = { ...this.#timerPolicy, minSe: Math.max(this.#timerPolicy.minSe, interval) };
     const retry = nextAttempt(branch.invite);
     applyInterval(retry, interval);
     this.#log.debug({ interval }, 'session interval too small (422); INVITE sent again');
@@ -415,46 +398,20 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
     await this.#core.applyRemote(outcome.remote);
     if (this.#state !== 'calling') return;
     this.#transition('up');
-    this.#startSessionTimer(response);
+    const agreed = this.#timers.answered(response);
+    if (agreed !== undefined)
+      this.#log.debug({ interval: agreed.interval, localRefresher: agreed.localRefresher }, 'session timer running');
     this.#core.emit((events) => events.answered());
-  }
-
-  /** RFC 4028 §7.2: the 2xx says the interval and who refreshes. */
-  #startSessionTimer(response: SipResponse): void {
-    this.#peerAllowsUpdate = response.getHeaderList('Allow').some((method) => method.trim().toUpperCase() === 'UPDATE');
-    const agreed = readTimerAnswer(response, this.#timerPolicy, this.#proposedInterval);
-    if (agreed === undefined) return;
-    this.#log.debug({ interval: agreed.interval, localRefresher: agreed.localRefresher }, 'session timer running');
-    this.#core.sessionTimer.run(agreed.interval, agreed.localRefresher);
   }
 
   /** A session refresh (§7.4): an offerless UPDATE if the callee takes UPDATE, else a re-INVITE. */
   async #refreshSession(interval: number): Promise<number> {
     const dialog = this.#winner?.dialog;
     if (dialog === undefined || dialog.state === 'terminated' || this.#state !== 'up') return 0;
-    const headers = refreshHeaders(this.#timerPolicy, interval);
-    if (this.#peerAllowsUpdate) return this.#core.refreshByUpdate(dialog, headers, true);
+    const headers = this.#timers.refreshHeaders(interval);
+    if (this.#timers.peerAllowsUpdate) return this.#core.refreshByUpdate(dialog, headers, true);
     const result = await this.#core.refreshByReinvite(headers, this.#env.codecs);
     return result.kind === 'answered' ? result.response.status : result.status;
-  }
-
-  /**
-   * A re-INVITE or UPDATE from the callee refreshes the session (RFC 4028 §7.4, §9): the timer
-   * restarts, and our 2xx repeats the Session-Expires with the refresher it proposed (or theirs).
-   */
-  #sessionRefreshedBy(request: SipRequest): Array<[string, string]> {
-    const sessionTimer = this.#core.sessionTimer;
-    if (!sessionTimer.running) return [];
-    const offer = readSessionTimer(request);
-    const current = sessionTimer.interval ?? this.#proposedInterval;
-    const interval = offer.kind === 'ok' ? Math.max(this.#timerPolicy.minSe, offer.interval) : current;
-    // In-dialog, the callee is the UAC of its refresh: `refresher=uac` there means the callee.
-    const theyRefresh = offer.kind !== 'ok' || offer.refresher === 'uac';
-    sessionTimer.run(interval, !theyRefresh);
-    const headers: Array<[string, string]> = [['Session-Expires', `${interval};refresher=${theyRefresh ? 'uac' : 'uas'}`]];
-    // §9: Require: timer only towards a UAC that said it supports timers.
-    if (offer.kind === 'ok' && offer.uacSupportsTimer) headers.push(['Require', 'timer']);
-    return headers;
   }
 
   /** RFC 3261 §12.1.2: the UAC's view of the dialog the 2xx created. */
@@ -471,7 +428,7 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
       },
       reinvite: (reinvite) => this.#receiveReinvite(reinvite),
       offerPending: () => dialog.pendingInvite?.state === 'proceeding',
-      refreshed: (update) => ({ headers: this.#winner?.dialog === dialog ? this.#sessionRefreshedBy(update) : [] }),
+      refreshed: (update) => ({ headers: this.#winner?.dialog === dialog ? this.#timers.refreshedBy(update) : [] }),
       codecs: () => this.#env.codecs,
     });
     return dialog;
@@ -504,7 +461,7 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
     }
     await this.#core.applyRemote(outcome.remote);
     if (reinvite.state !== 'proceeding') return;
-    const timerHeaders = this.#sessionRefreshedBy(request);
+    const timerHeaders = this.#timers.refreshedBy(request);
     reinvite.accept({ body: this.#core.answerSdp(outcome.remote, outcome.streams), contentType: SDP, headers: timerHeaders });
   }
 

@@ -14,7 +14,7 @@
  */
 import type { SipEndpointConfig } from '@switchboard/core';
 import type { SipRequest, SipResponse } from '../../message/sip-message.js';
-import { MIN_SE } from './session-timer.js';
+import { MIN_SE, readSessionTimer, type SessionTimer } from './session-timer.js';
 
 export const DEFAULT_SESSION_EXPIRES = 1800;
 
@@ -87,4 +87,77 @@ export function refreshHeaders(policy: TimerPolicy, interval: number): Array<[st
     ['Min-SE', String(policy.minSe)],
     ['Supported', 'timer'],
   ];
+}
+
+/**
+ * The session timer of one call we place: the policy (its Min-SE raised by a 422), the interval we
+ * propose, and what the callee's 2xx agreed. The timer itself (session-timer.ts) is the call core's.
+ */
+export class OutboundSessionTimer {
+  readonly #timer: SessionTimer;
+  #policy: TimerPolicy;
+  #proposed: number;
+  /** The callee's 2xx listed UPDATE in Allow: refreshes go as UPDATE, else as re-INVITE. */
+  #peerAllowsUpdate = false;
+
+  constructor(endpoint: SipEndpointConfig, timer: SessionTimer) {
+    this.#timer = timer;
+    this.#policy = timerPolicy(endpoint);
+    this.#proposed = this.#policy.sessionExpires;
+  }
+
+  get peerAllowsUpdate(): boolean {
+    return this.#peerAllowsUpdate;
+  }
+
+  /** The session timer headers of our INVITE (§7.1). */
+  inviteHeaders(): Array<[string, string]> {
+    return inviteTimerHeaders(this.#policy, this.#proposed);
+  }
+
+  /**
+   * §7.4: a 422 names the far end's Min-SE. Returns the interval to send the INVITE again with, and
+   * makes it the floor from now on (our refreshes say so too); undefined when it cannot be heeded.
+   */
+  heed422(invite: SipRequest, response: SipResponse): number | undefined {
+    if (this.#policy.mode === 'no') return undefined;
+    const proposed = Number(invite.getHeader('Session-Expires') ?? this.#proposed);
+    const interval = intervalAfter422(response, proposed);
+    if (interval === undefined) return undefined;
+    this.#proposed = Math.max(this.#proposed, interval);
+    this.#policy = { ...this.#policy, minSe: Math.max(this.#policy.minSe, interval) };
+    return interval;
+  }
+
+  /** §7.2: the 2xx says the interval and who refreshes; the timer runs if one was agreed. */
+  answered(response: SipResponse): AgreedTimer | undefined {
+    this.#peerAllowsUpdate = response.getHeaderList('Allow').some((method) => method.trim().toUpperCase() === 'UPDATE');
+    const agreed = readTimerAnswer(response, this.#policy, this.#proposed);
+    if (agreed !== undefined) this.#timer.run(agreed.interval, agreed.localRefresher);
+    return agreed;
+  }
+
+  /** The headers of our refresh (§7.4). */
+  refreshHeaders(interval: number): Array<[string, string]> {
+    return refreshHeaders(this.#policy, interval);
+  }
+
+  /**
+   * A re-INVITE or UPDATE from the callee refreshes the session (§7.4, §9): the timer restarts, and
+   * our 2xx repeats the Session-Expires with the refresher it proposed (or theirs).
+   */
+  refreshedBy(request: SipRequest): Array<[string, string]> {
+    const timer = this.#timer;
+    if (!timer.running) return [];
+    const offer = readSessionTimer(request);
+    const current = timer.interval ?? this.#proposed;
+    const interval = offer.kind === 'ok' ? Math.max(this.#policy.minSe, offer.interval) : current;
+    // In-dialog, the callee is the UAC of its refresh: `refresher=uac` there means the callee.
+    const theyRefresh = offer.kind !== 'ok' || offer.refresher === 'uac';
+    timer.run(interval, !theyRefresh);
+    const headers: Array<[string, string]> = [['Session-Expires', `${interval};refresher=${theyRefresh ? 'uac' : 'uas'}`]];
+    // §9: Require: timer only towards a UAC that said it supports timers.
+    if (offer.kind === 'ok' && offer.uacSupportsTimer) headers.push(['Require', 'timer']);
+    return headers;
+  }
 }
