@@ -51,6 +51,8 @@ export interface OutboundChannelRequest {
 
 export interface OriginateRequest extends OutboundChannelRequest {
   app?: string;
+  /** A dialplan application run on the answered channel, then hung up (the manager's Originate). */
+  dialplanApp?: { name: string; data: string };
   extension?: string;
   context?: string;
   priority?: number;
@@ -94,7 +96,10 @@ interface Prepared {
   dialstring: string;
 }
 
-type AnswerTarget = { kind: 'app'; app: string; args: string[] } | { kind: 'dialplan'; target: DialplanTarget };
+type AnswerTarget =
+  | { kind: 'app'; app: string; args: string[] }
+  | { kind: 'dialplan'; target: DialplanTarget }
+  | { kind: 'dialplanApp'; name: string; data: string };
 
 export class OriginateService {
   readonly #deps: OriginateDeps;
@@ -159,6 +164,13 @@ export class OriginateService {
   }
 
   #answerTarget(request: OriginateRequest): AnswerTarget {
+    if (request.dialplanApp) {
+      if (request.app || request.extension) throw invalidArgument('Give an application or an extension, not both');
+      if (!this.#deps.dialplanRunner.hasApplication(request.dialplanApp.name)) {
+        throw invalidArgument(`Unknown dialplan application '${request.dialplanApp.name}'`);
+      }
+      return { kind: 'dialplanApp', name: request.dialplanApp.name, data: request.dialplanApp.data };
+    }
     const hasDialplan = Boolean(request.extension) || Boolean(request.label);
     if (request.app && hasDialplan) throw invalidArgument('Give either app or extension/context/priority/label, not both');
     if (request.app) return { kind: 'app', app: request.app, args: splitAppArgs(request.appArgs) };
@@ -299,7 +311,9 @@ export class OriginateService {
     const work =
       target.kind === 'app'
         ? runInApplication(this.#deps, channel, target.app, target.args)
-        : this.#deps.dialplanRunner.runTarget(channel, target.target);
+        : target.kind === 'dialplanApp'
+          ? this.#deps.dialplanRunner.runApplication(channel, target.name, target.data)
+          : this.#deps.dialplanRunner.runTarget(channel, target.target);
     this.#deps.track(work);
   }
 }

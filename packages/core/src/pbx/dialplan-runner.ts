@@ -86,6 +86,39 @@ export class DialplanRunner {
     return this.run(channel, { context: target.context, exten: target.exten, priority });
   }
 
+  /** True when the dialplan has this priority. */
+  exists(context: string, exten: string, priority: number): boolean {
+    return this.#dialplan().findPriority(context, exten, priority) !== undefined;
+  }
+
+  /**
+   * Runs one dialplan application on a channel outside any extension (the manager's Originate
+   * with Application/Data), then hangs the channel up as the original does.
+   */
+  async runApplication(channel: Channel, app: string, data: string): Promise<void> {
+    const location = { context: channel.dialplan.context, exten: channel.dialplan.exten, priority: 1 };
+    const step: DialplanPriority = { priority: 1, app, appData: data, file: '(originate)', line: 0 };
+    const ctx: DialplanAppContext = {
+      channel,
+      applications: this.#applications,
+      playbacks: this.#playbacks,
+      globals: this.#globals,
+      log: this.#log.child({ channel: channel.name }),
+      sleep: (ms) => sleepUnlessHungUp(channel.hangupSignal, ms),
+    };
+    try {
+      await this.#execute(ctx, location, step);
+    } catch (err) {
+      if (!channel.isDestroyed) ctx.log.error({ err, app }, 'originated application failed');
+    }
+    if (!channel.isDestroyed) await channel.hangup(CAUSE_NORMAL_CLEARING);
+  }
+
+  /** True when a dialplan application of this name exists. */
+  hasApplication(name: string): boolean {
+    return this.#apps.has(name.toLowerCase());
+  }
+
   /** True while the channel runs the dialplan here. */
   isRunning(channel: Channel): boolean {
     return this.#redirects.has(channel.id);

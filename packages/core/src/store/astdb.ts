@@ -65,9 +65,7 @@ export class SqliteAstDb implements AstDbStore {
     );
     this.#delete = db.prepare<[string, string]>('DELETE FROM astdb WHERE family = ? AND key = ?');
     this.#deleteFamily = db.prepare<[string]>('DELETE FROM astdb WHERE family = ?');
-    this.#deletePrefix = db.prepare<[string, string, string]>(
-      "DELETE FROM astdb WHERE family = ? AND (key = ? OR key LIKE ? ESCAPE '\\')",
-    );
+    this.#deletePrefix = db.prepare<[string, string, string]>("DELETE FROM astdb WHERE family = ? AND (key = ? OR key LIKE ? ESCAPE '\\')");
     this.#listFamily = db.prepare<[string], AstDbEntry>('SELECT family, key, value FROM astdb WHERE family = ? ORDER BY key');
     this.#listAll = db.prepare<[], AstDbEntry>('SELECT family, key, value FROM astdb ORDER BY family, key');
   }
