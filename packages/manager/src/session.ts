@@ -140,18 +140,23 @@ export class ManagerSession {
     return this.user?.writeTimeoutMs ?? this.#options.writeTimeoutMs;
   }
 
+  /** Bytes handed to the kernel (bytesWritten also counts what still waits in our buffer). */
+  #flushedBytes(): number {
+    return this.#socket.bytesWritten - this.#socket.writableLength;
+  }
+
   /** A write is stuck when no byte left our buffer for a whole write timeout. */
   #watchProgress(): void {
     if (this.#writeTimer) return;
-    let sent = this.#socket.bytesWritten;
+    let sent = this.#flushedBytes();
     const check = () => {
       this.#writeTimer = undefined;
       if (this.#state === 'closed' || this.#socket.writableLength === 0) return;
-      if (this.#socket.bytesWritten === sent) {
+      if (this.#flushedBytes() === sent) {
         this.close(`write timed out after ${this.#writeTimeoutMs()} ms`);
         return;
       }
-      sent = this.#socket.bytesWritten;
+      sent = this.#flushedBytes();
       this.#writeTimer = setTimeout(check, this.#writeTimeoutMs());
     };
     this.#writeTimer = setTimeout(check, this.#writeTimeoutMs());
