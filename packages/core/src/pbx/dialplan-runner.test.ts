@@ -200,7 +200,7 @@ exten => 200,1,Set(REDIRECTED=yes)
     const { runner, channel } = setup('[in]\n');
     assert.equal(runner.hasApplication('set'), true);
     assert.equal(runner.hasApplication('NoSuchApp'), false);
-    await runner.runApplication(channel, 'Set', 'FROM_ORIGINATE=${CALLERID(num)}');
+    await runner.runApplication(channel, 'Set', `FROM_ORIGINATE=\${CALLERID(num)}`);
     assert.equal(channel.getVariable('FROM_ORIGINATE'), '1001');
     assert.equal(channel.isDestroyed, true);
   });

@@ -21,7 +21,7 @@ import { type ActionContext, type ActionDefinition, ActionError, message, requir
 const USER_EVENT_OWN_HEADERS = new Set(['action', 'actionid', 'userevent']);
 
 function channelArg(ctx: ActionContext, header = 'Channel'): Channel {
-  return findChannel(ctx, required(ctx.message, header, header === 'Channel' ? 'Channel' : header));
+  return findChannel(ctx, required(ctx.message, header, header === 'Channel' ? 'No channel specified' : `${header} not specified`));
 }
 
 /** Context/Exten/Priority (a priority may be a label) checked against the dialplan. */
@@ -186,7 +186,7 @@ export function callActions(): ActionDefinition[] {
       name: 'UserEvent',
       privilege: ['user'],
       run: (ctx) => {
-        const name = required(ctx.message, 'UserEvent', 'UserEvent');
+        const name = required(ctx.message, 'UserEvent', 'UserEvent not specified');
         const fields: Field[] = [['UserEvent', name]];
         for (const [header, value] of ctx.message.fields) {
           if (!USER_EVENT_OWN_HEADERS.has(header.toLowerCase())) fields.push([header, value]);

@@ -111,7 +111,7 @@ export function coreActions(translator: EventTranslator): ActionDefinition[] {
       name: 'Command',
       privilege: ['command'],
       run: async ({ message: msg, services }) => {
-        const line = required(msg, 'Command', 'Command');
+        const line = required(msg, 'Command', 'Command not specified');
         if (!services.commands) throw new ActionError('No console commands are available');
         const output = await services.commands.run(line);
         const lines = output.replace(/\r/g, '').replace(/\n+$/, '').split('\n');

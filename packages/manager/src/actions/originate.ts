@@ -80,7 +80,7 @@ function originateResponse(fields: {
 async function originate(ctx: ActionContext): Promise<Reply> {
   const { message: msg, services } = ctx;
   const core = services.core;
-  const endpoint = required(msg, 'Channel', 'Channel');
+  const endpoint = required(msg, 'Channel', 'Channel not specified');
   const exten = msg.get('Exten')?.trim() ?? '';
   const context = msg.get('Context')?.trim() || 'default';
   const application = msg.get('Application')?.trim() ?? '';

@@ -68,10 +68,10 @@ export function message(text: string, fields: Field[] = []): Reply {
   return success([['Message', text], ...fields]);
 }
 
-/** A header the action cannot do without; `Response: Error` naming it when missing or empty. */
-export function required(msg: ManagerMessage, name: string, what = name): string {
+/** A header the action cannot do without; `Response: Error` with `error` when missing or empty. */
+export function required(msg: ManagerMessage, name: string, error = `${name} not specified`): string {
   const value = msg.get(name)?.trim();
-  if (value === undefined || value === '') throw new ActionError(`${what} not specified`);
+  if (value === undefined || value === '') throw new ActionError(error);
   return value;
 }
 

@@ -1,0 +1,241 @@
+/**
+ * The manager server over real TCP sockets on a core built in the test: limits, filters, the
+ * Events switch, AstDB and variable actions, the injected console runner and channel events.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createConnection, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { openStore, type SqliteStore, SwitchboardCore, silentLogger } from '@switchboard/core';
+import { RecordingMediaEngine, RecordingTechnology, testCoreConfig } from '@switchboard/core/testing';
+import { loadManagerConfig } from './config.js';
+import { ManagerServer } from './manager-server.js';
+
+type Block = Map<string, string>;
+
+/** A minimal wire client: blocks as lower-cased header maps (last value wins). */
+class Client {
+  readonly blocks: Block[] = [];
+  closed = false;
+  #buffer = '';
+  constructor(readonly socket: Socket) {
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => {
+      this.#buffer += chunk;
+      this.#buffer = this.#buffer.replace(/^Asterisk Call Manager\/[^\r]*\r\n/, '');
+      let end = this.#buffer.indexOf('\r\n\r\n');
+      while (end >= 0) {
+        const block: Block = new Map();
+        for (const line of this.#buffer.slice(0, end).split('\r\n')) {
+          const colon = line.indexOf(':');
+          block.set(line.slice(0, colon).toLowerCase(), line.slice(colon + 1).trim());
+        }
+        this.blocks.push(block);
+        this.#buffer = this.#buffer.slice(end + 4);
+        end = this.#buffer.indexOf('\r\n\r\n');
+      }
+    });
+    socket.on('close', () => {
+      this.closed = true;
+    });
+    socket.on('error', () => undefined);
+  }
+  send(lines: string[]): void {
+    this.socket.write(`${lines.join('\r\n')}\r\n\r\n`);
+  }
+  async waitFor(match: (b: Block) => boolean, what: string, timeoutMs = 3000): Promise<Block> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const found = this.blocks.find(match);
+      if (found) return found;
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+  async action(id: string, lines: string[]): Promise<Block> {
+    this.send([...lines, `ActionID: ${id}`]);
+    return this.waitFor((b) => b.get('actionid') === id && b.has('response'), `reply ${id}`);
+  }
+}
+
+describe('ManagerServer', () => {
+  let core: SwitchboardCore;
+  let store: SqliteStore;
+  let server: ManagerServer;
+  let port: number;
+  const clients: Client[] = [];
+
+  async function connect(): Promise<Client> {
+    const socket = createConnection({ host: '127.0.0.1', port });
+    await new Promise((resolve) => socket.once('connect', resolve));
+    const client = new Client(socket);
+    clients.push(client);
+    return client;
+  }
+
+  async function login(user = 'admin', events = 'on'): Promise<Client> {
+    const client = await connect();
+    const reply = await client.action('login', ['Action: Login', `Username: ${user}`, `Secret: ${user}-secret`, `Events: ${events}`]);
+    assert.equal(reply.get('response'), 'Success');
+    return client;
+  }
+
+  before(async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'manager-server-'));
+    writeFileSync(
+      join(dir, 'manager.conf'),
+      `[general]
+enabled = yes
+authtimeout = 1
+actionlimit = 20
+maxsessionsperaddress = 8
+
+[admin]
+secret = admin-secret
+read = all
+write = all
+
+[reader]
+secret = reader-secret
+read = user
+write = user
+`,
+    );
+    store = openStore(join(dir, 'var'));
+    core = new SwitchboardCore({ config: testCoreConfig(), media: new RecordingMediaEngine(), store });
+    server = new ManagerServer({
+      core,
+      // Port 0: any free port (manager.conf itself takes 1 to 65535).
+      config: { ...loadManagerConfig(dir, silentLogger), port: 0 },
+      confDir: dir,
+      store,
+      commands: { run: async (line) => `ran: ${line}\nsecond line` },
+      logger: silentLogger,
+    });
+    const [bound] = await server.listen();
+    port = bound?.port ?? 0;
+  });
+
+  after(async () => {
+    for (const client of clients) client.socket.destroy();
+    await server.close();
+    await store.close();
+  });
+
+  it('closes a connection that does not log in within authtimeout', async () => {
+    const idle = await connect();
+    await idle.waitFor(() => idle.closed, 'the close', 3000).catch(() => undefined);
+    for (let i = 0; i < 100 && !idle.closed; i++) await new Promise((resolve) => setTimeout(resolve, 30));
+    assert.equal(idle.closed, true);
+  });
+
+  it('answers actions beyond actionlimit per second with an error', async () => {
+    const client = await login('admin', 'off');
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    for (let i = 0; i < 30; i++) client.send(['Action: Ping', `ActionID: p${i}`]);
+    await client.waitFor((b) => b.get('actionid') === 'p29', 'the last reply');
+    const refused = client.blocks.filter((b) => b.get('message') === 'Too many actions; slow down');
+    assert.ok(refused.length >= 5, `refused ${refused.length}`);
+    assert.ok((server.counters.actions.get('ping') ?? 0) >= 20);
+    client.socket.destroy();
+  });
+
+  it('refuses connections over maxsessionsperaddress', async () => {
+    const before = server.counters.connectionsRejected;
+    const open = await Promise.all(Array.from({ length: 8 }, () => connect()));
+    const extra = await connect();
+    await extra.waitFor((b) => b.get('message') === 'Too many sessions from this address', 'the refusal');
+    assert.equal(server.counters.connectionsRejected, before + 1);
+    for (const client of [...open, extra]) client.socket.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  });
+
+  it('runs Command through the injected runner, Setvar/Getvar globals and the AstDB actions', async () => {
+    const client = await login('admin', 'off');
+    const command = await client.action('c', ['Action: Command', 'Command: core show uptime']);
+    assert.equal(command.get('message'), 'Command output follows');
+    assert.equal(command.get('output'), 'second line');
+    await client.action('s', ['Action: Setvar', 'Variable: OPERATOR', 'Value: 1001']);
+    assert.equal((await client.action('g', ['Action: Getvar', 'Variable: OPERATOR'])).get('value'), '1001');
+    await client.action('p1', ['Action: DBPut', 'Family: fam', 'Key: a/1', 'Val: one']);
+    await client.action('p2', ['Action: DBPut', 'Family: fam', 'Key: a/2', 'Val: two']);
+    const get = await client.action('get', ['Action: DBGet', 'Family: fam', 'Key: a/2']);
+    assert.equal(get.get('eventlist'), 'start');
+    const item = await client.waitFor((b) => b.get('event') === 'DBGetResponse', 'DBGetResponse');
+    assert.equal(item.get('val'), 'two');
+    const tree = await client.action('t', ['Action: DBDelTree', 'Family: fam', 'Key: a']);
+    assert.equal(tree.get('message'), 'Key tree deleted successfully');
+    const gone = await client.action('x', ['Action: DBDel', 'Family: fam', 'Key: a/1']);
+    assert.equal(gone.get('message'), 'Database entry not found');
+    const noKey = await client.action('y', ['Action: DBGet', 'Family: fam']);
+    assert.equal(noKey.get('message'), 'No key specified.');
+    const state = await client.action('e', ['Action: ExtensionState', 'Exten: 999', 'Context: default']);
+    assert.equal(state.get('status'), '-1');
+    client.socket.destroy();
+  });
+
+  it('sends UserEvent to readers of class user through their filters, and Events off silences a session', async () => {
+    const reader = await login('reader');
+    const filtered = await login('admin');
+    await filtered.action('f', ['Action: Filter', 'Operation: Add', 'Filter: UserEvent: Wanted']);
+    const silent = await login('admin');
+    await silent.action('off', ['Action: Events', 'EventMask: off']);
+    const sender = await login('admin', 'off');
+    await sender.action('u1', ['Action: UserEvent', 'UserEvent: Unwanted', 'Floor: 1']);
+    await sender.action('u2', ['Action: UserEvent', 'UserEvent: Wanted', 'Floor: 2']);
+    const got = await reader.waitFor((b) => b.get('userevent') === 'Wanted', 'Wanted at the reader');
+    assert.equal(got.get('floor'), '2');
+    assert.equal(got.get('privilege'), 'user,all');
+    assert.ok(reader.blocks.some((b) => b.get('userevent') === 'Unwanted'));
+    await filtered.waitFor((b) => b.get('userevent') === 'Wanted', 'Wanted through the filter');
+    assert.equal(
+      filtered.blocks.some((b) => b.get('userevent') === 'Unwanted'),
+      false,
+    );
+    assert.equal(
+      silent.blocks.some((b) => b.get('event') === 'UserEvent'),
+      false,
+    );
+    // The reader may not run Originate (no originate class).
+    const denied = await reader.action('o', ['Action: Originate', 'Channel: SIP/x', 'Exten: 1']);
+    assert.equal(denied.get('message'), 'Permission denied');
+  });
+
+  it('reports a channel from Newchannel to Hangup with the original fields and lists it meanwhile', async () => {
+    const watcher = await login('admin');
+    const channel = core.channels.create({
+      id: 'chan-1',
+      name: 'SIP/alice-00000001',
+      technology: 'SIP',
+      endpoint: 'alice',
+      direction: 'inbound',
+      state: 'Ring',
+      caller: { name: 'Alice', number: '1001' },
+      language: 'en',
+      dialplan: { context: 'default', exten: '100', priority: 1 },
+      tech: new RecordingTechnology(),
+      snapshotVariables: [],
+    });
+    const created = await watcher.waitFor((b) => b.get('event') === 'Newchannel', 'Newchannel');
+    assert.equal(created.get('channel'), 'SIP/alice-00000001');
+    assert.equal(created.get('channelstate'), '4');
+    assert.equal(created.get('channelstatedesc'), 'Ring');
+    assert.equal(created.get('calleridnum'), '1001');
+    assert.equal(created.get('connectedlinenum'), '<unknown>');
+    assert.equal(created.get('uniqueid'), 'chan-1');
+    assert.equal(created.get('linkedid'), 'chan-1');
+    const listed = await watcher.action('list', ['Action: Status']);
+    assert.equal(listed.get('message'), 'Channel status will follow');
+    const complete = await watcher.waitFor((b) => b.get('event') === 'StatusComplete', 'StatusComplete');
+    assert.equal(complete.get('listitems'), '1');
+    const hung = await watcher.action('h', ['Action: Hangup', 'Channel: SIP/alice-00000001', 'Cause: 17']);
+    assert.equal(hung.get('message'), 'Channel Hungup');
+    const hangup = await watcher.waitFor((b) => b.get('event') === 'Hangup', 'Hangup');
+    assert.equal(hangup.get('cause'), '17');
+    assert.equal(hangup.get('cause-txt'), 'User busy');
+    assert.equal(channel.isDestroyed, true);
+    assert.ok(watcher.blocks.some((b) => b.get('event') === 'HangupRequest'));
+  });
+});
