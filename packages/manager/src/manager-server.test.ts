@@ -3,11 +3,13 @@
  * Events switch, AstDB and variable actions, the injected console runner and channel events.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createConnection, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { connect as connectTls } from 'node:tls';
 import { openStore, type SqliteStore, SwitchboardCore, silentLogger } from '@switchboard/core';
 import { RecordingMediaEngine, RecordingTechnology, testCoreConfig } from '@switchboard/core/testing';
 import { loadManagerConfig } from './config.js';
@@ -237,5 +239,50 @@ write = user
     assert.equal(hangup.get('cause-txt'), 'User busy');
     assert.equal(channel.isDestroyed, true);
     assert.ok(watcher.blocks.some((b) => b.get('event') === 'HangupRequest'));
+  });
+});
+
+// The certificate is made with openssl (node:crypto cannot make an X.509 certificate);
+// scripts/ensure-tools.mjs installs it before the tests run.
+describe('ManagerServer over TLS', { timeout: 20_000 }, () => {
+  it('greets and logs in over the TLS listener (tlsenable, tlsbindaddr, tlscertfile, tlsprivatekey)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'manager-tls-'));
+    execFileSync(
+      'openssl',
+      ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')].concat([
+        '-days',
+        '1',
+        '-subj',
+        '/CN=localhost',
+      ]),
+      { stdio: 'ignore' },
+    );
+    writeFileSync(
+      join(dir, 'manager.conf'),
+      `[general]\nenabled = yes\ntlsenable = yes\ntlscertfile = ${join(dir, 'cert.pem')}\ntlsprivatekey = ${join(dir, 'key.pem')}\n\n[admin]\nsecret = admin-secret\nread = all\nwrite = all\n`,
+    );
+    const store = openStore(join(dir, 'var'));
+    const core = new SwitchboardCore({ config: testCoreConfig(), media: new RecordingMediaEngine(), store });
+    const loaded = loadManagerConfig(dir, silentLogger);
+    assert.ok(loaded.tls);
+    const server = new ManagerServer({
+      core,
+      config: { ...loaded, port: 0, tls: { ...loaded.tls, port: 0 } },
+      confDir: dir,
+      store,
+      logger: silentLogger,
+    });
+    const addresses = await server.listen();
+    const tls = addresses.find((a) => a.protocol === 'tls');
+    assert.ok(tls);
+    const socket = connectTls({ host: '127.0.0.1', port: tls.port, rejectUnauthorized: false });
+    await new Promise((resolve) => socket.once('secureConnect', resolve));
+    const client = new Client(socket as unknown as Socket);
+    const reply = await client.action('l', ['Action: Login', 'Username: admin', 'Secret: admin-secret']);
+    assert.equal(reply.get('message'), 'Authentication accepted');
+    socket.destroy();
+    await server.close();
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
   });
 });
