@@ -106,7 +106,8 @@ write = user
 `,
     );
     store = openStore(join(dir, 'var'));
-    core = new SwitchboardCore({ config: testCoreConfig(), media: new RecordingMediaEngine(), store });
+    const dialplan = { contexts: [{ name: 'default', extensions: [], includes: [], hints: { '101': ['App:desk'] } }], globals: {} };
+    core = new SwitchboardCore({ config: testCoreConfig({ dialplan }), media: new RecordingMediaEngine(), store });
     server = new ManagerServer({
       core,
       // Port 0: any free port (manager.conf itself takes 1 to 65535).
@@ -239,6 +240,34 @@ write = user
     assert.equal(hangup.get('cause-txt'), 'User busy');
     assert.equal(channel.isDestroyed, true);
     assert.ok(watcher.blocks.some((b) => b.get('event') === 'HangupRequest'));
+  });
+
+  it('announces device states with the extension states of hints, ExtensionState and mailbox changes', async () => {
+    const watcher = await login('admin');
+    await core.deviceStates.update('App:desk', 'INUSE');
+    const change = await watcher.waitFor(
+      (b) => b.get('event') === 'DeviceStateChange' && b.get('device') === 'App:desk',
+      'DeviceStateChange',
+    );
+    assert.equal(change.get('state'), 'INUSE');
+    const status = await watcher.waitFor((b) => b.get('event') === 'ExtensionStatus', 'ExtensionStatus');
+    assert.deepEqual(
+      [status.get('exten'), status.get('context'), status.get('hint'), status.get('status'), status.get('statustext')],
+      ['101', 'default', 'App:desk', '1', 'InUse'],
+    );
+    const state = await watcher.action('es', ['Action: ExtensionState', 'Exten: 101', 'Context: default']);
+    assert.equal(state.get('statustext'), 'InUse');
+    await core.mailboxes.update('1000@default', 1, 2);
+    const waiting = await watcher.waitFor((b) => b.get('event') === 'MessageWaiting', 'MessageWaiting');
+    assert.deepEqual(
+      [waiting.get('mailbox'), waiting.get('waiting'), waiting.get('new'), waiting.get('old')],
+      ['1000@default', '1', '2', '1'],
+    );
+    const count = await watcher.action('mc', ['Action: MailboxCount', 'Mailbox: 1000@default']);
+    assert.deepEqual([count.get('newmessages'), count.get('oldmessages')], ['2', '1']);
+    await watcher.action('dl', ['Action: DeviceStateList']);
+    const listed = await watcher.waitFor((b) => b.get('event') === 'DeviceStateChange' && b.get('actionid') === 'dl', 'the listed device');
+    assert.equal(listed.get('device'), 'App:desk');
   });
 });
 
