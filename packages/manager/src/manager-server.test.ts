@@ -106,7 +106,18 @@ write = user
 `,
     );
     store = openStore(join(dir, 'var'));
-    const dialplan = { contexts: [{ name: 'default', extensions: [], includes: [], hints: { '101': ['App:desk'] } }], globals: {} };
+    const step = (priority: number, app: string, appData: string) => ({ priority, app, appData, file: 'test', line: priority });
+    const dialplan = {
+      contexts: [
+        {
+          name: 'default',
+          extensions: [{ pattern: '200', priorities: [step(1, 'Set', 'TRANSFERRED=yes'), step(2, 'Wait', '5'), step(3, 'Hangup', '')] }],
+          includes: [],
+          hints: { '101': ['App:desk'] },
+        },
+      ],
+      globals: {},
+    };
     core = new SwitchboardCore({ config: testCoreConfig({ dialplan }), media: new RecordingMediaEngine(), store });
     server = new ManagerServer({
       core,
@@ -268,6 +279,51 @@ write = user
     await watcher.action('dl', ['Action: DeviceStateList']);
     const listed = await watcher.waitFor((b) => b.get('event') === 'DeviceStateChange' && b.get('actionid') === 'dl', 'the listed device');
     assert.equal(listed.get('device'), 'App:desk');
+  });
+
+  it('bridges two channels with Bridge and blind-transfers one party to the dialplan with BlindTransfer', async () => {
+    const watcher = await login('admin');
+    const make = (id: string, name: string) =>
+      core.channels.create({
+        id,
+        name,
+        technology: 'SIP',
+        endpoint: name.slice(4, name.indexOf('-')),
+        direction: 'inbound',
+        state: 'Up',
+        caller: { name: '', number: id },
+        language: 'en',
+        dialplan: { context: 'default', exten: 's', priority: 1 },
+        tech: new RecordingTechnology(),
+        snapshotVariables: [],
+      });
+    const a = make('a-1', 'SIP/anna-00000010');
+    const b = make('b-1', 'SIP/bert-00000011');
+    const bridged = await watcher.action('br', ['Action: Bridge', 'Channel1: SIP/anna-00000010', 'Channel2: b-1']);
+    assert.equal(bridged.get('message'), 'Channels have been bridged');
+    const enters = await watcher.waitFor(
+      (x) => x.get('event') === 'BridgeEnter' && x.get('channel') === 'SIP/bert-00000011',
+      'BridgeEnter',
+    );
+    assert.equal(enters.get('bridgenumchannels'), '2');
+    const missing = await watcher.action('bt0', ['Action: BlindTransfer', 'Channel: a-1', 'Exten: 999', 'Context: default']);
+    assert.equal(missing.get('message'), 'Extension does not exist.');
+    const transfer = await watcher.action('bt', ['Action: BlindTransfer', 'Channel: a-1', 'Exten: 200', 'Context: default']);
+    assert.equal(transfer.get('message'), 'Transfer succeeded');
+    const event = await watcher.waitFor((x) => x.get('event') === 'BlindTransfer', 'BlindTransfer');
+    assert.equal(event.get('transfererchannel'), 'SIP/anna-00000010');
+    assert.equal(event.get('transfereechannel'), 'SIP/bert-00000011');
+    assert.equal(event.get('extension'), '200');
+    assert.equal(event.get('result'), 'Success');
+    await watcher.waitFor(
+      (x) => x.get('event') === 'VarSet' && x.get('variable') === 'TRANSFERRED' && x.get('channel') === 'SIP/bert-00000011',
+      'VarSet',
+    );
+    assert.equal(a.isDestroyed, true);
+    assert.equal(b.isDestroyed, false);
+    const redirect = await watcher.action('rd', ['Action: Redirect', 'Channel: b-1', 'Exten: 200', 'Context: default', 'Priority: 3']);
+    assert.equal(redirect.get('message'), 'Redirect successful');
+    await watcher.waitFor((x) => x.get('event') === 'Hangup' && x.get('uniqueid') === 'b-1', 'the hangup at priority 3');
   });
 });
 
