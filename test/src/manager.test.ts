@@ -336,55 +336,75 @@ describe('manager interface', () => {
     assert.equal(sipp.code, 0, `sipp failed:\n${sipp.stdout.slice(-2000)}\n${sipp.stderr}`);
   });
 
-  it('delivers a user event raised over the REST API with a channel to the npm client', { timeout: 60_000 }, async () => {
-    const { ami, events } = await npmClient(port, 'monitor', 'monitor-secret');
-    const client: AriClient = await ari.connect(sb.baseUrl, API_USER, API_PASSWORD);
-    await client.start('demo');
-    let failure: unknown;
-    const onStart = (event: AriEvent, channel: AriChannel) => {
-      void (async () => {
-        await channel.answer();
-        const response = await fetch(`${sb.baseUrl}/ari/events/user/Doorbell?application=demo&source=channel:${channel.id}`, {
-          method: 'POST',
-          headers: { authorization: basicAuth(), 'content-type': 'application/json' },
-          body: JSON.stringify({ variables: { floor: '2' } }),
+  it(
+    'delivers a user event raised over the REST API with a channel to the npm client, then redirects the channel out of its application',
+    { timeout: 60_000 },
+    async () => {
+      const { ami, events } = await npmClient(port, 'monitor', 'monitor-secret');
+      const client: AriClient = await ari.connect(sb.baseUrl, API_USER, API_PASSWORD);
+      await client.start('demo');
+      let failure: unknown;
+      const onStart = (event: AriEvent, channel: AriChannel) => {
+        void (async () => {
+          await channel.answer();
+          const response = await fetch(`${sb.baseUrl}/ari/events/user/Doorbell?application=demo&source=channel:${channel.id}`, {
+            method: 'POST',
+            headers: { authorization: basicAuth(), 'content-type': 'application/json' },
+            body: JSON.stringify({ variables: { floor: '2' } }),
+          });
+          assert.equal(response.status, 204);
+          await waitUntil(() => events.find((e) => e.event === 'UserEvent'), 'the UserEvent');
+          // Redirect takes the channel out of the application (AppEnd) into extension 301, which hangs up.
+          const redirected = await npmAction(ami, {
+            action: 'Redirect',
+            channel: channel.id,
+            exten: '301',
+            context: 'from-internal',
+            priority: 1,
+          });
+          assert.equal(redirected.message, 'Redirect successful');
+        })().catch(async (err: unknown) => {
+          failure = err;
+          await channel.hangup().catch(() => undefined);
         });
-        assert.equal(response.status, 204);
-        await waitUntil(() => events.find((e) => e.event === 'UserEvent'), 'the UserEvent');
-        await channel.hangup();
-      })().catch(async (err: unknown) => {
-        failure = err;
-        await channel.hangup().catch(() => undefined);
-      });
-      void event;
-    };
-    client.on('AppStart', onStart);
-    try {
-      const rtpPort = await freePort('udp');
-      const sipp = await runSipp(
-        'uac-wait-bye.xml',
-        { host: '127.0.0.1', port: sb.sipPort },
-        { service: '100', keys: { rtpport: rtpPort } },
-      );
-      if (failure) throw failure;
-      assert.equal(sipp.code, 0, `sipp failed:\n${sipp.stdout.slice(-2000)}\n${sipp.stderr}`);
-      const userEvent = events.find((e) => e.event === 'UserEvent');
-      assert.equal(userEvent?.userevent, 'Doorbell');
-      assert.equal(userEvent?.floor, '2');
-      assert.match(String(userEvent?.channel), /^SIP\//);
-      assert.equal(userEvent?.privilege, 'user,all');
-      // monitor reads call and user only: no dialplan events reached it.
-      assert.equal(
-        events.some((e) => e.event === 'Newexten' || e.event === 'VarSet'),
-        false,
-      );
-      assert.ok(events.some((e) => e.event === 'Newchannel'));
-    } finally {
-      client.removeListener('AppStart', onStart);
-      client.stop();
-      ami.disconnect();
-    }
-  });
+        void event;
+      };
+      const ended: string[] = [];
+      const onEnd = (event: AriEvent) => ended.push((event.channel as { id: string }).id);
+      client.on('AppStart', onStart);
+      client.on('AppEnd', onEnd);
+      try {
+        const rtpPort = await freePort('udp');
+        const sipp = await runSipp(
+          'uac-wait-bye.xml',
+          { host: '127.0.0.1', port: sb.sipPort },
+          { service: '100', keys: { rtpport: rtpPort } },
+        );
+        if (failure) throw failure;
+        assert.equal(sipp.code, 0, `sipp failed:\n${sipp.stdout.slice(-2000)}\n${sipp.stderr}`);
+        const userEvent = events.find((e) => e.event === 'UserEvent');
+        assert.equal(userEvent?.userevent, 'Doorbell');
+        assert.equal(userEvent?.floor, '2');
+        assert.match(String(userEvent?.channel), /^SIP\//);
+        assert.equal(userEvent?.privilege, 'user,all');
+        // monitor reads call and user only: no dialplan events reached it.
+        assert.equal(
+          events.some((e) => e.event === 'Newexten' || e.event === 'VarSet'),
+          false,
+        );
+        assert.ok(events.some((e) => e.event === 'Newchannel'));
+        assert.ok(ended.includes(String(userEvent?.uniqueid)), 'AppEnd after the redirect');
+        const hangup = await waitUntil(() => events.find((e) => e.event === 'Hangup' && e.uniqueid === userEvent?.uniqueid), 'the hangup');
+        assert.equal(hangup.context, 'from-internal');
+        assert.equal(hangup.exten, '301');
+      } finally {
+        client.removeListener('AppEnd', onEnd);
+        client.removeListener('AppStart', onStart);
+        client.stop();
+        ami.disconnect();
+      }
+    },
+  );
 
   it('drops a client that does not read after its writetimeout, and keeps serving the others', { timeout: 60_000 }, async () => {
     const slow = await raw();
