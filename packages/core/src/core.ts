@@ -22,6 +22,7 @@ import type { MediaEngine } from './media/media-engine.js';
 import { watchWorkerFailures } from './media/worker-failure.js';
 import { DialplanRunner } from './pbx/dialplan-runner.js';
 import { DialplanRedirect } from './pbx/dialplan-redirect.js';
+import { AttendedTransferService } from './pbx/attended-transfer.js';
 import { acceptReplacement } from './pbx/replacement.js';
 import { channelToneZone } from './playback/channel-tone-zone.js';
 import { PlaybackManager } from './playback/playback-manager.js';
@@ -114,6 +115,8 @@ export class SwitchboardCore implements ChannelDriverHost {
   readonly externalMedia: ExternalMediaService;
   /** Redirect and blind transfer of live channels to a dialplan location (the manager's actions). */
   readonly dialplanRedirect: DialplanRedirect;
+  /** The manager's Atxfer: consultation with a dialplan target, then the target replaces the transferer. */
+  readonly attendedTransfers: AttendedTransferService;
   readonly #drivers = new Map<string, ChannelDriver>();
   readonly #log: Logger;
   /** Far-end transfer requests nothing else serves (made when first needed). */
@@ -204,6 +207,12 @@ export class SwitchboardCore implements ChannelDriverHost {
     this.originator = channelServices.originator;
     this.snoops = channelServices.snoops;
     this.externalMedia = channelServices.externalMedia;
+    this.attendedTransfers = new AttendedTransferService({
+      bus: this.bus,
+      bridges: this.bridges,
+      originator: this.originator,
+      log: log.child({ module: 'switchboard:core:atxfer' }),
+    });
     this.dialplanRedirect = new DialplanRedirect({
       bus: this.bus,
       applications: this.applications,

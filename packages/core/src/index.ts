@@ -87,3 +87,4 @@ export * from './pbx/application-session.js';
 export * from './recordings/record-targets.js';
 export * from './media/worker-failure.js';
 export * from './pbx/dialplan-redirect.js';
+export * from './pbx/attended-transfer.js';

@@ -111,7 +111,10 @@ write = user
       contexts: [
         {
           name: 'default',
-          extensions: [{ pattern: '200', priorities: [step(1, 'Set', 'TRANSFERRED=yes'), step(2, 'Wait', '5'), step(3, 'Hangup', '')] }],
+          extensions: [
+            { pattern: '200', priorities: [step(1, 'Set', 'TRANSFERRED=yes'), step(2, 'Wait', '5'), step(3, 'Hangup', '')] },
+            { pattern: '300', priorities: [step(1, 'Answer', ''), step(2, 'Wait', '10'), step(3, 'Hangup', '')] },
+          ],
           includes: [],
           hints: { '101': ['App:desk'] },
         },
@@ -324,6 +327,55 @@ write = user
     const redirect = await watcher.action('rd', ['Action: Redirect', 'Channel: b-1', 'Exten: 200', 'Context: default', 'Priority: 3']);
     assert.equal(redirect.get('message'), 'Redirect successful');
     await watcher.waitFor((x) => x.get('event') === 'Hangup' && x.get('uniqueid') === 'b-1', 'the hangup at priority 3');
+  });
+
+  it('Atxfer: the transferer consults a dialplan target, then the target takes its place when it hangs up', async () => {
+    const watcher = await login('admin');
+    const make = (id: string, name: string) =>
+      core.channels.create({
+        id,
+        name,
+        technology: 'SIP',
+        endpoint: name.slice(4, name.indexOf('-')),
+        direction: 'inbound',
+        state: 'Up',
+        caller: { name: 'Tom', number: id },
+        language: 'en',
+        dialplan: { context: 'default', exten: 's', priority: 1 },
+        tech: new RecordingTechnology(),
+        snapshotVariables: [],
+      });
+    const transferer = make('t-1', 'SIP/tom-00000020');
+    const transferee = make('e-1', 'SIP/eve-00000021');
+    await watcher.action('br', ['Action: Bridge', 'Channel1: t-1', 'Channel2: e-1']);
+    const home = await watcher.waitFor((x) => x.get('event') === 'BridgeEnter' && x.get('uniqueid') === 'e-1', 'home bridge');
+    const homeId = home.get('bridgeuniqueid');
+    const started = await watcher.action('ax', ['Action: Atxfer', 'Channel: t-1', 'Exten: 300', 'Context: default']);
+    assert.equal(started.get('message'), 'Atxfer successfully queued');
+    const consult = await watcher.waitFor(
+      (x) => x.get('event') === 'BridgeEnter' && x.get('uniqueid') === 't-1' && x.get('bridgeuniqueid') !== homeId,
+      'the transferer in the consultation bridge',
+    );
+    const consultId = consult.get('bridgeuniqueid');
+    const target = await watcher.waitFor(
+      (x) =>
+        x.get('event') === 'BridgeEnter' &&
+        x.get('bridgeuniqueid') === consultId &&
+        (x.get('channel') ?? '').startsWith('Local/300@default'),
+      'the target in the consultation bridge',
+    );
+    await transferer.hangup();
+    const done = await watcher.waitFor((x) => x.get('event') === 'AttendedTransfer', 'AttendedTransfer');
+    assert.equal(done.get('result'), 'Success');
+    assert.equal(done.get('desttype'), 'Bridge');
+    assert.equal(done.get('destbridgeuniqueid'), homeId);
+    assert.equal(done.get('transfereechannel'), 'SIP/eve-00000021');
+    assert.equal(done.get('transfertargetchannel'), target.get('channel'));
+    const joined = core.bridges.get(homeId ?? '')?.snapshot().channels ?? [];
+    assert.deepEqual(joined.sort(), ['e-1', target.get('uniqueid')].sort());
+    // The Bridge action's rule holds in the bridge: the transferee hangs up, so the target is hung up.
+    await transferee.hangup();
+    await watcher.waitFor((x) => x.get('event') === 'Hangup' && x.get('uniqueid') === target.get('uniqueid'), 'the target hung up');
   });
 });
 

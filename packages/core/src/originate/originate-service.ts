@@ -53,6 +53,8 @@ export interface OriginateRequest extends OutboundChannelRequest {
   app?: string;
   /** A dialplan application run on the answered channel, then hung up (the manager's Originate). */
   dialplanApp?: { name: string; data: string };
+  /** Core's own use of the answered channel (the manager's attended transfer bridges it). */
+  afterAnswer?: (channel: Channel) => Promise<void>;
   extension?: string;
   context?: string;
   priority?: number;
@@ -99,7 +101,8 @@ interface Prepared {
 type AnswerTarget =
   | { kind: 'app'; app: string; args: string[] }
   | { kind: 'dialplan'; target: DialplanTarget }
-  | { kind: 'dialplanApp'; name: string; data: string };
+  | { kind: 'dialplanApp'; name: string; data: string }
+  | { kind: 'callback'; run: (channel: Channel) => Promise<void> };
 
 export class OriginateService {
   readonly #deps: OriginateDeps;
@@ -164,6 +167,7 @@ export class OriginateService {
   }
 
   #answerTarget(request: OriginateRequest): AnswerTarget {
+    if (request.afterAnswer) return { kind: 'callback', run: request.afterAnswer };
     if (request.dialplanApp) {
       if (request.app || request.extension) throw invalidArgument('Give an application or an extension, not both');
       if (!this.#deps.dialplanRunner.hasApplication(request.dialplanApp.name)) {
@@ -313,7 +317,9 @@ export class OriginateService {
         ? runInApplication(this.#deps, channel, target.app, target.args)
         : target.kind === 'dialplanApp'
           ? this.#deps.dialplanRunner.runApplication(channel, target.name, target.data)
-          : this.#deps.dialplanRunner.runTarget(channel, target.target);
+          : target.kind === 'callback'
+            ? target.run(channel)
+            : this.#deps.dialplanRunner.runTarget(channel, target.target);
     this.#deps.track(work);
   }
 }

@@ -1,6 +1,6 @@
 /**
  * Actions on live calls: Hangup, Redirect (with ExtraChannel), Setvar, Getvar, BlindTransfer,
- * Bridge, PlayDTMF, UserEvent, MixMonitor and StopMixMonitor. Channels are named by their name
+ * Atxfer, Bridge, PlayDTMF, UserEvent, MixMonitor and StopMixMonitor. Channels are named by their name
  * (`SIP/alice-00000001`) or their unique id.
  */
 import {
@@ -142,6 +142,16 @@ export function callActions(): ActionDefinition[] {
       },
     },
     {
+      name: 'Atxfer',
+      privilege: ['call'],
+      run: async (ctx) => {
+        const channel = channelArg(ctx);
+        const { context, exten } = location(ctx, '');
+        await ctx.services.core.attendedTransfers.start(channel, { context, exten });
+        return message('Atxfer successfully queued');
+      },
+    },
+    {
       name: 'Bridge',
       privilege: ['call'],
       run: async (ctx) => {
@@ -155,15 +165,19 @@ export function callActions(): ActionDefinition[] {
         }
         const bridge = await bridges.create({ type: 'mixing', appOwned: false, bridgeClass: 'basic' });
         await bridges.addChannels(bridge, [first, second]);
-        // Like a basic two-party bridge: when one party hangs up the other is hung up too.
-        for (const [a, b] of [
-          [first, second],
-          [second, first],
-        ] as const) {
-          a.onHangup(() => {
-            if (bridges.bridgeOf(b.id) === bridge) void b.hangup(HANGUP_REASONS.normal);
-          });
-        }
+        // Like a basic two-party bridge: when one party hangs up in it, the other is hung up too
+        // (a party taken out alive, by a transfer for instance, leaves the other alone).
+        const parties = new Map([
+          [first.id, first],
+          [second.id, second],
+        ]);
+        const unsubscribe = ctx.services.core.bus.subscribe((event) => {
+          if (event.type === 'BridgeDestroyed' && event.bridge.id === bridge.id) unsubscribe();
+          if (event.type !== 'ChannelLeftBridge' || event.bridge.id !== bridge.id) return;
+          if (!parties.get(event.channel.id)?.isDestroyed) return;
+          unsubscribe();
+          for (const remaining of bridge.participants.values()) void remaining.channel.hangup(HANGUP_REASONS.normal);
+        });
         return message('Channels have been bridged');
       },
     },
