@@ -92,7 +92,7 @@ describe('ManagerServer', () => {
 enabled = yes
 authtimeout = 1
 actionlimit = 20
-maxsessionsperaddress = 8
+maxsessionsperaddress = 30
 
 [admin]
 secret = admin-secret
@@ -161,7 +161,7 @@ write = user
 
   it('refuses connections over maxsessionsperaddress', async () => {
     const before = server.counters.connectionsRejected;
-    const open = await Promise.all(Array.from({ length: 8 }, () => connect()));
+    const open = await Promise.all(Array.from({ length: 30 }, () => connect()));
     const extra = await connect();
     await extra.waitFor((b) => b.get('message') === 'Too many sessions from this address', 'the refusal');
     assert.equal(server.counters.connectionsRejected, before + 1);
@@ -376,6 +376,32 @@ write = user
     // The Bridge action's rule holds in the bridge: the transferee hangs up, so the target is hung up.
     await transferee.hangup();
     await watcher.waitFor((x) => x.get('event') === 'Hangup' && x.get('uniqueid') === target.get('uniqueid'), 'the target hung up');
+  });
+
+  it('PlayDTMF queues a digit and announces it with Direction: Sent', async () => {
+    const watcher = await login('admin');
+    const channel = core.channels.create({
+      id: 'd-1',
+      name: 'SIP/dora-00000030',
+      technology: 'SIP',
+      endpoint: 'dora',
+      direction: 'inbound',
+      state: 'Up',
+      caller: { name: '', number: '1' },
+      language: 'en',
+      dialplan: { context: 'default', exten: 's', priority: 1 },
+      tech: new RecordingTechnology(),
+      snapshotVariables: [],
+    });
+    const bad = await watcher.action('bad', ['Action: PlayDTMF', 'Channel: d-1', 'Digit: 5', 'Duration: -3']);
+    assert.equal(bad.get('message'), 'Invalid duration');
+    const queued = await watcher.action('dt', ['Action: PlayDTMF', 'Channel: d-1', 'Digit: 5', 'Duration: 80']);
+    assert.equal(queued.get('message'), 'DTMF successfully queued');
+    const begin = await watcher.waitFor((x) => x.get('event') === 'DTMFBegin', 'DTMFBegin');
+    assert.deepEqual([begin.get('digit'), begin.get('direction'), begin.get('uniqueid')], ['5', 'Sent', 'd-1']);
+    const end = await watcher.waitFor((x) => x.get('event') === 'DTMFEnd', 'DTMFEnd');
+    assert.equal(end.get('durationms'), '80');
+    await channel.hangup();
   });
 });
 

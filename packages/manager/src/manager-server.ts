@@ -95,12 +95,13 @@ export class ManagerServer {
       commands: options.commands,
       config: () => this.#config,
       broadcast: (event) => this.broadcast(event),
+      linkedId: (channelId) => this.#translator.linkedId(channelId),
       reloadConfig: () => this.reloadConfig(),
       track: (work) => this.#track(work),
     };
     const definitions: ActionDefinition[] = [
       ...sessionActions(() => this.#dispatcher.list()),
-      ...coreActions(this.#translator),
+      ...coreActions(),
       originateAction,
       ...callActions(),
       ...stateActions(),

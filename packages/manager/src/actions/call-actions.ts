@@ -12,7 +12,7 @@ import {
   type DialplanLocationRef,
   HANGUP_REASONS,
 } from '@switchboard/core';
-import type { ManagerEvent } from '../fields.js';
+import { channelFields, type ManagerEvent } from '../fields.js';
 import type { Field } from '../wire.js';
 import { findChannel } from './core-actions.js';
 import { type ActionContext, type ActionDefinition, ActionError, message, required, success } from './types.js';
@@ -192,7 +192,24 @@ export function callActions(): ActionDefinition[] {
         if (!Number.isInteger(durationMs) || durationMs <= 0) throw new ActionError('Invalid duration');
         // Queued like the original: the reply does not wait for the digit to be played.
         const sending = ctx.services.core.channelMedia.sendDtmf(channel, digit, { ...DEFAULT_DTMF_TIMING, durationMs });
-        ctx.services.track(sending.catch(() => undefined));
+        // Digits we send are announced as the original does, with `Direction: Sent`.
+        const dtmfEvent = (name: 'DTMFBegin' | 'DTMFEnd', extra: Field[]): ManagerEvent => ({
+          name,
+          classes: ['dtmf'],
+          fields: [
+            ...channelFields(channel.snapshot(), ctx.services.linkedId(channel.id)),
+            ['Digit', digit],
+            ...extra,
+            ['Direction', 'Sent'],
+          ],
+        });
+        ctx.services.broadcast(dtmfEvent('DTMFBegin', []));
+        ctx.services.track(
+          sending.then(
+            () => ctx.services.broadcast(dtmfEvent('DTMFEnd', [['DurationMs', String(durationMs)]])),
+            () => undefined,
+          ),
+        );
         return message('DTMF successfully queued');
       },
     },

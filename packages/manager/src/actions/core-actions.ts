@@ -4,7 +4,6 @@
  */
 import { type Channel, CoreError } from '@switchboard/core';
 import { channelFields, clockDuration } from '../fields.js';
-import type { EventTranslator } from '../event-map.js';
 import type { Field } from '../wire.js';
 import { type ActionContext, type ActionDefinition, ActionError, type Reply, message, required, success } from './types.js';
 
@@ -39,8 +38,11 @@ export function findChannel(ctx: ActionContext, nameOrId: string): Channel {
   return byName;
 }
 
-export function coreActions(translator: EventTranslator): ActionDefinition[] {
-  const fieldsOf = (channel: Channel): Field[] => channelFields(channel.snapshot(), translator.linkedId(channel.id));
+function fieldsOf(ctx: ActionContext, channel: Channel): Field[] {
+  return channelFields(channel.snapshot(), ctx.services.linkedId(channel.id));
+}
+
+export function coreActions(): ActionDefinition[] {
   return [
     {
       name: 'CoreStatus',
@@ -67,7 +69,7 @@ export function coreActions(translator: EventTranslator): ActionDefinition[] {
         items: ctx.services.core.channels.list().map((channel) => ({
           name: 'CoreShowChannel',
           fields: [
-            ...fieldsOf(channel),
+            ...fieldsOf(ctx, channel),
             ['BridgeId', bridgeIdOf(ctx, channel)],
             ['Application', channel.dialplan.app_name],
             ['ApplicationData', channel.dialplan.app_data],
@@ -91,7 +93,7 @@ export function coreActions(translator: EventTranslator): ActionDefinition[] {
           items: channelsNamed(ctx, ctx.message.get('Channel')).map((channel) => ({
             name: 'Status',
             fields: [
-              ...fieldsOf(channel),
+              ...fieldsOf(ctx, channel),
               ['Type', channel.technology],
               ['DNID', ''],
               ['EffectiveConnectedLineNum', channel.connected.number || '<unknown>'],

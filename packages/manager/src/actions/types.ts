@@ -39,6 +39,8 @@ export interface ManagerServices {
   config(): ManagerConfig;
   /** Sends an event to every session that may read it. */
   broadcast(event: ManagerEvent): void;
+  /** The id of the first channel of the call a channel belongs to (`Linkedid`). */
+  linkedId(channelId: string): string;
   /** Re-reads manager.conf (Reload of the manager module). */
   reloadConfig(): void;
   /** Keeps work that outlives an action (async Originate) so shutdown can wait for it. */
