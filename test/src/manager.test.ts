@@ -283,6 +283,10 @@ describe('manager interface', () => {
       assert.equal(response.response, 'Success');
       assert.equal(response.uniqueid, 'ami-originated-1');
       assert.equal(response.reason, '4');
+      const cdr = await waitUntil(() => events.find((e) => e.event === 'Cdr' && e.uniqueid === 'ami-originated-1'), 'the Cdr');
+      assert.equal(cdr.disposition, 'ANSWERED');
+      assert.equal(cdr.destination, '400');
+      assert.equal(cdr.lastapplication, 'Hangup');
     } finally {
       ami.disconnect();
     }
