@@ -22,6 +22,8 @@ import { type DecodeProblem, formatMessage, type ManagerMessage, MessageDecoder 
 
 export const MAX_QUEUED_ACTIONS = 64;
 export const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
+/** How long a closing session's last output may take to leave before the socket is destroyed. */
+export const FLUSH_GRACE_MS = 1000;
 
 export type SessionState = 'connected' | 'authenticated' | 'closed';
 
@@ -131,8 +133,11 @@ export class ManagerSession {
     this.closeReason = reason;
     if (this.#writeTimer) clearTimeout(this.#writeTimer);
     this.#queue.length = 0;
-    if (flush && !this.#socket.destroyed) this.#socket.end();
-    else this.#socket.destroy();
+    if (flush && !this.#socket.destroyed) {
+      this.#socket.end();
+      // A client that does not read would keep an ended socket open (and a server close waiting).
+      setTimeout(() => this.#socket.destroy(), FLUSH_GRACE_MS).unref();
+    } else this.#socket.destroy();
     this.#options.onClose(this, reason);
   }
 
