@@ -21,7 +21,7 @@ import { ActionDispatcher } from './dispatcher.js';
 import { EventTranslator } from './event-map.js';
 import { formatEventFields, type ManagerEvent } from './fields.js';
 import { extensionState, hintsWithDevice } from './hint-state.js';
-import { ManagerSession } from './session.js';
+import { FLUSH_GRACE_MS, ManagerSession } from './session.js';
 import { formatMessage } from './wire.js';
 
 /**
@@ -255,6 +255,7 @@ export class ManagerServer {
           ['Message', refusal],
         ]),
       );
+      setTimeout(() => socket.destroy(), FLUSH_GRACE_MS).unref();
       return;
     }
     this.counters.connectionsAccepted += 1;
