@@ -88,10 +88,10 @@ function npmAction(ami: AsteriskManager, action: Record<string, string | number>
   });
 }
 
-async function waitUntil<T>(find: () => T | undefined, what: string, timeoutMs = 15000): Promise<T> {
+async function waitUntil<T>(find: () => T | undefined | Promise<T | undefined>, what: string, timeoutMs = 15000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const found = find();
+    const found = await find();
     if (found !== undefined) return found;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await sleep(50);
@@ -292,53 +292,75 @@ describe('manager interface', () => {
     }
   });
 
-  it('lists a live call with Command "core show channels" and redirects it to another extension', { timeout: 60_000 }, async () => {
-    const admin = await raw();
-    await admin.login('admin', 'admin-secret');
-    const rtpPort = await freePort('udp');
-    const caller = runSipp('uac-wait-bye.xml', { host: '127.0.0.1', port: sb.sipPort }, { service: '300', keys: { rtpport: rtpPort } });
-    const waiting = await admin.waitFor(
-      (m) => m.get('Event') === 'Newexten' && m.get('Exten') === '300' && m.get('Application') === 'Wait',
-      15000,
-      'the call waiting in 300',
-    );
-    const channel = waiting.get('Channel') ?? '';
-    const listing = await admin.action([
-      ['Action', 'Command'],
-      ['Command', 'core show channels'],
-    ]);
-    assert.equal(listing.get('Message'), 'Command output follows');
-    const output = listing.getAll('Output');
-    assert.ok(
-      output.some((line) => line.startsWith(channel) && line.includes('Wait(20)')),
-      output.join('\n'),
-    );
-    assert.ok(output.includes('1 active channel'), output.join('\n'));
-    await admin.action([['Action', 'CoreShowChannels']]);
-    const shown = await admin.waitFor((m) => m.get('Event') === 'CoreShowChannel', 5000, 'CoreShowChannel');
-    assert.equal(shown.get('Channel'), channel);
-    assert.equal(shown.get('Application'), 'Wait');
-    const complete = await admin.waitFor((m) => m.get('Event') === 'CoreShowChannelsComplete', 5000, 'CoreShowChannelsComplete');
-    assert.equal(complete.get('ListItems'), '1');
+  it(
+    'lists a live call with Command "core show channels", records it with MixMonitor and redirects it to another extension',
+    { timeout: 60_000 },
+    async () => {
+      const admin = await raw();
+      await admin.login('admin', 'admin-secret');
+      const rtpPort = await freePort('udp');
+      const caller = runSipp('uac-wait-bye.xml', { host: '127.0.0.1', port: sb.sipPort }, { service: '300', keys: { rtpport: rtpPort } });
+      const waiting = await admin.waitFor(
+        (m) => m.get('Event') === 'Newexten' && m.get('Exten') === '300' && m.get('Application') === 'Wait',
+        15000,
+        'the call waiting in 300',
+      );
+      const channel = waiting.get('Channel') ?? '';
+      const listing = await admin.action([
+        ['Action', 'Command'],
+        ['Command', 'core show channels'],
+      ]);
+      assert.equal(listing.get('Message'), 'Command output follows');
+      const output = listing.getAll('Output');
+      assert.ok(
+        output.some((line) => line.startsWith(channel) && line.includes('Wait(20)')),
+        output.join('\n'),
+      );
+      assert.ok(output.includes('1 active channel'), output.join('\n'));
+      await admin.action([['Action', 'CoreShowChannels']]);
+      const shown = await admin.waitFor((m) => m.get('Event') === 'CoreShowChannel', 5000, 'CoreShowChannel');
+      assert.equal(shown.get('Channel'), channel);
+      assert.equal(shown.get('Application'), 'Wait');
+      const complete = await admin.waitFor((m) => m.get('Event') === 'CoreShowChannelsComplete', 5000, 'CoreShowChannelsComplete');
+      assert.equal(complete.get('ListItems'), '1');
 
-    const redirect = await admin.action([
-      ['Action', 'Redirect'],
-      ['Channel', channel],
-      ['Exten', '301'],
-      ['Context', 'from-internal'],
-      ['Priority', '1'],
-    ]);
-    assert.equal(redirect.get('Message'), 'Redirect successful');
-    const set = await admin.waitFor(
-      (m) => m.get('Event') === 'VarSet' && m.get('Channel') === channel && m.get('Variable') === 'REDIRECTED',
-      5000,
-      'VarSet REDIRECTED',
-    );
-    assert.equal(set.get('Value'), 'yes');
-    await admin.waitFor((m) => m.get('Event') === 'Hangup' && m.get('Channel') === channel, 10000, 'the hangup');
-    const sipp = await caller;
-    assert.equal(sipp.code, 0, `sipp failed:\n${sipp.stdout.slice(-2000)}\n${sipp.stderr}`);
-  });
+      const mix = await admin.action([
+        ['Action', 'MixMonitor'],
+        ['Channel', channel],
+        ['File', 'ami-mix.wav'],
+      ]);
+      assert.equal(mix.get('MixMonitorID'), 'ami-mix');
+      await sleep(300);
+      const stopped = await admin.action([
+        ['Action', 'StopMixMonitor'],
+        ['Channel', channel],
+      ]);
+      assert.equal(stopped.get('Message'), 'Stopped MixMonitor');
+      const stored = await waitUntil(async () => {
+        const res = await fetch(`${sb.baseUrl}/ari/recordings/stored/ami-mix`, { headers: { authorization: basicAuth() } });
+        return res.status === 200 ? ((await res.json()) as { format: string }) : undefined;
+      }, 'the stored recording');
+      assert.equal(stored.format, 'wav');
+
+      const redirect = await admin.action([
+        ['Action', 'Redirect'],
+        ['Channel', channel],
+        ['Exten', '301'],
+        ['Context', 'from-internal'],
+        ['Priority', '1'],
+      ]);
+      assert.equal(redirect.get('Message'), 'Redirect successful');
+      const set = await admin.waitFor(
+        (m) => m.get('Event') === 'VarSet' && m.get('Channel') === channel && m.get('Variable') === 'REDIRECTED',
+        5000,
+        'VarSet REDIRECTED',
+      );
+      assert.equal(set.get('Value'), 'yes');
+      await admin.waitFor((m) => m.get('Event') === 'Hangup' && m.get('Channel') === channel, 10000, 'the hangup');
+      const sipp = await caller;
+      assert.equal(sipp.code, 0, `sipp failed:\n${sipp.stdout.slice(-2000)}\n${sipp.stderr}`);
+    },
+  );
 
   it(
     'delivers a user event raised over the REST API with a channel to the npm client, then redirects the channel out of its application',
