@@ -403,6 +403,18 @@ write = user
     assert.equal(end.get('durationms'), '80');
     await channel.hangup();
   });
+
+  it('Originate runs a dialplan application on the answered channel, and answers Originate failed when nobody answers', async () => {
+    const watcher = await login('admin');
+    const ok = await watcher.action('o1', ['Action: Originate', 'Channel: Local/300@default', 'Application: Set', 'Data: FROM_AMI=yes']);
+    assert.equal(ok.get('message'), 'Originate successfully queued');
+    const set = await watcher.waitFor((x) => x.get('event') === 'VarSet' && x.get('variable') === 'FROM_AMI', 'VarSet FROM_AMI');
+    assert.match(set.get('channel') ?? '', /^Local\/300@default-.*;1$/);
+    const failed = await watcher.action('o2', ['Action: Originate', 'Channel: Local/999@default', 'Exten: 300', 'Context: default']);
+    assert.deepEqual([failed.get('response'), failed.get('message')], ['Error', 'Originate failed']);
+    const unknownApp = await watcher.action('o3', ['Action: Originate', 'Channel: Local/300@default', 'Application: NoSuchApp']);
+    assert.equal(unknownApp.get('message'), "Unknown dialplan application 'NoSuchApp'");
+  });
 });
 
 // The certificate is made with openssl (node:crypto cannot make an X.509 certificate);
