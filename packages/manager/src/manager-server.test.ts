@@ -279,6 +279,9 @@ write = user
     );
     const count = await watcher.action('mc', ['Action: MailboxCount', 'Mailbox: 1000@default']);
     assert.deepEqual([count.get('newmessages'), count.get('oldmessages')], ['2', '1']);
+    await watcher.action('esl', ['Action: ExtensionStateList']);
+    const hint = await watcher.waitFor((x) => x.get('event') === 'ExtensionStatus' && x.get('actionid') === 'esl', 'the listed hint');
+    assert.deepEqual([hint.get('exten'), hint.get('statustext')], ['101', 'InUse']);
     await watcher.action('dl', ['Action: DeviceStateList']);
     const listed = await watcher.waitFor((b) => b.get('event') === 'DeviceStateChange' && b.get('actionid') === 'dl', 'the listed device');
     assert.equal(listed.get('device'), 'App:desk');

@@ -1,9 +1,10 @@
 /**
  * Actions on stored and derived state: the AstDB (DBGet, DBPut, DBDel, DBDelTree), extension and
- * device states (ExtensionState, DeviceStateList) and mailboxes (MailboxCount, MailboxStatus).
+ * device states (ExtensionState, ExtensionStateList, DeviceStateList) and mailboxes (MailboxCount, MailboxStatus).
  */
 import { CoreError } from '@switchboard/core';
 import { extensionState } from '../hint-state.js';
+import type { Field } from '../wire.js';
 import { type ActionContext, type ActionDefinition, ActionError, type Reply, message, required, success } from './types.js';
 
 function astdb(ctx: ActionContext) {
@@ -95,6 +96,36 @@ export function stateActions(): ActionDefinition[] {
           ['Status', String(state?.status ?? -1)],
           ['StatusText', state?.statusText ?? 'Unknown'],
         ]);
+      },
+    },
+    {
+      name: 'ExtensionStateList',
+      privilege: ['call', 'reporting'],
+      run: async (ctx): Promise<Reply> => {
+        const { core } = ctx.services;
+        const hints = core.config.dialplan.contexts.flatMap((c) => Object.keys(c.hints ?? {}).map((exten) => ({ context: c.name, exten })));
+        const states = await Promise.all(hints.map(({ context, exten }) => extensionState(core, context, exten)));
+        return {
+          kind: 'list',
+          message: 'Extension Statuses will follow',
+          complete: 'ExtensionStateListComplete',
+          items: states.flatMap((state) =>
+            state
+              ? [
+                  {
+                    name: 'ExtensionStatus',
+                    fields: [
+                      ['Exten', state.exten],
+                      ['Context', state.context],
+                      ['Hint', state.hint],
+                      ['Status', String(state.status)],
+                      ['StatusText', state.statusText],
+                    ] as Field[],
+                  },
+                ]
+              : [],
+          ),
+        };
       },
     },
     {
