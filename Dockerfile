@@ -10,6 +10,7 @@ COPY packages/core/package.json packages/core/
 COPY packages/media/package.json packages/media/
 COPY packages/signalling/package.json packages/signalling/
 COPY packages/api/package.json packages/api/
+COPY packages/manager/package.json packages/manager/
 COPY packages/server/package.json packages/server/
 RUN npm ci --no-audit --no-fund
 COPY packages packages
@@ -25,8 +26,8 @@ COPY conf conf
 COPY sounds sounds
 RUN mkdir -p recordings var && chown -R node:node recordings var
 USER node
-# HTTP/ARI, SIP over UDP, and the RTP range of conf/rtp.conf.
-EXPOSE 8088/tcp 5060/udp 10000-20000/udp
+# HTTP/ARI, SIP over UDP, the RTP range of conf/rtp.conf, and the manager interface (off by default).
+EXPOSE 8088/tcp 5060/udp 10000-20000/udp 5038/tcp
 VOLUME ["/app/var", "/app/recordings"]
 ENTRYPOINT ["node", "packages/server/dist/main.js"]
 CMD ["--conf", "conf", "--data", "var"]

@@ -21,6 +21,8 @@ import { EventBus } from './events/event-bus.js';
 import type { MediaEngine } from './media/media-engine.js';
 import { watchWorkerFailures } from './media/worker-failure.js';
 import { DialplanRunner } from './pbx/dialplan-runner.js';
+import { DialplanRedirect } from './pbx/dialplan-redirect.js';
+import { AttendedTransferService } from './pbx/attended-transfer.js';
 import { acceptReplacement } from './pbx/replacement.js';
 import { channelToneZone } from './playback/channel-tone-zone.js';
 import { PlaybackManager } from './playback/playback-manager.js';
@@ -111,6 +113,10 @@ export class SwitchboardCore implements ChannelDriverHost {
   readonly originator: OriginateService;
   readonly snoops: SnoopService;
   readonly externalMedia: ExternalMediaService;
+  /** Redirect and blind transfer of live channels to a dialplan location (the manager's actions). */
+  readonly dialplanRedirect: DialplanRedirect;
+  /** The manager's Atxfer: consultation with a dialplan target, then the target replaces the transferer. */
+  readonly attendedTransfers: AttendedTransferService;
   readonly #drivers = new Map<string, ChannelDriver>();
   readonly #log: Logger;
   /** Far-end transfer requests nothing else serves (made when first needed). */
@@ -201,6 +207,19 @@ export class SwitchboardCore implements ChannelDriverHost {
     this.originator = channelServices.originator;
     this.snoops = channelServices.snoops;
     this.externalMedia = channelServices.externalMedia;
+    this.attendedTransfers = new AttendedTransferService({
+      bus: this.bus,
+      bridges: this.bridges,
+      originator: this.originator,
+      log: log.child({ module: 'switchboard:core:atxfer' }),
+    });
+    this.dialplanRedirect = new DialplanRedirect({
+      bus: this.bus,
+      applications: this.applications,
+      bridges: this.bridges,
+      dialplanRunner: this.dialplanRunner,
+      track: (work) => this.#track(work),
+    });
     // Local is part of the object model, not a network technology: core provides it itself.
     this.registerDriver(new LocalChannelDriver(this, this.media, log.child({ module: 'switchboard:core:local' })));
     const store = options.store;

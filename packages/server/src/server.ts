@@ -9,13 +9,15 @@ import {
   loadConfig,
   openStore,
 } from '@switchboard/core';
+import { loadManagerConfig, ManagerServer } from '@switchboard/manager';
 import { MediaEngine, supportedRecordingFormats } from '@switchboard/media';
 import { SipDriver } from '@switchboard/signalling';
 import { watchEventLoop } from './event-loop-watch.js';
+import { managerCommands } from './manager-commands.js';
 import { endpointStatusFor, registerDial, registerSipServices, sipServicesFor } from './sip-wiring.js';
 
 export interface ListeningAddress {
-  service: 'http' | 'sip';
+  service: 'http' | 'sip' | 'manager';
   protocol: string;
   address: string;
   port: number;
@@ -23,6 +25,8 @@ export interface ListeningAddress {
 
 export interface RunningServer {
   core: SwitchboardCore;
+  /** Undefined when manager.conf does not enable it; its `counters` feed the metrics. */
+  manager: ManagerServer | undefined;
   addresses: ListeningAddress[];
   /** Hangs up live calls, closes sockets, flushes the store. Safe to call twice. */
   stop(): Promise<void>;
@@ -88,6 +92,23 @@ export async function startServer(options: {
       addresses.push({ service: 'http', protocol: 'tcp', address: bound.address, port: bound.port });
     }
 
+    let manager: ManagerServer | undefined;
+    const managerConfig = loadManagerConfig(resolve(options.confDir), log.child({ module: 'switchboard:manager' }));
+    if (managerConfig.enabled) {
+      manager = new ManagerServer({
+        core,
+        config: managerConfig,
+        confDir: resolve(options.confDir),
+        store,
+        commands: managerCommands(core),
+        logger: log.child({ module: 'switchboard:manager' }),
+      });
+      const running = manager;
+      // Sessions end before the core hangs up the calls at shutdown (cleanups run in reverse).
+      cleanups.push(() => running.close());
+      for (const bound of await manager.listen()) addresses.push({ service: 'manager', ...bound });
+    }
+
     const sip = new SipDriver({
       config: config.sip,
       host: core,
@@ -106,7 +127,7 @@ export async function startServer(options: {
     for (const l of sip.listening()) addresses.push({ service: 'sip', protocol: l.protocol, address: l.address, port: l.port });
 
     for (const a of addresses) log.info({ ...a }, `listening: ${a.service} ${a.protocol} ${a.address}:${a.port}`);
-    return { core, addresses, stop: stopAll };
+    return { core, manager, addresses, stop: stopAll };
   } catch (err) {
     await stopAll();
     throw err;

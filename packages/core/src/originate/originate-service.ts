@@ -51,6 +51,10 @@ export interface OutboundChannelRequest {
 
 export interface OriginateRequest extends OutboundChannelRequest {
   app?: string;
+  /** A dialplan application run on the answered channel, then hung up (the manager's Originate). */
+  dialplanApp?: { name: string; data: string };
+  /** Core's own use of the answered channel (the manager's attended transfer bridges it). */
+  afterAnswer?: (channel: Channel) => Promise<void>;
   extension?: string;
   context?: string;
   priority?: number;
@@ -94,7 +98,11 @@ interface Prepared {
   dialstring: string;
 }
 
-type AnswerTarget = { kind: 'app'; app: string; args: string[] } | { kind: 'dialplan'; target: DialplanTarget };
+type AnswerTarget =
+  | { kind: 'app'; app: string; args: string[] }
+  | { kind: 'dialplan'; target: DialplanTarget }
+  | { kind: 'dialplanApp'; name: string; data: string }
+  | { kind: 'callback'; run: (channel: Channel) => Promise<void> };
 
 export class OriginateService {
   readonly #deps: OriginateDeps;
@@ -159,6 +167,14 @@ export class OriginateService {
   }
 
   #answerTarget(request: OriginateRequest): AnswerTarget {
+    if (request.afterAnswer) return { kind: 'callback', run: request.afterAnswer };
+    if (request.dialplanApp) {
+      if (request.app || request.extension) throw invalidArgument('Give an application or an extension, not both');
+      if (!this.#deps.dialplanRunner.hasApplication(request.dialplanApp.name)) {
+        throw invalidArgument(`Unknown dialplan application '${request.dialplanApp.name}'`);
+      }
+      return { kind: 'dialplanApp', name: request.dialplanApp.name, data: request.dialplanApp.data };
+    }
     const hasDialplan = Boolean(request.extension) || Boolean(request.label);
     if (request.app && hasDialplan) throw invalidArgument('Give either app or extension/context/priority/label, not both');
     if (request.app) return { kind: 'app', app: request.app, args: splitAppArgs(request.appArgs) };
@@ -299,7 +315,11 @@ export class OriginateService {
     const work =
       target.kind === 'app'
         ? runInApplication(this.#deps, channel, target.app, target.args)
-        : this.#deps.dialplanRunner.runTarget(channel, target.target);
+        : target.kind === 'dialplanApp'
+          ? this.#deps.dialplanRunner.runApplication(channel, target.name, target.data)
+          : target.kind === 'callback'
+            ? target.run(channel)
+            : this.#deps.dialplanRunner.runTarget(channel, target.target);
     this.#deps.track(work);
   }
 }

@@ -170,4 +170,38 @@ exten => 100,1,NoSuchThing()
     await runner.run(channel, { context: 'in', exten: '100', priority: 1 });
     assert.deepEqual(tech.calls, ['hangup:16']);
   });
+
+  it('redirect abandons the running application and continues at the new place', async () => {
+    const { runner, channel, tech } = setup(`
+[in]
+exten => 100,1,Answer()
+ same => n,Wait(30)
+ same => n,Set(NOT_REACHED=yes)
+exten => 200,1,Set(REDIRECTED=yes)
+ same => n,Hangup()
+`);
+    assert.equal(runner.redirect(channel, { context: 'in', exten: '200', priority: 1 }), false, 'not running yet');
+    const run = runner.run(channel, { context: 'in', exten: '100', priority: 1 });
+    await settle();
+    assert.equal(channel.dialplan.app_name, 'Wait');
+    assert.equal(runner.isRunning(channel), true);
+    assert.equal(runner.exists('in', '200', 1), true);
+    assert.equal(runner.exists('in', '200', 3), false);
+    assert.equal(runner.redirect(channel, { context: 'in', exten: '200', priority: 1 }), true);
+    await run;
+    assert.equal(channel.getVariable('REDIRECTED'), 'yes');
+    assert.equal(channel.getVariable('NOT_REACHED'), undefined);
+    assert.equal(channel.isDestroyed, true);
+    assert.ok(tech.calls.some((c) => c.startsWith('hangup')));
+    assert.equal(runner.isRunning(channel), false);
+  });
+
+  it('runApplication runs one application on a channel and then hangs it up', async () => {
+    const { runner, channel } = setup('[in]\n');
+    assert.equal(runner.hasApplication('set'), true);
+    assert.equal(runner.hasApplication('NoSuchApp'), false);
+    await runner.runApplication(channel, 'Set', `FROM_ORIGINATE=\${CALLERID(num)}`);
+    assert.equal(channel.getVariable('FROM_ORIGINATE'), '1001');
+    assert.equal(channel.isDestroyed, true);
+  });
 });

@@ -50,6 +50,8 @@ export class DialplanRunner {
   readonly #playbacks: PlaybackManager;
   readonly #globals: Map<string, string>;
   readonly #log: Logger;
+  /** channel id → how to send its running dialplan elsewhere (redirect). */
+  readonly #redirects = new Map<string, (target: DialplanLocationRef) => void>();
 
   constructor(deps: {
     dialplan: () => DialplanLookup;
@@ -84,8 +86,74 @@ export class DialplanRunner {
     return this.run(channel, { context: target.context, exten: target.exten, priority });
   }
 
+  /** True when the dialplan has this priority. */
+  exists(context: string, exten: string, priority: number): boolean {
+    return this.#dialplan().findPriority(context, exten, priority) !== undefined;
+  }
+
+  /**
+   * Runs one dialplan application on a channel outside any extension (the manager's Originate
+   * with Application/Data), then hangs the channel up as the original does.
+   */
+  async runApplication(channel: Channel, app: string, data: string): Promise<void> {
+    const location = { context: channel.dialplan.context, exten: channel.dialplan.exten, priority: 1 };
+    const step: DialplanPriority = { priority: 1, app, appData: data, file: '(originate)', line: 0 };
+    const ctx: DialplanAppContext = {
+      channel,
+      applications: this.#applications,
+      playbacks: this.#playbacks,
+      globals: this.#globals,
+      log: this.#log.child({ channel: channel.name }),
+      sleep: (ms) => sleepUnlessHungUp(channel.hangupSignal, ms),
+    };
+    try {
+      await this.#execute(ctx, location, step);
+    } catch (err) {
+      if (!channel.isDestroyed) ctx.log.error({ err, app }, 'originated application failed');
+    }
+    if (!channel.isDestroyed) await channel.hangup(CAUSE_NORMAL_CLEARING);
+  }
+
+  /** True when a dialplan application of this name exists. */
+  hasApplication(name: string): boolean {
+    return this.#apps.has(name.toLowerCase());
+  }
+
+  /** True while the channel runs the dialplan here. */
+  isRunning(channel: Channel): boolean {
+    return this.#redirects.has(channel.id);
+  }
+
+  /**
+   * Sends a channel that runs the dialplan to another place at once (the manager's Redirect):
+   * the application it is in is abandoned, its result ignored. False when it runs no dialplan.
+   */
+  redirect(channel: Channel, target: DialplanLocationRef): boolean {
+    const jump = this.#redirects.get(channel.id);
+    if (!jump) return false;
+    jump({ ...target });
+    return true;
+  }
+
   /** Runs until the channel leaves the dialplan; never rejects. */
   async run(channel: Channel, start: DialplanLocationRef): Promise<void> {
+    let jump: (target: DialplanLocationRef) => void = () => undefined;
+    const redirect = (target: DialplanLocationRef) => jump(target);
+    this.#redirects.set(channel.id, redirect);
+    try {
+      await this.#runSteps(channel, start, (next) => {
+        jump = next;
+      });
+    } finally {
+      if (this.#redirects.get(channel.id) === redirect) this.#redirects.delete(channel.id);
+    }
+  }
+
+  async #runSteps(
+    channel: Channel,
+    start: DialplanLocationRef,
+    onRedirect: (jump: (target: DialplanLocationRef) => void) => void,
+  ): Promise<void> {
     const log = this.#log.child({ channel: channel.name });
     const ctx: DialplanAppContext = {
       channel,
@@ -111,7 +179,20 @@ export class DialplanRunner {
           await channel.hangup(CAUSE_NORMAL_CLEARING);
           return;
         }
-        const flow = await this.#execute(ctx, location, step);
+        const redirected = new Promise<DialplanLocationRef>((resolve) => onRedirect(resolve));
+        const execution = this.#execute(ctx, location, step);
+        // An application abandoned by a redirect may still fail later (a hangup): nobody waits for it.
+        execution.catch(() => undefined);
+        const outcome = await Promise.race([
+          execution.then((flow) => ({ flow, target: undefined })),
+          redirected.then((target) => ({ flow: undefined, target })),
+        ]);
+        if (outcome.target !== undefined) {
+          steps = 0;
+          location = outcome.target;
+          continue;
+        }
+        const flow = outcome.flow;
         if (flow.kind === 'stop') return;
         location = this.#nextLocation(location, flow);
       }

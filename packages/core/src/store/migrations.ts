@@ -5,6 +5,7 @@
  */
 import type { Database } from 'better-sqlite3';
 import type { Logger } from '../util/logger.js';
+import { ASTDB_MIGRATION } from './astdb.js';
 
 export interface Migration {
   /** Strictly increasing, starting at 1. */
@@ -89,6 +90,7 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX cdr_start ON cdr (start);
     `,
   },
+  ASTDB_MIGRATION,
 ];
 
 /** Brings the database up to the latest migration; returns the version before and after. */

@@ -8,6 +8,8 @@ import { MIGRATIONS, SchemaVersionError } from './migrations.js';
 import { DATABASE_FILE, openStore } from './sqlite-store.js';
 import type { CdrRecord } from './types.js';
 
+const LATEST = MIGRATIONS[MIGRATIONS.length - 1].id;
+
 const created: string[] = [];
 after(() => {
   for (const dir of created) rmSync(dir, { recursive: true, force: true });
@@ -55,7 +57,16 @@ describe('openStore', () => {
       .prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
       .all()
       .map((r) => r.name);
-    assert.deepEqual(tables, ['cdr', 'config_objects', 'contacts', 'device_states', 'global_variables', 'mailboxes', 'schema_migrations']);
+    assert.deepEqual(tables, [
+      'astdb',
+      'cdr',
+      'config_objects',
+      'contacts',
+      'device_states',
+      'global_variables',
+      'mailboxes',
+      'schema_migrations',
+    ]);
     raw.close();
   });
 
@@ -71,7 +82,7 @@ describe('openStore', () => {
     assert.equal(await second.globals.get('OPERATOR'), '1001');
     assert.deepEqual(await second.deviceStates.get('App:alice'), { name: 'App:alice', state: 'INUSE', updatedAt: 1000 });
     assert.deepEqual(await second.mailboxes.all(), [{ name: '1001@default', oldMessages: 2, newMessages: 1 }]);
-    assert.equal(second.schemaVersion, 1);
+    assert.equal(second.schemaVersion, LATEST);
     await second.close();
   });
 
@@ -80,11 +91,11 @@ describe('openStore', () => {
     await openStore(dir).close();
     const extended = [
       ...MIGRATIONS,
-      { id: 2, name: 'add notes', sql: 'CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL)' },
-      { id: 3, name: 'seed notes', sql: "INSERT INTO notes (body) VALUES ('hello')" },
+      { id: LATEST + 1, name: 'add notes', sql: 'CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL)' },
+      { id: LATEST + 2, name: 'seed notes', sql: "INSERT INTO notes (body) VALUES ('hello')" },
     ];
     const upgraded = openStore(dir, undefined, { migrations: extended });
-    assert.equal(upgraded.schemaVersion, 3);
+    assert.equal(upgraded.schemaVersion, LATEST + 2);
     await upgraded.close();
     await openStore(dir, undefined, { migrations: extended }).close();
     const raw = new Database(join(dir, DATABASE_FILE), { readonly: true });
@@ -94,10 +105,10 @@ describe('openStore', () => {
 
   it('rolls back every pending migration when one fails', async () => {
     const dir = dataDir();
-    const broken = [...MIGRATIONS, { id: 2, name: 'broken', sql: 'CREATE TABLE ok (x); THIS IS NOT SQL' }];
+    const broken = [...MIGRATIONS, { id: LATEST + 1, name: 'broken', sql: 'CREATE TABLE ok (x); THIS IS NOT SQL' }];
     assert.throws(() => openStore(dir, undefined, { migrations: broken }));
     const store = openStore(dir);
-    assert.equal(store.schemaVersion, 1);
+    assert.equal(store.schemaVersion, LATEST);
     await store.close();
     const raw = new Database(join(dir, DATABASE_FILE), { readonly: true });
     assert.equal(raw.prepare("SELECT name FROM sqlite_master WHERE name = 'ok'").get(), undefined);
@@ -106,15 +117,15 @@ describe('openStore', () => {
 
   it('refuses a database written by a newer version', async () => {
     const dir = dataDir();
-    const newer = [...MIGRATIONS, { id: 2, name: 'from the future', sql: 'CREATE TABLE future (x)' }];
+    const newer = [...MIGRATIONS, { id: LATEST + 1, name: 'from the future', sql: 'CREATE TABLE future (x)' }];
     await openStore(dir, undefined, { migrations: newer }).close();
     assert.throws(
       () => openStore(dir),
       (err: unknown) => {
         assert.ok(err instanceof SchemaVersionError);
-        assert.equal(err.databaseVersion, 2);
-        assert.equal(err.knownVersion, 1);
-        assert.match(err.message, /schema version 2 is newer than this Switchboard knows \(1\)/);
+        assert.equal(err.databaseVersion, LATEST + 1);
+        assert.equal(err.knownVersion, LATEST);
+        assert.match(err.message, new RegExp(`schema version ${LATEST + 1} is newer than this Switchboard knows \\(${LATEST}\\)`));
         return true;
       },
     );

@@ -7,6 +7,7 @@ import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { type Logger, silentLogger } from '../util/logger.js';
+import { SqliteAstDb } from './astdb.js';
 import { MIGRATIONS, type Migration, migrate } from './migrations.js';
 import {
   SqliteCdr,
@@ -30,6 +31,7 @@ export interface OpenStoreOptions {
 
 export class SqliteStore implements Store {
   readonly path: string;
+  readonly astdb: SqliteAstDb;
   readonly globals: SqliteGlobalVariables;
   readonly deviceStates: SqliteDeviceStates;
   readonly mailboxes: SqliteMailboxes;
@@ -45,6 +47,7 @@ export class SqliteStore implements Store {
     this.#db = db;
     this.path = path;
     this.#log = log;
+    this.astdb = new SqliteAstDb(db);
     this.globals = new SqliteGlobalVariables(db);
     this.deviceStates = new SqliteDeviceStates(db);
     this.mailboxes = new SqliteMailboxes(db);

@@ -1,3 +1,5 @@
+import type { AstDbStore } from './astdb.js';
+
 /**
  * What must survive a restart, behind narrow interfaces: SQLite implements them today; PostgreSQL
  * or Redis can replace it for several nodes sharing state. Every operation returns a promise for
@@ -135,6 +137,8 @@ export interface ConfigObjectStore {
 }
 
 export interface Store {
+  /** The AstDB (family, key) → value table (astdb.ts). */
+  readonly astdb: AstDbStore;
   readonly globals: GlobalVariableStore;
   readonly deviceStates: DeviceStateStore;
   readonly mailboxes: MailboxStore;
