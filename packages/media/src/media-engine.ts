@@ -598,6 +598,11 @@ export class MediaEngine {
     return { legId: record.legId };
   }
 
+  /** Every live leg with the worker that owns it (per-worker RTP metrics). */
+  legsByWorker(): { legId: string; workerIndex: number }[] {
+    return [...this.#legs.values()].map((record) => ({ legId: record.legId, workerIndex: record.slot }));
+  }
+
   async getRtpStatistics(legId: string): Promise<LegRtpStatistics> {
     const record = this.#leg(legId);
     return record.channel.request({ type: 'getRtpStatistics', legId });

@@ -10,6 +10,7 @@
  * Via received/rport → delegate; malformed but answerable requests get 400 on the same connection.
  * A stream that cannot be framed any more is closed.
  */
+import { reportSipMessage } from './message-observers.js';
 import { readFileSync } from 'node:fs';
 import { isIP, type Server, type Socket, connect as tcpConnect, createServer as createTcpServer } from 'node:net';
 import { lookup } from 'node:dns/promises';
@@ -166,6 +167,13 @@ export class StreamTransport implements Transport {
     if (this.traceMessages) {
       this.#log.trace({ to: `${connection.remote.address}:${connection.remote.port}`, text: data.toString('utf8') }, 'sip message sent');
     }
+    reportSipMessage({
+      direction: 'sent',
+      data,
+      protocol: this.protocol,
+      remote: connection.remote,
+      local: { address: this.localAddress, port: this.localPort },
+    });
     await new Promise<void>((resolve, reject) => {
       connection.socket.write(data, (err) => {
         if (err) reject(new SipTransportError(`send to ${connection.key} failed`, { cause: err }));
@@ -290,6 +298,13 @@ export class StreamTransport implements Transport {
   #receiveMessage(connection: Connection, data: Buffer): void {
     const source = connection.remote;
     if (this.traceMessages) this.#log.trace({ from: connection.key, text: data.toString('utf8') }, 'sip message received');
+    reportSipMessage({
+      direction: 'received',
+      data,
+      protocol: this.protocol,
+      remote: source,
+      local: { address: this.localAddress, port: this.localPort },
+    });
     let message: SipMessage;
     try {
       message = parseMessage(data, { datagram: false, limits: this.#limits });
