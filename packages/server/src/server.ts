@@ -170,6 +170,18 @@ export async function startServer(options: {
         operator: {
           readiness,
           recentCdrs: (limit) => store.cdr.recent(limit),
+          contacts: async () => {
+            const now = Date.now();
+            return (await store.contacts.all())
+              .filter((c) => c.expiresAt > now)
+              .map((c) => ({
+                aor: c.aor,
+                uri: c.uri,
+                endpoint: c.endpoint ?? '',
+                expires_in: Math.round((c.expiresAt - now) / 1000),
+                user_agent: c.userAgent ?? '',
+              }));
+          },
           ...(prometheus.enabled
             ? { metrics: { path: prometheus.uri, render: () => metrics.render(), ...(prometheus.user ? { user: prometheus.user } : {}) } }
             : {}),

@@ -7,6 +7,7 @@
  *   GET <prefix>/console/…          the browser console's static page (holds no data itself)
  *   GET <prefix>/console/api/whoami the API user behind the credentials, and whether it may act
  *   GET <prefix>/console/api/cdr    the last call detail records (?limit=1..200)
+ *   GET <prefix>/console/api/contacts  the registered contacts
  *
  * The console's data and actions all go through the control API with the API's users, so a
  * read-only user sees everything and cannot act (403), exactly as over REST.
@@ -39,6 +40,8 @@ export interface OperatorSurface {
   };
   /** The console's last CDRs; absent: the console shows none. */
   recentCdrs?(limit: number): Promise<unknown[]>;
+  /** The registered contacts (registration state in the console); absent: none shown. */
+  contacts?(): Promise<unknown[]>;
 }
 
 /** The console's static files: packages/api/console (beside dist/). */
@@ -99,6 +102,11 @@ export function registerOperatorRoutes(
     const limit = raw === undefined ? 20 : Number(raw);
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_CONSOLE_CDRS) throw new ApiError(400, `limit must be 1..${MAX_CONSOLE_CDRS}`);
     return surface.recentCdrs ? await surface.recentCdrs(limit) : [];
+  });
+
+  app.get(`${prefix}/console/api/contacts`, async (request) => {
+    apiUser(request);
+    return surface.contacts ? await surface.contacts() : [];
   });
 
   const serveStatic = async (file: string, reply: FastifyReply) => {

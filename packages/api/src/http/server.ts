@@ -72,6 +72,18 @@ export function createApiServer(core: SwitchboardCore, options: ApiServerOptions
   });
   // Registered after the WebSocket plugin so that its hooks (which mark upgrade requests and close
   // their sockets after a refusal) run before ours: an upgrade refused with 401 must not linger.
+  const onRequestDone = options.onRequestDone;
+  if (onRequestDone) {
+    // On the root, so every route counts: the API, its docs, and the operator routes.
+    app.addHook('onResponse', async (request, reply) => {
+      onRequestDone({
+        method: request.method,
+        route: request.routeOptions.url ?? 'unmatched',
+        status: reply.statusCode,
+        ms: reply.elapsedTime,
+      });
+    });
+  }
   const operator = options.operator;
   if (operator) {
     app.register(async (scope) =>

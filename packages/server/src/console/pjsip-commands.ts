@@ -5,9 +5,6 @@ import { type ConsoleCommands, ConsoleUsageError } from './registry.js';
 import type { ConsoleServices } from './services.js';
 import { fields, table } from './table.js';
 
-/** The original's endpoint states: no live contact and no static one → Unavailable. */
-const STATE_TEXT: Record<string, string> = { online: 'Not in use', offline: 'Unavailable', unknown: 'Unknown' };
-
 export function registerPjsipCommands(commands: ConsoleCommands, services: ConsoleServices): void {
   const { core } = services;
   const endpoints = () => core.config.sip.endpoints;
@@ -17,11 +14,14 @@ export function registerPjsipCommands(commands: ConsoleCommands, services: Conso
     for (const c of await services.sip.contacts()) if (c.expiresAt > Date.now()) byAor.set(c.aor, (byAor.get(c.aor) ?? 0) + 1);
     return byAor;
   };
-  const stateOf = (endpoint: SipEndpointConfig) => {
+  /**
+   * The original's endpoint states: In use with a channel; Not in use when reachable (a live
+   * registration, or the endpoint is online); Unavailable otherwise.
+   */
+  const stateOf = (endpoint: SipEndpointConfig, liveContacts: number) => {
     const snapshot = core.endpoints.get('SIP', endpoint.name);
-    if (snapshot === undefined) return { state: 'Unknown', channels: 0 };
-    const channels = snapshot.channel_ids.length;
-    const state = channels > 0 ? 'In use' : (STATE_TEXT[snapshot.state ?? 'unknown'] ?? 'Unknown');
+    const channels = snapshot?.channel_ids.length ?? 0;
+    const state = channels > 0 ? 'In use' : liveContacts > 0 || snapshot?.state === 'online' ? 'Not in use' : 'Unavailable';
     return { state, channels };
   };
 
@@ -33,8 +33,8 @@ export function registerPjsipCommands(commands: ConsoleCommands, services: Conso
       if (list.length === 0) return 'No objects found.';
       const contacts = await contactsByAor();
       const rows = list.map((e) => {
-        const { state, channels } = stateOf(e);
         const live = e.aors.reduce((n, aor) => n + (contacts.get(aor) ?? 0), 0);
+        const { state, channels } = stateOf(e, live);
         const cid = e.callerId ? `${e.name}/${e.callerId.number}` : e.name;
         return [cid, state, String(channels), e.aors.join(',') || '-', String(live), e.auth ?? '-', e.context, e.codecs.join(',')];
       });
@@ -51,8 +51,8 @@ export function registerPjsipCommands(commands: ConsoleCommands, services: Conso
       if (args.length !== 1) throw new ConsoleUsageError();
       const e = endpoints().find((x) => x.name === args[0]);
       if (e === undefined) return `Unable to find object ${args[0]}.`;
-      const { state, channels } = stateOf(e);
       const contacts = (await services.sip.contacts()).filter((c) => e.aors.includes(c.aor) && c.expiresAt > Date.now());
+      const { state, channels } = stateOf(e, contacts.length);
       const identifies = core.config.sip.identifies.filter((i) => i.endpoint === e.name);
       const head = fields([
         ['Endpoint', e.name],

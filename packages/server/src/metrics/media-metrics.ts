@@ -3,22 +3,63 @@
  * worker (the window is the time since the previous scrape), and RTP packets, loss and jitter of
  * the live legs per worker. RTP counters accumulate each live leg's growth between scrapes; a leg
  * that ends between two scrapes loses only its packets since the last one.
+ *
+ * prom-client reads all metrics of a scrape concurrently, so the workers are asked once per
+ * scrape by `refresh()` (metrics.ts calls it first) and every metric reads that one sample.
  */
 import type { MediaEngine } from '@switchboard/media';
 import { Counter, Gauge, type Registry } from 'prom-client';
 
-export function registerMediaMetrics(registry: Registry, media: MediaEngine): void {
-  const tickP50 = new Gauge({
+type TickStats = Awaited<ReturnType<MediaEngine['getWorkerStats']>>[number];
+
+interface WorkerSample {
+  tick: TickStats;
+  legs: number;
+  /** Highest receive jitter of the worker's legs, seconds. */
+  jitter: number;
+  /** Packets since the previous sample. */
+  sent: number;
+  received: number;
+  lost: number;
+}
+
+export interface MediaMetrics {
+  /** Reads the workers; call before each scrape. */
+  refresh(): Promise<void>;
+}
+
+export function registerMediaMetrics(registry: Registry, media: MediaEngine): MediaMetrics {
+  let sample = new Map<string, WorkerSample>();
+  const lastSeen = new Map<string, { tx: number; rx: number; lost: number }>();
+  const each = (read: (worker: string, s: WorkerSample) => void) => {
+    for (const [worker, s] of sample) read(worker, s);
+  };
+
+  new Gauge({
+    name: 'switchboard_media_workers',
+    help: 'Media worker threads',
+    registers: [registry],
+    collect() {
+      this.set(sample.size);
+    },
+  });
+  new Gauge({
     name: 'switchboard_media_tick_p50_seconds',
     help: 'Median work time of one 20 ms media frame per worker, since the previous scrape',
     labelNames: ['worker'],
     registers: [registry],
+    collect() {
+      each((worker, s) => this.set({ worker }, s.tick.tickMsP50 / 1000));
+    },
   });
-  const tickP99 = new Gauge({
+  new Gauge({
     name: 'switchboard_media_tick_p99_seconds',
     help: '99th percentile work time of one 20 ms media frame per worker, since the previous scrape',
     labelNames: ['worker'],
     registers: [registry],
+    collect() {
+      each((worker, s) => this.set({ worker }, s.tick.tickMsP99 / 1000));
+    },
   });
   const overruns = new Counter({
     name: 'switchboard_media_tick_overruns_total',
@@ -34,49 +75,44 @@ export function registerMediaMetrics(registry: Registry, media: MediaEngine): vo
   });
   const lost = new Counter({
     name: 'switchboard_rtp_packets_lost_total',
-    help: 'RTP packets the far ends did not send us (sequence gaps) per worker',
+    help: 'RTP packets the far ends sent that never arrived (sequence gaps), per worker',
     labelNames: ['worker'],
     registers: [registry],
   });
-  const jitter = new Gauge({
+  new Gauge({
     name: 'switchboard_rtp_jitter_seconds',
     help: 'Highest receive jitter (RFC 3550 §6.4.1) among the live legs of each worker',
     labelNames: ['worker'],
     registers: [registry],
+    collect() {
+      each((worker, s) => this.set({ worker }, s.jitter));
+    },
   });
-  const legs = new Gauge({
+  new Gauge({
     name: 'switchboard_media_legs',
     help: 'Live RTP legs per worker',
     labelNames: ['worker'],
     registers: [registry],
+    collect() {
+      each((worker, s) => this.set({ worker }, s.legs));
+    },
   });
-  const lastSeen = new Map<string, { tx: number; rx: number; lost: number }>();
 
-  // One collector reads everything for the group (prom-client awaits a gauge's async collect).
-  new Gauge({
-    name: 'switchboard_media_workers',
-    help: 'Media worker threads',
-    registers: [registry],
-    async collect() {
-      let stats: Awaited<ReturnType<MediaEngine['getWorkerStats']>> = [];
+  return {
+    async refresh() {
+      let stats: TickStats[] = [];
       try {
         stats = await media.getWorkerStats({ reset: true });
       } catch {
         // The engine is closing: nothing to report.
       }
-      this.set(stats.length);
-      for (const s of stats) {
-        const worker = String(s.workerIndex);
-        tickP50.set({ worker }, s.tickMsP50 / 1000);
-        tickP99.set({ worker }, s.tickMsP99 / 1000);
-        overruns.inc({ worker }, s.overruns);
-      }
-      const perWorker = new Map<string, { legs: number; jitter: number }>();
-      for (const s of stats) perWorker.set(String(s.workerIndex), { legs: 0, jitter: 0 });
+      const next = new Map<string, WorkerSample>();
+      for (const tick of stats) next.set(String(tick.workerIndex), { tick, legs: 0, jitter: 0, sent: 0, received: 0, lost: 0 });
       const live = new Set<string>();
       await Promise.all(
         media.legsByWorker().map(async ({ legId, workerIndex }) => {
-          const worker = String(workerIndex);
+          const entry = next.get(String(workerIndex));
+          if (entry === undefined) return;
           let rtp: Awaited<ReturnType<MediaEngine['getRtpStatistics']>>;
           try {
             rtp = await media.getRtpStatistics(legId);
@@ -85,22 +121,23 @@ export function registerMediaMetrics(registry: Registry, media: MediaEngine): vo
           }
           live.add(legId);
           const before = lastSeen.get(legId) ?? { tx: 0, rx: 0, lost: 0 };
-          packets.inc({ worker, direction: 'sent' }, Math.max(0, rtp.txcount - before.tx));
-          packets.inc({ worker, direction: 'received' }, Math.max(0, rtp.rxcount - before.rx));
-          lost.inc({ worker }, Math.max(0, rtp.rxploss - before.lost));
+          entry.sent += Math.max(0, rtp.txcount - before.tx);
+          entry.received += Math.max(0, rtp.rxcount - before.rx);
+          entry.lost += Math.max(0, rtp.rxploss - before.lost);
           lastSeen.set(legId, { tx: rtp.txcount, rx: rtp.rxcount, lost: rtp.rxploss });
-          const entry = perWorker.get(worker) ?? { legs: 0, jitter: 0 };
           entry.legs += 1;
+          // RTPstat jitter is in seconds (the reference's rxjitter unit).
           entry.jitter = Math.max(entry.jitter, rtp.rxjitter ?? 0);
-          perWorker.set(worker, entry);
         }),
       );
       for (const legId of lastSeen.keys()) if (!live.has(legId)) lastSeen.delete(legId);
-      for (const [worker, entry] of perWorker) {
-        legs.set({ worker }, entry.legs);
-        // RTPstat jitter is in seconds already (the reference's rxjitter unit).
-        jitter.set({ worker }, entry.jitter);
+      for (const [worker, s] of next) {
+        overruns.inc({ worker }, s.tick.overruns);
+        packets.inc({ worker, direction: 'sent' }, s.sent);
+        packets.inc({ worker, direction: 'received' }, s.received);
+        lost.inc({ worker }, s.lost);
       }
+      sample = next;
     },
-  });
+  };
 }

@@ -150,7 +150,7 @@ export function createServerMetrics(sources: MetricSources): ServerMetrics {
 
   const calls = registerCallMetrics(registry, core.bus);
   const stopSip = registerSipMetrics(registry);
-  registerMediaMetrics(registry, sources.media);
+  const mediaMetrics = registerMediaMetrics(registry, sources.media);
 
   return {
     registry,
@@ -159,7 +159,10 @@ export function createServerMetrics(sources: MetricSources): ServerMetrics {
       apiRequests.inc({ method, route, status: String(status) });
       apiLatency.observe({ method, route }, ms / 1000);
     },
-    render: async () => ({ contentType: registry.contentType, body: await registry.metrics() }),
+    render: async () => {
+      await mediaMetrics.refresh();
+      return { contentType: registry.contentType, body: await registry.metrics() };
+    },
     stop: () => {
       calls.stop();
       stopSip();
