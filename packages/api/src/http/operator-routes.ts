@@ -62,8 +62,21 @@ export function registerOperatorRoutes(
 ): void {
   const { core, prefix, surface } = options;
   const consoleDirectory = options.consoleDirectory ?? CONSOLE_DIRECTORY;
-  const apiUser = (request: FastifyRequest) =>
-    authenticate(core.config.ari.users, credentialsFrom(request.headers.authorization, (request.query as Record<string, string>).api_key));
+  /**
+   * The console signs in with a form, not the browser's Basic prompt: its 401 carries no
+   * WWW-Authenticate, which would make a browser hold the request and ask on its own.
+   */
+  const apiUser = (request: FastifyRequest) => {
+    try {
+      return authenticate(
+        core.config.ari.users,
+        credentialsFrom(request.headers.authorization, (request.query as Record<string, string>).api_key),
+      );
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 401) throw new ApiError(401, err.message);
+      throw err;
+    }
+  };
 
   app.setErrorHandler((error, _request, reply) => {
     const answer = toHttpError(error);
