@@ -225,6 +225,16 @@ describe('operating the server', () => {
     assert.match(text, /^switchboard_events_websocket_connections 0$/m);
     assert.match(text, /^switchboard_store_operation_seconds_count\{repository="contacts",operation="all"\} \d+$/m);
     assert.match(text, /^nodejs_eventloop_lag_p99_seconds [\d.e-]+$/m);
+    // Every metric served is documented in the README's table.
+    const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+    const served = [...text.matchAll(/^# HELP (switchboard_\w+|nodejs_eventloop_lag_\w+) /gm)].map((m) => m[1] as string);
+    assert.ok(served.length > 20);
+    for (const name of served)
+      assert.ok(
+        readme.includes(`\`${name.replace(/_(p50|p90|p99|min|max|mean|stddev)_seconds$/, '_*_seconds')}\``) ||
+          readme.includes(`\`${name}\``),
+        `${name} is not documented in README.md`,
+      );
     // HTTP requests by route pattern: the refused scrape above is one.
     assert.match(text, /^switchboard_api_requests_total\{method="GET",route="\/metrics",status="401"\} 1$/m);
   });
