@@ -290,3 +290,36 @@ describe('operating the server', () => {
     assert.match(refused.stderr, /Unable to connect to remote switchboard/);
   });
 });
+
+describe('core stop gracefully', () => {
+  let sb: RunningSwitchboard;
+
+  before(async () => {
+    sb = await startSwitchboard({ dialplan: DIALPLAN });
+  });
+  after(async () => {
+    await sb?.stop();
+  });
+
+  it('waits for the last call to end, then exits 0', { timeout: 60_000 }, async () => {
+    const rtp = await RtpReceiver.open();
+    try {
+      const call = runSipp('uac-wait-bye.xml', { host: '127.0.0.1', port: sb.sipPort }, { service: '300', keys: { rtpport: rtp.port } });
+      await waitFor(async () => /1 active channel\n/.test(await rx(sb, 'core show channels')));
+      assert.match(await rx(sb, 'core stop gracefully'), /Shutting down once no call is left \(1 channel up\)/);
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      assert.equal(sb.process.exitCode, null, 'still running while the call lasts');
+      assert.match(await rx(sb, 'core show calls'), /^1 active call\n/);
+      await rx(sb, 'channel request hangup all');
+      const sipp = await call;
+      assert.equal(sipp.code, 0, sipp.stdout.slice(-2000));
+    } finally {
+      rtp.close();
+    }
+    const code = await new Promise<number | null>((resolve) => {
+      if (sb.process.exitCode !== null) resolve(sb.process.exitCode);
+      else sb.process.once('exit', (c) => resolve(c));
+    });
+    assert.equal(code, 0);
+  });
+});

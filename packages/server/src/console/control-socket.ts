@@ -114,7 +114,7 @@ export class ControlSocketServer {
         send({ id: message.id, type: 'completions', list: this.#commands.complete(message.line) });
         return;
       case 'command':
-        this.#log.info({ command: message.line }, 'console command');
+        this.#log.debug({ command: message.line }, 'console command');
         send({ id: message.id, type: 'output', text: await this.#commands.run(message.line) });
         return;
     }

@@ -54,7 +54,14 @@ export class LogRouter {
   constructor(options: LogRouterOptions) {
     this.#out = options.out ?? ((text) => process.stdout.write(text));
     this.#pretty = options.pretty
-      ? prettyFactory({ colorize: true, translateTime: 'SYS:yyyy-mm-dd HH:MM:ss.l', ignore: 'pid,hostname,name', singleLine: false })
+      ? prettyFactory({
+          colorize: true,
+          translateTime: 'SYS:yyyy-mm-dd HH:MM:ss.l',
+          ignore: 'pid,hostname,name,module,verbose',
+          // One line per record, the module first as the original's `file.c:` prefix.
+          messageFormat: (log, messageKey) => `${typeof log.module === 'string' ? `${log.module}: ` : ''}${String(log[messageKey] ?? '')}`,
+          singleLine: true,
+        })
       : undefined;
   }
 
