@@ -187,3 +187,24 @@ describe('docker-compose.yml', () => {
     assert.deepEqual(job.static_configs[0]?.targets, [`127.0.0.1:${httpPort()}`]);
   });
 });
+
+describe('example Grafana dashboard', () => {
+  it('queries only metrics the README documents', () => {
+    const dashboard = JSON.parse(readFileSync(join(REPO_ROOT, 'conf', 'grafana-dashboard.json'), 'utf8')) as {
+      panels: { title: string; targets: { expr: string }[] }[];
+    };
+    const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+    assert.ok(dashboard.panels.length > 10);
+    for (const panel of dashboard.panels) {
+      for (const target of panel.targets) {
+        for (const [name] of target.expr.matchAll(/\b(?:switchboard|nodejs)_[a-z0-9_]+/g)) {
+          const base = name.replace(/_(bucket|sum|count)$/, '');
+          assert.ok(
+            readme.includes(`\`${base}\``) || base.startsWith('nodejs_eventloop_lag_'),
+            `${panel.title}: ${name} is not a documented metric`,
+          );
+        }
+      }
+    }
+  });
+});
