@@ -16,6 +16,8 @@ import { RtpReceiver } from './rtp-receiver.js';
 const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((path) => existsSync(path));
 const OUTPUT = join(REPO_ROOT, 'test', 'output');
 
+const screenshotPath = (name: string): `${string}.png` => `${join(OUTPUT, name)}.png`;
+
 const DIALPLAN = `
 exten => 300,1,Answer()
  same => n,Wait(20)
@@ -85,7 +87,7 @@ describe('browser console', () => {
       await page.waitForFunction(() => /\d+\/\d+/.test(document.querySelector('#calls tbody tr')?.children[6]?.textContent ?? ''), {
         timeout: 10_000,
       });
-      await page.screenshot({ path: join(OUTPUT, 'console-live-call.png'), fullPage: true });
+      await page.screenshot({ path: screenshotPath('console-live-call'), fullPage: true });
       const events = await page.$eval('#events', (e) => e.textContent ?? '');
       assert.match(events, /ChannelCreated SIP\/local-phone-/);
 
@@ -96,7 +98,7 @@ describe('browser console', () => {
       rtp.close();
     }
     await page.waitForFunction(() => document.querySelector('#calls tbody')?.textContent?.includes('No calls'), { timeout: 10_000 });
-    await page.screenshot({ path: join(OUTPUT, 'console-after-hangup.png'), fullPage: true });
+    await page.screenshot({ path: screenshotPath('console-after-hangup'), fullPage: true });
     assert.deepEqual(errors, []);
     await page.close();
   });
