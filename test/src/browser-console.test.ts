@@ -83,10 +83,11 @@ describe('browser console', () => {
           [...document.querySelectorAll('#calls tbody tr')].some((tr) => /SIP\/local-phone-.*Up.*Wait\(20\)/.test(tr.textContent ?? '')),
         { timeout: 15_000 },
       );
-      // Loss and jitter come from the RTP statistics poll.
-      await page.waitForFunction(() => /\d+\/\d+/.test(document.querySelector('#calls tbody tr')?.children[6]?.textContent ?? ''), {
+      // Codec, loss and jitter come from the periodic poll.
+      await page.waitForFunction(() => /\d+\/\d+/.test(document.querySelector('#calls tbody tr')?.children[7]?.textContent ?? ''), {
         timeout: 10_000,
       });
+      assert.equal(await page.$eval('#calls tbody tr', (tr) => tr.children[5]?.textContent), 'PCMU');
       await page.screenshot({ path: screenshotPath('console-live-call'), fullPage: true });
       const events = await page.$eval('#events', (e) => e.textContent ?? '');
       assert.match(events, /ChannelCreated SIP\/local-phone-/);

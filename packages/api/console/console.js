@@ -17,6 +17,7 @@ const state = {
   mailboxes: new Map(),
   cdrs: [],
   rtp: new Map(),
+  codecs: {},
   events: [],
   applications: new Set(),
 };
@@ -110,6 +111,7 @@ function render() {
           c.connected?.number ? `${c.connected.name ?? ''} <${c.connected.number}>` : '',
           c.state,
           where,
+          state.codecs[c.id] ?? '',
           since(c.creationtime),
           rtp ? `${rtp.rxploss}/${rtp.txploss}` : '',
           rtp?.rxjitter !== undefined ? `${(rtp.rxjitter * 1000).toFixed(1)} ms` : '',
@@ -253,6 +255,7 @@ async function refreshCdrs() {
 
 /** RTP loss and jitter of the answered channels, every few seconds (no event carries them). */
 async function pollRtp() {
+  if (state.channels.size > 0) state.codecs = await consoleApi('/codecs').catch(() => state.codecs);
   for (const channel of state.channels.values()) {
     if (channel.state !== 'Up') continue;
     try {

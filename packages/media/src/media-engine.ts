@@ -94,6 +94,8 @@ interface LegRecord {
   snoop: boolean;
   /** The bridge the leg is a member of. */
   bridgeId: string | null;
+  /** The audio codec of the last remote set (consoles show it); undefined before any. */
+  codec?: string;
 }
 
 interface BridgeRecord {
@@ -271,6 +273,12 @@ export class MediaEngine {
   async setLegRemote(legId: string, remote: LegRemote): Promise<void> {
     const record = this.#leg(legId);
     await record.channel.request({ type: 'setLegRemote', legId, remote: validateRemote(remote) });
+    record.codec = remote.codec.name;
+  }
+
+  /** The audio codec a leg sends and receives (after its remote was set), if known. */
+  legCodec(legId: string): string | undefined {
+    return this.#legs.get(legId)?.codec;
   }
 
   /**

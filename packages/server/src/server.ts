@@ -170,6 +170,10 @@ export async function startServer(options: {
         operator: {
           readiness,
           recentCdrs: (limit) => store.cdr.recent(limit),
+          channelCodec: (channelId) => {
+            const legId = core.channels.get(channelId)?.tech.mediaLegId;
+            return legId === undefined ? undefined : media.legCodec(legId);
+          },
           contacts: async () => {
             const now = Date.now();
             return (await store.contacts.all())

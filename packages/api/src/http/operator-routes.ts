@@ -8,6 +8,7 @@
  *   GET <prefix>/console/api/whoami the API user behind the credentials, and whether it may act
  *   GET <prefix>/console/api/cdr    the last call detail records (?limit=1..200)
  *   GET <prefix>/console/api/contacts  the registered contacts
+ *   GET <prefix>/console/api/codecs    channel id → audio codec of the live channels
  *
  * The console's data and actions all go through the control API with the API's users, so a
  * read-only user sees everything and cannot act (403), exactly as over REST.
@@ -42,6 +43,8 @@ export interface OperatorSurface {
   recentCdrs?(limit: number): Promise<unknown[]>;
   /** The registered contacts (registration state in the console); absent: none shown. */
   contacts?(): Promise<unknown[]>;
+  /** The audio codec of a channel's media, when it has one. */
+  channelCodec?(channelId: string): string | undefined;
 }
 
 /** The console's static files: packages/api/console (beside dist/). */
@@ -120,6 +123,16 @@ export function registerOperatorRoutes(
   app.get(`${prefix}/console/api/contacts`, async (request) => {
     apiUser(request);
     return surface.contacts ? await surface.contacts() : [];
+  });
+
+  app.get(`${prefix}/console/api/codecs`, async (request) => {
+    apiUser(request);
+    const codecs: Record<string, string> = {};
+    for (const channel of core.channels.list()) {
+      const codec = surface.channelCodec?.(channel.id);
+      if (codec !== undefined) codecs[channel.id] = codec;
+    }
+    return codecs;
   });
 
   const serveStatic = async (file: string, reply: FastifyReply) => {
