@@ -12,11 +12,16 @@ COPY packages/signalling/package.json packages/signalling/
 COPY packages/api/package.json packages/api/
 COPY packages/manager/package.json packages/manager/
 COPY packages/server/package.json packages/server/
-RUN npm ci --no-audit --no-fund
+COPY packages/server/bin packages/server/bin
+# Scripts are skipped here (the root `prepare` builds every project, tests included); the native
+# modules are built explicitly instead, and only the server's projects are compiled below.
+RUN npm ci --no-audit --no-fund --ignore-scripts && npm rebuild better-sqlite3 @discordjs/opus
 COPY packages packages
 RUN npx tsc -b packages/server && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
+# ffmpeg writes the ogg and mp3 recordings (without it those formats are refused).
+RUN apt-get update && apt-get install -y --no-install-recommends ffmpeg && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 ENV NODE_ENV=production
 COPY --from=build /app/node_modules node_modules
@@ -24,10 +29,17 @@ COPY --from=build /app/packages packages
 COPY package.json ./
 COPY conf conf
 COPY sounds sounds
-RUN mkdir -p recordings var && chown -R node:node recordings var
+# `switchboard -rx "core show channels"` inside the container (docker exec), as the server's user.
+RUN ln -s /app/packages/server/bin/switchboard.js /usr/local/bin/switchboard \
+  && mkdir -p recordings var && chown -R node:node recordings var
 USER node
-# HTTP/ARI, SIP over UDP, the RTP range of conf/rtp.conf, and the manager interface (off by default).
+# HTTP/ARI (/metrics, /healthz, /console too), SIP over UDP, the RTP range of conf/rtp.conf, and the manager interface (off by default).
 EXPOSE 8088/tcp 5060/udp 10000-20000/udp 5038/tcp
-VOLUME ["/app/var", "/app/recordings"]
-ENTRYPOINT ["node", "packages/server/dist/main.js"]
+# conf/ is replaced by the operator's; var/ holds the SQLite store, logs and the control socket.
+VOLUME ["/app/conf", "/app/var", "/app/recordings"]
+# /healthz answers while the process serves (http.conf's address and port; override for others).
+ENV SWITCHBOARD_HEALTH_URL=http://127.0.0.1:8088/healthz
+HEALTHCHECK --interval=15s --timeout=3s --start-period=20s --retries=3 \
+  CMD ["node", "-e", "fetch(process.env.SWITCHBOARD_HEALTH_URL).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+ENTRYPOINT ["node", "packages/server/bin/switchboard.js"]
 CMD ["--conf", "conf", "--data", "var"]

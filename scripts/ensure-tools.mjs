@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The tests use real system tools: sipp as the SIP peer, ffmpeg for ogg/mp3 recordings, openssl
 // for the TLS transport's test certificate, baresip as an
-// independent SIP phone. A missing tool is installed when this machine allows it
+// independent SIP phone, chromium as the browser that drives the /console page. A missing tool is installed when this machine allows it
 // (root + apt-get); otherwise the run fails naming the Debian package — it never skips tests silently.
 import { spawnSync } from 'node:child_process';
 
@@ -10,6 +10,7 @@ const TOOLS = [
   { command: 'ffmpeg', pkg: 'ffmpeg' },
   { command: 'openssl', pkg: 'openssl' },
   { command: 'baresip', pkg: 'baresip-core' },
+  { command: 'chromium', pkg: 'chromium' },
 ];
 
 const has = (command) => spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;

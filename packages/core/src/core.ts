@@ -2,7 +2,7 @@ import { ApplicationRegistry } from './apps/application-registry.js';
 import type { Channel } from './channels/channel.js';
 import { ChannelRegistry } from './channels/channel-registry.js';
 import { CAUSE_NORMAL_CLEARING } from './channels/hangup-causes.js';
-import type { SwitchboardConfig } from './config/types.js';
+import type { DialplanConfig, SwitchboardConfig } from './config/types.js';
 import { Dialplan } from './dialplan/dialplan.js';
 import { expand } from './dialplan/expand.js';
 import { splitArgs } from './dialplan/split-args.js';
@@ -47,7 +47,7 @@ import { MAILBOX_MODULE, MailboxRegistry } from './mailboxes/mailbox-registry.js
 import { ModuleRegistry } from './modules/module-registry.js';
 import { defineBuiltinModules } from './modules/builtin-modules.js';
 import { LogChannelRegistry } from './logging/log-channel-registry.js';
-import { readLogFiles } from './logging/logger-config.js';
+import { readLoggerConfig } from './logging/logger-config.js';
 import { DynamicConfig } from './dynamic-config/dynamic-config.js';
 import { GlobalVariables } from './dynamic-config/global-variables.js';
 import { EventSources } from './user-events/event-sources.js';
@@ -242,7 +242,7 @@ export class SwitchboardCore implements ChannelDriverHost {
       options.logDirectory === undefined
         ? undefined
         : new LogChannelRegistry(options.logDirectory, log.child({ module: 'switchboard:core:logging' }));
-    this.logChannels?.applyConfig(readLogFiles(options.config.confDir));
+    this.#applyLoggerConfig();
     this.dynamicConfig = new DynamicConfig({
       store: store?.configObjects,
       sip: () => this.config.sip,
@@ -264,9 +264,17 @@ export class SwitchboardCore implements ChannelDriverHost {
       channelCount: (technology) => this.channels.list().filter((c) => technology === undefined || c.technology === technology).length,
       mailboxListenerCount: () => this.mailboxes.listenerCount,
       reloadDialplan: () => this.reloadDialplan(),
-      ...(logChannels ? { reloadLogger: () => logChannels.applyConfig(readLogFiles(this.config.confDir)) } : {}),
+      ...(logChannels ? { reloadLogger: () => this.#applyLoggerConfig() } : {}),
       mailboxesLoaded: () => this.mailboxes.announceAll(),
     });
+  }
+
+  /** Reads logger.conf into the log channels (startup and `logger reload`). */
+  #applyLoggerConfig(): void {
+    if (!this.logChannels) return;
+    const loggerConfig = readLoggerConfig(this.config.confDir);
+    for (const problem of loggerConfig.problems) this.#log.warn({ problem }, 'logger.conf option ignored');
+    this.logChannels.applyConfig(loggerConfig.files, loggerConfig.rotateStrategy);
   }
 
   /**
@@ -276,6 +284,11 @@ export class SwitchboardCore implements ChannelDriverHost {
   async restore(): Promise<void> {
     await this.globalVariables.restore();
     for (const object of await this.dynamicConfig.stored('res_pjsip', 'endpoint')) this.endpoints.add('SIP', object.id);
+  }
+
+  /** The dialplan in force (after the last reload), as configured. */
+  get dialplan(): DialplanConfig {
+    return this.#dialplan.config;
   }
 
   /** The devices of the dialplan hint for `exten` seen from `context` (what busy lamps follow), if any. */

@@ -48,6 +48,8 @@ export * from './modules/module-registry.js';
 export * from './logging/log-levels.js';
 export * from './logging/log-sink.js';
 export * from './logging/log-channel-registry.js';
+export * from './logging/logger-config.js';
+export * from './logging/rotate-strategy.js';
 export * from './dynamic-config/dynamic-config.js';
 export * from './dynamic-config/config-schema.js';
 export * from './dynamic-config/global-variables.js';

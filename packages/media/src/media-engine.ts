@@ -96,6 +96,8 @@ interface LegRecord {
   snoop: boolean;
   /** The bridge the leg is a member of. */
   bridgeId: string | null;
+  /** The audio codec of the last remote set (consoles show it); undefined before any. */
+  codec?: string;
 }
 
 interface BridgeRecord {
@@ -274,6 +276,12 @@ export class MediaEngine implements MediaEngineControl {
   async setLegRemote(legId: string, remote: LegRemote): Promise<void> {
     const record = this.#leg(legId);
     await record.channel.request({ type: 'setLegRemote', legId, remote: validateRemote(remote) });
+    record.codec = remote.codec.name;
+  }
+
+  /** The audio codec a leg sends and receives (after its remote was set), if known. */
+  legCodec(legId: string): string | undefined {
+    return this.#legs.get(legId)?.codec;
   }
 
   /**
@@ -599,6 +607,11 @@ export class MediaEngine implements MediaEngineControl {
     }
     record.created = true;
     return { legId: record.legId };
+  }
+
+  /** Every live leg with the worker that owns it (per-worker RTP metrics). */
+  legsByWorker(): { legId: string; workerIndex: number }[] {
+    return [...this.#legs.values()].map((record) => ({ legId: record.legId, workerIndex: record.slot }));
   }
 
   async getRtpStatistics(legId: string): Promise<LegRtpStatistics> {

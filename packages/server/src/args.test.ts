@@ -3,21 +3,43 @@ import { describe, it } from 'node:test';
 import { parseArgs } from './args.js';
 
 describe('switchboard command line', () => {
-  it('defaults to ./conf and ./var', () => {
-    assert.deepEqual(parseArgs([]), { confDir: 'conf', dataDir: 'var', help: false });
+  it('defaults to serving ./conf and ./var', () => {
+    assert.deepEqual(parseArgs([]), { mode: 'serve', confDir: 'conf', dataDir: 'var', json: false, verbose: 0 });
+    assert.equal(parseArgs(['-f']).mode, 'serve');
   });
 
   it('takes both spellings of the directory options', () => {
-    assert.deepEqual(parseArgs(['--conf', '/etc/sb', '--data=/var/lib/sb']), { confDir: '/etc/sb', dataDir: '/var/lib/sb', help: false });
+    const line = parseArgs(['--conf', '/etc/sb', '--data=/var/lib/sb']);
+    assert.equal(line.confDir, '/etc/sb');
+    assert.equal(line.dataDir, '/var/lib/sb');
   });
 
   it('refuses an option without its directory and unknown arguments', () => {
     assert.throws(() => parseArgs(['--conf']), /--conf needs a directory/);
     assert.throws(() => parseArgs(['--conf', '--data', 'x']), /--conf needs a directory/);
     assert.throws(() => parseArgs(['--verbose']), /unknown argument/);
+    assert.throws(() => parseArgs(['-rx']), /needs a command/);
+    assert.throws(() => parseArgs(['-rx', '  ']), /needs a command/);
   });
 
-  it('asks for help', () => {
-    assert.equal(parseArgs(['--help']).help, true);
+  it('reads the remote console forms as the original spells them', () => {
+    assert.deepEqual(parseArgs(['-rx', 'core show channels', '--data', 'd']), {
+      mode: 'execute',
+      confDir: 'conf',
+      dataDir: 'd',
+      json: false,
+      verbose: 0,
+      command: 'core show channels',
+    });
+    assert.equal(parseArgs(['-r', '-x', 'core show uptime']).command, 'core show uptime');
+    assert.equal(parseArgs(['-r']).mode, 'remote');
+    assert.equal(parseArgs(['-rvvv']).verbose, 3);
+    assert.equal(parseArgs(['-vvv', '--json']).json, true);
+  });
+
+  it('asks for help and the version', () => {
+    assert.equal(parseArgs(['--help']).mode, 'help');
+    assert.equal(parseArgs(['-V']).mode, 'version');
+    assert.equal(parseArgs(['--version']).mode, 'version');
   });
 });

@@ -1,38 +1,70 @@
 #!/usr/bin/env node
-import { ConfigError, LogSinkRelay, pinoStreamFor } from '@switchboard/core';
+import { join, resolve } from 'node:path';
+import { ConfigError, type LogLevelName, parseLevels, readLoggerConfig, SWITCHBOARD_VERSION } from '@switchboard/core';
 import { pino } from 'pino';
-import { USAGE, parseArgs } from './args.js';
+import { type CommandLine, parseArgs, USAGE } from './args.js';
+import { CONTROL_SOCKET_NAME } from './console/control-protocol.js';
+import { executeRemote, interactiveRemote } from './console/remote-console.js';
+import { DEFAULT_CONSOLE_LEVELS, LogRouter } from './logging/log-router.js';
 import { type RunningServer, startServer } from './server.js';
 
 /** Shutdown must finish within 5 s (issue #2); the last half second is a safety margin. */
 const SHUTDOWN_DEADLINE_MS = 4500;
 
 async function main(): Promise<void> {
-  let line: ReturnType<typeof parseArgs>;
+  let line: CommandLine;
   try {
     line = parseArgs(process.argv.slice(2));
   } catch (err) {
     process.stderr.write(`${(err as Error).message}\n${USAGE}\n`);
     process.exit(2);
   }
-  if (line.help) {
-    process.stdout.write(`${USAGE}\n`);
-    return;
+  const socketPath = join(resolve(line.dataDir), CONTROL_SOCKET_NAME);
+  switch (line.mode) {
+    case 'help':
+      process.stdout.write(`${USAGE}\n`);
+      return;
+    case 'version':
+      process.stdout.write(`Switchboard ${SWITCHBOARD_VERSION}\n`);
+      return;
+    case 'execute':
+      process.exitCode = await executeRemote(socketPath, line.command ?? '');
+      return;
+    case 'remote':
+      process.exitCode = await interactiveRemote(socketPath);
+      return;
+    case 'serve':
+      await serve(line);
+      return;
   }
-  const level = process.env.SWITCHBOARD_LOG_LEVEL ?? 'info';
-  // Log lines go to stdout and to the log channels of `system/logging` (files under <data>/log).
-  const logSink = new LogSinkRelay();
-  const log = pino(
-    { name: 'switchboard', level },
-    pino.multistream([
-      { level, stream: process.stdout },
-      { level, stream: pinoStreamFor(logSink) },
-    ]),
-  );
+}
+
+/** The levels logger.conf's `console =>` line names, before the core reads the file itself. */
+function consoleLevelsOf(confDir: string): Set<LogLevelName> {
+  try {
+    const entry = readLoggerConfig(resolve(confDir)).files.find((f) => f.name === 'console');
+    const levels = entry === undefined ? undefined : parseLevels(entry.configuration);
+    return new Set(Array.isArray(levels) ? levels : DEFAULT_CONSOLE_LEVELS);
+  } catch {
+    // A broken logger.conf is reported by the core's own reading of it.
+    return new Set(DEFAULT_CONSOLE_LEVELS);
+  }
+}
+
+async function serve(line: CommandLine): Promise<void> {
+  const explicitLevel = process.env.SWITCHBOARD_LOG_LEVEL;
+  const router = new LogRouter({ pretty: process.stdout.isTTY === true && !line.json });
+  router.consoleLevels = consoleLevelsOf(line.confDir);
+  // SWITCHBOARD_LOG_LEVEL=debug|trace asks for debug output on the console whatever logger.conf says.
+  const debugOnConsole = explicitLevel === 'debug' || explicitLevel === 'trace';
+  if (debugOnConsole) router.alwaysOnConsole.add('debug');
+  const log = pino({ name: 'switchboard', level: explicitLevel ?? 'debug' }, router);
+  // Without an explicit level, records below what any destination takes are not even built.
+  if (explicitLevel === undefined) log.level = 'info';
 
   let server: RunningServer;
   try {
-    server = await startServer({ confDir: line.confDir, dataDir: line.dataDir, logger: log, logSink });
+    server = await startServer({ confDir: line.confDir, dataDir: line.dataDir, logger: log, logRouter: router, verbose: line.verbose });
   } catch (err) {
     if (err instanceof ConfigError) {
       log.fatal({ file: err.file, line: err.line }, `configuration error: ${err.message}`);
@@ -43,13 +75,16 @@ async function main(): Promise<void> {
     }
     process.exit(1);
   }
-  log.info('switchboard started');
+  const wantsDebug =
+    router.consoleLevels.has('debug') || (server.core.logChannels?.list() ?? []).some((c) => c.configuration.includes('DEBUG'));
+  if (explicitLevel === undefined && wantsDebug) log.level = 'debug';
+  log.info({ version: SWITCHBOARD_VERSION }, 'switchboard started');
 
   let stopping = false;
-  const shutdown = (signal: string) => {
+  const shutdown = (reason: string) => {
     if (stopping) return;
     stopping = true;
-    log.info({ signal }, 'shutting down');
+    log.info({ reason }, 'shutting down');
     const deadline = setTimeout(() => {
       log.error('shutdown took too long; exiting');
       process.exit(1);
@@ -63,6 +98,7 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));
+  void server.stopRequested.then((mode) => shutdown(`core stop ${mode}`));
 }
 
 void main();

@@ -26,6 +26,16 @@ export interface EventConnectionOptions {
   readonly log: Logger;
 }
 
+/** Attached connections, for the metrics endpoint (eventConnectionStats). */
+const attached = new Set<EventConnection>();
+
+/** Open events WebSockets and the bytes waiting to be written to them, over every server. */
+export function eventConnectionStats(): { connections: number; queuedBytes: number } {
+  let queuedBytes = 0;
+  for (const connection of attached) queuedBytes += connection.queuedBytes;
+  return { connections: attached.size, queuedBytes };
+}
+
 export class EventConnection implements WebSocketSession {
   readonly #core: SwitchboardCore;
   readonly #log: Logger;
@@ -55,12 +65,18 @@ export class EventConnection implements WebSocketSession {
     return [...this.#sinks.keys()];
   }
 
+  /** Bytes the socket has not written yet. */
+  get queuedBytes(): number {
+    return this.#socket?.bufferedAmount ?? 0;
+  }
+
   attach(socket: WebSocket): void {
     if (this.#closed) {
       socket.terminate();
       return;
     }
     this.#socket = socket;
+    attached.add(this);
     socket.on('close', () => this.#dispose());
     socket.on('error', (err) => this.#log.debug({ err: err.message }, 'events socket error'));
     // Client → server requests (REST over WebSocket) are not offered; frames are read and ignored.
@@ -146,6 +162,7 @@ export class EventConnection implements WebSocketSession {
   #dispose(): void {
     if (this.#closed) return;
     this.#closed = true;
+    attached.delete(this);
     this.#queue = [];
     this.#clearWatchdog();
     for (const [name, sink] of this.#sinks) this.#core.applications.unregister(name, sink);

@@ -12,11 +12,17 @@ import { registerApiDocs } from '../swagger/api-docs-routes.js';
 import { authenticate, authorize, credentialsFrom } from './auth.js';
 import { installBodyParsers, lastValues, MAX_BODY_BYTES } from './body.js';
 import { installErrorHandlers } from './error-handler.js';
+import { NO_SCHEMA_COMPILERS } from './no-schema-compilers.js';
 import type { Operation, ResourceDecl } from './operation.js';
+import { type OperatorSurface, registerOperatorRoutes } from './operator-routes.js';
 import { type MethodHandler, operationHandler, PathTable, type RouteContext, registerPath, toFastifyUrl } from './routes.js';
 
 export interface ApiServerOptions {
   readonly logger?: Logger;
+  /** Health, readiness, metrics and the browser console (operator-routes.ts). */
+  readonly operator?: OperatorSurface;
+  /** Told of every answered request (metrics); `route` is the pattern, never the URL. */
+  readonly onRequestDone?: (done: { method: string; route: string; status: number; ms: number }) => void;
 }
 
 export interface ApiServer {
@@ -45,6 +51,7 @@ export function createApiServer(core: SwitchboardCore, options: ApiServerOptions
     bodyLimit: MAX_BODY_BYTES,
     exposeHeadRoutes: false,
     return503OnClosing: true,
+    schemaController: NO_SCHEMA_COMPILERS,
     routerOptions: {
       querystringParser: lastValues,
       maxParamLength: MAX_PATH_PARAMETER_LENGTH,
@@ -65,6 +72,24 @@ export function createApiServer(core: SwitchboardCore, options: ApiServerOptions
   });
   // Registered after the WebSocket plugin so that its hooks (which mark upgrade requests and close
   // their sockets after a refusal) run before ours: an upgrade refused with 401 must not linger.
+  const onRequestDone = options.onRequestDone;
+  if (onRequestDone) {
+    // On the root, so every route counts: the API, its docs, and the operator routes.
+    app.addHook('onResponse', async (request, reply) => {
+      onRequestDone({
+        method: request.method,
+        route: request.routeOptions.url ?? 'unmatched',
+        status: reply.statusCode,
+        ms: reply.elapsedTime,
+      });
+    });
+  }
+  const operator = options.operator;
+  if (operator) {
+    app.register(async (scope) =>
+      registerOperatorRoutes(scope, { core, prefix: normalizePrefix(core.config.http.prefix), surface: operator }),
+    );
+  }
   app.register(async (scope) => {
     installErrorHandlers(scope, log, paths);
     scope.addHook('onRequest', async (request, reply) => {
@@ -80,6 +105,12 @@ export function createApiServer(core: SwitchboardCore, options: ApiServerOptions
     scope.addHook('onResponse', async (request, reply) => {
       // The route pattern, not the URL: the query string may carry api_key credentials.
       log.debug({ method: request.method, route: request.routeOptions.url, status: reply.statusCode, ms: reply.elapsedTime }, 'request');
+      options.onRequestDone?.({
+        method: request.method,
+        route: request.routeOptions.url ?? 'unknown',
+        status: reply.statusCode,
+        ms: reply.elapsedTime,
+      });
     });
     registerApiDocs(scope, apiRoot, RESOURCES, paths, allowedOrigin);
     for (const resource of RESOURCES) registerResource(scope, resource, context, paths, allowedOrigin);

@@ -63,6 +63,11 @@ export class Dialplan {
     }
   }
 
+  /** The configuration it was built from (what `dialplan show` prints). */
+  get config(): DialplanConfig {
+    return this.#config;
+  }
+
   hasContext(name: string): boolean {
     return this.#contexts.has(name);
   }

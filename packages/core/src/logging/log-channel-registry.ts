@@ -2,15 +2,16 @@
  * Log channels (SPEC §4.3, reference system.md LogChannel): named destinations that receive the
  * log lines of chosen levels. A file channel is a file in the log directory, named by the channel
  * (never a path: a name that would leave the directory is refused). `console` stands for the
- * server's standard output, which the server writes itself. Rotation renames `<file>` to
- * `<file>.1` and reopens a fresh file.
+ * server's standard output, which the server writes itself. Rotation moves `<file>` aside by the
+ * `rotatestrategy` of logger.conf (rotate-strategy.ts) and reopens a fresh file.
  */
-import { closeSync, existsSync, mkdirSync, openSync, renameSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { conflict, invalidArgument, notFound } from '../errors.js';
 import type { Logger } from '../util/logger.js';
 import { type LogLevelName, parseLevels } from './log-levels.js';
 import type { LogSink } from './log-sink.js';
+import { type RotateStrategy, rotateFile } from './rotate-strategy.js';
 
 export interface LogChannelSnapshot {
   channel: string;
@@ -38,6 +39,8 @@ export class LogChannelRegistry implements LogSink {
   readonly directory: string;
   readonly #channels = new Map<string, LogChannel>();
   readonly #log: Logger;
+  /** logger.conf `rotatestrategy`; set by `applyConfig`. */
+  rotateStrategy: RotateStrategy = 'sequential';
 
   constructor(directory: string, log: Logger) {
     this.directory = resolve(directory);
@@ -75,9 +78,18 @@ export class LogChannelRegistry implements LogSink {
     const channel = this.#require(name);
     if (channel.type !== 'File') return;
     this.#close(channel);
-    const path = join(this.directory, name);
-    if (existsSync(path)) renameSync(path, `${path}.1`);
+    rotateFile(join(this.directory, name), this.rotateStrategy);
     channel.fd = this.#open(name);
+  }
+
+  /** Rotates every file channel (`logger rotate`). */
+  rotateAll(): void {
+    for (const channel of this.#channels.values()) if (channel.type === 'File') this.rotate(channel.name);
+  }
+
+  /** The levels the `console` channel of logger.conf takes; undefined when there is none. */
+  consoleLevels(): ReadonlySet<LogLevelName> | undefined {
+    return this.#channels.get(CONSOLE)?.levels;
   }
 
   /** Writes one line to every channel that takes its level. */
@@ -98,7 +110,11 @@ export class LogChannelRegistry implements LogSink {
    * Replaces the channels logger.conf declared with `entries` (startup, reload). Channels created
    * through the API stay; an unusable entry is logged and skipped, never fatal.
    */
-  applyConfig(entries: readonly { name: string; configuration: string; file: string; line: number }[]): void {
+  applyConfig(
+    entries: readonly { name: string; configuration: string; file: string; line: number }[],
+    rotateStrategy: RotateStrategy = 'sequential',
+  ): void {
+    this.rotateStrategy = rotateStrategy;
     for (const channel of [...this.#channels.values()]) {
       if (channel.fromConfig) this.delete(channel.name);
     }

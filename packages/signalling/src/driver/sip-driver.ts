@@ -365,6 +365,17 @@ export class SipDriver implements ChannelDriver {
     return this.#transports.map((t) => ({ transport: t.name, protocol: t.protocol, address: t.localAddress, port: t.localPort }));
   }
 
+  /** Each outbound registration with its current state (`pjsip show registrations`). */
+  registrations(): { name: string; serverUri: string; clientUri: string; outboundAuth?: string; state: string }[] {
+    return this.#registrations.map((r) => ({
+      name: r.config.name,
+      serverUri: r.config.serverUri,
+      clientUri: r.config.clientUri,
+      ...(r.config.outboundAuth !== undefined ? { outboundAuth: r.config.outboundAuth } : {}),
+      state: r.state,
+    }));
+  }
+
   /** Turns full-message logging (trace level) on or off at run time. */
   setMessageTrace(enabled: boolean): void {
     for (const transport of this.#transports) transport.traceMessages = enabled;

@@ -8,3 +8,4 @@ export * from './timers.js';
 export * from './transaction.js';
 export * from './transaction-layer.js';
 export * from './transaction-user.js';
+export * from './transaction-stats.js';

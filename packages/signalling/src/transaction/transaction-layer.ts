@@ -3,6 +3,7 @@
  * transaction, creates server transactions for new requests, and hands the transaction user
  * only what it must see. Retransmitted requests never reach the TU.
  */
+import { registerTransactionCounts, transactionStats } from './transaction-stats.js';
 import type { Clock, Logger } from '@switchboard/core';
 import { createResponse } from '../message/builders.js';
 import { newTag } from '../message/ids.js';
@@ -54,6 +55,7 @@ export class TransactionLayer implements TransportDelegate {
   readonly #log: Logger;
   readonly #env: TransactionEnvironment;
   readonly #maxServerTransactions: number;
+  readonly #unregisterCounts: () => void;
   #refusedSinceLog = 0;
   #lastOverloadLog = Number.NEGATIVE_INFINITY;
 
@@ -66,6 +68,7 @@ export class TransactionLayer implements TransportDelegate {
       onTerminated: (transaction: Transaction<string>) => this.#forget(transaction),
       afterPendingIo: options.afterPendingIo,
     };
+    this.#unregisterCounts = registerTransactionCounts(() => ({ server: this.#servers.size, client: this.#clients.size }));
   }
 
   get serverTransactionCount(): number {
@@ -81,6 +84,7 @@ export class TransactionLayer implements TransportDelegate {
     const existing = this.#servers.get(key);
     if (existing !== undefined) {
       this.#log.trace({ transaction: key, method: request.method }, 'request matched a transaction');
+      if (request.method !== 'ACK') transactionStats.retransmissionsReceived += 1;
       if (request.method === 'ACK' && existing.state === 'accepted') {
         // Only an RFC 2543 peer (no branch cookie) can match an ACK for a 2xx to the INVITE
         // transaction; that ACK belongs to the TU (RFC 3261 §13.3.1.4, RFC 6026 §7.1).
@@ -148,6 +152,7 @@ export class TransactionLayer implements TransportDelegate {
     for (const transaction of [...this.#servers.values(), ...this.#clients.values()]) transaction.abort();
     this.#servers.clear();
     this.#clients.clear();
+    this.#unregisterCounts();
   }
 
   /** Answered without a transaction: a retransmission simply gets another 503. */

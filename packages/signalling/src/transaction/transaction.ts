@@ -3,6 +3,7 @@
  * one `transition()` that refuses a move the table does not allow, and the named timers, which
  * run on an injected clock and are all cancelled when the transaction terminates.
  */
+import { transactionStats } from './transaction-stats.js';
 import type { Clock, Logger } from '@switchboard/core';
 import type { Transport } from '../transport/transport.js';
 import type { TimerName } from './timers.js';
@@ -76,6 +77,7 @@ export abstract class Transaction<S extends string> {
    */
   protected startRetransmitTimer(name: TimerName, ms: number, fire: () => void): void {
     this.startTimer(name, ms, () => {
+      transactionStats.retransmissionsSent += 1;
       const defer = this.env.afterPendingIo;
       if (defer === undefined) fire();
       else defer(() => !this.terminated && fire());

@@ -1,4 +1,5 @@
 export * from './local-address.js';
+export * from './message-observers.js';
 export * from './stream-framer.js';
 export * from './stream-transport.js';
 export * from './transport.js';

@@ -10,6 +10,7 @@
  * Via received/rport → delegate; malformed but answerable requests get 400 on the same connection.
  * A stream that cannot be framed any more is closed.
  */
+import { reportSipMessage } from './message-observers.js';
 import { lookup } from 'node:dns/promises';
 import { isIP, type Server, type Socket, connect as tcpConnect, createServer as createTcpServer } from 'node:net';
 import { createServer as createTlsServer, connect as tlsConnect, type TLSSocket } from 'node:tls';
@@ -88,6 +89,13 @@ export class StreamTransport extends BoundTransport implements Transport {
     if (this.traceMessages) {
       this.log.trace({ to: `${connection.remote.address}:${connection.remote.port}`, text: data.toString('utf8') }, 'sip message sent');
     }
+    reportSipMessage({
+      direction: 'sent',
+      data,
+      protocol: this.protocol,
+      remote: connection.remote,
+      local: { address: this.localAddress, port: this.localPort },
+    });
     await new Promise<void>((resolve, reject) => {
       connection.socket.write(data, (err) => {
         if (err) reject(new SipTransportError(`send to ${connection.key} failed`, { cause: err }));

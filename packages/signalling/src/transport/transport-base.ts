@@ -13,6 +13,7 @@ import type { EncodedResponse } from '../message/encoded-response.js';
 import type { SipMessage, SipRequest, SipResponse } from '../message/sip-message.js';
 import type { Via } from '../message/via.js';
 import { answerableRequest, malformedResponse, receiveMessage } from './incoming.js';
+import { reportSipMessage } from './message-observers.js';
 import type { PeerAddress, Transport, TransportDelegate, TransportProtocol } from './transport.js';
 import { normaliseAddress } from './via-received.js';
 
@@ -81,6 +82,13 @@ export abstract class BoundTransport implements Transport {
     how: { datagram: boolean; reply(request: SipRequest, answer: () => SipResponse): void; requestVia?(via: Via): void },
   ): void {
     if (this.traceMessages) this.log.trace({ from: from.label, text: data.toString('utf8') }, 'sip message received');
+    reportSipMessage({
+      direction: 'received',
+      data,
+      protocol: this.protocol,
+      remote: from.source,
+      local: { address: this.localAddress, port: this.localPort },
+    });
     receiveMessage(data, {
       datagram: how.datagram,
       limits: this.limits,

@@ -5,6 +5,7 @@
  * layers above only ever see well-formed messages (§8.2, §21.4.1); everything else is dropped
  * and logged at debug.
  */
+import { reportSipMessage } from './message-observers.js';
 import { createSocket, type RemoteInfo, type Socket } from 'node:dgram';
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
@@ -84,6 +85,7 @@ export class UdpTransport extends BoundTransport implements Transport {
     if (this.traceMessages) {
       this.log.trace({ to: `${address}:${destination.port}`, text: data.toString('utf8') }, 'sip message sent');
     }
+    reportSipMessage({ direction: 'sent', data, protocol: 'udp', remote: { address, port: destination.port }, local: this.#localEnd() });
     await new Promise<void>((resolve, reject) => {
       socket.send(data, destination.port, address, (err) => {
         if (err) reject(new SipTransportError(`send to ${address}:${destination.port} failed`, { cause: err }));
@@ -117,6 +119,10 @@ export class UdpTransport extends BoundTransport implements Transport {
     if (this.#ipv6 && isIP(address) === 4) return `::ffff:${address}`;
     if (!this.#ipv6 && isIP(address) === 6) throw new SipTransportError(`cannot reach IPv6 ${address} from ${this.name}`);
     return address;
+  }
+
+  #localEnd(): { address: string; port: number } {
+    return { address: this.localAddress, port: this.localPort };
   }
 
   #receive(data: Buffer, rinfo: RemoteInfo): void {

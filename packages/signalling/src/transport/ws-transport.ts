@@ -6,6 +6,7 @@
  * one goes on the connection it keeps open with us, found by its address and port (the `flow` of its
  * registration); a destination without a connection is a transport error.
  */
+import { reportSipMessage } from './message-observers.js';
 import { createServer as createHttpServer, type IncomingMessage, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { type WebSocket, WebSocketServer } from 'ws';
@@ -83,6 +84,13 @@ export class WsTransport extends BoundTransport implements Transport {
     }
     const data = encodeMessage(message);
     if (this.traceMessages) this.log.trace({ to: connection.key, text: data.toString('utf8') }, 'sip message sent');
+    reportSipMessage({
+      direction: 'sent',
+      data,
+      protocol: this.protocol,
+      remote: connection.remote,
+      local: { address: this.localAddress, port: this.localPort },
+    });
     await new Promise<void>((resolve, reject) => {
       // §5: text frames, as SIP messages are UTF-8 (a body that is not would go binary).
       connection.socket.send(data.toString('utf8'), (err) => {

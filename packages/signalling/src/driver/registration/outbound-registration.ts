@@ -79,6 +79,11 @@ export class OutboundRegistration {
     return this.#state;
   }
 
+  /** The configuration it registers with (`pjsip show registrations`). */
+  get config(): SipRegistrationConfig {
+    return this.#options.config;
+  }
+
   start(): void {
     if (this.#state !== 'idle') return;
     void this.#register();
