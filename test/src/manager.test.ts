@@ -139,6 +139,20 @@ describe('manager interface', () => {
     assert.match(status.get('CoreCurrentCalls') ?? '', /^\d+$/);
   });
 
+  it('counts its connections, logins and actions in /metrics', async () => {
+    const client = await raw();
+    await client.login('admin', 'admin-secret');
+    await client.action([['Action', 'Ping']]);
+    const response = await fetch(`${sb.baseUrl}/metrics`, { headers: { authorization: basicAuth(API_USER, API_PASSWORD) } });
+    assert.equal(response.status, 200);
+    const text = await response.text();
+    const value = (pattern: RegExp) => Number(pattern.exec(text)?.[1] ?? Number.NaN);
+    assert.ok(value(/^switchboard_manager_connections_total (\d+)$/m) >= 1);
+    assert.ok(value(/^switchboard_manager_logins_total (\d+)$/m) >= 1);
+    assert.ok(value(/^switchboard_manager_actions_total\{action="ping"\} (\d+)$/m) >= 1);
+    assert.ok(value(/^switchboard_manager_sessions\{authenticated="yes"\} (\d+)$/m) >= 1);
+  });
+
   it('refuses a wrong secret, an unknown user, a bad MD5 key and an ACL; security events tell the admin', async () => {
     const admin = await raw();
     await admin.login('admin', 'admin-secret');

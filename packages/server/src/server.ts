@@ -20,6 +20,7 @@ import { watchEventLoop } from './event-loop-watch.js';
 import type { LogRouter } from './logging/log-router.js';
 import { SipTrace } from './logging/sip-trace.js';
 import { logCallProgress, Verbosity } from './logging/verbose-calls.js';
+import { registerManagerMetrics } from './metrics/manager-metrics.js';
 import { createServerMetrics, type ServerMetrics } from './metrics/metrics.js';
 import { readPrometheusConfig } from './metrics/prometheus-config.js';
 import { timedStore } from './metrics/store-metrics.js';
@@ -143,6 +144,8 @@ export async function startServer(options: {
       sipRegistrations: () => sip?.registrations() ?? [],
     });
     cleanups.push(() => metrics.stop());
+    let manager: ManagerServer | undefined;
+    registerManagerMetrics(registry, () => manager);
 
     const readiness = async (): Promise<ReadinessReport> => {
       const checks: Record<string, boolean> = {};
@@ -274,7 +277,6 @@ export async function startServer(options: {
       addresses.push({ service: 'control', protocol: 'unix', address: controlSocketPath, port: 0 });
     }
 
-    let manager: ManagerServer | undefined;
     const managerConfig = loadManagerConfig(resolve(options.confDir), log.child({ module: 'switchboard:manager' }));
     if (managerConfig.enabled) {
       manager = new ManagerServer({

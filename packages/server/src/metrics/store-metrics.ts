@@ -6,7 +6,7 @@
 import type { Store } from '@switchboard/core';
 import { Histogram, type Registry } from 'prom-client';
 
-const REPOSITORIES = ['globals', 'deviceStates', 'mailboxes', 'contacts', 'cdr', 'configObjects'] as const;
+const REPOSITORIES = ['globals', 'deviceStates', 'mailboxes', 'contacts', 'cdr', 'configObjects', 'astdb'] as const;
 
 export function timedStore(store: Store, registry: Registry): Store {
   const latency = new Histogram({
