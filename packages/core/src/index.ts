@@ -8,6 +8,7 @@ export * from './drivers/channel-technology.js';
 export * from './config/types.js';
 export * from './util/time.js';
 export * from './util/logger.js';
+export * from './util/sampled-log.js';
 export * from './channels/channel.js';
 export * from './channels/channel-registry.js';
 export * from './channels/hangup-causes.js';

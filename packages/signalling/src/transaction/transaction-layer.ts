@@ -3,7 +3,8 @@
  * transaction, creates server transactions for new requests, and hands the transaction user
  * only what it must see. Retransmitted requests never reach the TU.
  */
-import type { Clock, Logger } from '@switchboard/core';
+import { type Clock, type Logger, SampledLog } from '@switchboard/core';
+import { SipParseError } from '../errors.js';
 import { createResponse } from '../message/builders.js';
 import { newTag } from '../message/ids.js';
 import type { SipRequest, SipResponse } from '../message/sip-message.js';
@@ -45,6 +46,8 @@ export interface TransactionLayerOptions {
  */
 export const MAX_SERVER_TRANSACTIONS = 150_000;
 const OVERLOAD_RETRY_AFTER_S = 5;
+/** Verified source addresses remembered; the least recently verified is forgotten first. */
+const MAX_VERIFIED_SOURCES = 10_000;
 const OVERLOAD_LOG_INTERVAL_MS = 10_000;
 
 export class TransactionLayer implements TransportDelegate {
@@ -54,12 +57,16 @@ export class TransactionLayer implements TransportDelegate {
   readonly #log: Logger;
   readonly #env: TransactionEnvironment;
   readonly #maxServerTransactions: number;
+  readonly #sampled: SampledLog;
+  /** Source addresses known to receive our responses, oldest first (insertion order). */
+  readonly #verified = new Set<string>();
   #refusedSinceLog = 0;
   #lastOverloadLog = Number.NEGATIVE_INFINITY;
 
   constructor(options: TransactionLayerOptions) {
     this.#log = options.logger;
     this.#maxServerTransactions = options.maxServerTransactions ?? MAX_SERVER_TRANSACTIONS;
+    this.#sampled = new SampledLog(options.logger, options.clock);
     this.#env = {
       clock: options.clock,
       logger: options.logger,
@@ -81,6 +88,7 @@ export class TransactionLayer implements TransportDelegate {
     const existing = this.#servers.get(key);
     if (existing !== undefined) {
       this.#log.trace({ transaction: key, method: request.method }, 'request matched a transaction');
+      if (request.method === 'ACK' && existing.state === 'completed') this.markVerified(context.source.address);
       if (request.method === 'ACK' && existing.state === 'accepted') {
         // Only an RFC 2543 peer (no branch cookie) can match an ACK for a 2xx to the INVITE
         // transaction; that ACK belongs to the TU (RFC 3261 §13.3.1.4, RFC 6026 §7.1).
@@ -98,16 +106,50 @@ export class TransactionLayer implements TransportDelegate {
       this.#refuseOverloaded(request, context);
       return;
     }
-    const transaction =
-      request.method === 'INVITE'
-        ? new InviteServerTransaction(key, request, context.transport, this.#env)
-        : new NonInviteServerTransaction(key, context.transport, this.#env);
+    let transaction: ServerTransaction;
+    if (request.method === 'INVITE') {
+      const invite = new InviteServerTransaction(key, request, context.transport, this.#env);
+      invite.retransmitsFinal = this.#verified.has(context.source.address);
+      transaction = invite;
+    } else {
+      transaction = new NonInviteServerTransaction(key, context.transport, this.#env);
+    }
     this.#servers.set(key, transaction);
     if (this.user === undefined) {
       this.#log.debug({ method: request.method }, 'request without a transaction user dropped');
       return;
     }
-    this.user.onRequest(request, context, transaction);
+    try {
+      this.user.onRequest(request, context, transaction);
+    } catch (err) {
+      this.#failedInUser(request, context, transaction, err);
+    }
+  }
+
+  /**
+   * A transaction user that throws must not leave its transaction in Trying/Proceeding for ever
+   * (each one would hold a slot of the transaction table and its memory until restart): the
+   * request gets a final response — 400 when a header it needed did not parse, 500 otherwise —
+   * so the transaction runs to Completed and Terminated on its own timers (RFC 3261 §17.2).
+   */
+  #failedInUser(request: SipRequest, context: IncomingContext, transaction: ServerTransaction, err: unknown): void {
+    const malformed = err instanceof SipParseError;
+    this.#sampled.write(
+      malformed ? 'debug' : 'error',
+      malformed ? 'tu-malformed' : 'tu-failed',
+      { err, method: request.method, source: context.source.address },
+      malformed ? 'request with a malformed header answered 400' : 'request handling failed; answered 500',
+    );
+    if (transaction.terminated || transaction.finalResponseSent) return;
+    const status = malformed ? 400 : 500;
+    const headers: Array<[string, string]> = malformed ? [['Warning', `399 switchboard "${err.message.replace(/["\\]/g, '')}"`]] : [];
+    try {
+      transaction.respond(createResponse(request, status, { toTag: newTag(), headers }));
+    } catch (respondErr) {
+      // Not even a response could be built: end the transaction rather than keep it.
+      this.#sampled.write('error', 'tu-respond-failed', { err: respondErr }, 'final response after a failure not sent');
+      transaction.abort();
+    }
   }
 
   onResponse(response: SipResponse, context: IncomingContext): void {
@@ -135,6 +177,21 @@ export class TransactionLayer implements TransportDelegate {
     this.#clients.set(key, transaction);
     transaction.start();
     return transaction;
+  }
+
+  /**
+   * Records that `address` receives what we send: it acknowledged a final response (its ACK
+   * carries the To tag only that response held) or proved it in another way (an authenticated
+   * request carries our nonce). Final responses to INVITEs from it are then retransmitted on
+   * Timer G as usual; see InviteServerTransaction.retransmitsFinal.
+   */
+  markVerified(address: string): void {
+    this.#verified.delete(address);
+    this.#verified.add(address);
+    if (this.#verified.size > MAX_VERIFIED_SOURCES) {
+      const oldest = this.#verified.values().next().value;
+      if (oldest !== undefined) this.#verified.delete(oldest);
+    }
   }
 
   /** The INVITE server transaction a CANCEL refers to (RFC 3261 §9.2), if it still exists. */
