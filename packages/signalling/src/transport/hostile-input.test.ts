@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { silentLogger } from '@switchboard/core';
+import { type Logger, silentLogger } from '@switchboard/core';
 import { createResponse } from '../message/builders.js';
 import { newTag } from '../message/ids.js';
 import type { SipRequest } from '../message/sip-message.js';
@@ -152,5 +152,33 @@ describe('hostile SIP input over UDP', () => {
     await peer.expectResponse(401, 'INVITE');
     clock.advance(500);
     await peer.expectResponse(401, 'INVITE');
+  });
+
+  it('logs a flood of malformed requests as a few lines without stack traces', async () => {
+    const lines: Array<{ level: string; text: string }> = [];
+    const at =
+      (level: string) =>
+      (obj: object | string, msg?: string): void => {
+        lines.push({ level, text: `${msg ?? ''} ${JSON.stringify(obj, (_k, v: unknown) => (v instanceof Error ? { stack: v.stack } : v))}` });
+      };
+    const logger: Logger = { trace: at('trace'), debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error'), child: () => logger };
+    const noisy = new UdpTransport({ name: 'udp', bindAddress: '127.0.0.1', bindPort: 0, logger });
+    await noisy.listen();
+    const noisyLayer = new TransactionLayer({ clock, logger });
+    noisy.delegate = noisyLayer;
+    new UserAgentCore({ transactions: noisyLayer, clock, logger });
+    try {
+      for (let i = 0; i < 200; i++) {
+        await peer.send(invite(peer, { contact: i % 2 === 0 ? '<sip:alice@127.0.0.1:5060' : '"unterminated <sip:a@b>' }), noisy.localPort);
+        await peer.send(`GARBAGE ${i}\r\n\r\n`, noisy.localPort);
+      }
+      await waitFor(() => peer.pending.length >= 200, '200 answers');
+      assert.ok(lines.length <= 6, `${lines.length} log lines for 400 bad packets`);
+      assert.equal(lines.filter((line) => line.level === 'error').length, 0);
+      assert.ok(!lines.some((line) => line.text.includes('    at ')), 'no stack trace in the log');
+    } finally {
+      noisyLayer.close();
+      await noisy.close();
+    }
   });
 });

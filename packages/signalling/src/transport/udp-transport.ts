@@ -8,7 +8,7 @@
 import { createSocket, type RemoteInfo, type Socket } from 'node:dgram';
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import type { Logger } from '@switchboard/core';
+import { type Logger, SampledLog, systemClock } from '@switchboard/core';
 import { SipParseError, SipTransportError } from '../errors.js';
 import { createResponse } from '../message/builders.js';
 import { newTag } from '../message/ids.js';
@@ -47,6 +47,8 @@ export class UdpTransport implements Transport {
   readonly #options: UdpTransportOptions;
   readonly #log: Logger;
   readonly #limits: ParseLimits;
+  /** Remote input is logged sampled: a flood of bad packets gives one line per interval. */
+  readonly #sampled: SampledLog;
   #socket: Socket | undefined;
   #ipv6 = false;
   #localAddress = '';
@@ -58,6 +60,7 @@ export class UdpTransport implements Transport {
     this.#options = options;
     this.#log = options.logger;
     this.#limits = { ...DEFAULT_PARSE_LIMITS, ...options.limits };
+    this.#sampled = new SampledLog(options.logger, systemClock);
   }
 
   get localAddress(): string {
@@ -95,7 +98,7 @@ export class UdpTransport implements Transport {
             this.#receive(data, rinfo);
           } catch (err) {
             // A bug above the transport must not take the socket (and every other call) down.
-            this.#log.error({ err, transport: this.name }, 'failed to process a received message');
+            this.#sampled.write('error', 'receive-failed', { err, transport: this.name }, 'failed to process a received message');
           }
         });
         this.#log.debug({ transport: this.name, receiveBuffer: socket.getRecvBufferSize() }, 'socket buffers');
@@ -193,10 +196,10 @@ export class UdpTransport implements Transport {
 
   #rejectMalformed(partial: unknown, problem: string, status: number, source: PeerAddress): void {
     if (!(partial instanceof SipRequest) || !canAnswer(partial)) {
-      this.#log.debug({ source, problem }, 'dropped malformed message');
+      this.#sampled.write('debug', 'malformed-dropped', { source, problem }, 'dropped malformed message');
       return;
     }
-    this.#log.debug({ source, problem, method: partial.method }, 'malformed request answered');
+    this.#sampled.write('debug', 'malformed-answered', { source, problem, method: partial.method }, 'malformed request answered');
     const updated = applyReceived(partial.topVia, source);
     if (updated !== undefined) partial.replaceTopVia(updated);
     // RFC 3261 §20.43: a Warning tells the sender what was wrong (399 = miscellaneous warning).
