@@ -159,9 +159,19 @@ describe('hostile SIP input over UDP', () => {
     const at =
       (level: string) =>
       (obj: object | string, msg?: string): void => {
-        lines.push({ level, text: `${msg ?? ''} ${JSON.stringify(obj, (_k, v: unknown) => (v instanceof Error ? { stack: v.stack } : v))}` });
+        lines.push({
+          level,
+          text: `${msg ?? ''} ${JSON.stringify(obj, (_k, v: unknown) => (v instanceof Error ? { stack: v.stack } : v))}`,
+        });
       };
-    const logger: Logger = { trace: at('trace'), debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error'), child: () => logger };
+    const logger: Logger = {
+      trace: at('trace'),
+      debug: at('debug'),
+      info: at('info'),
+      warn: at('warn'),
+      error: at('error'),
+      child: () => logger,
+    };
     const noisy = new UdpTransport({ name: 'udp', bindAddress: '127.0.0.1', bindPort: 0, logger });
     await noisy.listen();
     const noisyLayer = new TransactionLayer({ clock, logger });
