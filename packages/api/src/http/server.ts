@@ -4,12 +4,20 @@
  */
 import type { AddressInfo } from 'node:net';
 import websocketPlugin from '@fastify/websocket';
-import { type Logger, silentLogger, type SwitchboardCore } from '@switchboard/core';
+import {
+  type AuthFailureLimits,
+  type Logger,
+  normaliseSocketAddress,
+  silentLogger,
+  type SwitchboardCore,
+  systemClock,
+} from '@switchboard/core';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { MAX_INBOUND_PAYLOAD } from '../events/event-connection.js';
 import { RESOURCES } from '../resources/index.js';
 import { registerApiDocs } from '../swagger/api-docs-routes.js';
-import { authenticate, authorize, credentialsFrom } from './auth.js';
+import { authorize, authorizeEventsConnection, credentialsFrom } from './auth.js';
+import { LoginGuard } from './login-guard.js';
 import { installBodyParsers, lastValues, MAX_BODY_BYTES } from './body.js';
 import { installErrorHandlers } from './error-handler.js';
 import type { Operation, ResourceDecl } from './operation.js';
@@ -17,6 +25,8 @@ import { type MethodHandler, operationHandler, PathTable, type RouteContext, reg
 
 export interface ApiServerOptions {
   readonly logger?: Logger;
+  /** Failed-login limits for REST and events logins (defaults: core's DEFAULT_AUTH_FAILURE_LIMITS). */
+  readonly loginLimits?: Partial<AuthFailureLimits>;
 }
 
 export interface ApiServer {
@@ -39,6 +49,8 @@ export function createApiServer(core: SwitchboardCore, options: ApiServerOptions
     return origin !== undefined && (allowed.includes('*') || allowed.includes(origin));
   };
   warnAboutUnusableUsers(core, log);
+  const guard = new LoginGuard(systemClock, log, options.loginLimits);
+  const eventsRoute = `${apiRoot}/events`;
 
   const app = Fastify({
     logger: false,
@@ -74,8 +86,10 @@ export function createApiServer(core: SwitchboardCore, options: ApiServerOptions
         reply.header('Access-Control-Allow-Credentials', 'true');
       }
       const query = request.query as Record<string, string | undefined>;
-      const user = authenticate(core.config.ari.users, credentialsFrom(request.headers.authorization, query.api_key));
+      const address = normaliseSocketAddress(request.socket.remoteAddress ?? '');
+      const user = guard.login(core.config.ari.users, credentialsFrom(request.headers.authorization, query.api_key), address);
       authorize(user, request.method);
+      if (request.routeOptions.url === eventsRoute) authorizeEventsConnection(user);
     });
     scope.addHook('onResponse', async (request, reply) => {
       // The route pattern, not the URL: the query string may carry api_key credentials.

@@ -3,7 +3,10 @@
  *
  *   [general]   enabled, channelvars (comma list), allowed_origins (comma list),
  *               websocket_write_timeout (milliseconds, as in Asterisk)
- *   [name]      type = user, password, password_format = plain|crypt, read_only
+ *   [name]      type = user, password, password_format = plain|crypt, read_only,
+ *               acl = <names in acl.conf>, permit = <address range>, deny = <address range>
+ *               (Asterisk's per-user ACL: a login from an address the rules refuse is a failed
+ *               login; the named lists' rules come first, then the section's own, in order)
  *
  * Defaults (also when the file is missing): enabled = yes, no channel variables, no extra origins,
  * websocket_write_timeout = 100 ms, and no users (so no client can authenticate until one is added).
@@ -11,6 +14,8 @@
 import { ConfigError } from '../errors.js';
 import type { Logger } from '../util/logger.js';
 import { type IniDocument, type IniSection, lastOption } from './ini.js';
+import type { AclRule } from '../security/address-acl.js';
+import { aclRuleHandlers, type NamedAcls, namedAclRules } from './acl-config.js';
 import { applyOptions, warnUnsupportedSection } from './option-table.js';
 import type { AriConfig, AriUser } from './types.js';
 import { invalid, parseBool, parseInteger, splitList } from './values.js';
@@ -19,7 +24,7 @@ export function defaultAriConfig(): AriConfig {
   return { enabled: true, channelVars: [], allowedOrigins: [], users: [], websocketWriteTimeoutMs: 100 };
 }
 
-export function readAriConfig(doc: IniDocument | undefined, log: Logger): AriConfig {
+export function readAriConfig(doc: IniDocument | undefined, log: Logger, acls: NamedAcls = new Map()): AriConfig {
   const config = defaultAriConfig();
   if (!doc) return config;
   for (const section of doc.sections) {
@@ -30,7 +35,7 @@ export function readAriConfig(doc: IniDocument | undefined, log: Logger): AriCon
     } else if (!type) {
       warnUnsupportedSection(log, section);
     } else if (type.value.toLowerCase() === 'user') {
-      const user = readUser(section, log);
+      const user = readUser(section, log, acls);
       if (config.users.some((u) => u.name === user.name)) {
         throw new ConfigError(section.file, section.line, `user '${user.name}' is defined twice`);
       }
@@ -63,8 +68,10 @@ function readGeneral(section: IniSection, config: AriConfig, log: Logger): void 
   });
 }
 
-function readUser(section: IniSection, log: Logger): AriUser {
+function readUser(section: IniSection, log: Logger, acls: NamedAcls): AriUser {
   const user: AriUser = { name: section.name, password: '', passwordFormat: 'plain', readOnly: false };
+  const named: AclRule[] = [];
+  const own: AclRule[] = [];
   applyOptions({
     section,
     log,
@@ -81,8 +88,13 @@ function readUser(section: IniSection, log: Logger): AriUser {
       read_only: (o) => {
         user.readOnly = parseBool(o);
       },
+      acl: (o) => {
+        named.push(...namedAclRules(o, acls, section));
+      },
+      ...aclRuleHandlers(own),
     },
   });
+  if (named.length + own.length > 0) user.acl = [...named, ...own];
   // An empty password would let anyone in under this name.
   if (user.password === '') throw new ConfigError(section.file, section.line, `user '${user.name}' has no password`);
   return user;

@@ -1,3 +1,4 @@
+import type { AclRule } from '../security/address-acl.js';
 /**
  * The typed configuration the server runs on, read from Asterisk-style INI files in the conf
  * directory (see conf/ for the shipped defaults). Option names follow the files operators know.
@@ -32,6 +33,8 @@ export interface AriUser {
   /** `crypt` passwords are not supported yet; `plain` is. */
   passwordFormat: 'plain' | 'crypt';
   readOnly: boolean;
+  /** Addresses the user may log in from (ari.conf acl/permit/deny); absent or empty: any. */
+  acl?: readonly AclRule[];
 }
 
 /** ari.conf */

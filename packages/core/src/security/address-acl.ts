@@ -102,3 +102,10 @@ function addressBytes(address: string, family: 4 | 6): Uint8Array {
   });
   return out;
 }
+
+/** A socket's peer address as the ACLs and limiters key it: `::ffff:192.0.2.1` → `192.0.2.1`. */
+export function normaliseSocketAddress(address: string): string {
+  const lower = address.toLowerCase();
+  if (lower.startsWith('::ffff:') && isIP(lower.slice(7)) === 4) return lower.slice(7);
+  return lower;
+}
