@@ -87,3 +87,4 @@ export * from './pbx/application-session.js';
 export * from './recordings/record-targets.js';
 export * from './media/worker-failure.js';
 export * from './security/index.js';
+export * from './config/http-config.js';

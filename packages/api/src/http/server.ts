@@ -17,6 +17,7 @@ import { MAX_INBOUND_PAYLOAD } from '../events/event-connection.js';
 import { RESOURCES } from '../resources/index.js';
 import { registerApiDocs } from '../swagger/api-docs-routes.js';
 import { authorize, authorizeEventsConnection, credentialsFrom } from './auth.js';
+import { limitedServerFactory } from './connection-limits.js';
 import { LoginGuard } from './login-guard.js';
 import { installBodyParsers, lastValues, MAX_BODY_BYTES } from './body.js';
 import { installErrorHandlers } from './error-handler.js';
@@ -53,6 +54,7 @@ export function createApiServer(core: SwitchboardCore, options: ApiServerOptions
   const eventsRoute = `${apiRoot}/events`;
 
   const app = Fastify({
+    serverFactory: limitedServerFactory(core.config.http.limits, log),
     logger: false,
     bodyLimit: MAX_BODY_BYTES,
     exposeHeadRoutes: false,

@@ -25,6 +25,24 @@ export interface HttpConfig {
   bindPort: number;
   /** Optional URL prefix in front of /ari. */
   prefix: string;
+  /** Connection limits and timeouts (absent in hand-built configurations: DEFAULT_HTTP_LIMITS). */
+  limits?: HttpLimits;
+}
+
+/** http.conf connection limits; the option names are in http-config.ts. */
+export interface HttpLimits {
+  /** Connections open at once (`sessionlimit`). */
+  maxConnections: number;
+  /** Connections open at once from one address (`sessionlimit_per_address`). */
+  maxConnectionsPerAddress: number;
+  /** Idle time allowed on a connection between requests (`session_keep_alive`, ms). */
+  keepAliveTimeoutMs: number;
+  /** Time to receive a request's headers from the connection's start (`header_timeout`, ms). */
+  headersTimeoutMs: number;
+  /** Time to receive a whole request, body included (`request_timeout`, ms). */
+  requestTimeoutMs: number;
+  /** A connection with no traffic at all for this long is closed (`session_inactivity`, ms). */
+  inactivityTimeoutMs: number;
 }
 
 export interface AriUser {
