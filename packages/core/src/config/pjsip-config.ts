@@ -5,7 +5,10 @@
  *
  *   type = transport  protocol (udp|tcp|tls|ws|wss, default udp), bind (ADDR[:PORT], `[v6]:PORT`;
  *                     port defaults to 5060, 5061 for tls), external_media_address,
- *                     external_signaling_address, cert_file, priv_key_file (needed for tls)
+ *                     external_signaling_address, cert_file, priv_key_file (needed for tls);
+ *                     for tcp/tls/ws/wss: max_connections_per_address (32), idle_timeout (900 s,
+ *                     once the connection carried a 2xx from us), unauthenticated_idle_timeout
+ *                     (60 s, before that), message_timeout (10 s to complete a message or handshake)
  *   type = endpoint   context (default `default`), disallow/allow (default ulaw,alaw when neither is
  *                     given), transport, language, callerid, aors, auth, mailboxes,
  *                     dtmf_mode (rfc4733|info|inband|auto, default rfc4733), force_rport (yes),
@@ -177,6 +180,18 @@ function readTransport(section: IniSection, confDir: string, log: Logger): SipTr
       },
       priv_key_file: (o) => {
         transport.privKeyFile = resolve(confDir, requireNonEmpty(o));
+      },
+      max_connections_per_address: (o) => {
+        transport.maxConnectionsPerAddress = parseInteger(o, 1, 1_000_000);
+      },
+      idle_timeout: (o) => {
+        transport.idleTimeoutMs = parseInteger(o, 1, 86_400) * 1000;
+      },
+      unauthenticated_idle_timeout: (o) => {
+        transport.unauthenticatedIdleTimeoutMs = parseInteger(o, 1, 86_400) * 1000;
+      },
+      message_timeout: (o) => {
+        transport.messageTimeoutMs = parseInteger(o, 1, 3600) * 1000;
       },
     },
   });

@@ -78,6 +78,14 @@ export interface SipTransportConfig {
   externalMediaAddress?: string;
   certFile?: string;
   privKeyFile?: string;
+  /** Connection-oriented transports: connections at once from one address. */
+  maxConnectionsPerAddress?: number;
+  /** Idle limit of a connection that carried a 2xx response from us. */
+  idleTimeoutMs?: number;
+  /** Idle limit of a connection before that. */
+  unauthenticatedIdleTimeoutMs?: number;
+  /** Time to complete a message (or a WebSocket handshake) once begun. */
+  messageTimeoutMs?: number;
 }
 
 /** pjsip.conf `type=endpoint` */

@@ -23,6 +23,7 @@ import { SipParseError } from '../errors.js';
 import { parseUri, SipUri } from '../message/uri.js';
 import type { IncomingInvite } from '../dialog/incoming-invite.js';
 import { TransactionLayer } from '../transaction/transaction-layer.js';
+import type { StreamConnectionLimits } from '../transport/connection-guard.js';
 import { StreamTransport } from '../transport/stream-transport.js';
 import type { IncomingContext, Transport, TransportProtocol } from '../transport/transport.js';
 import { WsTransport } from '../transport/ws-transport.js';
@@ -287,7 +288,7 @@ export class SipDriver implements ChannelDriver {
           externalSignalingAddress: config.externalSignalingAddress,
           logger: transportLog,
         };
-        const keys = { certFile: config.certFile, privKeyFile: config.privKeyFile };
+        const keys = { certFile: config.certFile, privKeyFile: config.privKeyFile, connectionLimits: connectionLimitsOf(config) };
         const transport =
           protocol === 'udp'
             ? new UdpTransport(common)
@@ -580,4 +581,14 @@ function uriProtocol(uri: SipUri): TransportProtocol | undefined {
 function challengeAlgorithms(auths: readonly SipAuthConfig[]): DigestAlgorithm[] {
   const wanted = new Set(auths.flatMap((auth) => auth.supportedAlgorithmsUas ?? ['MD5']));
   return (['MD5', 'SHA-256'] as const).filter((algorithm) => wanted.has(algorithm));
+}
+
+/** The transport's connection limits as written in pjsip.conf (unset ones keep their defaults). */
+function connectionLimitsOf(config: SipTransportConfig): Partial<StreamConnectionLimits> {
+  const limits: Partial<StreamConnectionLimits> = {};
+  if (config.maxConnectionsPerAddress !== undefined) limits.maxConnectionsPerAddress = config.maxConnectionsPerAddress;
+  if (config.idleTimeoutMs !== undefined) limits.idleTimeoutMs = config.idleTimeoutMs;
+  if (config.unauthenticatedIdleTimeoutMs !== undefined) limits.unauthenticatedIdleTimeoutMs = config.unauthenticatedIdleTimeoutMs;
+  if (config.messageTimeoutMs !== undefined) limits.messageTimeoutMs = config.messageTimeoutMs;
+  return limits;
 }

@@ -14,7 +14,7 @@ import { readFileSync } from 'node:fs';
 import { isIP, type Server, type Socket, connect as tcpConnect, createServer as createTcpServer } from 'node:net';
 import { lookup } from 'node:dns/promises';
 import { createServer as createTlsServer, connect as tlsConnect, type TLSSocket } from 'node:tls';
-import type { Logger } from '@switchboard/core';
+import { type Clock, type Logger, systemClock } from '@switchboard/core';
 import { SipParseError, SipTransportError } from '../errors.js';
 import { createResponse } from '../message/builders.js';
 import { newTag } from '../message/ids.js';
@@ -24,6 +24,12 @@ import { serializeMessage } from '../message/serializer.js';
 import { type SipMessage, SipRequest, type SipResponse } from '../message/sip-message.js';
 import { canAnswer, findEssentialProblem } from '../message/validate.js';
 import type { Via } from '../message/via.js';
+import {
+  ConnectionCounter,
+  ConnectionDeadlines,
+  DEFAULT_STREAM_CONNECTION_LIMITS,
+  type StreamConnectionLimits,
+} from './connection-guard.js';
 import { isWildcardAddress, localAddressToward } from './local-address.js';
 import { StreamFramer } from './stream-framer.js';
 import type { PeerAddress, Transport, TransportDelegate } from './transport.js';
@@ -42,8 +48,9 @@ export interface StreamTransportOptions {
   privKeyFile?: string | undefined;
   /** TLS: check the certificate of servers we connect to (off by default, as Asterisk's verify_server). */
   verifyServer?: boolean;
-  /** A connection without traffic for this long is closed. Default 15 min. */
-  idleTimeoutMs?: number;
+  /** Per-address cap, idle limits and the message deadline (connection-guard.ts). */
+  connectionLimits?: Partial<StreamConnectionLimits>;
+  clock?: Clock;
   /** Connections kept at most; new ones beyond are refused. Default 2048. */
   maxConnections?: number;
 }
@@ -56,6 +63,7 @@ interface Connection {
   /** Via keys of requests that came in on this connection (their responses go back here). */
   vias: Set<string>;
   ready: Promise<void>;
+  deadlines: ConnectionDeadlines;
 }
 
 /** Requests remembered per connection for response routing; older ones are forgotten first. */
@@ -84,6 +92,8 @@ export class StreamTransport implements Transport {
   readonly #connections = new Map<string, Connection>();
   /** Via key → connection key, for responses (§18.2.2). */
   readonly #viaRoutes = new Map<string, string>();
+  readonly #guardLimits: StreamConnectionLimits;
+  readonly #counter: ConnectionCounter;
   #server: Server | undefined;
   #tls: { cert: Buffer; key: Buffer } | undefined;
   #localAddress = '';
@@ -97,6 +107,8 @@ export class StreamTransport implements Transport {
     this.#options = options;
     this.#log = options.logger;
     this.#limits = { ...DEFAULT_PARSE_LIMITS, ...options.limits };
+    this.#guardLimits = { ...DEFAULT_STREAM_CONNECTION_LIMITS, ...options.connectionLimits };
+    this.#counter = new ConnectionCounter(this.#guardLimits.maxConnectionsPerAddress);
   }
 
   get localAddress(): string {
@@ -172,6 +184,8 @@ export class StreamTransport implements Transport {
         else resolve();
       });
     });
+    connection.deadlines.sent();
+    if ('status' in message && message.status >= 200 && message.status < 300) connection.deadlines.trust();
   }
 
   /** RFC 3261 §18.2.2: on the request's connection while it is open, else where the Via says. */
@@ -206,7 +220,17 @@ export class StreamTransport implements Transport {
       socket.destroy();
       return;
     }
-    this.#adopt(socket, { address: normaliseAddress(address), port }, Promise.resolve());
+    const remote = normaliseAddress(address);
+    if (!this.#counter.tryOpen(remote)) {
+      this.#log.debug(
+        { transport: this.name, remote, limit: this.#guardLimits.maxConnectionsPerAddress },
+        'connection over the per-address cap refused',
+      );
+      socket.destroy();
+      return;
+    }
+    socket.once('close', () => this.#counter.close(remote));
+    this.#adopt(socket, { address: remote, port }, Promise.resolve(), false);
   }
 
   async #connectionTo(destination: PeerAddress): Promise<Connection> {
@@ -234,11 +258,21 @@ export class StreamTransport implements Transport {
     }
     // The rejection is observed by send(); this keeps an unobserved copy from being reported.
     ready.catch(() => undefined);
-    return this.#adopt(socket, { address, port: destination.port }, ready);
+    return this.#adopt(socket, { address, port: destination.port }, ready, true);
   }
 
-  #adopt(socket: Socket | TLSSocket, remote: PeerAddress, ready: Promise<void>): Connection {
+  /** `trusted`: a connection we opened ourselves gets the long idle limit from the start. */
+  #adopt(socket: Socket | TLSSocket, remote: PeerAddress, ready: Promise<void>, trusted: boolean): Connection {
     const key = connectionKey(remote.address, remote.port);
+    const deadlines = new ConnectionDeadlines(
+      this.#guardLimits,
+      this.#options.clock ?? systemClock,
+      (reason) => {
+        this.#log.debug({ transport: this.name, remote: key, reason }, 'connection closed by its deadline');
+        socket.destroy();
+      },
+      trusted,
+    );
     const connection: Connection = {
       key,
       socket,
@@ -246,10 +280,10 @@ export class StreamTransport implements Transport {
       remote,
       vias: new Set(),
       ready,
+      deadlines,
     };
     this.#connections.set(key, connection);
     socket.setNoDelay(true);
-    socket.setTimeout(this.#options.idleTimeoutMs ?? 15 * 60_000, () => socket.destroy());
     socket.on('data', (chunk: Buffer) => {
       try {
         this.#receive(connection, chunk);
@@ -263,6 +297,7 @@ export class StreamTransport implements Transport {
   }
 
   #forget(connection: Connection): void {
+    connection.deadlines.stop();
     if (this.#connections.get(connection.key) === connection) this.#connections.delete(connection.key);
     for (const via of connection.vias) if (this.#viaRoutes.get(via) === connection.key) this.#viaRoutes.delete(via);
   }
@@ -277,6 +312,7 @@ export class StreamTransport implements Transport {
       connection.socket.destroy();
       return;
     }
+    connection.deadlines.received(connection.framer.buffered > 0);
     for (const frame of frames) {
       if (frame.kind === 'ping') {
         // RFC 5626 §3.5.1: a CRLF pong answers a double-CRLF ping.

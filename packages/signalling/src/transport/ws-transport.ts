@@ -9,7 +9,8 @@
 import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import type { Logger } from '@switchboard/core';
+import type { Socket } from 'node:net';
+import { type Clock, type Logger, systemClock } from '@switchboard/core';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { SipParseError, SipTransportError } from '../errors.js';
 import { createResponse } from '../message/builders.js';
@@ -20,6 +21,12 @@ import { serializeMessage } from '../message/serializer.js';
 import { type SipMessage, SipRequest, type SipResponse } from '../message/sip-message.js';
 import { canAnswer, findEssentialProblem } from '../message/validate.js';
 import type { Via } from '../message/via.js';
+import {
+  ConnectionCounter,
+  ConnectionDeadlines,
+  DEFAULT_STREAM_CONNECTION_LIMITS,
+  type StreamConnectionLimits,
+} from './connection-guard.js';
 import { isWildcardAddress, localAddressToward } from './local-address.js';
 import type { PeerAddress, Transport, TransportDelegate } from './transport.js';
 import { applyReceived, normaliseAddress, responseDestination } from './via-received.js';
@@ -36,6 +43,9 @@ export interface WsTransportOptions {
   privKeyFile?: string | undefined;
   /** Connections kept at most. Default 2048. */
   maxConnections?: number;
+  /** Per-address cap, idle limits and the handshake deadline (connection-guard.ts). */
+  connectionLimits?: Partial<StreamConnectionLimits>;
+  clock?: Clock;
 }
 
 interface Connection {
@@ -43,6 +53,7 @@ interface Connection {
   socket: WebSocket;
   remote: PeerAddress;
   vias: Set<string>;
+  deadlines: ConnectionDeadlines;
 }
 
 const MAX_VIAS_PER_CONNECTION = 1000;
@@ -68,6 +79,7 @@ export class WsTransport implements Transport {
   readonly #limits: ParseLimits;
   readonly #connections = new Map<string, Connection>();
   readonly #viaRoutes = new Map<string, string>();
+  readonly #guardLimits: StreamConnectionLimits;
   #http: Server | undefined;
   #wss: WebSocketServer | undefined;
   #localAddress = '';
@@ -82,6 +94,7 @@ export class WsTransport implements Transport {
     this.#options = options;
     this.#log = options.logger;
     this.#limits = { ...DEFAULT_PARSE_LIMITS, ...options.limits };
+    this.#guardLimits = { ...DEFAULT_STREAM_CONNECTION_LIMITS, ...options.connectionLimits };
   }
 
   get localAddress(): string {
@@ -114,6 +127,7 @@ export class WsTransport implements Transport {
       res.end();
     });
     http.maxConnections = this.#options.maxConnections ?? 2048;
+    this.#guardHttp(http);
     const wss = new WebSocketServer({
       server: http,
       maxPayload: this.#limits.maxMessageBytes,
@@ -165,6 +179,24 @@ export class WsTransport implements Transport {
         else resolve();
       });
     });
+    connection.deadlines.sent();
+    if ('status' in message && message.status >= 200 && message.status < 300) connection.deadlines.trust();
+  }
+
+  /** The handshake must arrive within the message deadline; connections per address are capped. */
+  #guardHttp(http: Server): void {
+    http.headersTimeout = this.#guardLimits.messageTimeoutMs;
+    http.requestTimeout = this.#guardLimits.messageTimeoutMs;
+    const counter = new ConnectionCounter(this.#guardLimits.maxConnectionsPerAddress);
+    http.on('connection', (socket: Socket) => {
+      const address = normaliseAddress(socket.remoteAddress ?? '');
+      if (!counter.tryOpen(address)) {
+        this.#log.debug({ transport: this.name, remote: address }, 'connection over the per-address cap refused');
+        socket.destroy();
+        return;
+      }
+      socket.once('close', () => counter.close(address));
+    });
   }
 
   async sendResponse(response: SipResponse | EncodedResponse): Promise<void> {
@@ -194,10 +226,15 @@ export class WsTransport implements Transport {
     }
     const remote = { address: normaliseAddress(address), port };
     const key = connectionKey(remote.address, port);
-    const connection: Connection = { key, socket, remote, vias: new Set() };
+    const deadlines = new ConnectionDeadlines(this.#guardLimits, this.#options.clock ?? systemClock, (reason) => {
+      this.#log.debug({ transport: this.name, remote: key, reason }, 'connection closed by its deadline');
+      socket.terminate();
+    });
+    const connection: Connection = { key, socket, remote, vias: new Set(), deadlines };
     this.#connections.set(key, connection);
     socket.on('message', (data, isBinary) => {
       try {
+        deadlines.received(false);
         const buffer = Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
         if (!isBinary && buffer.toString().trim() === '') return; // keep-alive
         this.#receive(connection, buffer);
@@ -206,7 +243,10 @@ export class WsTransport implements Transport {
       }
     });
     socket.on('error', (err) => this.#log.debug({ err, remote: key }, 'WebSocket error'));
+    // WebSocket pings keep a connection alive as CRLF keep-alives do (RFC 7118 §6).
+    socket.on('ping', () => deadlines.received(false));
     socket.on('close', () => {
+      deadlines.stop();
       if (this.#connections.get(key) === connection) this.#connections.delete(key);
       for (const via of connection.vias) if (this.#viaRoutes.get(via) === key) this.#viaRoutes.delete(via);
     });
