@@ -3,9 +3,12 @@ import { ConfigError, LogSinkRelay, pinoStreamFor } from '@switchboard/core';
 import { pino } from 'pino';
 import { USAGE, parseArgs } from './args.js';
 import { type RunningServer, startServer } from './server.js';
+import { startShutdownWatchdog } from './shutdown-watchdog.js';
 
 /** Shutdown must finish within 5 s (issue #2); the last half second is a safety margin. */
 const SHUTDOWN_DEADLINE_MS = 4500;
+/** Past this the watchdog thread kills the process, however busy its main loop is. */
+const SHUTDOWN_HARD_DEADLINE_MS = 4800;
 
 async function main(): Promise<void> {
   let line: ReturnType<typeof parseArgs>;
@@ -50,6 +53,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'shutting down');
+    startShutdownWatchdog(SHUTDOWN_HARD_DEADLINE_MS);
     const deadline = setTimeout(() => {
       log.error('shutdown took too long; exiting');
       process.exit(1);

@@ -50,7 +50,7 @@ export function createApiServer(core: SwitchboardCore, options: ApiServerOptions
     return origin !== undefined && (allowed.includes('*') || allowed.includes(origin));
   };
   warnAboutUnusableUsers(core, log);
-  const guard = new LoginGuard(systemClock, log, options.loginLimits);
+  const guard = new LoginGuard(systemClock, log, { ...core.config.ari.loginLimits, ...options.loginLimits });
   const eventsRoute = `${apiRoot}/events`;
 
   const app = Fastify({

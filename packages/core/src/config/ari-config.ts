@@ -2,7 +2,9 @@
  * ari.conf: the control API.
  *
  *   [general]   enabled, channelvars (comma list), allowed_origins (comma list),
- *               websocket_write_timeout (milliseconds, as in Asterisk)
+ *               websocket_write_timeout (milliseconds, as in Asterisk), auth_max_failures,
+ *               auth_failure_window, auth_block_time, auth_max_global_failures (failed REST and
+ *               events logins; see auth-limit-options.ts)
  *   [name]      type = user, password, password_format = plain|crypt, read_only,
  *               acl = <names in acl.conf>, permit = <address range>, deny = <address range>
  *               (Asterisk's per-user ACL: a login from an address the rules refuse is a failed
@@ -15,7 +17,9 @@ import { ConfigError } from '../errors.js';
 import type { Logger } from '../util/logger.js';
 import { type IniDocument, type IniSection, lastOption } from './ini.js';
 import type { AclRule } from '../security/address-acl.js';
+import type { AuthFailureLimits } from '../security/auth-failure-limiter.js';
 import { aclRuleHandlers, type NamedAcls, namedAclRules } from './acl-config.js';
+import { authLimitHandlers } from './auth-limit-options.js';
 import { applyOptions, warnUnsupportedSection } from './option-table.js';
 import type { AriConfig, AriUser } from './types.js';
 import { invalid, parseBool, parseInteger, splitList } from './values.js';
@@ -48,6 +52,7 @@ export function readAriConfig(doc: IniDocument | undefined, log: Logger, acls: N
 }
 
 function readGeneral(section: IniSection, config: AriConfig, log: Logger): void {
+  const loginLimits: Partial<AuthFailureLimits> = config.loginLimits ?? {};
   applyOptions({
     section,
     log,
@@ -64,8 +69,10 @@ function readGeneral(section: IniSection, config: AriConfig, log: Logger): void 
       websocket_write_timeout: (o) => {
         config.websocketWriteTimeoutMs = parseInteger(o, 1, 3_600_000);
       },
+      ...authLimitHandlers(loginLimits),
     },
   });
+  if (Object.keys(loginLimits).length > 0) config.loginLimits = loginLimits;
 }
 
 function readUser(section: IniSection, log: Logger, acls: NamedAcls): AriUser {

@@ -37,8 +37,11 @@ import { ConfigError } from '../errors.js';
 import type { Logger } from '../util/logger.js';
 import { applyCodecOption, applyVideoCodecOption, DEFAULT_ENDPOINT_CODECS } from './codecs.js';
 import { type IniDocument, type IniOption, type IniSection, lastOption } from './ini.js';
+import type { AuthFailureLimits } from '../security/auth-failure-limiter.js';
+import { authLimitHandlers } from './auth-limit-options.js';
 import { applyOptions } from './option-table.js';
 import type {
+  SipGlobalConfig,
   SipAorConfig,
   SipAuthConfig,
   SipConfig,
@@ -62,7 +65,6 @@ import {
 
 /** Types Asterisk has that we do not implement yet: the section is skipped with a warning. */
 const UNSUPPORTED_TYPES = new Set([
-  'global',
   'system',
   'domain_alias',
   'contact',
@@ -128,6 +130,9 @@ export function readSipConfig(doc: IniDocument | undefined, confDir: string, log
       case 'auth':
         addUnique(config.auths, readAuth(section, log), section, type);
         break;
+      case 'global':
+        config.global = readGlobal(section, log);
+        break;
       case 'registration':
         config.registrations ??= [];
         addUnique(config.registrations, readRegistration(section, refs, log), section, type);
@@ -150,6 +155,35 @@ function addUnique<T extends { name: string }>(list: T[], item: T, section: IniS
     throw new ConfigError(section.file, section.line, `${type} '${item.name}' is defined twice`);
   }
   list.push(item);
+}
+
+/**
+ * `type = global`: overload_max_loop_lag (ms, 150; 0 turns it off), overload_max_calls_in_setup
+ * (2000), overload_retry_after (s, 5), and the auth_* failed-login limits (auth-limit-options.ts).
+ * Asterisk's other global options are warned about as not supported.
+ */
+function readGlobal(section: IniSection, log: Logger): SipGlobalConfig {
+  const global: SipGlobalConfig = {};
+  const authLimits: Partial<AuthFailureLimits> = {};
+  applyOptions({
+    section,
+    log,
+    ignore: ['type'],
+    handlers: {
+      overload_max_loop_lag: (o) => {
+        global.overloadMaxLoopLagMs = parseInteger(o, 0, 60_000);
+      },
+      overload_max_calls_in_setup: (o) => {
+        global.overloadMaxCallsInSetup = parseInteger(o, 1, 10_000_000);
+      },
+      overload_retry_after: (o) => {
+        global.overloadRetryAfterS = parseInteger(o, 1, 3600);
+      },
+      ...authLimitHandlers(authLimits),
+    },
+  });
+  if (Object.keys(authLimits).length > 0) global.authLimits = authLimits;
+  return global;
 }
 
 function readTransport(section: IniSection, confDir: string, log: Logger): SipTransportConfig {

@@ -1,4 +1,5 @@
 import type { AclRule } from '../security/address-acl.js';
+import type { AuthFailureLimits } from '../security/auth-failure-limiter.js';
 /**
  * The typed configuration the server runs on, read from Asterisk-style INI files in the conf
  * directory (see conf/ for the shipped defaults). Option names follow the files operators know.
@@ -64,6 +65,8 @@ export interface AriConfig {
   users: AriUser[];
   /** Milliseconds a WebSocket write may take before the connection is dropped. */
   websocketWriteTimeoutMs: number;
+  /** Failed-login limits of REST and events logins (unset: AuthFailureLimiter's defaults). */
+  loginLimits?: Partial<AuthFailureLimits>;
 }
 
 export type SipTransportProtocol = 'udp' | 'tcp' | 'tls' | 'ws' | 'wss';
@@ -202,6 +205,20 @@ export interface SipConfig {
   auths: SipAuthConfig[];
   /** Outbound registrations (absent when pjsip.conf has none). */
   registrations?: SipRegistrationConfig[];
+  /** `type = global` options we implement (absent: every default). */
+  global?: SipGlobalConfig;
+}
+
+/** pjsip.conf `type = global`: server-wide limits (unset: the defaults of the code that applies them). */
+export interface SipGlobalConfig {
+  /** New calls are refused with 503 while the smoothed main-loop lag is at least this (ms; 0: off). */
+  overloadMaxLoopLagMs?: number;
+  /** New calls are refused with 503 while this many INVITEs are being set up. */
+  overloadMaxCallsInSetup?: number;
+  /** Retry-After of those 503s (s). */
+  overloadRetryAfterS?: number;
+  /** Digest failure limits (AuthFailureLimits). */
+  authLimits?: Partial<AuthFailureLimits>;
 }
 
 /** rtp.conf [general] */

@@ -15,6 +15,7 @@ import {
   type SipAuthConfig,
   type SipConfig,
   type SipEndpointConfig,
+  type SipGlobalConfig,
   type SipTransportConfig,
   silentLogger,
   systemClock,
@@ -23,6 +24,7 @@ import { SipParseError } from '../errors.js';
 import { parseUri, SipUri } from '../message/uri.js';
 import type { IncomingInvite } from '../dialog/incoming-invite.js';
 import { TransactionLayer } from '../transaction/transaction-layer.js';
+import type { OverloadLimits } from '../transaction/overload-control.js';
 import type { StreamConnectionLimits } from '../transport/connection-guard.js';
 import { StreamTransport } from '../transport/stream-transport.js';
 import type { IncomingContext, Transport, TransportProtocol } from '../transport/transport.js';
@@ -81,6 +83,8 @@ export interface SipDriverOptions {
   presence?: PresenceSources;
   /** Where inbound MESSAGEs from our endpoints go (core's `textMessages.received` for `SIP`). */
   textMessages?: InboundTextMessageSink;
+  /** When new calls are refused with 503 (loop lag, calls in setup); see overload-control.ts. */
+  overload?: Partial<OverloadLimits>;
   /** Digest settings (realm, nonce lifetime, failure limits) for endpoints with `auth=`. */
   digest?: Omit<DigestAuthenticatorOptions, 'endpoints' | 'auths' | 'clock' | 'logger'>;
 }
@@ -127,7 +131,8 @@ export class SipDriver implements ChannelDriver {
       clock: this.#clock,
       logger: log.child({ module: 'switchboard:signalling:transaction' }),
       // On the real clock only: tests on a fake clock expect retransmissions when they advance it.
-      ...(options.clock === undefined ? { afterPendingIo: (fn: () => void) => setImmediate(fn) } : {}),
+      ...(options.clock === undefined ? { afterPendingIo: (fn: () => void) => setImmediate(fn), measureLoopLag: true } : {}),
+      overload: { ...overloadLimitsOf(options.config.global), ...options.overload },
     });
     this.#ua = new UserAgentCore({
       transactions: this.#transactions,
@@ -165,6 +170,7 @@ export class SipDriver implements ChannelDriver {
           new DigestAuthenticator({
             algorithms: challengeAlgorithms(config.auths),
             ...options.digest,
+            limits: { ...config.global?.authLimits, ...options.digest?.limits },
             endpoints: config.endpoints,
             auths: config.auths,
             clock: this.#clock,
@@ -590,5 +596,14 @@ function connectionLimitsOf(config: SipTransportConfig): Partial<StreamConnectio
   if (config.idleTimeoutMs !== undefined) limits.idleTimeoutMs = config.idleTimeoutMs;
   if (config.unauthenticatedIdleTimeoutMs !== undefined) limits.unauthenticatedIdleTimeoutMs = config.unauthenticatedIdleTimeoutMs;
   if (config.messageTimeoutMs !== undefined) limits.messageTimeoutMs = config.messageTimeoutMs;
+  return limits;
+}
+
+/** pjsip.conf `type = global` overload options (unset ones keep OverloadControl's defaults). */
+function overloadLimitsOf(global: SipGlobalConfig | undefined): Partial<OverloadLimits> {
+  const limits: Partial<OverloadLimits> = {};
+  if (global?.overloadMaxLoopLagMs !== undefined) limits.maxLoopLagMs = global.overloadMaxLoopLagMs;
+  if (global?.overloadMaxCallsInSetup !== undefined) limits.maxInvitesInProgress = global.overloadMaxCallsInSetup;
+  if (global?.overloadRetryAfterS !== undefined) limits.retryAfterS = global.overloadRetryAfterS;
   return limits;
 }

@@ -14,6 +14,7 @@ import { InviteServerTransaction } from './invite-server.js';
 import { clientTransactionKey, responseClientKey, serverTransactionKey } from './keys.js';
 import { NonInviteClientTransaction } from './non-invite-client.js';
 import { NonInviteServerTransaction } from './non-invite-server.js';
+import { LoopLagSampler, OverloadControl, type OverloadLimits } from './overload-control.js';
 import type { Transaction, TransactionEnvironment } from './transaction.js';
 import type { ClientTransactionUser } from './transaction-user.js';
 
@@ -37,7 +38,14 @@ export interface TransactionLayerOptions {
   afterPendingIo?(fn: () => void): void;
   /** Live server transactions beyond which new requests are refused (default MAX_SERVER_TRANSACTIONS). */
   maxServerTransactions?: number;
+  /** When new INVITEs are shed with 503 (overload-control.ts). */
+  overload?: Partial<OverloadLimits>;
+  /** Measure main-loop lag on `clock` (the server does; fake-clock tests feed `overload` themselves). */
+  measureLoopLag?: boolean;
 }
+
+/** How often the main-loop lag is sampled. */
+const LAG_SAMPLE_INTERVAL_MS = 20;
 
 /**
  * A completed UDP transaction lives on for 32 s (Timer J, RFC 3261 §17.2.2), about 3 KiB each, so
@@ -60,6 +68,10 @@ export class TransactionLayer implements TransportDelegate {
   readonly #sampled: SampledLog;
   /** Source addresses known to receive our responses, oldest first (insertion order). */
   readonly #verified = new Set<string>();
+  readonly overload: OverloadControl;
+  readonly #lagSampler: LoopLagSampler | undefined;
+  /** INVITE server transactions in Proceeding: calls being set up. */
+  #invitesInProgress = 0;
   #refusedSinceLog = 0;
   #lastOverloadLog = Number.NEGATIVE_INFINITY;
 
@@ -72,11 +84,23 @@ export class TransactionLayer implements TransportDelegate {
       logger: options.logger,
       onTerminated: (transaction: Transaction<string>) => this.#forget(transaction),
       afterPendingIo: options.afterPendingIo,
+      onStateChange: (transaction, from) => {
+        if (transaction.kind === 'invite-server' && from === 'proceeding') this.#invitesInProgress--;
+      },
     };
+    this.overload = new OverloadControl(options.overload);
+    if (options.measureLoopLag === true) {
+      this.#lagSampler = new LoopLagSampler(options.clock, LAG_SAMPLE_INTERVAL_MS, (lag) => this.overload.recordLag(lag));
+      this.#lagSampler.start();
+    }
   }
 
   get serverTransactionCount(): number {
     return this.#servers.size;
+  }
+
+  get invitesInProgress(): number {
+    return this.#invitesInProgress;
   }
 
   get clientTransactionCount(): number {
@@ -103,13 +127,24 @@ export class TransactionLayer implements TransportDelegate {
       return;
     }
     if (this.#servers.size >= this.#maxServerTransactions) {
-      this.#refuseOverloaded(request, context);
+      this.#refuseOverloaded(
+        request,
+        context,
+        OVERLOAD_RETRY_AFTER_S,
+        'too many SIP transactions in progress; new requests refused with 503',
+      );
+      return;
+    }
+    // A new call (INVITE outside a dialog) is the load that can be refused without harm.
+    if (request.method === 'INVITE' && request.to.tag === undefined && this.overload.shouldShed(this.#invitesInProgress)) {
+      this.#refuseOverloaded(request, context, this.overload.limits.retryAfterS, 'overloaded; new calls refused with 503');
       return;
     }
     let transaction: ServerTransaction;
     if (request.method === 'INVITE') {
       const invite = new InviteServerTransaction(key, request, context.transport, this.#env);
       invite.retransmitsFinal = this.#verified.has(context.source.address);
+      this.#invitesInProgress++;
       transaction = invite;
     } else {
       transaction = new NonInviteServerTransaction(key, context.transport, this.#env);
@@ -202,21 +237,28 @@ export class TransactionLayer implements TransportDelegate {
 
   /** Terminates every transaction without further sends (shutdown). */
   close(): void {
+    this.#lagSampler?.stop();
     for (const transaction of [...this.#servers.values(), ...this.#clients.values()]) transaction.abort();
     this.#servers.clear();
     this.#clients.clear();
   }
 
   /** Answered without a transaction: a retransmission simply gets another 503. */
-  #refuseOverloaded(request: SipRequest, context: IncomingContext): void {
-    const response = createResponse(request, 503, { toTag: newTag(), headers: [['Retry-After', String(OVERLOAD_RETRY_AFTER_S)]] });
+  #refuseOverloaded(request: SipRequest, context: IncomingContext, retryAfterS: number, message: string): void {
+    const response = createResponse(request, 503, { toTag: newTag(), headers: [['Retry-After', String(retryAfterS)]] });
     context.transport.sendResponse(response).catch((err: unknown) => this.#log.debug({ err }, 'overload 503 not sent'));
     this.#refusedSinceLog++;
     const now = this.#env.clock.now();
     if (now - this.#lastOverloadLog >= OVERLOAD_LOG_INTERVAL_MS) {
       this.#log.warn(
-        { live: this.#servers.size, limit: this.#maxServerTransactions, refused: this.#refusedSinceLog },
-        'too many SIP transactions in progress; new requests refused with 503',
+        {
+          live: this.#servers.size,
+          limit: this.#maxServerTransactions,
+          invitesInProgress: this.#invitesInProgress,
+          loopLagMs: Math.round(this.overload.loopLagMs),
+          refused: this.#refusedSinceLog,
+        },
+        message,
       );
       this.#lastOverloadLog = now;
       this.#refusedSinceLog = 0;
