@@ -38,3 +38,32 @@ describe('SampledLog', () => {
     assert.ok(!JSON.stringify(lines[0].obj).includes('at '));
   });
 });
+
+describe('sampleMessages', () => {
+  it('samples the named lines across child loggers and passes the others through', async () => {
+    const { sampleMessages } = await import('./sampled-log.js');
+    const lines: string[] = [];
+    const make = (bindings: Record<string, unknown>): Logger => {
+      const at =
+        (level: string) =>
+        (obj: object | string, msg?: string): void => {
+          lines.push(`${level} ${msg ?? ''} ${JSON.stringify({ ...bindings, ...(obj as object) })}`);
+        };
+      return {
+        trace: at('trace'),
+        debug: at('debug'),
+        info: at('info'),
+        warn: at('warn'),
+        error: at('error'),
+        child: (b) => make({ ...bindings, ...b }),
+      };
+    };
+    const log = sampleMessages(make({}), { now: () => 0 }, ['inbound call refused']);
+    for (let i = 0; i < 50; i++) log.child({ call: i }).info({ status: 401 }, 'inbound call refused');
+    log.info({}, 'call answered');
+    log.info({}, 'call answered');
+    assert.equal(lines.filter((l) => l.includes('inbound call refused')).length, 1);
+    assert.ok(lines[0].includes('"call":0'), 'the child bindings are kept');
+    assert.equal(lines.filter((l) => l.includes('call answered')).length, 2);
+  });
+});

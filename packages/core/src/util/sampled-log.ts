@@ -25,12 +25,18 @@ export class SampledLog {
   readonly #log: Logger;
   readonly #clock: Pick<Clock, 'now'>;
   readonly #intervalMs: number;
-  readonly #kinds = new Map<string, KindState>();
+  readonly #kinds: Map<string, KindState>;
 
-  constructor(log: Logger, clock: Pick<Clock, 'now'>, intervalMs = DEFAULT_LOG_SAMPLE_INTERVAL_MS) {
+  constructor(log: Logger, clock: Pick<Clock, 'now'>, intervalMs = DEFAULT_LOG_SAMPLE_INTERVAL_MS, kinds = new Map<string, KindState>()) {
     this.#log = log;
     this.#clock = clock;
     this.#intervalMs = intervalMs;
+    this.#kinds = kinds;
+  }
+
+  /** The same counters, writing through another logger (a child with more bindings). */
+  through(log: Logger): SampledLog {
+    return new SampledLog(log, this.#clock, this.#intervalMs, this.#kinds);
   }
 
   /** Writes `msg` under `kind` unless one was written within the interval; returns whether it was. */
@@ -67,4 +73,42 @@ function withoutStacks(fields: Record<string, unknown>): Record<string, unknown>
     out[key] = value instanceof Error ? { type: value.name, message: value.message } : value;
   }
   return out;
+}
+
+/**
+ * A logger that writes the lines named in `messages` (those about remote input: a refused call, a
+ * failed login) sampled per message text, and every other line as `log` would. For code that logs
+ * per request and cannot itself tell remote input from the rest.
+ */
+export function sampleMessages(
+  log: Logger,
+  clock: Pick<Clock, 'now'>,
+  messages: readonly string[],
+  intervalMs = DEFAULT_LOG_SAMPLE_INTERVAL_MS,
+): Logger {
+  return sampledMessagesLogger(log, new SampledLog(log, clock, intervalMs), new Set(messages));
+}
+
+/** Children share their parent's counters: one refused call per interval is written, not one per call. */
+function sampledMessagesLogger(log: Logger, sampled: SampledLog, names: ReadonlySet<string>): Logger {
+  const at =
+    (level: SampledLevel) =>
+    (obj: object | string, msg?: string): void => {
+      if (typeof obj === 'object' && msg !== undefined && names.has(msg)) {
+        sampled.write(level, msg, obj as Record<string, unknown>, msg);
+        return;
+      }
+      log[level](obj, msg);
+    };
+  return {
+    trace: at('trace'),
+    debug: at('debug'),
+    info: at('info'),
+    warn: at('warn'),
+    error: at('error'),
+    child: (bindings) => {
+      const child = log.child(bindings);
+      return sampledMessagesLogger(child, sampled.through(child), names);
+    },
+  };
 }

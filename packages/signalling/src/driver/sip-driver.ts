@@ -18,6 +18,7 @@ import {
   type SipGlobalConfig,
   type SipTransportConfig,
   silentLogger,
+  sampleMessages,
   systemClock,
 } from '@switchboard/core';
 import { SipParseError } from '../errors.js';
@@ -89,6 +90,15 @@ export interface SipDriverOptions {
   digest?: Omit<DigestAuthenticatorOptions, 'endpoints' | 'auths' | 'clock' | 'logger'>;
 }
 
+/** Log messages about what remote peers send, written sampled (see sampleMessages). */
+const REMOTE_INPUT_MESSAGES = [
+  'inbound call refused',
+  'offer refused',
+  'authentication failed',
+  'request from a blocked address refused',
+  'digest nonce-count replayed',
+];
+
 export interface ListeningAddress {
   transport: string;
   protocol: TransportProtocol;
@@ -125,7 +135,8 @@ export class SipDriver implements ChannelDriver {
   constructor(options: SipDriverOptions) {
     this.#options = options;
     const log = options.logger ?? silentLogger;
-    this.#log = log.child({ module: 'switchboard:signalling:driver' });
+    // Lines logged per request from anyone (a refused call) are sampled: a flood stays a few lines.
+    this.#log = sampleMessages(log.child({ module: 'switchboard:signalling:driver' }), systemClock, REMOTE_INPUT_MESSAGES);
     this.#clock = options.clock ?? systemClock;
     this.#transactions = new TransactionLayer({
       clock: this.#clock,
@@ -174,7 +185,7 @@ export class SipDriver implements ChannelDriver {
             endpoints: config.endpoints,
             auths: config.auths,
             clock: this.#clock,
-            logger: log.child({ module: 'switchboard:signalling:auth' }),
+            logger: sampleMessages(log.child({ module: 'switchboard:signalling:auth' }), systemClock, REMOTE_INPUT_MESSAGES),
           }),
         ]
       : [];

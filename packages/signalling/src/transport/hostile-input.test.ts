@@ -65,6 +65,16 @@ describe('hostile SIP input over UDP', () => {
     assert.equal(layer.serverTransactionCount, 0);
   });
 
+  it('answers a SUBSCRIBE whose Contact does not parse 400 (was 500)', async () => {
+    new UserAgentCore({ transactions: layer, clock, logger: silentLogger });
+    const subscribe = invite(peer, { contact: '"open <sip:x@127.0.0.1>' })
+      .replace(/INVITE/g, 'SUBSCRIBE')
+      .replace('Max-Forwards: 70', 'Max-Forwards: 70\r\nEvent: presence\r\nExpires: 600');
+    await peer.send(subscribe, transport.localPort);
+    await peer.expectResponse(400, 'SUBSCRIBE');
+    assert.equal(layer.serverTransactionCount, 0);
+  });
+
   it('ends a transaction whose user throws with a final response, and forgets it after Timer J', async () => {
     layer.user = {
       onRequest: () => {
