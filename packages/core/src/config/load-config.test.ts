@@ -372,7 +372,7 @@ describe('loadConfig', () => {
     assert.deepEqual(config.sip.identifies[0].match, []);
     const warnings = log.warnings().join('\n');
     assert.match(warnings, /'tlsenable' in \[general\] is not supported yet/);
-    assert.match(warnings, /type 'global' is not supported yet/);
+    assert.match(warnings, /option 'user_agent' in \[global\] is not supported yet/);
     assert.match(warnings, /'from_user' in \[e\]/);
     assert.match(warnings, /host names are not supported yet/);
     assert.match(warnings, /'icesupport'/);
