@@ -69,6 +69,7 @@ if (registered.code !== 0) throw new Error(`bob did not register:\n${registered.
 const steps = [];
 for (const rate of rates) {
   const calls = rate * seconds;
+  const logsBefore = sb.logs.length;
   const cpuBefore = cpuSeconds(sb.process.pid);
   const busyBefore = machineBusySeconds();
   const started = performance.now();
@@ -91,12 +92,18 @@ for (const rate of rates) {
   await callee;
   const elapsed = (performance.now() - started) / 1000;
   const ok = sippCount(caller.stdout, 'Successful call');
+  // The server logs the 503s it sent per 10 s; the count of the last interval comes with the next line.
+  const shed = sb.logs
+    .slice(logsBefore)
+    .filter((line) => String(line.msg).startsWith('overloaded'))
+    .reduce((sum, line) => sum + Number(line.refused ?? 0), 0);
   steps.push({
     rate,
     attempted: calls,
     ok,
     failed_pct: round((100 * (calls - ok)) / calls, 1),
     goodput_per_s: round(ok / seconds, 1),
+    invites_shed_logged: shed,
     server_cpu_pct_of_one_core: round((100 * (cpuSeconds(sb.process.pid) - cpuBefore)) / elapsed, 1),
     server_rss_mib: round(rssMiB(sb.process.pid), 1),
     machine_busy_pct: round((100 * (machineBusySeconds() - busyBefore)) / (elapsed * 2), 1),

@@ -46,6 +46,7 @@ async function main(): Promise<void> {
     }
     process.exit(1);
   }
+  const watchdog = startShutdownWatchdog();
   log.info('switchboard started');
 
   let stopping = false;
@@ -53,7 +54,7 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'shutting down');
-    startShutdownWatchdog(SHUTDOWN_HARD_DEADLINE_MS);
+    watchdog.arm(SHUTDOWN_HARD_DEADLINE_MS);
     const deadline = setTimeout(() => {
       log.error('shutdown took too long; exiting');
       process.exit(1);
