@@ -29,11 +29,14 @@ function invite(n: number, toTag?: string): SipRequest {
 describe('overload control', () => {
   it('sheds once the smoothed loop lag passes its limit and recovers below half of it', () => {
     const control = new OverloadControl({ maxLoopLagMs: 100, maxInvitesInProgress: 1000 });
-    control.recordLag(300);
+    control.recordLag(150);
     assert.equal(control.shouldShed(0), false, 'one late timer is smoothed away');
-    for (let i = 0; i < 10; i++) control.recordLag(300);
+    for (let i = 0; i < 15; i++) control.recordLag(150);
     assert.equal(control.shouldShed(0), true);
-    for (let i = 0; i < 3; i++) control.recordLag(60);
+    assert.equal(control.shouldShed(0, true), false, 'an answer to our challenge is still admitted');
+    for (let i = 0; i < 20; i++) control.recordLag(300);
+    assert.equal(control.shouldShed(0, true), true, 'unless the lag passes twice the limit');
+    for (let i = 0; i < 20; i++) control.recordLag(60);
     assert.equal(control.shouldShed(0), true, 'still over half the limit');
     for (let i = 0; i < 20; i++) control.recordLag(0);
     assert.equal(control.shouldShed(0), false);

@@ -8,6 +8,9 @@
  * transaction or call exists (RFC 3261 §21.5.4); in-dialog requests, ACK, BYE and CANCEL are never
  * shed, so calls in progress end normally. Shedding stops only once the lag is back under half its
  * limit and the calls in setup under 90 % of theirs (hysteresis: no flapping at the edge).
+ * An INVITE that carries credentials answers our own challenge: work has been spent on that call
+ * already, so while shedding it is still admitted unless the load is past twice the lag limit or
+ * 120 % of the calls in setup. New callers are turned away first, admitted ones complete.
  *
  *            lag ≥ max or inProgress ≥ max
  *   normal ────────────────────────────────► shedding
@@ -69,8 +72,11 @@ export class OverloadControl {
     this.#lagMs = this.#lagMs * (1 - LAG_SMOOTHING) + Math.max(0, lagMs) * LAG_SMOOTHING;
   }
 
-  /** Whether a new INVITE arriving now, with `invitesInProgress` calls in setup, is refused. */
-  shouldShed(invitesInProgress: number): boolean {
+  /**
+   * Whether a new INVITE arriving now, with `invitesInProgress` calls in setup, is refused.
+   * `answersChallenge`: it carries credentials (see above).
+   */
+  shouldShed(invitesInProgress: number, answersChallenge = false): boolean {
     const { maxLoopLagMs, maxInvitesInProgress } = this.limits;
     const lagHigh = maxLoopLagMs > 0 && this.#lagMs >= maxLoopLagMs;
     const busy = invitesInProgress >= maxInvitesInProgress;
@@ -82,8 +88,12 @@ export class OverloadControl {
     ) {
       this.#state = 'normal';
     }
-    if (this.#state === 'shedding') this.#shed++;
-    return this.#state === 'shedding';
+    let shed = this.#state === 'shedding';
+    if (shed && answersChallenge) {
+      shed = (maxLoopLagMs > 0 && this.#lagMs >= 2 * maxLoopLagMs) || invitesInProgress >= maxInvitesInProgress * 1.2;
+    }
+    if (shed) this.#shed++;
+    return shed;
   }
 }
 

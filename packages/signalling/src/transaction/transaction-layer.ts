@@ -136,7 +136,11 @@ export class TransactionLayer implements TransportDelegate {
       return;
     }
     // A new call (INVITE outside a dialog) is the load that can be refused without harm.
-    if (request.method === 'INVITE' && request.to.tag === undefined && this.overload.shouldShed(this.#invitesInProgress)) {
+    if (
+      request.method === 'INVITE' &&
+      request.to.tag === undefined &&
+      this.overload.shouldShed(this.#invitesInProgress, request.hasHeader('Authorization') || request.hasHeader('Proxy-Authorization'))
+    ) {
       this.#refuseOverloaded(request, context, this.overload.limits.retryAfterS, 'overloaded; new calls refused with 503');
       return;
     }
