@@ -34,7 +34,7 @@ describe('HTTP connection limits (http.conf)', () => {
     sb = await startSwitchboard({
       httpPort,
       extraFiles: {
-        'http.conf': `[general]\nbindaddr = 127.0.0.1\nbindport = ${httpPort}\nsessionlimit_per_address = 3\nheader_timeout = 1000\nsession_inactivity = 1500\n`,
+        'http.conf': `[general]\nbindaddr = 127.0.0.1\nbindport = ${httpPort}\nsessionlimit_per_address = 3\nheader_timeout = 1000\nrequest_timeout = 1500\nsession_inactivity = 1500\n`,
       },
     });
   });
@@ -67,7 +67,7 @@ describe('HTTP connection limits (http.conf)', () => {
     }
   });
 
-  it('keeps an idle events WebSocket open past the inactivity limit of plain connections', async () => {
+  it('keeps an idle events WebSocket open past the inactivity and request limits of plain connections', async () => {
     const ws = new WebSocket(`ws://127.0.0.1:${sb.httpPort}/ari/events?app=idle`, { headers: { authorization: basicAuth() } });
     await new Promise<void>((resolve, reject) => {
       ws.once('open', () => resolve());
