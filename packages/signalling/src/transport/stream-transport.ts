@@ -14,7 +14,7 @@ import { readFileSync } from 'node:fs';
 import { isIP, type Server, type Socket, connect as tcpConnect, createServer as createTcpServer } from 'node:net';
 import { lookup } from 'node:dns/promises';
 import { createServer as createTlsServer, connect as tlsConnect, type TLSSocket } from 'node:tls';
-import { type Clock, type Logger, systemClock } from '@switchboard/core';
+import { type Clock, type Logger, sampleMessages, systemClock } from '@switchboard/core';
 import { SipParseError, SipTransportError } from '../errors.js';
 import { createResponse } from '../message/builders.js';
 import { newTag } from '../message/ids.js';
@@ -69,6 +69,16 @@ interface Connection {
 /** Requests remembered per connection for response routing; older ones are forgotten first. */
 const MAX_VIAS_PER_CONNECTION = 1000;
 
+const REMOTE_INPUT_MESSAGES = [
+  'dropped malformed message',
+  'malformed request answered',
+  'stream cannot be framed; connection closed',
+  'failed to process received data',
+  'failed to process a received message',
+  'connection closed by its deadline',
+  'connection over the per-address cap refused',
+];
+
 function connectionKey(address: string, port: number): string {
   return `${normaliseAddress(address)}|${port}`;
 }
@@ -105,7 +115,8 @@ export class StreamTransport implements Transport {
     this.protocol = options.protocol;
     this.viaTransport = options.protocol === 'tls' ? 'TLS' : 'TCP';
     this.#options = options;
-    this.#log = options.logger;
+    // What peers send is logged sampled: a flood of bad messages stays a few lines.
+    this.#log = sampleMessages(options.logger, systemClock, REMOTE_INPUT_MESSAGES);
     this.#limits = { ...DEFAULT_PARSE_LIMITS, ...options.limits };
     this.#guardLimits = { ...DEFAULT_STREAM_CONNECTION_LIMITS, ...options.connectionLimits };
     this.#counter = new ConnectionCounter(this.#guardLimits.maxConnectionsPerAddress);

@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { Socket } from 'node:net';
-import { type Clock, type Logger, systemClock } from '@switchboard/core';
+import { type Clock, type Logger, sampleMessages, systemClock } from '@switchboard/core';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { SipParseError, SipTransportError } from '../errors.js';
 import { createResponse } from '../message/builders.js';
@@ -58,6 +58,16 @@ interface Connection {
 
 const MAX_VIAS_PER_CONNECTION = 1000;
 
+const REMOTE_INPUT_MESSAGES = [
+  'dropped malformed message',
+  'malformed request answered',
+  'stream cannot be framed; connection closed',
+  'failed to process received data',
+  'failed to process a received message',
+  'connection closed by its deadline',
+  'connection over the per-address cap refused',
+];
+
 function connectionKey(address: string, port: number): string {
   return `${normaliseAddress(address)}|${port}`;
 }
@@ -92,7 +102,8 @@ export class WsTransport implements Transport {
     // RFC 7118 §7: the Via transport is WS, or WSS over TLS.
     this.viaTransport = options.protocol === 'wss' ? 'WSS' : 'WS';
     this.#options = options;
-    this.#log = options.logger;
+    // What peers send is logged sampled: a flood of bad messages stays a few lines.
+    this.#log = sampleMessages(options.logger, systemClock, REMOTE_INPUT_MESSAGES);
     this.#limits = { ...DEFAULT_PARSE_LIMITS, ...options.limits };
     this.#guardLimits = { ...DEFAULT_STREAM_CONNECTION_LIMITS, ...options.connectionLimits };
   }
