@@ -8,6 +8,7 @@ const ALL = [
   'sipp-dialplan.mjs',
   'sipp-call-rate.mjs',
   'sipp-dial-rate.mjs',
+  'sipp-overload.mjs',
   'sipp-register-rate.mjs',
   'sipp-register-memory.mjs',
   'sipp-bridged-calls.mjs',

@@ -7,9 +7,12 @@ import { CONTROL_SOCKET_NAME } from './console/control-protocol.js';
 import { executeRemote, interactiveRemote } from './console/remote-console.js';
 import { DEFAULT_CONSOLE_LEVELS, LogRouter } from './logging/log-router.js';
 import { type RunningServer, startServer } from './server.js';
+import { startShutdownWatchdog } from './shutdown-watchdog.js';
 
 /** Shutdown must finish within 5 s (issue #2); the last half second is a safety margin. */
 const SHUTDOWN_DEADLINE_MS = 4500;
+/** Past this the watchdog thread kills the process, however busy its main loop is. */
+const SHUTDOWN_HARD_DEADLINE_MS = 4800;
 
 async function main(): Promise<void> {
   let line: CommandLine;
@@ -78,6 +81,7 @@ async function serve(line: CommandLine): Promise<void> {
   const wantsDebug =
     router.consoleLevels.has('debug') || (server.core.logChannels?.list() ?? []).some((c) => c.configuration.includes('DEBUG'));
   if (explicitLevel === undefined && wantsDebug) log.level = 'debug';
+  const watchdog = startShutdownWatchdog();
   log.info({ version: SWITCHBOARD_VERSION }, 'switchboard started');
 
   let stopping = false;
@@ -85,6 +89,7 @@ async function serve(line: CommandLine): Promise<void> {
     if (stopping) return;
     stopping = true;
     log.info({ reason }, 'shutting down');
+    watchdog.arm(SHUTDOWN_HARD_DEADLINE_MS);
     const deadline = setTimeout(() => {
       log.error('shutdown took too long; exiting');
       process.exit(1);

@@ -59,6 +59,14 @@ export function authorize(user: AuthenticatedUser, method: string): void {
   if (user.readOnly && !READ_METHODS.has(method)) throw writeAccessDenied();
 }
 
+/**
+ * An events connection registers its applications, replacing any other connection serving them
+ * (ApplicationReplaced): that is control, not reading, so a read-only user may not open one.
+ */
+export function authorizeEventsConnection(user: AuthenticatedUser): void {
+  if (user.readOnly) throw new ApiError(403, 'Read-only users may not register applications');
+}
+
 function digest(text: string): Buffer {
   return createHash('sha256').update(text, 'utf8').digest();
 }

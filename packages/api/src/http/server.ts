@@ -4,12 +4,21 @@
  */
 import type { AddressInfo } from 'node:net';
 import websocketPlugin from '@fastify/websocket';
-import { type Logger, silentLogger, type SwitchboardCore } from '@switchboard/core';
+import {
+  type AuthFailureLimits,
+  type Logger,
+  normaliseSocketAddress,
+  silentLogger,
+  type SwitchboardCore,
+  systemClock,
+} from '@switchboard/core';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { MAX_INBOUND_PAYLOAD } from '../events/event-connection.js';
 import { RESOURCES } from '../resources/index.js';
 import { registerApiDocs } from '../swagger/api-docs-routes.js';
-import { authenticate, authorize, credentialsFrom } from './auth.js';
+import { authorize, authorizeEventsConnection, credentialsFrom } from './auth.js';
+import { limitedServerFactory } from './connection-limits.js';
+import { LoginGuard } from './login-guard.js';
 import { installBodyParsers, lastValues, MAX_BODY_BYTES } from './body.js';
 import { installErrorHandlers } from './error-handler.js';
 import { NO_SCHEMA_COMPILERS } from './no-schema-compilers.js';
@@ -23,6 +32,8 @@ export interface ApiServerOptions {
   readonly operator?: OperatorSurface;
   /** Told of every answered request (metrics); `route` is the pattern, never the URL. */
   readonly onRequestDone?: (done: { method: string; route: string; status: number; ms: number }) => void;
+  /** Failed-login limits for REST and events logins (defaults: core's DEFAULT_AUTH_FAILURE_LIMITS). */
+  readonly loginLimits?: Partial<AuthFailureLimits>;
 }
 
 export interface ApiServer {
@@ -45,8 +56,11 @@ export function createApiServer(core: SwitchboardCore, options: ApiServerOptions
     return origin !== undefined && (allowed.includes('*') || allowed.includes(origin));
   };
   warnAboutUnusableUsers(core, log);
+  const guard = new LoginGuard(systemClock, log, { ...core.config.ari.loginLimits, ...options.loginLimits });
+  const eventsRoute = `${apiRoot}/events`;
 
   const app = Fastify({
+    serverFactory: limitedServerFactory(core.config.http.limits, log),
     logger: false,
     bodyLimit: MAX_BODY_BYTES,
     exposeHeadRoutes: false,
@@ -99,8 +113,10 @@ export function createApiServer(core: SwitchboardCore, options: ApiServerOptions
         reply.header('Access-Control-Allow-Credentials', 'true');
       }
       const query = request.query as Record<string, string | undefined>;
-      const user = authenticate(core.config.ari.users, credentialsFrom(request.headers.authorization, query.api_key));
+      const address = normaliseSocketAddress(request.socket.remoteAddress ?? '');
+      const user = guard.login(core.config.ari.users, credentialsFrom(request.headers.authorization, query.api_key), address);
       authorize(user, request.method);
+      if (request.routeOptions.url === eventsRoute) authorizeEventsConnection(user);
     });
     scope.addHook('onResponse', async (request, reply) => {
       // The route pattern, not the URL: the query string may carry api_key credentials.

@@ -34,6 +34,7 @@ const eventWebsocket = defineWebSocketOperation({
   ],
   errorResponses: [
     { code: 400, reason: 'MissingParams: a required parameter is missing, an application name is invalid, or the subprotocol is not ari' },
+    { code: 403, reason: 'A read-only user may not register applications' },
     { code: 426, reason: 'The request is not a WebSocket upgrade' },
   ],
   open: ({ core, params, log }) => {

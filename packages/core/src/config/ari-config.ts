@@ -2,8 +2,13 @@
  * ari.conf: the control API.
  *
  *   [general]   enabled, channelvars (comma list), allowed_origins (comma list),
- *               websocket_write_timeout (milliseconds, as in Asterisk)
- *   [name]      type = user, password, password_format = plain|crypt, read_only
+ *               websocket_write_timeout (milliseconds, as in Asterisk), auth_max_failures,
+ *               auth_failure_window, auth_block_time, auth_max_global_failures (failed REST and
+ *               events logins; see auth-limit-options.ts)
+ *   [name]      type = user, password, password_format = plain|crypt, read_only,
+ *               acl = <names in acl.conf>, permit = <address range>, deny = <address range>
+ *               (Asterisk's per-user ACL: a login from an address the rules refuse is a failed
+ *               login; the named lists' rules come first, then the section's own, in order)
  *
  * Defaults (also when the file is missing): enabled = yes, no channel variables, no extra origins,
  * websocket_write_timeout = 100 ms, and no users (so no client can authenticate until one is added).
@@ -11,6 +16,10 @@
 import { ConfigError } from '../errors.js';
 import type { Logger } from '../util/logger.js';
 import { type IniDocument, type IniSection, lastOption } from './ini.js';
+import type { AclRule } from '../security/address-acl.js';
+import type { AuthFailureLimits } from '../security/auth-failure-limiter.js';
+import { aclRuleHandlers, type NamedAcls, namedAclRules } from './acl-config.js';
+import { authLimitHandlers } from './auth-limit-options.js';
 import { applyOptions, warnUnsupportedSection } from './option-table.js';
 import type { AriConfig, AriUser } from './types.js';
 import { invalid, parseBool, parseInteger, splitList } from './values.js';
@@ -19,7 +28,7 @@ export function defaultAriConfig(): AriConfig {
   return { enabled: true, channelVars: [], allowedOrigins: [], users: [], websocketWriteTimeoutMs: 100 };
 }
 
-export function readAriConfig(doc: IniDocument | undefined, log: Logger): AriConfig {
+export function readAriConfig(doc: IniDocument | undefined, log: Logger, acls: NamedAcls = new Map()): AriConfig {
   const config = defaultAriConfig();
   if (!doc) return config;
   for (const section of doc.sections) {
@@ -30,7 +39,7 @@ export function readAriConfig(doc: IniDocument | undefined, log: Logger): AriCon
     } else if (!type) {
       warnUnsupportedSection(log, section);
     } else if (type.value.toLowerCase() === 'user') {
-      const user = readUser(section, log);
+      const user = readUser(section, log, acls);
       if (config.users.some((u) => u.name === user.name)) {
         throw new ConfigError(section.file, section.line, `user '${user.name}' is defined twice`);
       }
@@ -43,6 +52,7 @@ export function readAriConfig(doc: IniDocument | undefined, log: Logger): AriCon
 }
 
 function readGeneral(section: IniSection, config: AriConfig, log: Logger): void {
+  const loginLimits: Partial<AuthFailureLimits> = config.loginLimits ?? {};
   applyOptions({
     section,
     log,
@@ -59,12 +69,16 @@ function readGeneral(section: IniSection, config: AriConfig, log: Logger): void 
       websocket_write_timeout: (o) => {
         config.websocketWriteTimeoutMs = parseInteger(o, 1, 3_600_000);
       },
+      ...authLimitHandlers(loginLimits),
     },
   });
+  if (Object.keys(loginLimits).length > 0) config.loginLimits = loginLimits;
 }
 
-function readUser(section: IniSection, log: Logger): AriUser {
+function readUser(section: IniSection, log: Logger, acls: NamedAcls): AriUser {
   const user: AriUser = { name: section.name, password: '', passwordFormat: 'plain', readOnly: false };
+  const named: AclRule[] = [];
+  const own: AclRule[] = [];
   applyOptions({
     section,
     log,
@@ -81,8 +95,13 @@ function readUser(section: IniSection, log: Logger): AriUser {
       read_only: (o) => {
         user.readOnly = parseBool(o);
       },
+      acl: (o) => {
+        named.push(...namedAclRules(o, acls, section));
+      },
+      ...aclRuleHandlers(own),
     },
   });
+  if (named.length + own.length > 0) user.acl = [...named, ...own];
   // An empty password would let anyone in under this name.
   if (user.password === '') throw new ConfigError(section.file, section.line, `user '${user.name}' has no password`);
   return user;

@@ -6,6 +6,7 @@ import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { ConfigError } from '../errors.js';
 import { deriveEntityId, ENTITY_ID_PATTERN } from './entity-id.js';
+import { DEFAULT_HTTP_LIMITS } from './http-config.js';
 import { loadConfig } from './load-config.js';
 import { recordingLogger } from './test-support.js';
 
@@ -36,7 +37,7 @@ describe('loadConfig', () => {
     const dir = confDir({});
     const config = loadConfig(dir);
     assert.equal(config.confDir, dir);
-    assert.deepEqual(config.http, { enabled: true, bindAddress: '127.0.0.1', bindPort: 8088, prefix: '' });
+    assert.deepEqual(config.http, { enabled: true, bindAddress: '127.0.0.1', bindPort: 8088, prefix: '', limits: DEFAULT_HTTP_LIMITS });
     assert.deepEqual(config.rtp, { rtpStart: 10000, rtpEnd: 20000 });
     assert.equal(config.general.systemName, hostname());
     assert.equal(config.general.defaultLanguage, 'en');
@@ -70,7 +71,13 @@ describe('loadConfig', () => {
       recordingDir: join(dir, 'rec'),
       mediaWorkers: 2,
     });
-    assert.deepEqual(config.http, { enabled: false, bindAddress: '0.0.0.0', bindPort: 8089, prefix: '/switchboard' });
+    assert.deepEqual(config.http, {
+      enabled: false,
+      bindAddress: '0.0.0.0',
+      bindPort: 8089,
+      prefix: '/switchboard',
+      limits: DEFAULT_HTTP_LIMITS,
+    });
     assert.deepEqual(config.ari, {
       enabled: true,
       channelVars: ['FOO', 'BAR'],
@@ -365,7 +372,7 @@ describe('loadConfig', () => {
     assert.deepEqual(config.sip.identifies[0].match, []);
     const warnings = log.warnings().join('\n');
     assert.match(warnings, /'tlsenable' in \[general\] is not supported yet/);
-    assert.match(warnings, /type 'global' is not supported yet/);
+    assert.match(warnings, /option 'user_agent' in \[global\] is not supported yet/);
     assert.match(warnings, /'from_user' in \[e\]/);
     assert.match(warnings, /host names are not supported yet/);
     assert.match(warnings, /'icesupport'/);
@@ -378,7 +385,7 @@ describe('loadConfig', () => {
     const log = recordingLogger();
     const config = loadConfig(shipped, log);
     assert.deepEqual(log.warnings(), []);
-    assert.deepEqual(config.http, { enabled: true, bindAddress: '127.0.0.1', bindPort: 8088, prefix: '' });
+    assert.deepEqual(config.http, { enabled: true, bindAddress: '127.0.0.1', bindPort: 8088, prefix: '', limits: DEFAULT_HTTP_LIMITS });
     assert.deepEqual(config.ari.users, [{ name: 'switchboard', password: 'switchboard', passwordFormat: 'plain', readOnly: false }]);
     assert.deepEqual(config.ari.channelVars, []);
     assert.deepEqual(config.rtp, { rtpStart: 10000, rtpEnd: 20000 });

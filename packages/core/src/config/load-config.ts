@@ -11,6 +11,7 @@
  *   extensions.conf   no contexts, no globals
  *   indications.conf  country = us with the US tones
  *   musiconhold.conf  class `default` playing <confDir>/../sounds/moh
+ *   acl.conf          no named ACLs
  *
  * An option we do not implement is a warning; a file that cannot be parsed, or a value that is
  * invalid for an option we do implement, throws ConfigError naming the file and line.
@@ -18,6 +19,7 @@
 import { resolve } from 'node:path';
 import { parseDialplan } from '../dialplan/parse-extensions.js';
 import { type Logger, silentLogger } from '../util/logger.js';
+import { readAclConfig } from './acl-config.js';
 import { readAriConfig } from './ari-config.js';
 import { readGeneralConfig } from './general-config.js';
 import { readHttpConfig } from './http-config.js';
@@ -38,6 +40,7 @@ export const CONFIG_FILES = {
   dialplan: 'extensions.conf',
   indications: 'indications.conf',
   musicOnHold: 'musiconhold.conf',
+  acl: 'acl.conf',
 } as const;
 
 export function loadConfig(confDir: string, log: Logger = silentLogger, source: IniFileSource = diskFileSource): SwitchboardConfig {
@@ -55,7 +58,7 @@ export function loadConfig(confDir: string, log: Logger = silentLogger, source: 
     confDir: dir,
     general: readGeneralConfig(read(CONFIG_FILES.general), dir, configLog),
     http: readHttpConfig(read(CONFIG_FILES.http), configLog),
-    ari: readAriConfig(read(CONFIG_FILES.ari), configLog),
+    ari: readAriConfig(read(CONFIG_FILES.ari), configLog, readAclConfig(read(CONFIG_FILES.acl), configLog)),
     sip: readSipConfig(read(CONFIG_FILES.sip), dir, configLog),
     rtp: readRtpConfig(read(CONFIG_FILES.rtp), configLog),
     dialplan: parseDialplan(read(CONFIG_FILES.dialplan), configLog.child({ module: 'switchboard:core:dialplan' })),

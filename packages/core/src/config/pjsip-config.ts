@@ -6,7 +6,10 @@
  *
  *   type = transport  protocol (udp|tcp|tls|ws|wss, default udp), bind (ADDR[:PORT], `[v6]:PORT`;
  *                     port defaults to 5060, 5061 for tls), external_media_address,
- *                     external_signaling_address, cert_file, priv_key_file (needed for tls)
+ *                     external_signaling_address, cert_file, priv_key_file (needed for tls);
+ *                     for tcp/tls/ws/wss: max_connections_per_address (32), idle_timeout (900 s,
+ *                     once the connection carried a 2xx from us), unauthenticated_idle_timeout
+ *                     (60 s, before that), message_timeout (10 s to complete a message or handshake)
  *   type = endpoint   context (default `default`), disallow/allow (default ulaw,alaw when neither is
  *                     given), transport, language, callerid, aors, auth, mailboxes,
  *                     dtmf_mode (rfc4733|info|inband|auto, default rfc4733), force_rport (yes),
@@ -35,8 +38,11 @@ import { ConfigError } from '../errors.js';
 import type { Logger } from '../util/logger.js';
 import { applyCodecOption, applyVideoCodecOption, DEFAULT_ENDPOINT_CODECS } from './codecs.js';
 import { type IniDocument, type IniOption, type IniSection, lastOption } from './ini.js';
+import type { AuthFailureLimits } from '../security/auth-failure-limiter.js';
+import { authLimitHandlers } from './auth-limit-options.js';
 import { applyOptions } from './option-table.js';
 import type {
+  SipGlobalConfig,
   SipAorConfig,
   SipAuthConfig,
   SipConfig,
@@ -60,7 +66,6 @@ import {
 
 /** Types Asterisk has that we do not implement yet: the section is skipped with a warning. */
 const UNSUPPORTED_TYPES = new Set([
-  'global',
   'system',
   'domain_alias',
   'contact',
@@ -126,6 +131,9 @@ export function readSipConfig(doc: IniDocument | undefined, confDir: string, log
       case 'auth':
         addUnique(config.auths, readAuth(section, log), section, type);
         break;
+      case 'global':
+        config.global = readGlobal(section, log);
+        break;
       case 'registration':
         config.registrations ??= [];
         addUnique(config.registrations, readRegistration(section, refs, log), section, type);
@@ -148,6 +156,35 @@ function addUnique<T extends { name: string }>(list: T[], item: T, section: IniS
     throw new ConfigError(section.file, section.line, `${type} '${item.name}' is defined twice`);
   }
   list.push(item);
+}
+
+/**
+ * `type = global`: overload_max_loop_lag (ms, 150; 0 turns it off), overload_max_calls_in_setup
+ * (2000), overload_retry_after (s, 5), and the auth_* failed-login limits (auth-limit-options.ts).
+ * Asterisk's other global options are warned about as not supported.
+ */
+function readGlobal(section: IniSection, log: Logger): SipGlobalConfig {
+  const global: SipGlobalConfig = {};
+  const authLimits: Partial<AuthFailureLimits> = {};
+  applyOptions({
+    section,
+    log,
+    ignore: ['type'],
+    handlers: {
+      overload_max_loop_lag: (o) => {
+        global.overloadMaxLoopLagMs = parseInteger(o, 0, 60_000);
+      },
+      overload_max_calls_in_setup: (o) => {
+        global.overloadMaxCallsInSetup = parseInteger(o, 1, 10_000_000);
+      },
+      overload_retry_after: (o) => {
+        global.overloadRetryAfterS = parseInteger(o, 1, 3600);
+      },
+      ...authLimitHandlers(authLimits),
+    },
+  });
+  if (Object.keys(authLimits).length > 0) global.authLimits = authLimits;
+  return global;
 }
 
 function readTransport(section: IniSection, confDir: string, log: Logger): SipTransportConfig {
@@ -178,6 +215,18 @@ function readTransport(section: IniSection, confDir: string, log: Logger): SipTr
       },
       priv_key_file: (o) => {
         transport.privKeyFile = resolve(confDir, requireNonEmpty(o));
+      },
+      max_connections_per_address: (o) => {
+        transport.maxConnectionsPerAddress = parseInteger(o, 1, 1_000_000);
+      },
+      idle_timeout: (o) => {
+        transport.idleTimeoutMs = parseInteger(o, 1, 86_400) * 1000;
+      },
+      unauthenticated_idle_timeout: (o) => {
+        transport.unauthenticatedIdleTimeoutMs = parseInteger(o, 1, 86_400) * 1000;
+      },
+      message_timeout: (o) => {
+        transport.messageTimeoutMs = parseInteger(o, 1, 3600) * 1000;
       },
     },
   });

@@ -1,3 +1,5 @@
+import type { AclRule } from '../security/address-acl.js';
+import type { AuthFailureLimits } from '../security/auth-failure-limiter.js';
 /**
  * The typed configuration the server runs on, read from Asterisk-style INI files in the conf
  * directory (see conf/ for the shipped defaults). Option names follow the files operators know.
@@ -24,6 +26,24 @@ export interface HttpConfig {
   bindPort: number;
   /** Optional URL prefix in front of /ari. */
   prefix: string;
+  /** Connection limits and timeouts (absent in hand-built configurations: DEFAULT_HTTP_LIMITS). */
+  limits?: HttpLimits;
+}
+
+/** http.conf connection limits; the option names are in http-config.ts. */
+export interface HttpLimits {
+  /** Connections open at once (`sessionlimit`). */
+  maxConnections: number;
+  /** Connections open at once from one address (`sessionlimit_per_address`). */
+  maxConnectionsPerAddress: number;
+  /** Idle time allowed on a connection between requests (`session_keep_alive`, ms). */
+  keepAliveTimeoutMs: number;
+  /** Time to receive a request's headers from the connection's start (`header_timeout`, ms). */
+  headersTimeoutMs: number;
+  /** Time to receive a whole request, body included (`request_timeout`, ms). */
+  requestTimeoutMs: number;
+  /** A connection with no traffic at all for this long is closed (`session_inactivity`, ms). */
+  inactivityTimeoutMs: number;
 }
 
 export interface AriUser {
@@ -32,6 +52,8 @@ export interface AriUser {
   /** `crypt` passwords are not supported yet; `plain` is. */
   passwordFormat: 'plain' | 'crypt';
   readOnly: boolean;
+  /** Addresses the user may log in from (ari.conf acl/permit/deny); absent or empty: any. */
+  acl?: readonly AclRule[];
 }
 
 /** ari.conf */
@@ -43,6 +65,8 @@ export interface AriConfig {
   users: AriUser[];
   /** Milliseconds a WebSocket write may take before the connection is dropped. */
   websocketWriteTimeoutMs: number;
+  /** Failed-login limits of REST and events logins (unset: AuthFailureLimiter's defaults). */
+  loginLimits?: Partial<AuthFailureLimits>;
 }
 
 export type SipTransportProtocol = 'udp' | 'tcp' | 'tls' | 'ws' | 'wss';
@@ -57,6 +81,14 @@ export interface SipTransportConfig {
   externalMediaAddress?: string;
   certFile?: string;
   privKeyFile?: string;
+  /** Connection-oriented transports: connections at once from one address. */
+  maxConnectionsPerAddress?: number;
+  /** Idle limit of a connection that carried a 2xx response from us. */
+  idleTimeoutMs?: number;
+  /** Idle limit of a connection before that. */
+  unauthenticatedIdleTimeoutMs?: number;
+  /** Time to complete a message (or a WebSocket handshake) once begun. */
+  messageTimeoutMs?: number;
 }
 
 /** pjsip.conf `type=endpoint` */
@@ -173,6 +205,20 @@ export interface SipConfig {
   auths: SipAuthConfig[];
   /** Outbound registrations (absent when pjsip.conf has none). */
   registrations?: SipRegistrationConfig[];
+  /** `type = global` options we implement (absent: every default). */
+  global?: SipGlobalConfig;
+}
+
+/** pjsip.conf `type = global`: server-wide limits (unset: the defaults of the code that applies them). */
+export interface SipGlobalConfig {
+  /** New calls are refused with 503 while the smoothed main-loop lag is at least this (ms; 0: off). */
+  overloadMaxLoopLagMs?: number;
+  /** New calls are refused with 503 while this many INVITEs are being set up. */
+  overloadMaxCallsInSetup?: number;
+  /** Retry-After of those 503s (s). */
+  overloadRetryAfterS?: number;
+  /** Digest failure limits (AuthFailureLimits). */
+  authLimits?: Partial<AuthFailureLimits>;
 }
 
 /** rtp.conf [general] */

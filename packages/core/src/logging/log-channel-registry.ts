@@ -5,9 +5,10 @@
  * server's standard output, which the server writes itself. Rotation moves `<file>` aside by the
  * `rotatestrategy` of logger.conf (rotate-strategy.ts) and reopens a fresh file.
  */
-import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { closeSync, constants, lstatSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { conflict, invalidArgument, notFound } from '../errors.js';
+import { resolvesWithin } from '../recordings/recording-paths.js';
 import type { Logger } from '../util/logger.js';
 import { type LogLevelName, parseLevels } from './log-levels.js';
 import type { LogSink } from './log-sink.js';
@@ -33,6 +34,13 @@ interface LogChannel {
 
 /** A plain file name: letters, digits, dot, dash, underscore; not `.` or `..`. */
 const CHANNEL_NAME = /^[A-Za-z0-9_][A-Za-z0-9._-]*$/;
+/** Longest channel name: a file name must fit NAME_MAX (255) with the `.1` of a rotation. */
+const MAX_CHANNEL_NAME_LENGTH = 200;
+/**
+ * Append, create, and never follow a symlink at the file itself (O_NOFOLLOW): a link planted in
+ * the log directory must not turn a log channel into a write to any file the server may write.
+ */
+const OPEN_FLAGS = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW;
 const CONSOLE = 'console';
 
 export class LogChannelRegistry implements LogSink {
@@ -134,6 +142,7 @@ export class LogChannelRegistry implements LogSink {
 
   #checkName(name: string): void {
     if (!CHANNEL_NAME.test(name)) throw invalidArgument('Log channel names are plain file names within the log directory');
+    if (name.length > MAX_CHANNEL_NAME_LENGTH) throw invalidArgument(`Log channel names are at most ${MAX_CHANNEL_NAME_LENGTH} characters`);
   }
 
   #require(name: string): LogChannel {
@@ -144,7 +153,17 @@ export class LogChannelRegistry implements LogSink {
 
   #open(name: string): number {
     mkdirSync(this.directory, { recursive: true });
-    return openSync(join(this.directory, name), 'a');
+    const path = join(this.directory, name);
+    if (isSymlink(path) || !resolvesWithin(this.directory, path)) {
+      throw invalidArgument(`Log channel ${name} is a link or leaves the log directory`);
+    }
+    try {
+      return openSync(path, OPEN_FLAGS, 0o640);
+    } catch (err) {
+      // ELOOP: a link appeared between the check and the open.
+      if ((err as NodeJS.ErrnoException).code === 'ELOOP') throw invalidArgument(`Log channel ${name} is a link`);
+      throw err;
+    }
   }
 
   #close(channel: LogChannel): void {
@@ -154,5 +173,13 @@ export class LogChannelRegistry implements LogSink {
     } finally {
       channel.fd = undefined;
     }
+  }
+}
+
+function isSymlink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink();
+  } catch {
+    return false;
   }
 }

@@ -17,6 +17,8 @@ export function recordingNameProblem(name: string): string | undefined {
   if (name.length === 0) return 'recording name is empty';
   if (name.length > MAX_NAME_LENGTH) return `recording name is longer than ${MAX_NAME_LENGTH} characters`;
   if (name.includes('\0')) return 'recording name contains NUL';
+  // CR/LF and other control characters would forge lines in logs and listings that show the name.
+  if (hasControlCharacter(name)) return 'recording name contains a control character';
   if (name.includes('\\')) return 'recording name contains a backslash';
   // The api decodes path segments once; what is still encoded here was encoded twice on purpose.
   if (/%(2f|5c|2e|00)/i.test(name)) return 'recording name contains an encoded separator';
@@ -79,4 +81,13 @@ function hasEntry(path: string): boolean {
 function isWithin(root: string, path: string): boolean {
   const rel = relative(root, path);
   return rel !== '' && rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
+}
+
+/** C0 controls (CR, LF, TAB, …) and DEL. */
+function hasControlCharacter(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x20 || code === 0x7f) return true;
+  }
+  return false;
 }

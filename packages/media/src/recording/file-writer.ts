@@ -61,6 +61,14 @@ export class PositionalFile {
     });
   }
 
+  /** Queues `bytes` at `position` without moving the write position (a header rewritten in place). */
+  writeAt(position: number, bytes: Uint8Array): void {
+    const saved = this.#position;
+    this.#position = position;
+    this.write(bytes);
+    this.#position = saved;
+  }
+
   /** Waits for pending writes, writes each patch synchronously, closes. Rejects with the first error. */
   async finish(patches: Array<[number, Uint8Array]> = []): Promise<void> {
     if (this.#closed) return;

@@ -3,7 +3,9 @@
  * for G.722, 8 kHz for the others). Every writer streams to disk frame
  * by frame; none holds the recording in memory.
  *
- *   wav        RIFF header at start (zero lengths), fixed at the end; append extends `data`
+ *   wav        RIFF header at start, its lengths rewritten every second of audio (so a process
+ *              killed mid-recording leaves a file whose header covers what is on disk) and at
+ *              the end; append extends `data`
  *   sln        raw 16-bit little-endian samples
  *   ulaw/alaw  raw G.711 codes (ITU-T G.711), one byte per sample
  *   g722       raw G.722 codes at 64 kbit/s (ITU-T G.722), when the codec is registered
@@ -45,10 +47,14 @@ function pcmBytes(pcm: Int16Array): Uint8Array {
   return bytes;
 }
 
+/** Audio bytes between two rewrites of a WAV header's lengths: one second at 8 kHz. */
+const HEADER_REFRESH_BYTES = RECORDING_RATE * 2;
+
 class WavSink implements AudioSink {
   readonly #file: PositionalFile;
   readonly #dataOffset: number;
   #dataBytes: number;
+  #sinceHeader = 0;
 
   constructor(path: string, append: boolean) {
     this.#file = new PositionalFile(path, append);
@@ -67,17 +73,23 @@ class WavSink implements AudioSink {
   write(pcm: Int16Array): void {
     this.#file.write(pcmBytes(pcm));
     this.#dataBytes += pcm.length * 2;
+    this.#sinceHeader += pcm.length * 2;
+    if (this.#sinceHeader >= HEADER_REFRESH_BYTES) {
+      this.#sinceHeader = 0;
+      for (const [position, bytes] of this.#lengthPatches()) this.#file.writeAt(position, bytes);
+    }
   }
 
   finish(): Promise<void> {
-    const patches = wavLengthFields({ dataOffset: this.#dataOffset, dataBytes: this.#dataBytes }).map(
-      ([position, value]): [number, Uint8Array] => {
-        const bytes = new Uint8Array(4);
-        new DataView(bytes.buffer).setUint32(0, value >>> 0, true);
-        return [position, bytes];
-      },
-    );
-    return this.#file.finish(patches);
+    return this.#file.finish(this.#lengthPatches());
+  }
+
+  #lengthPatches(): Array<[number, Uint8Array]> {
+    return wavLengthFields({ dataOffset: this.#dataOffset, dataBytes: this.#dataBytes }).map(([position, value]): [number, Uint8Array] => {
+      const bytes = new Uint8Array(4);
+      new DataView(bytes.buffer).setUint32(0, value >>> 0, true);
+      return [position, bytes];
+    });
   }
 
   discard(): Promise<void> {

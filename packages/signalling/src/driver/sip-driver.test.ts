@@ -324,9 +324,10 @@ describe('SipDriver over UDP loopback', { timeout: 30_000 }, () => {
     assert.equal(host.hungUp[0].cause, 19);
     const legId = inbound.tech.mediaLegId;
     await waitFor(() => legId !== undefined && media.legs.get(legId)?.destroyed === true, 'leg destroyed');
-    // The 487 is retransmitted until the ACK (Timer G), then stops.
+    // No Timer G retransmission to a source that never acknowledged a final response of ours
+    // (issue 18: no amplification towards a spoofed address; see transport/hostile-input.test.ts).
     clock.advance(T1);
-    await peer.expectResponse(487, 'INVITE');
+    await peer.expectNothing((m) => m.type === 'response' && m.status === 487);
     await peer.send(request(peer, call, 'ACK', { toTag: terminated.to.tag }), port);
     await waitFor(() => true, 'ACK processed');
     await assert.rejects(inbound.tech.answer(), /487/);

@@ -16,14 +16,18 @@ import {
   type SipAuthConfig,
   type SipConfig,
   type SipEndpointConfig,
+  type SipGlobalConfig,
   type SipTransportConfig,
   silentLogger,
+  sampleMessages,
   systemClock,
 } from '@switchboard/core';
 import { SipParseError } from '../errors.js';
 import { parseUri, SipUri } from '../message/uri.js';
 import type { IncomingInvite } from '../dialog/incoming-invite.js';
 import { TransactionLayer } from '../transaction/transaction-layer.js';
+import type { OverloadLimits } from '../transaction/overload-control.js';
+import type { StreamConnectionLimits } from '../transport/connection-guard.js';
 import { StreamTransport } from '../transport/stream-transport.js';
 import type { IncomingContext, Transport, TransportProtocol } from '../transport/transport.js';
 import { WsTransport } from '../transport/ws-transport.js';
@@ -81,9 +85,19 @@ export interface SipDriverOptions {
   presence?: PresenceSources;
   /** Where inbound MESSAGEs from our endpoints go (core's `textMessages.received` for `SIP`). */
   textMessages?: InboundTextMessageSink;
+  /** When new calls are refused with 503 (loop lag, calls in setup); see overload-control.ts. */
+  overload?: Partial<OverloadLimits>;
   /** Digest settings (realm, nonce lifetime, failure limits) for endpoints with `auth=`. */
   digest?: Omit<DigestAuthenticatorOptions, 'endpoints' | 'auths' | 'clock' | 'logger'>;
 }
+
+/**
+ * Log messages about what remote peers send, written sampled (see sampleMessages). A failed
+ * authentication is not among them: the security log needs every one (fail2ban counts them per
+ * address), and their number is already bounded by the failure limiter — a few per address before
+ * it is refused for a cool-off, and a global limit past which only known addresses may try.
+ */
+const REMOTE_INPUT_MESSAGES = ['inbound call refused', 'offer refused', 'request from a blocked address refused'];
 
 export interface ListeningAddress {
   transport: string;
@@ -121,13 +135,15 @@ export class SipDriver implements ChannelDriver {
   constructor(options: SipDriverOptions) {
     this.#options = options;
     const log = options.logger ?? silentLogger;
-    this.#log = log.child({ module: 'switchboard:signalling:driver' });
+    // Lines logged per request from anyone (a refused call) are sampled: a flood stays a few lines.
+    this.#log = sampleMessages(log.child({ module: 'switchboard:signalling:driver' }), systemClock, REMOTE_INPUT_MESSAGES);
     this.#clock = options.clock ?? systemClock;
     this.#transactions = new TransactionLayer({
       clock: this.#clock,
       logger: log.child({ module: 'switchboard:signalling:transaction' }),
       // On the real clock only: tests on a fake clock expect retransmissions when they advance it.
-      ...(options.clock === undefined ? { afterPendingIo: (fn: () => void) => setImmediate(fn) } : {}),
+      ...(options.clock === undefined ? { afterPendingIo: (fn: () => void) => setImmediate(fn), measureLoopLag: true } : {}),
+      overload: { ...overloadLimitsOf(options.config.global), ...options.overload },
     });
     this.#ua = new UserAgentCore({
       transactions: this.#transactions,
@@ -165,10 +181,11 @@ export class SipDriver implements ChannelDriver {
           new DigestAuthenticator({
             algorithms: challengeAlgorithms(config.auths),
             ...options.digest,
+            limits: { ...config.global?.authLimits, ...options.digest?.limits },
             endpoints: config.endpoints,
             auths: config.auths,
             clock: this.#clock,
-            logger: log.child({ module: 'switchboard:signalling:auth' }),
+            logger: sampleMessages(log.child({ module: 'switchboard:signalling:auth' }), systemClock, REMOTE_INPUT_MESSAGES),
           }),
         ]
       : [];
@@ -288,7 +305,7 @@ export class SipDriver implements ChannelDriver {
           externalSignalingAddress: config.externalSignalingAddress,
           logger: transportLog,
         };
-        const keys = { certFile: config.certFile, privKeyFile: config.privKeyFile };
+        const keys = { certFile: config.certFile, privKeyFile: config.privKeyFile, connectionLimits: connectionLimitsOf(config) };
         const transport =
           protocol === 'udp'
             ? new UdpTransport(common)
@@ -592,4 +609,23 @@ function uriProtocol(uri: SipUri): TransportProtocol | undefined {
 function challengeAlgorithms(auths: readonly SipAuthConfig[]): DigestAlgorithm[] {
   const wanted = new Set(auths.flatMap((auth) => auth.supportedAlgorithmsUas ?? ['MD5']));
   return (['MD5', 'SHA-256'] as const).filter((algorithm) => wanted.has(algorithm));
+}
+
+/** The transport's connection limits as written in pjsip.conf (unset ones keep their defaults). */
+function connectionLimitsOf(config: SipTransportConfig): Partial<StreamConnectionLimits> {
+  const limits: Partial<StreamConnectionLimits> = {};
+  if (config.maxConnectionsPerAddress !== undefined) limits.maxConnectionsPerAddress = config.maxConnectionsPerAddress;
+  if (config.idleTimeoutMs !== undefined) limits.idleTimeoutMs = config.idleTimeoutMs;
+  if (config.unauthenticatedIdleTimeoutMs !== undefined) limits.unauthenticatedIdleTimeoutMs = config.unauthenticatedIdleTimeoutMs;
+  if (config.messageTimeoutMs !== undefined) limits.messageTimeoutMs = config.messageTimeoutMs;
+  return limits;
+}
+
+/** pjsip.conf `type = global` overload options (unset ones keep OverloadControl's defaults). */
+function overloadLimitsOf(global: SipGlobalConfig | undefined): Partial<OverloadLimits> {
+  const limits: Partial<OverloadLimits> = {};
+  if (global?.overloadMaxLoopLagMs !== undefined) limits.maxLoopLagMs = global.overloadMaxLoopLagMs;
+  if (global?.overloadMaxCallsInSetup !== undefined) limits.maxInvitesInProgress = global.overloadMaxCallsInSetup;
+  if (global?.overloadRetryAfterS !== undefined) limits.retryAfterS = global.overloadRetryAfterS;
+  return limits;
 }

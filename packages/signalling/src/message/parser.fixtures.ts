@@ -175,7 +175,15 @@ export const MALFORMED: ReadonlyArray<{ name: string; input: Buffer; answerable:
   {
     name: 'header line longer than the limit',
     input: Buffer.from(base.replace('Max-Forwards: 70', `X-Long: ${'a'.repeat(9000)}`)),
-    answerable: false,
+    // Answered 400: the line is skipped and Via/From/To/Call-ID/CSeq are still read.
+    answerable: true,
+  },
+  {
+    name: 'more than 100 headers before the identifying ones',
+    input: Buffer.from(
+      base.replace('INVITE sip:100@192.0.2.1 SIP/2.0\r\n', `INVITE sip:100@192.0.2.1 SIP/2.0\r\n${'X-Pad: 1\r\n'.repeat(120)}`),
+    ),
+    answerable: true,
   },
   {
     name: 'unsupported SIP version',

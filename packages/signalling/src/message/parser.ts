@@ -36,6 +36,9 @@ export interface ParseOptions {
   limits?: Partial<ParseLimits>;
 }
 
+/** Header keys a response to a refused request is built from. */
+const ANSWER_HEADERS: ReadonlySet<string> = new Set(['via', 'from', 'to', 'call-id', 'cseq']);
+
 const CRLFCRLF = Buffer.from('\r\n\r\n');
 const LFLF = Buffer.from('\n\n');
 
@@ -86,15 +89,18 @@ export function parseMessage(buf: Buffer, options: ParseOptions = {}): SipMessag
 
   let pos = lineBreak === -1 ? head.length : lineBreak + 1;
   let current: HeaderField | undefined;
+  let headerCount = 0;
   while (pos < head.length) {
     lineBreak = head.indexOf('\n', pos);
     const end = lineBreak === -1 ? head.length : lineBreak;
     const lineEnd = end > pos && head.charCodeAt(end - 1) === 0x0d ? end - 1 : end;
     const first = head.charCodeAt(pos);
     if (lineEnd - pos > limits.maxLineLength) {
-      throw new SipParseError('header line is too long', { partial: message });
-    }
-    if (first === 0x20 || first === 0x09) {
+      // The line is skipped, not the message: the identifying headers around it still let the
+      // request be answered 400 (RFC 3261 §21.4.1) instead of leaving the sender to retransmit.
+      problem ??= 'header line is too long';
+      current = undefined;
+    } else if (first === 0x20 || first === 0x09) {
       // RFC 3261 §7.3.1: a line starting with whitespace continues the previous header (folding).
       if (current === undefined) {
         problem ??= 'continuation line before the first header';
@@ -102,7 +108,8 @@ export function parseMessage(buf: Buffer, options: ParseOptions = {}): SipMessag
         const more = head.slice(pos, lineEnd).trim();
         if (more.length > 0) current.value = current.value.length === 0 ? more : `${current.value} ${more}`;
         if (current.value.length > limits.maxLineLength) {
-          throw new SipParseError('header line is too long', { partial: message });
+          problem ??= 'header line is too long';
+          current.value = current.value.slice(0, limits.maxLineLength);
         }
       }
     } else if (lineEnd > pos) {
@@ -120,10 +127,18 @@ export function parseMessage(buf: Buffer, options: ParseOptions = {}): SipMessag
           current = undefined;
         } else {
           const resolved = resolveHeaderName(head.slice(pos, nameEnd));
-          current = { name: resolved.display, key: resolved.key, value: head.slice(colon + 1, lineEnd).trim() };
-          fields.push(current);
-          if (fields.length > limits.maxHeaders) {
-            throw new SipParseError(`more than ${limits.maxHeaders} headers`, { partial: message });
+          headerCount++;
+          if (headerCount > limits.maxHeaders) {
+            // Past the limit only the headers a 400 must echo are kept (RFC 3261 §8.2.6.2).
+            problem ??= `more than ${limits.maxHeaders} headers`;
+            current = undefined;
+            if (ANSWER_HEADERS.has(resolved.key)) {
+              current = { name: resolved.display, key: resolved.key, value: head.slice(colon + 1, lineEnd).trim() };
+              fields.push(current);
+            }
+          } else {
+            current = { name: resolved.display, key: resolved.key, value: head.slice(colon + 1, lineEnd).trim() };
+            fields.push(current);
           }
         }
       }

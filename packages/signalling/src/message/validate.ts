@@ -1,7 +1,8 @@
 /**
  * The checks every received message must pass before a transaction can be matched to it:
  * a readable top Via, Call-ID, From, To and CSeq (RFC 3261 §8.1.1, §8.2) and, for requests,
- * a readable Request-URI and a CSeq method equal to the request method (§8.2.6 / §20.16).
+ * a readable Request-URI, a CSeq method equal to the request method (§8.2.6 / §20.16) and
+ * readable Contacts.
  */
 import { SipParseError } from '../errors.js';
 import type { SipMessage } from './sip-message.js';
@@ -17,6 +18,9 @@ export function findEssentialProblem(message: SipMessage): string | undefined {
     if (message.type === 'request') {
       void message.uri;
       if (cseq.method !== message.method) return 'CSeq method does not match the request method';
+      // The Contact becomes a dialog's remote target or a binding (§8.1.1.8, §10.2.1): checked
+      // here so that a bad one is answered 400 statelessly instead of failing inside a transaction.
+      void message.contacts;
     }
     return undefined;
   } catch (err) {

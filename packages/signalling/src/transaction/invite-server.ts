@@ -45,6 +45,13 @@ export class InviteServerTransaction extends Transaction<InviteServerState> {
   protected readonly transitions = TRANSITIONS;
   readonly request: SipRequest;
   user: ServerTransactionUser = {};
+  /**
+   * Whether Timer G retransmits a non-2xx final response. Off for a source that has not shown it
+   * receives what we send (see TransactionLayer): a spoofed INVITE must not make us send a dozen
+   * responses to its victim. The response is still sent again for every retransmitted INVITE
+   * (below), which is all a real client whose response was lost needs (RFC 3261 §17.1.1.2).
+   */
+  retransmitsFinal = true;
   #lastProvisional: SipResponse | undefined;
   #finalResponse: SipResponse | undefined;
   #timerG = TIMER_G;
@@ -85,7 +92,7 @@ export class InviteServerTransaction extends Transaction<InviteServerState> {
       return;
     }
     this.transition('completed');
-    if (!this.transport.reliable) this.startRetransmitTimer('G', this.#timerG, () => this.#fireTimerG());
+    if (!this.transport.reliable && this.retransmitsFinal) this.startRetransmitTimer('G', this.#timerG, () => this.#fireTimerG());
     this.startTimer('H', TIMER_H, () => {
       // RFC 3261 §17.2.1: no ACK within 64*T1; the TU learns of the failure.
       this.transition('terminated');

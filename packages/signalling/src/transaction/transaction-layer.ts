@@ -4,7 +4,8 @@
  * only what it must see. Retransmitted requests never reach the TU.
  */
 import { registerTransactionCounts, transactionStats } from './transaction-stats.js';
-import type { Clock, Logger } from '@switchboard/core';
+import { type Clock, type Logger, SampledLog } from '@switchboard/core';
+import { SipParseError } from '../errors.js';
 import { createResponse } from '../message/builders.js';
 import { newTag } from '../message/ids.js';
 import type { SipRequest, SipResponse } from '../message/sip-message.js';
@@ -14,6 +15,7 @@ import { InviteServerTransaction } from './invite-server.js';
 import { clientTransactionKey, responseClientKey, serverTransactionKey } from './keys.js';
 import { NonInviteClientTransaction } from './non-invite-client.js';
 import { NonInviteServerTransaction } from './non-invite-server.js';
+import { LoopLagSampler, OverloadControl, type OverloadLimits } from './overload-control.js';
 import type { Transaction, TransactionEnvironment } from './transaction.js';
 import type { ClientTransactionUser } from './transaction-user.js';
 
@@ -37,7 +39,14 @@ export interface TransactionLayerOptions {
   afterPendingIo?(fn: () => void): void;
   /** Live server transactions beyond which new requests are refused (default MAX_SERVER_TRANSACTIONS). */
   maxServerTransactions?: number;
+  /** When new INVITEs are shed with 503 (overload-control.ts). */
+  overload?: Partial<OverloadLimits>;
+  /** Measure main-loop lag on `clock` (the server does; fake-clock tests feed `overload` themselves). */
+  measureLoopLag?: boolean;
 }
+
+/** How often the main-loop lag is sampled. */
+const LAG_SAMPLE_INTERVAL_MS = 20;
 
 /**
  * A completed UDP transaction lives on for 32 s (Timer J, RFC 3261 §17.2.2), about 3 KiB each, so
@@ -46,6 +55,8 @@ export interface TransactionLayerOptions {
  */
 export const MAX_SERVER_TRANSACTIONS = 150_000;
 const OVERLOAD_RETRY_AFTER_S = 5;
+/** Verified source addresses remembered; the least recently verified is forgotten first. */
+const MAX_VERIFIED_SOURCES = 10_000;
 const OVERLOAD_LOG_INTERVAL_MS = 10_000;
 
 export class TransactionLayer implements TransportDelegate {
@@ -56,23 +67,43 @@ export class TransactionLayer implements TransportDelegate {
   readonly #env: TransactionEnvironment;
   readonly #maxServerTransactions: number;
   readonly #unregisterCounts: () => void;
+  readonly #sampled: SampledLog;
+  /** Source addresses known to receive our responses, oldest first (insertion order). */
+  readonly #verified = new Set<string>();
+  readonly overload: OverloadControl;
+  readonly #lagSampler: LoopLagSampler | undefined;
+  /** INVITE server transactions in Proceeding: calls being set up. */
+  #invitesInProgress = 0;
   #refusedSinceLog = 0;
   #lastOverloadLog = Number.NEGATIVE_INFINITY;
 
   constructor(options: TransactionLayerOptions) {
     this.#log = options.logger;
     this.#maxServerTransactions = options.maxServerTransactions ?? MAX_SERVER_TRANSACTIONS;
+    this.#sampled = new SampledLog(options.logger, options.clock);
     this.#env = {
       clock: options.clock,
       logger: options.logger,
       onTerminated: (transaction: Transaction<string>) => this.#forget(transaction),
       afterPendingIo: options.afterPendingIo,
+      onStateChange: (transaction, from) => {
+        if (transaction.kind === 'invite-server' && from === 'proceeding') this.#invitesInProgress--;
+      },
     };
     this.#unregisterCounts = registerTransactionCounts(() => ({ server: this.#servers.size, client: this.#clients.size }));
+    this.overload = new OverloadControl(options.overload);
+    if (options.measureLoopLag === true) {
+      this.#lagSampler = new LoopLagSampler(options.clock, LAG_SAMPLE_INTERVAL_MS, (lag) => this.overload.recordLag(lag));
+      this.#lagSampler.start();
+    }
   }
 
   get serverTransactionCount(): number {
     return this.#servers.size;
+  }
+
+  get invitesInProgress(): number {
+    return this.#invitesInProgress;
   }
 
   get clientTransactionCount(): number {
@@ -85,6 +116,7 @@ export class TransactionLayer implements TransportDelegate {
     if (existing !== undefined) {
       this.#log.trace({ transaction: key, method: request.method }, 'request matched a transaction');
       if (request.method !== 'ACK') transactionStats.retransmissionsReceived += 1;
+      if (request.method === 'ACK' && existing.state === 'completed') this.markVerified(context.source.address);
       if (request.method === 'ACK' && existing.state === 'accepted') {
         // Only an RFC 2543 peer (no branch cookie) can match an ACK for a 2xx to the INVITE
         // transaction; that ACK belongs to the TU (RFC 3261 §13.3.1.4, RFC 6026 §7.1).
@@ -99,19 +131,68 @@ export class TransactionLayer implements TransportDelegate {
       return;
     }
     if (this.#servers.size >= this.#maxServerTransactions) {
-      this.#refuseOverloaded(request, context);
+      this.#refuseOverloaded(
+        request,
+        context,
+        OVERLOAD_RETRY_AFTER_S,
+        'too many SIP transactions in progress; new requests refused with 503',
+      );
       return;
     }
-    const transaction =
-      request.method === 'INVITE'
-        ? new InviteServerTransaction(key, request, context.transport, this.#env)
-        : new NonInviteServerTransaction(key, context.transport, this.#env);
+    // A new call (INVITE outside a dialog) is the load that can be refused without harm.
+    if (
+      request.method === 'INVITE' &&
+      request.to.tag === undefined &&
+      this.overload.shouldShed(this.#invitesInProgress, request.hasHeader('Authorization') || request.hasHeader('Proxy-Authorization'))
+    ) {
+      this.#refuseOverloaded(request, context, this.overload.limits.retryAfterS, 'overloaded; new calls refused with 503');
+      return;
+    }
+    let transaction: ServerTransaction;
+    if (request.method === 'INVITE') {
+      const invite = new InviteServerTransaction(key, request, context.transport, this.#env);
+      invite.retransmitsFinal = this.#verified.has(context.source.address);
+      this.#invitesInProgress++;
+      transaction = invite;
+    } else {
+      transaction = new NonInviteServerTransaction(key, context.transport, this.#env);
+    }
     this.#servers.set(key, transaction);
     if (this.user === undefined) {
       this.#log.debug({ method: request.method }, 'request without a transaction user dropped');
       return;
     }
-    this.user.onRequest(request, context, transaction);
+    try {
+      this.user.onRequest(request, context, transaction);
+    } catch (err) {
+      this.#failedInUser(request, context, transaction, err);
+    }
+  }
+
+  /**
+   * A transaction user that throws must not leave its transaction in Trying/Proceeding for ever
+   * (each one would hold a slot of the transaction table and its memory until restart): the
+   * request gets a final response — 400 when a header it needed did not parse, 500 otherwise —
+   * so the transaction runs to Completed and Terminated on its own timers (RFC 3261 §17.2).
+   */
+  #failedInUser(request: SipRequest, context: IncomingContext, transaction: ServerTransaction, err: unknown): void {
+    const malformed = err instanceof SipParseError;
+    this.#sampled.write(
+      malformed ? 'debug' : 'error',
+      malformed ? 'tu-malformed' : 'tu-failed',
+      { err, method: request.method, source: context.source.address },
+      malformed ? 'request with a malformed header answered 400' : 'request handling failed; answered 500',
+    );
+    if (transaction.terminated || transaction.finalResponseSent) return;
+    const status = malformed ? 400 : 500;
+    const headers: Array<[string, string]> = malformed ? [['Warning', `399 switchboard "${err.message.replace(/["\\]/g, '')}"`]] : [];
+    try {
+      transaction.respond(createResponse(request, status, { toTag: newTag(), headers }));
+    } catch (respondErr) {
+      // Not even a response could be built: end the transaction rather than keep it.
+      this.#sampled.write('error', 'tu-respond-failed', { err: respondErr }, 'final response after a failure not sent');
+      transaction.abort();
+    }
   }
 
   onResponse(response: SipResponse, context: IncomingContext): void {
@@ -141,6 +222,21 @@ export class TransactionLayer implements TransportDelegate {
     return transaction;
   }
 
+  /**
+   * Records that `address` receives what we send: it acknowledged a final response (its ACK
+   * carries the To tag only that response held) or proved it in another way (an authenticated
+   * request carries our nonce). Final responses to INVITEs from it are then retransmitted on
+   * Timer G as usual; see InviteServerTransaction.retransmitsFinal.
+   */
+  markVerified(address: string): void {
+    this.#verified.delete(address);
+    this.#verified.add(address);
+    if (this.#verified.size > MAX_VERIFIED_SOURCES) {
+      const oldest = this.#verified.values().next().value;
+      if (oldest !== undefined) this.#verified.delete(oldest);
+    }
+  }
+
   /** The INVITE server transaction a CANCEL refers to (RFC 3261 §9.2), if it still exists. */
   findInviteTransaction(cancel: SipRequest): InviteServerTransaction | undefined {
     const transaction = this.#servers.get(serverTransactionKey(cancel, 'INVITE'));
@@ -149,6 +245,7 @@ export class TransactionLayer implements TransportDelegate {
 
   /** Terminates every transaction without further sends (shutdown). */
   close(): void {
+    this.#lagSampler?.stop();
     for (const transaction of [...this.#servers.values(), ...this.#clients.values()]) transaction.abort();
     this.#servers.clear();
     this.#clients.clear();
@@ -156,15 +253,21 @@ export class TransactionLayer implements TransportDelegate {
   }
 
   /** Answered without a transaction: a retransmission simply gets another 503. */
-  #refuseOverloaded(request: SipRequest, context: IncomingContext): void {
-    const response = createResponse(request, 503, { toTag: newTag(), headers: [['Retry-After', String(OVERLOAD_RETRY_AFTER_S)]] });
+  #refuseOverloaded(request: SipRequest, context: IncomingContext, retryAfterS: number, message: string): void {
+    const response = createResponse(request, 503, { toTag: newTag(), headers: [['Retry-After', String(retryAfterS)]] });
     context.transport.sendResponse(response).catch((err: unknown) => this.#log.debug({ err }, 'overload 503 not sent'));
     this.#refusedSinceLog++;
     const now = this.#env.clock.now();
     if (now - this.#lastOverloadLog >= OVERLOAD_LOG_INTERVAL_MS) {
       this.#log.warn(
-        { live: this.#servers.size, limit: this.#maxServerTransactions, refused: this.#refusedSinceLog },
-        'too many SIP transactions in progress; new requests refused with 503',
+        {
+          live: this.#servers.size,
+          limit: this.#maxServerTransactions,
+          invitesInProgress: this.#invitesInProgress,
+          loopLagMs: Math.round(this.overload.loopLagMs),
+          refused: this.#refusedSinceLog,
+        },
+        message,
       );
       this.#lastOverloadLog = now;
       this.#refusedSinceLog = 0;

@@ -20,6 +20,8 @@ export interface TransactionEnvironment {
    * retransmission timers act at once (tests on a fake clock).
    */
   afterPendingIo?(fn: () => void): void;
+  /** Called on every state change (the layer counts INVITEs still in Proceeding). */
+  onStateChange?(transaction: Transaction<string>, from: string, to: string): void;
 }
 
 export abstract class Transaction<S extends string> {
@@ -53,6 +55,7 @@ export abstract class Transaction<S extends string> {
     }
     this.#state = to;
     this.env.logger.trace({ transaction: this.id, kind: this.kind, from, to }, 'transaction state');
+    this.env.onStateChange?.(this, from, to);
     if (to === 'terminated') {
       for (const handle of this.#timers.values()) this.env.clock.clearTimeout(handle);
       this.#timers.clear();

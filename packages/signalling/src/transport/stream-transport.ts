@@ -14,10 +14,17 @@ import { reportSipMessage } from './message-observers.js';
 import { lookup } from 'node:dns/promises';
 import { isIP, type Server, type Socket, connect as tcpConnect, createServer as createTcpServer } from 'node:net';
 import { createServer as createTlsServer, connect as tlsConnect, type TLSSocket } from 'node:tls';
+import { type Clock, sampleMessages, systemClock } from '@switchboard/core';
 import { SipParseError, SipTransportError } from '../errors.js';
 import { type EncodedResponse, encodeMessage } from '../message/encoded-response.js';
 import { serializeMessage } from '../message/serializer.js';
 import type { SipMessage, SipResponse } from '../message/sip-message.js';
+import {
+  ConnectionCounter,
+  ConnectionDeadlines,
+  DEFAULT_STREAM_CONNECTION_LIMITS,
+  type StreamConnectionLimits,
+} from './connection-guard.js';
 import { ConnectionTable, connectionKey, type RoutedConnection } from './connection-routes.js';
 import { StreamFramer } from './stream-framer.js';
 import type { PeerAddress, Transport } from './transport.js';
@@ -31,8 +38,9 @@ export interface StreamTransportOptions extends BoundTransportOptions {
   privKeyFile?: string | undefined;
   /** TLS: check the certificate of servers we connect to (off by default, as Asterisk's verify_server). */
   verifyServer?: boolean;
-  /** A connection without traffic for this long is closed. Default 15 min. */
-  idleTimeoutMs?: number;
+  /** Per-address cap, idle limits and the message deadline (connection-guard.ts). */
+  connectionLimits?: Partial<StreamConnectionLimits>;
+  clock?: Clock;
   /** Connections kept at most; new ones beyond are refused. Default 2048. */
   maxConnections?: number;
 }
@@ -41,7 +49,19 @@ interface Connection extends RoutedConnection {
   socket: Socket | TLSSocket;
   framer: StreamFramer;
   ready: Promise<void>;
+  deadlines: ConnectionDeadlines;
 }
+
+/** Log lines about what peers send; sampled, so a flood of bad messages stays a few lines. */
+const REMOTE_INPUT_MESSAGES = [
+  'dropped malformed message',
+  'malformed request answered',
+  'stream cannot be framed; connection closed',
+  'failed to process received data',
+  'failed to process a received message',
+  'connection closed by its deadline',
+  'connection over the per-address cap refused',
+];
 
 export class StreamTransport extends BoundTransport implements Transport {
   readonly protocol: 'tcp' | 'tls';
@@ -50,14 +70,18 @@ export class StreamTransport extends BoundTransport implements Transport {
 
   readonly #options: StreamTransportOptions;
   readonly #connections = new ConnectionTable<Connection>();
+  readonly #guardLimits: StreamConnectionLimits;
+  readonly #counter: ConnectionCounter;
   #server: Server | undefined;
   #closed = false;
 
   constructor(options: StreamTransportOptions) {
-    super(options);
+    super({ ...options, logger: sampleMessages(options.logger, systemClock, REMOTE_INPUT_MESSAGES) });
     this.protocol = options.protocol;
     this.viaTransport = options.protocol === 'tls' ? 'TLS' : 'TCP';
     this.#options = options;
+    this.#guardLimits = { ...DEFAULT_STREAM_CONNECTION_LIMITS, ...options.connectionLimits };
+    this.#counter = new ConnectionCounter(this.#guardLimits.maxConnectionsPerAddress);
   }
 
   get connectionCount(): number {
@@ -96,6 +120,8 @@ export class StreamTransport extends BoundTransport implements Transport {
       remote: connection.remote,
       local: { address: this.localAddress, port: this.localPort },
     });
+    connection.deadlines.sent();
+    if ('status' in message && message.status >= 200 && message.status < 300) connection.deadlines.trust();
     await new Promise<void>((resolve, reject) => {
       connection.socket.write(data, (err) => {
         if (err) reject(new SipTransportError(`send to ${connection.key} failed`, { cause: err }));
@@ -134,7 +160,17 @@ export class StreamTransport extends BoundTransport implements Transport {
       socket.destroy();
       return;
     }
-    this.#adopt(socket, { address: normaliseAddress(address), port }, Promise.resolve());
+    const remote = normaliseAddress(address);
+    if (!this.#counter.tryOpen(remote)) {
+      this.log.debug(
+        { transport: this.name, remote, limit: this.#guardLimits.maxConnectionsPerAddress },
+        'connection over the per-address cap refused',
+      );
+      socket.destroy();
+      return;
+    }
+    socket.once('close', () => this.#counter.close(remote));
+    this.#adopt(socket, { address: remote, port }, Promise.resolve(), false);
   }
 
   async #connectionTo(destination: PeerAddress): Promise<Connection> {
@@ -162,11 +198,21 @@ export class StreamTransport extends BoundTransport implements Transport {
     }
     // The rejection is observed by send(); this keeps an unobserved copy from being reported.
     ready.catch(() => undefined);
-    return this.#adopt(socket, { address, port: destination.port }, ready);
+    return this.#adopt(socket, { address, port: destination.port }, ready, true);
   }
 
-  #adopt(socket: Socket | TLSSocket, remote: PeerAddress, ready: Promise<void>): Connection {
+  /** `trusted`: a connection we opened ourselves gets the long idle limit from the start. */
+  #adopt(socket: Socket | TLSSocket, remote: PeerAddress, ready: Promise<void>, trusted: boolean): Connection {
     const key = connectionKey(remote.address, remote.port);
+    const deadlines = new ConnectionDeadlines(
+      this.#guardLimits,
+      this.#options.clock ?? systemClock,
+      (reason) => {
+        this.log.debug({ transport: this.name, remote: key, reason }, 'connection closed by its deadline');
+        socket.destroy();
+      },
+      trusted,
+    );
     const connection: Connection = {
       key,
       socket,
@@ -174,10 +220,10 @@ export class StreamTransport extends BoundTransport implements Transport {
       remote,
       vias: new Set(),
       ready,
+      deadlines,
     };
     this.#connections.add(connection);
     socket.setNoDelay(true);
-    socket.setTimeout(this.#options.idleTimeoutMs ?? 15 * 60_000, () => socket.destroy());
     socket.on('data', (chunk: Buffer) => {
       try {
         this.#receive(connection, chunk);
@@ -186,7 +232,10 @@ export class StreamTransport extends BoundTransport implements Transport {
       }
     });
     socket.on('error', (err) => this.log.debug({ err, remote: key }, 'connection error'));
-    socket.on('close', () => this.#connections.forget(connection));
+    socket.on('close', () => {
+      connection.deadlines.stop();
+      this.#connections.forget(connection);
+    });
     return connection;
   }
 
@@ -200,6 +249,7 @@ export class StreamTransport extends BoundTransport implements Transport {
       connection.socket.destroy();
       return;
     }
+    connection.deadlines.received(connection.framer.buffered > 0);
     for (const frame of frames) {
       if (frame.kind === 'ping') {
         // RFC 5626 §3.5.1: a CRLF pong answers a double-CRLF ping.

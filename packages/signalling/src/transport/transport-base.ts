@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Server } from 'node:net';
-import type { Logger } from '@switchboard/core';
+import { type Logger, SampledLog, systemClock } from '@switchboard/core';
 import { SipTransportError } from '../errors.js';
 import { DEFAULT_PARSE_LIMITS, type ParseLimits } from '../message/parser.js';
 import { isWildcardAddress, localAddressToward } from './local-address.js';
@@ -36,6 +36,8 @@ export abstract class BoundTransport implements Transport {
   /** Logs every message in full at trace level; switchable at run time. */
   traceMessages = false;
   protected readonly log: Logger;
+  /** Remote input is logged sampled: a flood of bad packets gives one line per kind and interval. */
+  protected readonly sampled: SampledLog;
   protected readonly limits: ParseLimits;
   readonly #externalAddress: string | undefined;
   #local: PeerAddress = { address: '', port: 0 };
@@ -43,6 +45,7 @@ export abstract class BoundTransport implements Transport {
   constructor(options: BoundTransportOptions) {
     this.name = options.name;
     this.log = options.logger;
+    this.sampled = new SampledLog(options.logger, systemClock);
     this.limits = { ...DEFAULT_PARSE_LIMITS, ...options.limits };
     this.#externalAddress = options.externalSignalingAddress;
   }
@@ -97,10 +100,15 @@ export abstract class BoundTransport implements Transport {
       malformed: (partial, problem, status) => {
         const request = answerableRequest(partial);
         if (request === undefined) {
-          this.log.debug({ from: from.label, problem }, 'dropped malformed message');
+          this.sampled.write('debug', 'malformed-dropped', { from: from.label, problem }, 'dropped malformed message');
           return;
         }
-        this.log.debug({ from: from.label, problem, method: request.method }, 'malformed request answered');
+        this.sampled.write(
+          'debug',
+          'malformed-answered',
+          { from: from.label, problem, method: request.method },
+          'malformed request answered',
+        );
         how.reply(request, () => malformedResponse(request, problem, status));
       },
       ...(how.requestVia !== undefined ? { requestVia: how.requestVia } : {}),

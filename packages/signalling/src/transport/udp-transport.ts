@@ -66,7 +66,7 @@ export class UdpTransport extends BoundTransport implements Transport {
             this.#receive(data, rinfo);
           } catch (err) {
             // A bug above the transport must not take the socket (and every other call) down.
-            this.log.error({ err, transport: this.name }, 'failed to process a received message');
+            this.sampled.write('error', 'receive-failed', { err, transport: this.name }, 'failed to process a received message');
           }
         });
         this.log.debug({ transport: this.name, receiveBuffer: socket.getRecvBufferSize() }, 'socket buffers');

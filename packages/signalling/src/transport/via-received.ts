@@ -6,31 +6,37 @@ import type { Via } from '../message/via.js';
 import type { PeerAddress } from './transport.js';
 
 /**
- * RFC 3261 §18.2.1: add `received` when the sent-by host is a name or an address other than the
- * packet's source. RFC 3581 §4: when the client asked for `rport` (parameter without a value),
- * fill in the source port and always add `received`. `forceRport` applies the same as if it had
- * asked (what operators know as force_rport, for clients behind NAT that do not ask).
- * Returns a changed copy, or undefined when nothing changes.
+ * RFC 3261 §18.2.1 with RFC 3581 §4, hardened: `received` is always set to the packet's source,
+ * replacing whatever the sender wrote there, and an `rport` the client asked for (or wrote a value
+ * into) is set to the source port. A response therefore never goes to an address the sender chose
+ * (a reflection attack on a third party), only back to where the request came from. `forceRport`
+ * applies the same as if it had asked (what operators know as force_rport, for clients behind
+ * NAT that do not ask). Returns a changed copy, or undefined when nothing changes.
  */
 export function applyReceived(via: Via, source: PeerAddress, forceRport = false): Via | undefined {
-  const wantsRport = via.rport === null || (forceRport && via.rport === undefined);
+  const wantsRport = via.rport !== undefined || forceRport;
   const differs = !sameAddress(via.host, source.address);
-  if (!wantsRport && !differs) return undefined;
+  const written = via.received;
+  const receivedWrong = written !== undefined ? !sameAddress(written, source.address) : differs || wantsRport;
+  const rportWrong = wantsRport && via.rport !== source.port;
+  if (!receivedWrong && !rportWrong && !via.params.has('maddr')) return undefined;
   const updated = via.clone();
-  if (differs || wantsRport) updated.params.set('received', source.address);
+  if (receivedWrong || written !== undefined) updated.params.set('received', source.address);
   if (wantsRport) updated.params.set('rport', String(source.port));
+  // maddr is for multicast (§18.2.2); a unicast server does not let the sender redirect its answers.
+  updated.params.delete('maddr');
   return updated;
 }
 
 /**
  * RFC 3261 §18.2.2 for unreliable unicast transports, with RFC 3581 §4: a response goes to
- * `received` (at `rport` when filled in) or else to the sent-by; `maddr` wins when present.
+ * `received` (at `rport` when filled in) or else to the sent-by. `maddr` is ignored: the receive
+ * path has removed it and always written `received` (see applyReceived), so no response is sent
+ * where a sender told us to send it rather than where it is.
  * A host name left in the result is resolved by the transport (RFC 3263 §5).
  */
 export function responseDestination(via: Via): PeerAddress {
   const defaultPort = via.port ?? 5060;
-  const maddr = via.maddr;
-  if (maddr !== undefined) return { address: stripBrackets(maddr), port: defaultPort };
   const received = via.received;
   const rport = via.rport;
   if (received !== undefined) {

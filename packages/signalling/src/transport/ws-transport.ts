@@ -9,11 +9,19 @@
 import { reportSipMessage } from './message-observers.js';
 import { createServer as createHttpServer, type IncomingMessage, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
+import type { Socket } from 'node:net';
+import { type Clock, sampleMessages, systemClock } from '@switchboard/core';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { SipTransportError } from '../errors.js';
 import { type EncodedResponse, encodeMessage } from '../message/encoded-response.js';
 import { serializeMessage } from '../message/serializer.js';
 import type { SipMessage, SipResponse } from '../message/sip-message.js';
+import {
+  ConnectionCounter,
+  ConnectionDeadlines,
+  DEFAULT_STREAM_CONNECTION_LIMITS,
+  type StreamConnectionLimits,
+} from './connection-guard.js';
 import { ConnectionTable, connectionKey, type RoutedConnection } from './connection-routes.js';
 import type { PeerAddress, Transport } from './transport.js';
 import { BoundTransport, type BoundTransportOptions, listenOn, readTlsFiles } from './transport-base.js';
@@ -25,11 +33,24 @@ export interface WsTransportOptions extends BoundTransportOptions {
   privKeyFile?: string | undefined;
   /** Connections kept at most. Default 2048. */
   maxConnections?: number;
+  /** Per-address cap, idle limits and the handshake deadline (connection-guard.ts). */
+  connectionLimits?: Partial<StreamConnectionLimits>;
+  clock?: Clock;
 }
 
 interface Connection extends RoutedConnection {
   socket: WebSocket;
+  deadlines: ConnectionDeadlines;
 }
+
+/** Log lines about what peers send; sampled, so a flood of bad messages stays a few lines. */
+const REMOTE_INPUT_MESSAGES = [
+  'dropped malformed message',
+  'malformed request answered',
+  'failed to process a received message',
+  'connection closed by its deadline',
+  'connection over the per-address cap refused',
+];
 
 export class WsTransport extends BoundTransport implements Transport {
   readonly protocol: 'ws' | 'wss';
@@ -40,10 +61,12 @@ export class WsTransport extends BoundTransport implements Transport {
   readonly #connections = new ConnectionTable<Connection>();
   #http: Server | undefined;
   #wss: WebSocketServer | undefined;
+  readonly #guardLimits: StreamConnectionLimits;
   #closed = false;
 
   constructor(options: WsTransportOptions) {
-    super(options);
+    super({ ...options, logger: sampleMessages(options.logger, systemClock, REMOTE_INPUT_MESSAGES) });
+    this.#guardLimits = { ...DEFAULT_STREAM_CONNECTION_LIMITS, ...options.connectionLimits };
     this.protocol = options.protocol;
     // RFC 7118 §7: the Via transport is WS, or WSS over TLS.
     this.viaTransport = options.protocol === 'wss' ? 'WSS' : 'WS';
@@ -62,6 +85,7 @@ export class WsTransport extends BoundTransport implements Transport {
       res.end();
     });
     http.maxConnections = this.#options.maxConnections ?? 2048;
+    this.#guardHttp(http);
     const wss = new WebSocketServer({
       server: http,
       maxPayload: this.limits.maxMessageBytes,
@@ -98,6 +122,24 @@ export class WsTransport extends BoundTransport implements Transport {
         else resolve();
       });
     });
+    connection.deadlines.sent();
+    if ('status' in message && message.status >= 200 && message.status < 300) connection.deadlines.trust();
+  }
+
+  /** The handshake must arrive within the message deadline; connections per address are capped. */
+  #guardHttp(http: Server): void {
+    http.headersTimeout = this.#guardLimits.messageTimeoutMs;
+    http.requestTimeout = this.#guardLimits.messageTimeoutMs;
+    const counter = new ConnectionCounter(this.#guardLimits.maxConnectionsPerAddress);
+    http.on('connection', (socket: Socket) => {
+      const address = normaliseAddress(socket.remoteAddress ?? '');
+      if (!counter.tryOpen(address)) {
+        this.log.debug({ transport: this.name, remote: address }, 'connection over the per-address cap refused');
+        socket.destroy();
+        return;
+      }
+      socket.once('close', () => counter.close(address));
+    });
   }
 
   async sendResponse(response: SipResponse | EncodedResponse): Promise<void> {
@@ -125,10 +167,15 @@ export class WsTransport extends BoundTransport implements Transport {
     }
     const remote = { address: normaliseAddress(address), port };
     const key = connectionKey(remote.address, port);
-    const connection: Connection = { key, socket, remote, vias: new Set() };
+    const deadlines = new ConnectionDeadlines(this.#guardLimits, this.#options.clock ?? systemClock, (reason) => {
+      this.log.debug({ transport: this.name, remote: key, reason }, 'connection closed by its deadline');
+      socket.terminate();
+    });
+    const connection: Connection = { key, socket, remote, vias: new Set(), deadlines };
     this.#connections.add(connection);
     socket.on('message', (data, isBinary) => {
       try {
+        deadlines.received(false);
         const buffer = Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
         if (!isBinary && buffer.toString().trim() === '') return; // keep-alive
         this.#receive(connection, buffer);
@@ -137,7 +184,12 @@ export class WsTransport extends BoundTransport implements Transport {
       }
     });
     socket.on('error', (err) => this.log.debug({ err, remote: key }, 'WebSocket error'));
-    socket.on('close', () => this.#connections.forget(connection));
+    // WebSocket pings keep a connection alive as CRLF keep-alives do (RFC 7118 §6).
+    socket.on('ping', () => deadlines.received(false));
+    socket.on('close', () => {
+      deadlines.stop();
+      this.#connections.forget(connection);
+    });
   }
 
   #receive(connection: Connection, data: Buffer): void {

@@ -9,10 +9,22 @@
  * username for the endpoint — gets the same fresh 401 challenge, so the answer never tells whether a
  * user exists. A correct response with an expired nonce gets `stale=true` (RFC 7616 §3.3).
  *
- * Failures are counted per source address; past the limit the address is refused with 403 for a
- * cool-off, and each failure is logged as a security event.
+ * Failures are counted per source address and over all addresses (AuthFailureLimiter); past a
+ * limit the address (or, in a lockdown, every address that never logged in) is refused with 403
+ * for a cool-off, and each failure is logged as a security event. A digest-uri that does not name
+ * the Request-URI is one more failure answered 401. So that the response time does not tell a
+ * known user from an unknown one either, the digest is computed for every attempt: for an unknown
+ * user against a random password.
  */
-import type { Clock, Logger, SipAuthConfig, SipEndpointConfig } from '@switchboard/core';
+import { randomBytes } from 'node:crypto';
+import {
+  AuthFailureLimiter,
+  type AuthFailureLimits,
+  type Clock,
+  type Logger,
+  type SipAuthConfig,
+  type SipEndpointConfig,
+} from '@switchboard/core';
 import { SipParseError } from '../../errors.js';
 import type { SipRequest } from '../../message/sip-message.js';
 import { parseUri } from '../../message/uri.js';
@@ -28,70 +40,8 @@ import {
 } from './digest.js';
 import type { AuthOutcome, InboundAuthenticator } from './identify.js';
 
-export interface AuthFailureLimits {
-  /** Failures from one address within `windowMs` that start a cool-off. Default 10. */
-  maxFailures: number;
-  /** Default 60 s. */
-  windowMs: number;
-  /** How long the address is refused. Default 5 min. */
-  blockMs: number;
-  /** Addresses tracked at most (oldest forgotten first), so a spray of sources cannot grow memory. Default 10,000. */
-  maxTrackedAddresses: number;
-}
-
-export const DEFAULT_AUTH_FAILURE_LIMITS: Readonly<AuthFailureLimits> = Object.freeze({
-  maxFailures: 10,
-  windowMs: 60_000,
-  blockMs: 300_000,
-  maxTrackedAddresses: 10_000,
-});
-
-/** Counts failed authentications per source address in a sliding window. */
-export class AuthFailureLimiter {
-  readonly #limits: AuthFailureLimits;
-  readonly #now: () => number;
-  /** Failure times per address (oldest first), and until when an address is blocked. */
-  readonly #failures = new Map<string, number[]>();
-  readonly #blockedUntil = new Map<string, number>();
-
-  constructor(now: () => number, limits: Partial<AuthFailureLimits> = {}) {
-    this.#now = now;
-    this.#limits = { ...DEFAULT_AUTH_FAILURE_LIMITS, ...limits };
-  }
-
-  isBlocked(address: string): boolean {
-    const until = this.#blockedUntil.get(address);
-    if (until === undefined) return false;
-    if (this.#now() < until) return true;
-    this.#blockedUntil.delete(address);
-    return false;
-  }
-
-  /** Records a failure; returns true when this failure started a cool-off. */
-  recordFailure(address: string): boolean {
-    const now = this.#now();
-    const horizon = now - this.#limits.windowMs;
-    const times = (this.#failures.get(address) ?? []).filter((t) => t > horizon);
-    times.push(now);
-    // Re-inserting keeps the map in least-recently-failed order for the bound below.
-    this.#failures.delete(address);
-    this.#failures.set(address, times);
-    while (this.#failures.size > this.#limits.maxTrackedAddresses) {
-      const oldest = this.#failures.keys().next().value;
-      if (oldest === undefined) break;
-      this.#failures.delete(oldest);
-    }
-    if (times.length < this.#limits.maxFailures) return false;
-    this.#failures.delete(address);
-    this.#blockedUntil.set(address, now + this.#limits.blockMs);
-    while (this.#blockedUntil.size > this.#limits.maxTrackedAddresses) {
-      const oldest = this.#blockedUntil.keys().next().value;
-      if (oldest === undefined) break;
-      this.#blockedUntil.delete(oldest);
-    }
-    return true;
-  }
-}
+// The limiter is shared with the REST API's Basic logins, so it lives in core.
+export { AuthFailureLimiter, type AuthFailureLimits, DEFAULT_AUTH_FAILURE_LIMITS } from '@switchboard/core';
 
 export interface DigestAuthenticatorOptions {
   endpoints: readonly SipEndpointConfig[];
@@ -155,6 +105,8 @@ export class DigestAuthenticator implements InboundAuthenticator {
   readonly #methods: ReadonlySet<string>;
   readonly #log: Logger;
   readonly #algorithms: readonly DigestAlgorithm[];
+  /** The password an unknown user's digest is checked against (it can never match). */
+  readonly #decoyPassword = randomBytes(18).toString('base64');
 
   constructor(options: DigestAuthenticatorOptions) {
     this.#realm = options.realm ?? 'switchboard';
@@ -200,25 +152,12 @@ export class DigestAuthenticator implements InboundAuthenticator {
     const credentials = this.#credentialsFor(request, realm);
     if (credentials === undefined) return this.#challenge(realm, false);
 
-    // Only an algorithm we offered counts: a client may not fall back to one the operator left out.
-    if (
-      candidate === undefined ||
-      credentials.username !== candidate.auth.username ||
-      !this.#algorithms.includes(credentials.algorithm) ||
-      !this.#nonces.isOurs(credentials.nonce)
-    ) {
-      return this.#fail(request, source, claimed, realm);
-    }
-    // RFC 7616 §3.4.6: the digest-uri must name the resource of the request.
-    if (!digestUriMatches(credentials.uri, request)) {
-      this.#log.info({ address, uri: credentials.uri, requestUri: request.requestUri }, 'digest uri does not match the Request-URI');
-      return { kind: 'reject', status: 400, reason: 'Bad Request' };
-    }
+    // Computed whatever else is wrong, so that an unknown user costs what a known one does.
     const expected = computeDigestResponse({
       algorithm: credentials.algorithm,
-      username: candidate.auth.username,
+      username: credentials.username,
       realm,
-      password: candidate.auth.password,
+      password: candidate?.auth.password ?? this.#decoyPassword,
       method: request.method,
       uri: credentials.uri,
       nonce: credentials.nonce,
@@ -226,10 +165,23 @@ export class DigestAuthenticator implements InboundAuthenticator {
       nc: credentials.nc,
       cnonce: credentials.cnonce,
     });
-    if (!digestsEqual(expected, credentials.response)) return this.#fail(request, source, claimed, realm);
+    const responseMatches = digestsEqual(expected, credentials.response);
+    // Only an algorithm we offered counts: a client may not fall back to one the operator left out.
+    // RFC 7616 §3.4.6: the digest-uri must name the resource of the request.
+    if (
+      candidate === undefined ||
+      credentials.username !== candidate.auth.username ||
+      !this.#algorithms.includes(credentials.algorithm) ||
+      !this.#nonces.isOurs(credentials.nonce) ||
+      !digestUriMatches(credentials.uri, request) ||
+      !responseMatches
+    ) {
+      return this.#fail(request, source, claimed, realm);
+    }
 
     switch (this.#nonces.use(credentials.nonce, credentials.nc)) {
       case 'valid':
+        this.#limiter.recordSuccess(address);
         return { kind: 'accept', endpoint: candidate.endpoint };
       case 'stale':
         // The client knew the password: only the nonce is old, so it may retry silently.
@@ -266,8 +218,17 @@ export class DigestAuthenticator implements InboundAuthenticator {
       { securityEvent: 'auth_failed', address, port: source.port, method: request.method, username: claimed },
       'authentication failed',
     );
-    if (this.#limiter.recordFailure(address)) {
-      this.#log.warn({ securityEvent: 'auth_blocked', address }, 'too many failed authentications; address refused for a cool-off');
+    const outcome = this.#limiter.recordFailure(address);
+    if (outcome === 'lockdown') {
+      this.#log.warn(
+        { securityEvent: 'auth_lockdown', failures: this.#limiter.limits.maxGlobalFailures },
+        'too many failed authentications from all addresses; only known addresses may log in for a cool-off',
+      );
+    }
+    if (this.#limiter.isBlocked(address)) {
+      if (outcome === 'address-blocked') {
+        this.#log.warn({ securityEvent: 'auth_blocked', address }, 'too many failed authentications; address refused for a cool-off');
+      }
       return { kind: 'reject', status: 403 };
     }
     return this.#challenge(realm, false);

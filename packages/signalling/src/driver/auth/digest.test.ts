@@ -246,10 +246,10 @@ describe('DigestAuthenticator', () => {
   it('limiter forgets failures outside the window', () => {
     const clock = new FakeClock();
     const limiter = new AuthFailureLimiter(() => clock.now(), { maxFailures: 2, windowMs: 1000 });
-    assert.equal(limiter.recordFailure('a'), false);
+    assert.equal(limiter.recordFailure('a'), 'counted');
     clock.advance(1001);
-    assert.equal(limiter.recordFailure('a'), false);
-    assert.equal(limiter.recordFailure('a'), true);
+    assert.equal(limiter.recordFailure('a'), 'counted');
+    assert.equal(limiter.recordFailure('a'), 'address-blocked');
     assert.equal(limiter.isBlocked('a'), true);
   });
 });

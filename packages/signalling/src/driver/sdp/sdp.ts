@@ -85,12 +85,37 @@ function formatMatches(format: Format, codec: AudioCodecName): boolean {
 }
 
 function parseSdp(text: string): SessionDescription | undefined {
+  let description: SessionDescription;
   try {
-    const description = parse(text);
-    return Array.isArray(description.media) ? description : undefined;
+    description = parse(text);
   } catch {
     // sdp-transform does not throw on ordinary input; a throw means the text is not SDP.
     return undefined;
+  }
+  if (!Array.isArray(description.media)) return undefined;
+  normaliseTypes(description);
+  return description;
+}
+
+/**
+ * sdp-transform turns every field that looks like an integer into a number (`m=audio 45000 123 0`
+ * gives protocol 123, `a=rtpmap:0 1234/8000` codec 1234) and leaves a port that is not one as
+ * an empty string. The text fields are made strings again and a port outside 0–65535 becomes 0
+ * (a refused stream), so that what is merely odd input ends in 488, never in a TypeError.
+ */
+function normaliseTypes(description: SessionDescription): void {
+  if (description.connection !== undefined) description.connection.ip = String(description.connection.ip);
+  for (const media of description.media) {
+    media.type = String(media.type);
+    media.protocol = String(media.protocol);
+    if (!Number.isInteger(media.port) || media.port < 0 || media.port > 65535) media.port = 0;
+    if (media.connection !== undefined) media.connection.ip = String(media.connection.ip);
+    for (const rtp of media.rtp ?? []) rtp.codec = String(rtp.codec);
+    for (const fmtp of media.fmtp ?? []) fmtp.config = String(fmtp.config);
+    for (const fb of media.rtcpFb ?? []) {
+      fb.type = String(fb.type);
+      if (fb.subtype !== undefined) fb.subtype = String(fb.subtype);
+    }
   }
 }
 

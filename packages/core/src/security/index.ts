@@ -1,0 +1,2 @@
+export * from './address-acl.js';
+export * from './auth-failure-limiter.js';

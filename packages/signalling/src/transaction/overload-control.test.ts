@@ -1,0 +1,108 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { silentLogger, systemClock } from '@switchboard/core';
+import { createResponse } from '../message/builders.js';
+import { headerFields, SipRequest, type SipResponse } from '../message/sip-message.js';
+import { FakeClock } from '../test-support/fake-clock.js';
+import { RecordingTransport } from '../test-support/fake-transport.js';
+import { LoopLagSampler, OverloadControl } from './overload-control.js';
+import { type ServerTransaction, TransactionLayer } from './transaction-layer.js';
+
+const SOURCE = { address: '192.0.2.9', port: 5062 };
+
+function invite(n: number, toTag?: string): SipRequest {
+  return new SipRequest(
+    'INVITE',
+    'sip:bob@192.0.2.1',
+    headerFields([
+      ['Via', `SIP/2.0/UDP 192.0.2.9:5062;branch=z9hG4bKov${n}`],
+      ['Max-Forwards', '70'],
+      ['From', '<sip:alice@192.0.2.9>;tag=a1'],
+      ['To', toTag === undefined ? '<sip:bob@192.0.2.1>' : `<sip:bob@192.0.2.1>;tag=${toTag}`],
+      ['Call-ID', `call-${n}`],
+      ['CSeq', '1 INVITE'],
+      ['Contact', '<sip:alice@192.0.2.9:5062>'],
+    ]),
+  );
+}
+
+describe('overload control', () => {
+  it('sheds once the smoothed loop lag passes its limit and recovers below half of it', () => {
+    const control = new OverloadControl({ maxLoopLagMs: 100, maxInvitesInProgress: 1000 });
+    control.recordLag(150);
+    assert.equal(control.shouldShed(0), false, 'one late timer is smoothed away');
+    for (let i = 0; i < 15; i++) control.recordLag(150);
+    assert.equal(control.shouldShed(0), true);
+    assert.equal(control.shouldShed(0, true), false, 'an answer to our challenge is still admitted');
+    for (let i = 0; i < 20; i++) control.recordLag(300);
+    assert.equal(control.shouldShed(0, true), true, 'unless the lag passes twice the limit');
+    for (let i = 0; i < 20; i++) control.recordLag(60);
+    assert.equal(control.shouldShed(0), true, 'still over half the limit');
+    for (let i = 0; i < 20; i++) control.recordLag(0);
+    assert.equal(control.shouldShed(0), false);
+    assert.ok(control.takeShedCount() >= 2);
+  });
+
+  it('answers new INVITEs 503 with Retry-After and no transaction while too many calls are in setup', () => {
+    const clock = new FakeClock();
+    const transport = new RecordingTransport();
+    const layer = new TransactionLayer({ clock, logger: silentLogger, overload: { maxInvitesInProgress: 3, retryAfterS: 7 } });
+    const pending: Array<[SipRequest, ServerTransaction]> = [];
+    layer.user = {
+      onRequest: (request, _context, transaction) => {
+        if (transaction !== undefined) pending.push([request, transaction]);
+      },
+      onStrayResponse: () => {},
+    };
+    for (let n = 1; n <= 3; n++) layer.onRequest(invite(n), { transport, source: SOURCE });
+    assert.equal(layer.invitesInProgress, 3);
+    layer.onRequest(invite(4), { transport, source: SOURCE });
+    const refused = transport.sent.at(-1)?.message as SipResponse;
+    assert.equal(refused.status, 503);
+    assert.equal(refused.getHeader('Retry-After'), '7');
+    assert.equal(layer.serverTransactionCount, 3);
+    assert.equal(pending.length, 3);
+
+    // An INVITE within a dialog (a re-INVITE) is never shed.
+    layer.onRequest(invite(5, 'dialog-tag'), { transport, source: SOURCE });
+    assert.equal(pending.length, 4);
+
+    // Calls leave setup as they are answered; below 90 % of the limit new calls are taken again.
+    for (const [request, transaction] of pending.splice(0, 3)) transaction.respond(createResponse(request, 486, { toTag: 'b' }));
+    assert.equal(layer.invitesInProgress, 1);
+    layer.onRequest(invite(6), { transport, source: SOURCE });
+    assert.equal(pending.length, 2);
+    layer.close();
+  });
+
+  it('answers new INVITEs 503 while the loop lags, and lets BYE through', () => {
+    const clock = new FakeClock();
+    const transport = new RecordingTransport();
+    const layer = new TransactionLayer({ clock, logger: silentLogger, overload: { maxLoopLagMs: 100 } });
+    const seen: string[] = [];
+    layer.user = { onRequest: (request) => seen.push(request.method), onStrayResponse: () => {} };
+    for (let i = 0; i < 20; i++) layer.overload.recordLag(400);
+    layer.onRequest(invite(1), { transport, source: SOURCE });
+    assert.equal((transport.sent.at(-1)?.message as SipResponse).status, 503);
+    const bye = invite(2, 'x');
+    bye.method = 'BYE';
+    bye.setHeader('CSeq', '2 BYE');
+    layer.onRequest(bye, { transport, source: SOURCE });
+    assert.deepEqual(seen, ['BYE']);
+    layer.close();
+  });
+
+  it('measures how late the main loop runs a timer', async () => {
+    const samples: number[] = [];
+    const sampler = new LoopLagSampler(systemClock, 10, (lag) => samples.push(lag));
+    sampler.start();
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    const until = Date.now() + 250;
+    while (Date.now() < until) {
+      // Busy: the main loop cannot run timers.
+    }
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    sampler.stop();
+    assert.ok(Math.max(...samples) >= 180, `largest lag ${Math.max(...samples)} ms`);
+  });
+});
