@@ -213,7 +213,7 @@ export function testCoreConfig(options: { soundDir?: string; dialplan?: Dialplan
       mediaWorkers: 1,
     },
     http: { enabled: false, bindAddress: '127.0.0.1', bindPort: 0, prefix: '' },
-    ari: { enabled: true, channelVars: [], allowedOrigins: [], users: [], websocketWriteTimeoutMs: 100 },
+    ari: { enabled: true, channelVars: [], allowedOrigins: [], users: [], websocketWriteTimeoutMs: 100, dialect: 'switchboard' },
     sip: { transports: [], endpoints: [], identifies: [], aors: [], auths: [] },
     rtp: { rtpStart: 10000, rtpEnd: 20000 },
     dialplan: options.dialplan ?? { contexts: [], globals: {} },

@@ -9,6 +9,8 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { MAX_INBOUND_PAYLOAD } from '../events/event-connection.js';
 import { RESOURCES } from '../resources/index.js';
 import { registerApiDocs } from '../swagger/api-docs-routes.js';
+import { ALL_DIALECTS, dialectOf } from '../dialect/dialect.js';
+import { setRequestDialect } from '../dialect/request-dialect.js';
 import { authenticate, authorize, credentialsFrom } from './auth.js';
 import { installBodyParsers, lastValues, MAX_BODY_BYTES } from './body.js';
 import { installErrorHandlers } from './error-handler.js';
@@ -76,6 +78,7 @@ export function createApiServer(core: SwitchboardCore, options: ApiServerOptions
       const query = request.query as Record<string, string | undefined>;
       const user = authenticate(core.config.ari.users, credentialsFrom(request.headers.authorization, query.api_key));
       authorize(user, request.method);
+      setRequestDialect(request, dialectOf(user.dialect));
     });
     scope.addHook('onResponse', async (request, reply) => {
       // The route pattern, not the URL: the query string may carry api_key credentials.
@@ -107,10 +110,8 @@ function registerResource(
   allowedOrigin: (origin: string | undefined) => boolean,
 ): void {
   for (const api of resource.apis) {
-    const urls = [api.path];
-    if (resource.aliasPrefix && api.path.startsWith(`/${resource.name}`)) {
-      urls.push(resource.aliasPrefix + api.path.slice(resource.name.length + 1));
-    }
+    // Every dialect's path answers for everyone (`/system/ping` and `/asterisk/ping`).
+    const urls = new Set(ALL_DIALECTS.map((d) => dialectOf(d).path(api.path)));
     const handlers = new Map<string, MethodHandler>();
     let upgrade: Extract<Operation, { kind: 'websocket' }> | undefined;
     for (const operation of api.operations) {

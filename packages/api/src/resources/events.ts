@@ -36,13 +36,13 @@ const eventWebsocket = defineWebSocketOperation({
     { code: 400, reason: 'MissingParams: a required parameter is missing, an application name is invalid, or the subprotocol is not ari' },
     { code: 426, reason: 'The request is not a WebSocket upgrade' },
   ],
-  open: ({ core, params, log }) => {
+  open: ({ core, params, log, dialect }) => {
     for (const name of params.app) {
       if (name.length === 0 || name.length > MAX_APPLICATION_NAME_LENGTH) {
         throw badRequest(`Application names must be 1 to ${MAX_APPLICATION_NAME_LENGTH} characters`);
       }
     }
-    return new EventConnection({ core, applications: params.app, subscribeAll: params.subscribeAll ?? false, log });
+    return new EventConnection({ core, applications: params.app, subscribeAll: params.subscribeAll ?? false, log, dialect });
   },
 });
 

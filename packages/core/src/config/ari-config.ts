@@ -2,26 +2,29 @@
  * ari.conf: the control API.
  *
  *   [general]   enabled, channelvars (comma list), allowed_origins (comma list),
- *               websocket_write_timeout (milliseconds, as in Asterisk)
- *   [name]      type = user, password, password_format = plain|crypt, read_only
+ *               websocket_write_timeout (milliseconds, as in Asterisk),
+ *               dialect = switchboard|asterisk (the naming API users are served in)
+ *   [name]      type = user, password, password_format = plain|crypt, read_only, dialect
  *
  * Defaults (also when the file is missing): enabled = yes, no channel variables, no extra origins,
- * websocket_write_timeout = 100 ms, and no users (so no client can authenticate until one is added).
+ * websocket_write_timeout = 100 ms, dialect = switchboard, and no users (so no client can authenticate until one is added).
  */
 import { ConfigError } from '../errors.js';
 import type { Logger } from '../util/logger.js';
-import { type IniDocument, type IniSection, lastOption } from './ini.js';
+import { type IniDocument, type IniOption, type IniSection, lastOption } from './ini.js';
 import { applyOptions, warnUnsupportedSection } from './option-table.js';
-import type { AriConfig, AriUser } from './types.js';
+import type { ApiDialect, AriConfig, AriUser } from './types.js';
 import { invalid, parseBool, parseInteger, splitList } from './values.js';
 
 export function defaultAriConfig(): AriConfig {
-  return { enabled: true, channelVars: [], allowedOrigins: [], users: [], websocketWriteTimeoutMs: 100 };
+  return { enabled: true, channelVars: [], allowedOrigins: [], users: [], websocketWriteTimeoutMs: 100, dialect: 'switchboard' };
 }
 
 export function readAriConfig(doc: IniDocument | undefined, log: Logger): AriConfig {
   const config = defaultAriConfig();
   if (!doc) return config;
+  // A user without its own `dialect` takes [general]'s, wherever [general] sits in the file.
+  const ownDialect = new Map<AriUser, ApiDialect>();
   for (const section of doc.sections) {
     if (section.isTemplate) continue;
     const type = lastOption(section, 'type');
@@ -30,7 +33,7 @@ export function readAriConfig(doc: IniDocument | undefined, log: Logger): AriCon
     } else if (!type) {
       warnUnsupportedSection(log, section);
     } else if (type.value.toLowerCase() === 'user') {
-      const user = readUser(section, log);
+      const user = readUser(section, log, ownDialect);
       if (config.users.some((u) => u.name === user.name)) {
         throw new ConfigError(section.file, section.line, `user '${user.name}' is defined twice`);
       }
@@ -39,6 +42,7 @@ export function readAriConfig(doc: IniDocument | undefined, log: Logger): AriCon
       throw invalid(type, 'unknown type; ari.conf sections are [general] or type = user');
     }
   }
+  for (const user of config.users) user.dialect = ownDialect.get(user) ?? config.dialect;
   return config;
 }
 
@@ -59,12 +63,15 @@ function readGeneral(section: IniSection, config: AriConfig, log: Logger): void 
       websocket_write_timeout: (o) => {
         config.websocketWriteTimeoutMs = parseInteger(o, 1, 3_600_000);
       },
+      dialect: (o) => {
+        config.dialect = parseDialect(o);
+      },
     },
   });
 }
 
-function readUser(section: IniSection, log: Logger): AriUser {
-  const user: AriUser = { name: section.name, password: '', passwordFormat: 'plain', readOnly: false };
+function readUser(section: IniSection, log: Logger, ownDialect: Map<AriUser, ApiDialect>): AriUser {
+  const user: AriUser = { name: section.name, password: '', passwordFormat: 'plain', readOnly: false, dialect: 'switchboard' };
   applyOptions({
     section,
     log,
@@ -81,9 +88,21 @@ function readUser(section: IniSection, log: Logger): AriUser {
       read_only: (o) => {
         user.readOnly = parseBool(o);
       },
+      dialect: (o) => {
+        ownDialect.set(user, parseDialect(o));
+      },
     },
   });
   // An empty password would let anyone in under this name.
   if (user.password === '') throw new ConfigError(section.file, section.line, `user '${user.name}' has no password`);
   return user;
+}
+
+const DIALECTS: readonly ApiDialect[] = ['switchboard', 'asterisk'];
+
+function parseDialect(option: IniOption): ApiDialect {
+  const value = option.value.trim().toLowerCase();
+  const dialect = DIALECTS.find((d) => d === value);
+  if (!dialect) throw invalid(option, `expected ${DIALECTS.join(' or ')}`);
+  return dialect;
 }

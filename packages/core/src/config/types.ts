@@ -26,12 +26,21 @@ export interface HttpConfig {
   prefix: string;
 }
 
+/**
+ * The naming an API user is served in: `switchboard` is SPEC.md's; `asterisk` is the reference's
+ * (StasisStart, `/asterisk`, `Stasis:` devices, `PJSIP` channels…). packages/api holds the one
+ * table of the differences.
+ */
+export type ApiDialect = 'switchboard' | 'asterisk';
+
 export interface AriUser {
   name: string;
   password: string;
   /** `crypt` passwords are not supported yet; `plain` is. */
   passwordFormat: 'plain' | 'crypt';
   readOnly: boolean;
+  /** ari.conf `dialect` of the user's section, else of [general]. */
+  dialect: ApiDialect;
 }
 
 /** ari.conf */
@@ -43,6 +52,8 @@ export interface AriConfig {
   users: AriUser[];
   /** Milliseconds a WebSocket write may take before the connection is dropped. */
   websocketWriteTimeoutMs: number;
+  /** `[general] dialect`: the users' default. */
+  dialect: ApiDialect;
 }
 
 export type SipTransportProtocol = 'udp' | 'tcp' | 'tls' | 'ws' | 'wss';
