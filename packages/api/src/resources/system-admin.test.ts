@@ -91,6 +91,19 @@ describe('system resource: modules, logging, dynamic configuration, global varia
     );
   });
 
+  test('dynamic configuration under SPEC §4.3 path /system/{configClass}/{objectType}/{id}; rotate keeps its path', async () => {
+    const url = '/ari/system/res_pjsip/aor/erin';
+    const created = await h.inject({ method: 'PUT', url, payload: { fields: [{ attribute: 'max_contacts', value: '2' }] } });
+    assert.equal(created.statusCode, 200);
+    assert.deepEqual((await h.inject({ method: 'GET', url })).json(), created.json());
+    assert.deepEqual((await h.inject({ method: 'GET', url: '/ari/system/config/dynamic/res_pjsip/aor/erin' })).json(), created.json());
+    assert.equal((await h.inject({ method: 'GET', url: '/ari/asterisk/res_pjsip/aor/erin' })).statusCode, 200);
+    assert.equal((await h.inject({ method: 'DELETE', url })).statusCode, 204);
+    assert.equal((await h.inject({ method: 'GET', url })).statusCode, 404);
+    assert.equal((await h.inject({ method: 'GET', url: '/ari/system/res_nothing/endpoint/x' })).statusCode, 404);
+    assert.equal((await h.inject({ method: 'PUT', url: '/ari/system/logging/none.log/rotate' })).statusCode, 404);
+  });
+
   test('global variables: set, read, unset; 400 without a name; ChannelVarset for subscribeAll applications', async () => {
     const received: ApplicationEvent[] = [];
     h.core.applications.register('everything', (e) => received.push(e), { subscribeAll: true });
