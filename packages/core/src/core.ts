@@ -2,7 +2,7 @@ import { ApplicationRegistry } from './apps/application-registry.js';
 import type { Channel } from './channels/channel.js';
 import { ChannelRegistry } from './channels/channel-registry.js';
 import { CAUSE_NORMAL_CLEARING } from './channels/hangup-causes.js';
-import type { SwitchboardConfig } from './config/types.js';
+import type { SipConfig, SwitchboardConfig } from './config/types.js';
 import { Dialplan } from './dialplan/dialplan.js';
 import { expand } from './dialplan/expand.js';
 import { splitArgs } from './dialplan/split-args.js';
@@ -48,6 +48,7 @@ import { LogChannelRegistry } from './logging/log-channel-registry.js';
 import { readLogFiles } from './logging/logger-config.js';
 import { DynamicConfig } from './dynamic-config/dynamic-config.js';
 import { GlobalVariables } from './dynamic-config/global-variables.js';
+import { SipObjects } from './dynamic-config/sip-objects.js';
 import { EventSources } from './user-events/event-sources.js';
 import { SubscriptionService } from './user-events/subscriptions.js';
 import { UserEventService } from './user-events/user-events.js';
@@ -98,6 +99,8 @@ export class SwitchboardCore implements ChannelDriverHost {
   /** Undefined when the server was started without a log directory. */
   readonly logChannels: LogChannelRegistry | undefined;
   readonly dynamicConfig: DynamicConfig;
+  /** The SIP objects in force (pjsip.conf and dynamic configuration); the SIP driver follows it. */
+  readonly sipObjects: SipObjects;
   readonly globalVariables: GlobalVariables;
   readonly eventSources: EventSources;
   readonly subscriptions: SubscriptionService;
@@ -234,6 +237,13 @@ export class SwitchboardCore implements ChannelDriverHost {
       if (fields) this.endpoints.add('SIP', id);
       else this.endpoints.remove('SIP', id);
     });
+    this.sipObjects = new SipObjects({
+      confDir: this.config.confDir,
+      dynamicConfig: this.dynamicConfig,
+      log: log.child({ module: 'switchboard:core:config' }),
+      fileConfig: () => this.config.sip,
+      setFileConfig: (sip) => this.#replaceFileSipConfig(sip),
+    });
     this.globalVariables = new GlobalVariables(this.bus, store?.globals, this.globals);
     this.eventSources = new EventSources(this.channels, this.endpoints);
     this.eventSources.setBridgeLookup((id) => this.bridges.get(id)?.snapshot());
@@ -245,6 +255,9 @@ export class SwitchboardCore implements ChannelDriverHost {
       channelCount: (technology) => this.channels.list().filter((c) => technology === undefined || c.technology === technology).length,
       mailboxListenerCount: () => this.mailboxes.listenerCount,
       reloadDialplan: () => this.reloadDialplan(),
+      reloadSip: async () => {
+        await this.sipObjects.reloadFile();
+      },
       ...(logChannels ? { reloadLogger: () => logChannels.applyConfig(readLogFiles(this.config.confDir)) } : {}),
       mailboxesLoaded: () => this.mailboxes.announceAll(),
     });
@@ -268,6 +281,14 @@ export class SwitchboardCore implements ChannelDriverHost {
    * Re-reads extensions.conf and swaps the dialplan; channels already running keep the steps they
    * are on and continue in the new dialplan. A file that cannot be parsed leaves the old one.
    */
+  /** pjsip.conf was reread: its endpoints are listed, the ones it dropped are not (stored ones stay). */
+  #replaceFileSipConfig(sip: SipConfig): void {
+    const before = new Set(this.config.sip.endpoints.map((e) => e.name));
+    this.config.sip = sip;
+    for (const endpoint of sip.endpoints) if (!before.delete(endpoint.name)) this.endpoints.add('SIP', endpoint.name);
+    for (const gone of before) this.endpoints.remove('SIP', gone);
+  }
+
   reloadDialplan(): void {
     const dialplan = loadDialplanConfig(this.config.confDir, this.#log);
     this.#dialplan = new Dialplan(dialplan);

@@ -50,6 +50,7 @@ export * from './logging/log-channel-registry.js';
 export * from './dynamic-config/dynamic-config.js';
 export * from './dynamic-config/config-schema.js';
 export * from './dynamic-config/global-variables.js';
+export * from './dynamic-config/sip-objects.js';
 export * from './user-events/event-sources.js';
 export * from './user-events/subscriptions.js';
 export * from './user-events/user-events.js';

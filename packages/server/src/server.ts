@@ -88,8 +88,9 @@ export async function startServer(options: {
       addresses.push({ service: 'http', protocol: 'tcp', address: bound.address, port: bound.port });
     }
 
+    // pjsip.conf and the SIP objects created through dynamic configuration, kept in step from now on.
     const sip = new SipDriver({
-      config: config.sip,
+      config: await core.sipObjects.effective(),
       host: core,
       media: engine,
       contactStore: store.contacts,
@@ -103,6 +104,7 @@ export async function startServer(options: {
     // Drivers close after the core has hung up every call, so the BYEs still go out.
     cleanups.splice(cleanups.length - 1, 0, () => sip.close());
     cleanups.push(registerSipServices(core, sip));
+    cleanups.push(core.sipObjects.onChange((objects) => sip.applyConfig(objects)));
     for (const l of sip.listening()) addresses.push({ service: 'sip', protocol: l.protocol, address: l.address, port: l.port });
 
     for (const a of addresses) log.info({ ...a }, `listening: ${a.service} ${a.protocol} ${a.address}:${a.port}`);

@@ -14,6 +14,8 @@ export interface BuiltinModuleHooks {
   mailboxListenerCount(): number;
   /** Re-reads extensions.conf and swaps the dialplan. */
   reloadDialplan(): void;
+  /** Rereads pjsip.conf; new and changed objects apply to new requests, calls in progress keep theirs. */
+  reloadSip(): Promise<void>;
   /** Re-reads logger.conf; absent when there is no log directory. */
   reloadLogger?: () => void;
   /** The external-mailbox module came back: phones need the current counts again. */
@@ -33,6 +35,15 @@ export function defineBuiltinModules(modules: ModuleRegistry, hooks: BuiltinModu
     description: 'SIP channel driver, registrar and messaging',
     supportLevel: 'core',
     useCount: () => hooks.channelCount('SIP'),
+    reload: async () => {
+      try {
+        await hooks.reloadSip();
+      } catch (err) {
+        // The objects in force stay; the operator learns why the file was refused (reference: 409).
+        if (err instanceof ConfigError) throw conflict(`pjsip.conf was not reloaded: ${err.message}`);
+        throw err;
+      }
+    },
   });
   modules.define({
     name: 'pbx_config',

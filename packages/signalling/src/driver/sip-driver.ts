@@ -31,7 +31,8 @@ import { UserAgentCore } from '../ua/user-agent-core.js';
 import { ChannelNamer } from './channel-names.js';
 import type { DigestAlgorithm } from './digest.js';
 import { DigestAuthenticator, type DigestAuthenticatorOptions } from './digest-auth.js';
-import { IdentifyByAddress, type InboundAuthenticator } from './identify.js';
+import type { InboundAuthenticator } from './identify.js';
+import { LiveIdentifyByAddress, LiveSipConfig } from './live-config.js';
 import { InboundCall, type SipMediaEngine } from './inbound-call.js';
 import { OutboundSipCall, type OutboundTarget } from './outbound-call.js';
 import { type ReplacesTarget, replacesMatches } from './replaces.js';
@@ -105,6 +106,7 @@ export class SipDriver implements ChannelDriver {
   readonly #outbound = new Set<OutboundSipCall>();
   readonly #registrar: Registrar;
   readonly #endpoints: ReadonlyMap<string, SipEndpointConfig>;
+  readonly #live: LiveSipConfig;
   readonly #authenticators: readonly InboundAuthenticator[];
   readonly #namer = new ChannelNamer();
   readonly #messaging: SipMessaging;
@@ -157,25 +159,26 @@ export class SipDriver implements ChannelDriver {
         }
       },
     };
-    const config = options.config;
-    this.#endpoints = new Map(config.endpoints.map((endpoint) => [endpoint.name, endpoint]));
-    const digest = config.endpoints.some((endpoint) => endpoint.auth !== undefined)
-      ? [
-          new DigestAuthenticator({
-            algorithms: challengeAlgorithms(config.auths),
-            ...options.digest,
-            endpoints: config.endpoints,
-            auths: config.auths,
-            clock: this.#clock,
-            logger: log.child({ module: 'switchboard:signalling:auth' }),
-          }),
-        ]
-      : [];
+    // The objects in force: pjsip.conf and dynamic configuration, replaced by applyConfig().
+    const live = new LiveSipConfig(options.config);
+    this.#live = live;
+    const config = live.config;
+    this.#endpoints = live.endpoints;
+    const digest = new DigestAuthenticator({
+      algorithms: challengeAlgorithms(config.auths),
+      ...options.digest,
+      endpoints: config.endpoints,
+      auths: config.auths,
+      clock: this.#clock,
+      logger: log.child({ module: 'switchboard:signalling:auth' }),
+    });
+    live.onChange((next) => digest.reindex(next.endpoints, next.auths));
     this.#lines = new IdentifyByLine(config.registrations ?? [], this.#endpoints);
     this.#authenticators = [
       this.#lines,
-      new IdentifyByAddress(config.identifies, config.endpoints, this.#log),
-      ...digest,
+      new LiveIdentifyByAddress(live, this.#log),
+      // Nothing is challenged while no endpoint has an auth (unknown callers then get 403).
+      { authenticate: (request, source) => (digest.hasCredentials ? digest.authenticate(request, source) : { kind: 'continue' }) },
       ...(options.authenticators ?? []),
     ];
     this.#registrar = new Registrar({
@@ -197,6 +200,7 @@ export class SipDriver implements ChannelDriver {
         endpointStateChanged: (endpoint, state) => options.endpointStatus?.endpointStateChanged?.(endpoint, state),
       },
     });
+    live.onChange((next) => this.#registrar.reloadObjects(next));
     this.#messaging = new SipMessaging({
       ua: this.#ua,
       authenticators: this.#authenticators,
@@ -230,8 +234,18 @@ export class SipDriver implements ChannelDriver {
     const mapped = this.#options.outboundAuth?.(endpoint);
     if (mapped !== undefined) return mapped;
     const name = endpoint.outboundAuth;
-    const auth = name === undefined ? undefined : this.#options.config.auths.find((a) => a.name === name);
+    const auth = name === undefined ? undefined : this.#live.config.auths.find((a) => a.name === name);
     return auth === undefined ? undefined : { username: auth.username, password: auth.password };
+  }
+
+  /**
+   * Puts new SIP objects in force (dynamic configuration, pjsip.conf reload): endpoints, aors, auths
+   * and identifies apply to the next request; calls in progress keep theirs. Transports and outbound
+   * registrations are left as they are until a restart.
+   */
+  applyConfig(next: SipConfig): void {
+    const delta = this.#live.apply(next);
+    this.#log.info(delta, 'SIP objects changed');
   }
 
   /** Active SUBSCRIBE dialogs (message-summary, dialog, presence). */
@@ -309,13 +323,13 @@ export class SipDriver implements ChannelDriver {
     }
     this.#startRegistrations();
     const qualify = this.#options.qualify;
-    if (qualify !== undefined && this.#options.config.aors.some((aor) => aor.qualifyFrequency > 0)) {
+    if (qualify !== undefined && this.#live.config.aors.some((aor) => aor.qualifyFrequency > 0)) {
       this.#qualifier = new Qualifier({
         ua: this.#ua,
         clock: this.#clock,
         logger: (this.#options.logger ?? silentLogger).child({ module: 'switchboard:signalling:qualify' }),
-        aors: this.#options.config.aors,
-        endpoints: this.#options.config.endpoints,
+        aors: this.#live.config.aors,
+        endpoints: this.#live.config.endpoints,
         contactsOf: async (aor, endpoint) => (await this.#contactTargets(endpoint)).filter((t) => t.aor === aor),
         transportFor: (endpoint, target) => this.#transportFor(endpoint, target.requestUri),
         listener: qualify,
@@ -327,7 +341,7 @@ export class SipDriver implements ChannelDriver {
 
   /** Registers to every provider of `type=registration` (outbound-registration.ts). */
   #startRegistrations(): void {
-    const config = this.#options.config;
+    const config = this.#live.config;
     for (const registration of config.registrations ?? []) {
       let server: SipUri | undefined;
       try {
