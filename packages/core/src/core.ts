@@ -49,6 +49,7 @@ import { readLogFiles } from './logging/logger-config.js';
 import { DynamicConfig } from './dynamic-config/dynamic-config.js';
 import { GlobalVariables } from './dynamic-config/global-variables.js';
 import { SipObjects } from './dynamic-config/sip-objects.js';
+import { ReferService } from './endpoints/refers.js';
 import { EventSources } from './user-events/event-sources.js';
 import { SubscriptionService } from './user-events/subscriptions.js';
 import { UserEventService } from './user-events/user-events.js';
@@ -93,6 +94,8 @@ export class SwitchboardCore implements ChannelDriverHost {
   readonly media: MediaEngine;
   readonly endpoints: EndpointRegistry;
   readonly textMessages: TextMessageService;
+  /** REFER outside a call, sent by the driver of the technology. */
+  readonly refers = new ReferService();
   readonly deviceStates: DeviceStateRegistry;
   readonly mailboxes: MailboxRegistry;
   readonly modules: ModuleRegistry;

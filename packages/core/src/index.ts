@@ -38,6 +38,7 @@ export * from './store/sqlite-store.js';
 export * from './endpoints/technology.js';
 export * from './endpoints/endpoint-registry.js';
 export * from './endpoints/text-messages.js';
+export * from './endpoints/refers.js';
 export * from './endpoints/driver-services.js';
 export * from './endpoints/registrar-status.js';
 export * from './device-states/device-state-values.js';

@@ -33,6 +33,7 @@ import type { DigestAlgorithm } from './digest.js';
 import { DigestAuthenticator, type DigestAuthenticatorOptions } from './digest-auth.js';
 import type { InboundAuthenticator } from './identify.js';
 import { LiveIdentifyByAddress, LiveSipConfig } from './live-config.js';
+import { SipReferSender } from './out-of-dialog-refer.js';
 import { InboundCall, type SipMediaEngine } from './inbound-call.js';
 import { OutboundSipCall, type OutboundTarget } from './outbound-call.js';
 import { type ReplacesTarget, replacesMatches } from './replaces.js';
@@ -110,6 +111,7 @@ export class SipDriver implements ChannelDriver {
   readonly #authenticators: readonly InboundAuthenticator[];
   readonly #namer = new ChannelNamer();
   readonly #messaging: SipMessaging;
+  readonly #referSender: SipReferSender;
   readonly #subscriptions: SubscriptionServer;
   #qualifier: Qualifier | undefined;
   /** pjsip.conf `type=registration`: our registrations to providers. */
@@ -212,6 +214,15 @@ export class SipDriver implements ChannelDriver {
       userAgent: options.userAgent ?? 'Switchboard',
       logger: log.child({ module: 'switchboard:signalling:message' }),
     });
+    this.#referSender = new SipReferSender({
+      ua: this.#ua,
+      endpoints: this.#endpoints,
+      contactsOf: (endpoint) => this.#contactTargets(endpoint),
+      transportFor: (endpoint, uri) => (endpoint === undefined ? this.#transports[0] : this.#transportFor(endpoint, uri)),
+      credentialsFor: (endpoint) => this.#outboundCredentials(endpoint),
+      userAgent: options.userAgent ?? 'Switchboard',
+      logger: log.child({ module: 'switchboard:signalling:refer' }),
+    });
     this.#subscriptions = new SubscriptionServer({
       ua: this.#ua,
       clock: this.#clock,
@@ -246,6 +257,11 @@ export class SipDriver implements ChannelDriver {
   applyConfig(next: SipConfig): void {
     const delta = this.#live.apply(next);
     this.#log.info(delta, 'SIP objects changed');
+  }
+
+  /** The sender core's REFER service calls for technology `SIP` (out-of-dialog REFER). */
+  get referSender(): SipReferSender {
+    return this.#referSender;
   }
 
   /** Active SUBSCRIBE dialogs (message-summary, dialog, presence). */
