@@ -50,6 +50,8 @@ import { DynamicConfig } from './dynamic-config/dynamic-config.js';
 import { GlobalVariables } from './dynamic-config/global-variables.js';
 import { SipObjects } from './dynamic-config/sip-objects.js';
 import { ReferService } from './endpoints/refers.js';
+import { CallBroadcasts } from './apps/call-broadcast.js';
+import { BROADCAST_APPLICATION_NAMES, createBroadcastApplication } from './pbx/app-broadcast.js';
 import { EventSources } from './user-events/event-sources.js';
 import { SubscriptionService } from './user-events/subscriptions.js';
 import { UserEventService } from './user-events/user-events.js';
@@ -102,6 +104,8 @@ export class SwitchboardCore implements ChannelDriverHost {
   /** Undefined when the server was started without a log directory. */
   readonly logChannels: LogChannelRegistry | undefined;
   readonly dynamicConfig: DynamicConfig;
+  /** Channels offered to several applications, first claim wins (AppBroadcast, POST /events/claim). */
+  readonly broadcasts: CallBroadcasts;
   /** The SIP objects in force (pjsip.conf and dynamic configuration); the SIP driver follows it. */
   readonly sipObjects: SipObjects;
   readonly globalVariables: GlobalVariables;
@@ -187,6 +191,9 @@ export class SwitchboardCore implements ChannelDriverHost {
       globals: this.globals,
       log: log.child({ module: 'switchboard:core:dialplan' }),
     });
+    this.broadcasts = new CallBroadcasts(this.bus, this.applications);
+    for (const name of BROADCAST_APPLICATION_NAMES)
+      this.dialplanRunner.registerApplication(name, createBroadcastApplication(this.broadcasts));
     const channelServices = createChannelServices({
       config: () => this.config,
       bus: this.bus,

@@ -54,6 +54,8 @@ export const DIALECT_RENAMES = {
     { model: 'Playback', property: 'state', switchboard: 'playing', asterisk: 'continuing', onlyIn: 'PlaybackContinuing' },
     { model: 'DialplanCEP', property: 'app_name', switchboard: 'App', asterisk: 'Stasis' },
     { model: 'ChannelDialplan', property: 'dialplan_app', switchboard: 'App', asterisk: 'Stasis' },
+    { model: 'DialplanCEP', property: 'app_name', switchboard: 'AppBroadcast', asterisk: 'StasisBroadcast' },
+    { model: 'ChannelDialplan', property: 'dialplan_app', switchboard: 'AppBroadcast', asterisk: 'StasisBroadcast' },
   ] as readonly ValueRename[],
 
   properties: [{ model: 'LiveRecording', switchboard: 'total_duration', asterisk: 'duration' }] as readonly PropertyRename[],

@@ -4,6 +4,7 @@ import { badRequest } from '../http/api-error.js';
 import { defineOperation, defineWebSocketOperation, noContent, type ResourceDecl } from '../http/operation.js';
 import { isPlainObject } from '../http/variables.js';
 import { EventConnection } from '../events/event-connection.js';
+import { claimChannel } from './events-claim.js';
 import { EVENTS_RESOURCE_MODELS } from '../swagger/models/events.js';
 
 const eventWebsocket = defineWebSocketOperation({
@@ -100,6 +101,7 @@ export const eventsResource: ResourceDecl = {
   apis: [
     { path: '/events', description: 'Events from the server to applications', operations: [eventWebsocket] },
     { path: '/events/user/{eventName}', description: 'User events for applications', operations: [userEvent] },
+    { path: '/events/claim', description: 'Claim a broadcast channel', operations: [claimChannel] },
   ],
   models: EVENTS_RESOURCE_MODELS,
 };
