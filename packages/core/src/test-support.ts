@@ -18,6 +18,7 @@ import type {
   PlayToneRequest,
   StartRecordingRequest,
   TalkDetectionOptions,
+  ToneDetectionOptions,
 } from './media/media-engine.js';
 
 export class RecordingMediaEngine implements MediaEngine {
@@ -92,6 +93,9 @@ export class RecordingMediaEngine implements MediaEngine {
   }
   setLegMute(legId: string, mute: { inbound: boolean; outbound: boolean }) {
     return this.#record('setLegMute', legId, mute);
+  }
+  setToneDetection(legId: string, options: ToneDetectionOptions | null) {
+    return this.#record('setToneDetection', legId, options);
   }
   setTalkDetection(legId: string, options: TalkDetectionOptions | null) {
     return this.#record('setTalkDetection', legId, options);

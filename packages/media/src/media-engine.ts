@@ -24,6 +24,7 @@ import {
   validateSegments,
   validateSnoopDirection,
   validateTalkDetection,
+  validateToneDetection,
   validateChannelFormat,
   validateTarget,
 } from './engine/validate-media.js';
@@ -57,6 +58,7 @@ import type {
   PlayToneRequest,
   StartRecordingRequest,
   TalkDetectionOptions,
+  ToneDetectionOptions,
   WorkerTickStats,
 } from './types.js';
 import { validateIpAddress, validateNonEmpty, validateOffsetMs, validateRemote } from './validate.js';
@@ -562,6 +564,11 @@ export class MediaEngine {
   async setTalkDetection(legId: string, options: TalkDetectionOptions | null): Promise<void> {
     const record = this.#leg(legId);
     await record.channel.request({ type: 'setTalkDetection', legId, options: validateTalkDetection(options) });
+  }
+
+  async setToneDetection(legId: string, options: ToneDetectionOptions | null): Promise<void> {
+    const record = this.#leg(legId);
+    await record.channel.request({ type: 'setToneDetection', legId, options: validateToneDetection(options) });
   }
 
   async setInbandDtmfDetection(legId: string, enabled: boolean): Promise<void> {

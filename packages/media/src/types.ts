@@ -194,6 +194,12 @@ export interface TalkDetectionOptions {
   silenceMs: number;
 }
 
+/** TONE_DETECT: report when `frequencyHz` has been heard for `durationMs`. */
+export interface ToneDetectionOptions {
+  frequencyHz: number;
+  durationMs: number;
+}
+
 /** RTP/RTCP statistics of a leg, with the reference's RTPstat field names. */
 export interface RtpStatistics {
   txcount: number;
@@ -242,6 +248,7 @@ export type MediaNotification =
   | { type: 'dtmfReceived'; legId: string; digit: string; durationMs: number }
   | { type: 'talkingStarted'; legId: string }
   | { type: 'talkingFinished'; legId: string; durationMs: number }
+  | { type: 'toneDetected'; legId: string; frequencyHz: number }
   | { type: 'recordingStarted'; recordingId: string }
   | {
       type: 'recordingFinished';

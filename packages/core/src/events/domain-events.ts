@@ -23,6 +23,8 @@ export type DomainEvent =
   | { type: 'ChannelHangupRequest'; channel: ChannelSnapshot; cause?: number; soft?: boolean }
   | { type: 'ChannelDestroyed'; channel: ChannelSnapshot; cause: number; cause_txt: string }
   | { type: 'ChannelDtmfReceived'; channel: ChannelSnapshot; digit: string; duration_ms: number }
+  /** A tone set up with TONE_DETECT was heard on the channel. */
+  | { type: 'ChannelToneDetected'; channel: ChannelSnapshot }
   /** A channel entered an application: the application is subscribed to it from now on. */
   | { type: 'AppStart'; application: string; channel: ChannelSnapshot; args: string[]; replace_channel?: ChannelSnapshot }
   | { type: 'AppEnd'; application: string; channel: ChannelSnapshot }

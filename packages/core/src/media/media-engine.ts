@@ -241,6 +241,12 @@ export interface RtpStatistics {
 
 export type PlaybackEndReason = 'complete' | 'stopped' | 'failed';
 
+/** TONE_DETECT: report when `frequencyHz` has been heard for `durationMs`. */
+export interface ToneDetectionOptions {
+  frequencyHz: number;
+  durationMs: number;
+}
+
 export type MediaNotification =
   | { type: 'playbackStarted'; legId: string; playbackId: string }
   /** For a bridge playback, `legId` is empty and `bridgeId` is set. */
@@ -248,6 +254,7 @@ export type MediaNotification =
   | { type: 'dtmfReceived'; legId: string; digit: string; durationMs: number }
   | { type: 'talkingStarted'; legId: string }
   | { type: 'talkingFinished'; legId: string; durationMs: number }
+  | { type: 'toneDetected'; legId: string; frequencyHz: number }
   | { type: 'recordingStarted'; recordingId: string }
   | {
       type: 'recordingFinished';
@@ -308,6 +315,8 @@ export interface MediaEngine {
   /** `inbound`: drop what the phone sends; `outbound`: send silence to the phone. */
   setLegMute(legId: string, mute: { inbound: boolean; outbound: boolean }): Promise<void>;
   setTalkDetection(legId: string, options: TalkDetectionOptions | null): Promise<void>;
+  /** TONE_DETECT: `toneDetected` when the tone has lasted the duration; null stops it. */
+  setToneDetection(legId: string, options: ToneDetectionOptions | null): Promise<void>;
   /** Detect DTMF in the audio (Goertzel) as well as RFC 4733 events. */
   setInbandDtmfDetection(legId: string, enabled: boolean): Promise<void>;
 

@@ -50,6 +50,11 @@ export const EVENT_MODELS: { readonly [T in WireEventType]: ModelFor<OwnFields<T
       winner_app: { type: 'string', description: 'The application that won the claim', required: true },
     },
   },
+  ChannelToneDetected: {
+    id: 'ChannelToneDetected',
+    description: 'A tone set up with TONE_DETECT was detected on the channel.',
+    properties: { channel: channel('The channel on which the tone was detected') },
+  },
   ChannelCreated: {
     id: 'ChannelCreated',
     description: 'Notification that a channel has been created.',
