@@ -7,6 +7,8 @@
  * process-wide registry, so two of its clients in one process cannot be two users.
  */
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import ari, { type AriChannel, type AriClient, type AriEvent, type AriOperation } from 'ari-client';
 import WebSocket from 'ws';
@@ -190,5 +192,21 @@ describe('dialects per API user', () => {
       phoneA.close();
       phoneB.close();
     }
+  });
+
+  it('module reload res_ari changes the dialect of a user for the next request', { timeout: 30_000 }, async () => {
+    const modern = { authorization: basicAuth('modern', 'modern-pass') };
+    const listing = async () =>
+      ((await (await fetch(`${sb.baseUrl}/ari/api-docs/resources.json`, { headers: modern })).json()) as { apis: { path: string }[] })
+        .apis[0]?.path;
+    assert.equal(await listing(), '/api-docs/system.{format}');
+    writeFileSync(join(sb.confDir, 'ari.conf'), `${ARI_CONF}dialect = asterisk\n`);
+    const reload = await fetch(`${sb.baseUrl}/ari/system/modules/res_ari`, { method: 'PUT', headers: modern });
+    assert.equal(reload.status, 204);
+    assert.equal(await listing(), '/api-docs/asterisk.{format}');
+    writeFileSync(join(sb.confDir, 'ari.conf'), `${ARI_CONF}dialect = klingon\n`);
+    const refused = await fetch(`${sb.baseUrl}/ari/asterisk/modules/res_ari`, { method: 'PUT', headers: modern });
+    assert.equal(refused.status, 409, 'an unusable file changes nothing');
+    assert.equal(await listing(), '/api-docs/asterisk.{format}');
   });
 });

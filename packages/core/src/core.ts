@@ -37,7 +37,7 @@ import type { SnoopService } from './snoop/snoop-service.js';
 import type { ExternalMediaService } from './originate/external-media.js';
 import { LocalChannelDriver } from './local/local-channel.js';
 import type { Store } from './store/types.js';
-import { loadDialplanConfig } from './config/load-config.js';
+import { loadAriConfig, loadDialplanConfig } from './config/load-config.js';
 import { EndpointRegistry } from './endpoints/endpoint-registry.js';
 import { TextMessageService } from './endpoints/text-messages.js';
 import { DeviceStateRegistry } from './device-states/device-state-registry.js';
@@ -265,6 +265,7 @@ export class SwitchboardCore implements ChannelDriverHost {
       channelCount: (technology) => this.channels.list().filter((c) => technology === undefined || c.technology === technology).length,
       mailboxListenerCount: () => this.mailboxes.listenerCount,
       reloadDialplan: () => this.reloadDialplan(),
+      reloadAri: () => this.#reloadAri(),
       reloadSip: async () => {
         await this.sipObjects.reloadFile();
       },
@@ -297,6 +298,22 @@ export class SwitchboardCore implements ChannelDriverHost {
     this.config.sip = sip;
     for (const endpoint of sip.endpoints) if (!before.delete(endpoint.name)) this.endpoints.add('SIP', endpoint.name);
     for (const gone of before) this.endpoints.remove('SIP', gone);
+  }
+
+  /**
+   * ari.conf again: users (passwords, read_only, dialect) apply to the next request or connection,
+   * channelvars to channels created from now on; `enabled` and the HTTP listener change at restart.
+   */
+  #reloadAri(): void {
+    const next = loadAriConfig(this.config.confDir, this.#log);
+    const ari = this.config.ari;
+    ari.users = next.users;
+    ari.dialect = next.dialect;
+    ari.allowedOrigins = next.allowedOrigins;
+    ari.websocketWriteTimeoutMs = next.websocketWriteTimeoutMs;
+    // In place: channel services hold this list.
+    ari.channelVars.splice(0, ari.channelVars.length, ...next.channelVars);
+    this.system.lastReloadAt = new Date();
   }
 
   reloadDialplan(): void {

@@ -27,7 +27,7 @@ describe('system resource: modules, logging, dynamic configuration, global varia
     assert.equal((await h.inject({ method: 'POST', url: '/ari/system/modules/res_nothing' })).statusCode, 409);
     assert.equal((await h.inject({ method: 'DELETE', url: '/ari/system/modules/res_ari' })).statusCode, 409);
     assert.equal((await h.inject({ method: 'DELETE', url: '/ari/system/modules/res_nothing' })).statusCode, 404);
-    assert.equal((await h.inject({ method: 'PUT', url: '/ari/system/modules/res_ari' })).statusCode, 409);
+    assert.equal((await h.inject({ method: 'PUT', url: '/ari/system/modules/app_playback' })).statusCode, 409);
     assert.equal((await h.inject({ method: 'PUT', url: '/ari/system/modules/res_nothing' })).statusCode, 404);
     assert.equal((await h.inject({ method: 'PUT', url: '/ari/system/modules/pbx_config' })).statusCode, 204);
     // The reference's path answers too.

@@ -14,6 +14,8 @@ export interface BuiltinModuleHooks {
   mailboxListenerCount(): number;
   /** Re-reads extensions.conf and swaps the dialplan. */
   reloadDialplan(): void;
+  /** Rereads ari.conf: users, their dialects, allowed origins and channelvars for new channels. */
+  reloadAri(): void;
   /** Rereads pjsip.conf; new and changed objects apply to new requests, calls in progress keep theirs. */
   reloadSip(): Promise<void>;
   /** Re-reads logger.conf; absent when there is no log directory. */
@@ -23,7 +25,19 @@ export interface BuiltinModuleHooks {
 }
 
 export function defineBuiltinModules(modules: ModuleRegistry, hooks: BuiltinModuleHooks): void {
-  modules.define({ name: 'res_ari', description: 'REST and WebSocket control API', supportLevel: 'core' });
+  modules.define({
+    name: 'res_ari',
+    description: 'REST and WebSocket control API',
+    supportLevel: 'core',
+    reload: () => {
+      try {
+        hooks.reloadAri();
+      } catch (err) {
+        if (err instanceof ConfigError) throw conflict(`ari.conf was not reloaded: ${err.message}`);
+        throw err;
+      }
+    },
+  });
   modules.define({
     name: 'res_stasis',
     description: 'Applications controlled through the API',
