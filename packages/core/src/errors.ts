@@ -8,6 +8,7 @@ export type CoreErrorCode =
   | 'conflict' // 409: the object exists but is in the wrong place (not in an application, id taken, queued)
   | 'precondition_failed' // 412: the channel has not answered yet
   | 'unprocessable' // 422: a related object is missing or unusable (channel not in app, bad format)
+  | 'restart_queued' // 409 (SPEC §3 rule 1): restart of a queued playback; the reference does nothing and answers 204
   | 'recording_exists' // 422 (SPEC §4.4 rule 6): a recording of that name exists; the reference answers 409
   | 'forbidden' // 403: backend does not allow the operation
   | 'not_implemented' // 501

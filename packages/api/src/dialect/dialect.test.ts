@@ -107,6 +107,12 @@ describe('dialects', () => {
     await new Promise((resolve) => setTimeout(resolve, 20));
     assert.equal((await get('/playbacks/dp2')).json().state, 'enqueued');
     assert.equal((await get('/playbacks/dp2', CLASSIC)).json().state, 'queued');
+    // Restarting a queued playback: 409 in SPEC.md, a no-op 204 in the reference (gaps.md).
+    const restart = '/ari/playbacks/dp2/control?operation=restart';
+    assert.equal((await h.inject({ method: 'POST', url: restart })).statusCode, 409);
+    const noop = await h.inject({ method: 'POST', url: restart, auth: CLASSIC });
+    assert.equal(noop.statusCode, 204);
+    assert.equal(noop.body, '');
   });
 
   test('an existing recording name is 422 for SPEC.md and 409 for the reference', async () => {

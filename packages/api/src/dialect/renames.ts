@@ -60,7 +60,11 @@ export const DIALECT_RENAMES = {
 
   properties: [{ model: 'LiveRecording', switchboard: 'total_duration', asterisk: 'duration' }] as readonly PropertyRename[],
 
-  errorStatuses: [{ code: 'recording_exists', switchboard: 422, asterisk: 409 }] as readonly ErrorStatusRename[],
+  /** A status below 300 means the dialect answers the request as a success without a body. */
+  errorStatuses: [
+    { code: 'recording_exists', switchboard: 422, asterisk: 409 },
+    { code: 'restart_queued', switchboard: 409, asterisk: 204 },
+  ] as readonly ErrorStatusRename[],
 } as const;
 
 /**

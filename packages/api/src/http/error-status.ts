@@ -12,6 +12,7 @@ export const CORE_ERROR_STATUS: Readonly<Record<CoreErrorCode, number>> = {
   precondition_failed: 412,
   unprocessable: 422,
   recording_exists: 422,
+  restart_queued: 409,
   not_implemented: 501,
   unavailable: 503,
 };

@@ -151,6 +151,7 @@ export function declaredErrorResponses(op: Operation, dialect: Dialect = SPEC_DI
   const byCode = new Map<number, string>();
   for (const e of op.errorResponses) {
     const code = e.coreError ? dialect.status(e.coreError, e.code) : e.code;
+    if (code < 400) continue; // answered as a success in this dialect
     const other = byCode.get(code);
     // Two causes of one status are one entry, as the reference writes them.
     byCode.set(code, other === undefined ? e.reason : `${other}; or ${e.reason}`);
