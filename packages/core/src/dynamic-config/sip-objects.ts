@@ -62,7 +62,8 @@ export class SipObjects {
     const fileSections = this.#fileSections();
     let dynamic = stored.map(sectionOf);
     // Each round drops the stored object the reader refused; bounded by their number.
-    for (let round = 0; round <= dynamic.length; round++) {
+    const rounds = dynamic.length;
+    for (let round = 0; round <= rounds; round++) {
       try {
         return readSipConfig(
           { file: this.#pjsipPath(), sections: [...fileSections, ...dynamic] },
