@@ -37,7 +37,7 @@ import type { SnoopService } from './snoop/snoop-service.js';
 import type { ExternalMediaService } from './originate/external-media.js';
 import { LocalChannelDriver } from './local/local-channel.js';
 import type { Store } from './store/types.js';
-import { loadAriConfig, loadDialplanConfig } from './config/load-config.js';
+import { loadAriConfig, loadDialplanConfig, loadMusicOnHoldConfig } from './config/load-config.js';
 import { EndpointRegistry } from './endpoints/endpoint-registry.js';
 import { TextMessageService } from './endpoints/text-messages.js';
 import { DeviceStateRegistry } from './device-states/device-state-registry.js';
@@ -123,6 +123,7 @@ export class SwitchboardCore implements ChannelDriverHost {
   readonly externalMedia: ExternalMediaService;
   readonly #drivers = new Map<string, ChannelDriver>();
   readonly #log: Logger;
+  readonly #bridgeMusic: BridgeMusic;
   /** Far-end transfer requests nothing else serves (made when first needed). */
   #transfers: ChannelTransferService | undefined;
   readonly #clock: Clock;
@@ -161,17 +162,19 @@ export class SwitchboardCore implements ChannelDriverHost {
       recordingFile: (name) => this.recordings.stored.playableFile(name),
       toneZoneOf: (channel) => channelToneZone(channel, this.config.sip.endpoints),
     });
+    const bridgeMusic = new BridgeMusic({
+      config: options.config.musicOnHold,
+      confDir: options.config.confDir,
+      media: options.media,
+      log: log.child({ module: 'switchboard:core:moh' }),
+    });
+    this.#bridgeMusic = bridgeMusic;
     this.bridges = new BridgeRegistry({
       bus: this.bus,
       media: options.media,
       applications: this.applications,
       channels: this.channels,
-      music: new BridgeMusic({
-        config: options.config.musicOnHold,
-        confDir: options.config.confDir,
-        media: options.media,
-        log: log.child({ module: 'switchboard:core:moh' }),
-      }),
+      music: bridgeMusic,
       log: log.child({ module: 'switchboard:core:bridges' }),
     });
     watchWorkerFailures({
@@ -266,6 +269,7 @@ export class SwitchboardCore implements ChannelDriverHost {
       mailboxListenerCount: () => this.mailboxes.listenerCount,
       reloadDialplan: () => this.reloadDialplan(),
       reloadAri: () => this.#reloadAri(),
+      reloadMusicOnHold: () => this.#reloadMusicOnHold(),
       reloadSip: async () => {
         await this.sipObjects.reloadFile();
       },
@@ -304,6 +308,14 @@ export class SwitchboardCore implements ChannelDriverHost {
    * ari.conf again: users (passwords, read_only, dialect) apply to the next request or connection,
    * channelvars to channels created from now on; `enabled` and the HTTP listener change at restart.
    */
+  /** musiconhold.conf again: its classes apply to music on hold started from now on. */
+  #reloadMusicOnHold(): void {
+    const next = loadMusicOnHoldConfig(this.config.confDir, this.#log);
+    this.config.musicOnHold = next;
+    this.#bridgeMusic.useConfig(next);
+    this.system.lastReloadAt = new Date();
+  }
+
   #reloadAri(): void {
     const next = loadAriConfig(this.config.confDir, this.#log);
     const ari = this.config.ari;

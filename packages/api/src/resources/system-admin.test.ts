@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { ApplicationEvent } from '@switchboard/core';
@@ -30,6 +30,13 @@ describe('system resource: modules, logging, dynamic configuration, global varia
     assert.equal((await h.inject({ method: 'PUT', url: '/ari/system/modules/app_playback' })).statusCode, 409);
     assert.equal((await h.inject({ method: 'PUT', url: '/ari/system/modules/res_nothing' })).statusCode, 404);
     assert.equal((await h.inject({ method: 'PUT', url: '/ari/system/modules/pbx_config' })).statusCode, 204);
+    // musiconhold.conf is reread: a class added to the file is known at once; a broken file is 409.
+    writeFileSync(join(h.core.config.confDir, 'musiconhold.conf'), '[jazz]\nmode = files\ndirectory = moh/jazz\n');
+    assert.equal((await h.inject({ method: 'PUT', url: '/ari/system/modules/res_musiconhold' })).statusCode, 204);
+    assert.ok(h.core.config.musicOnHold?.classes.jazz);
+    writeFileSync(join(h.core.config.confDir, 'musiconhold.conf'), '[jazz]\nmode = files\nsort = sideways\n');
+    assert.equal((await h.inject({ method: 'PUT', url: '/ari/system/modules/res_musiconhold' })).statusCode, 409);
+    assert.ok(h.core.config.musicOnHold?.classes.jazz);
     // The reference's path answers too.
     assert.equal((await h.inject({ method: 'GET', url: '/ari/asterisk/modules/res_ari' })).statusCode, 200);
   });

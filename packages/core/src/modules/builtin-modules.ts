@@ -16,6 +16,8 @@ export interface BuiltinModuleHooks {
   reloadDialplan(): void;
   /** Rereads ari.conf: users, their dialects, allowed origins and channelvars for new channels. */
   reloadAri(): void;
+  /** Rereads musiconhold.conf: classes apply to music started from now on. */
+  reloadMusicOnHold(): void;
   /** Rereads pjsip.conf; new and changed objects apply to new requests, calls in progress keep theirs. */
   reloadSip(): Promise<void>;
   /** Re-reads logger.conf; absent when there is no log directory. */
@@ -74,7 +76,19 @@ export function defineBuiltinModules(modules: ModuleRegistry, hooks: BuiltinModu
     },
   });
   modules.define({ name: 'app_playback', description: 'Sound file playback', supportLevel: 'core' });
-  modules.define({ name: 'res_musiconhold', description: 'Music on hold', supportLevel: 'core' });
+  modules.define({
+    name: 'res_musiconhold',
+    description: 'Music on hold',
+    supportLevel: 'core',
+    reload: () => {
+      try {
+        hooks.reloadMusicOnHold();
+      } catch (err) {
+        if (err instanceof ConfigError) throw conflict(`musiconhold.conf was not reloaded: ${err.message}`);
+        throw err;
+      }
+    },
+  });
   modules.define({ name: 'res_stasis_device_state', description: 'Device states controlled through the API', supportLevel: 'core' });
   modules.define({
     name: MAILBOX_MODULE,
