@@ -2,7 +2,7 @@ import { ApplicationRegistry } from './apps/application-registry.js';
 import type { Channel } from './channels/channel.js';
 import { ChannelRegistry } from './channels/channel-registry.js';
 import { CAUSE_NORMAL_CLEARING } from './channels/hangup-causes.js';
-import type { DialplanConfig, SwitchboardConfig } from './config/types.js';
+import type { DialplanConfig, SipConfig, SwitchboardConfig } from './config/types.js';
 import { Dialplan } from './dialplan/dialplan.js';
 import { expand } from './dialplan/expand.js';
 import { splitArgs } from './dialplan/split-args.js';
@@ -39,7 +39,7 @@ import type { SnoopService } from './snoop/snoop-service.js';
 import type { ExternalMediaService } from './originate/external-media.js';
 import { LocalChannelDriver } from './local/local-channel.js';
 import type { Store } from './store/types.js';
-import { loadDialplanConfig } from './config/load-config.js';
+import { loadAriConfig, loadDialplanConfig, loadMusicOnHoldConfig } from './config/load-config.js';
 import { EndpointRegistry } from './endpoints/endpoint-registry.js';
 import { TextMessageService } from './endpoints/text-messages.js';
 import { DeviceStateRegistry } from './device-states/device-state-registry.js';
@@ -50,6 +50,10 @@ import { LogChannelRegistry } from './logging/log-channel-registry.js';
 import { readLoggerConfig } from './logging/logger-config.js';
 import { DynamicConfig } from './dynamic-config/dynamic-config.js';
 import { GlobalVariables } from './dynamic-config/global-variables.js';
+import { SipObjects } from './dynamic-config/sip-objects.js';
+import { ReferService } from './endpoints/refers.js';
+import { CallBroadcasts } from './apps/call-broadcast.js';
+import { BROADCAST_APPLICATION_NAMES, createBroadcastApplication } from './pbx/app-broadcast.js';
 import { EventSources } from './user-events/event-sources.js';
 import { SubscriptionService } from './user-events/subscriptions.js';
 import { UserEventService } from './user-events/user-events.js';
@@ -94,12 +98,18 @@ export class SwitchboardCore implements ChannelDriverHost {
   readonly media: MediaEngine;
   readonly endpoints: EndpointRegistry;
   readonly textMessages: TextMessageService;
+  /** REFER outside a call, sent by the driver of the technology. */
+  readonly refers = new ReferService();
   readonly deviceStates: DeviceStateRegistry;
   readonly mailboxes: MailboxRegistry;
   readonly modules: ModuleRegistry;
   /** Undefined when the server was started without a log directory. */
   readonly logChannels: LogChannelRegistry | undefined;
   readonly dynamicConfig: DynamicConfig;
+  /** Channels offered to several applications, first claim wins (AppBroadcast, POST /events/claim). */
+  readonly broadcasts: CallBroadcasts;
+  /** The SIP objects in force (pjsip.conf and dynamic configuration); the SIP driver follows it. */
+  readonly sipObjects: SipObjects;
   readonly globalVariables: GlobalVariables;
   readonly eventSources: EventSources;
   readonly subscriptions: SubscriptionService;
@@ -119,6 +129,7 @@ export class SwitchboardCore implements ChannelDriverHost {
   readonly attendedTransfers: AttendedTransferService;
   readonly #drivers = new Map<string, ChannelDriver>();
   readonly #log: Logger;
+  readonly #bridgeMusic: BridgeMusic;
   /** Far-end transfer requests nothing else serves (made when first needed). */
   #transfers: ChannelTransferService | undefined;
   readonly #clock: Clock;
@@ -157,17 +168,19 @@ export class SwitchboardCore implements ChannelDriverHost {
       recordingFile: (name) => this.recordings.stored.playableFile(name),
       toneZoneOf: (channel) => channelToneZone(channel, this.config.sip.endpoints),
     });
+    const bridgeMusic = new BridgeMusic({
+      config: options.config.musicOnHold,
+      confDir: options.config.confDir,
+      media: options.media,
+      log: log.child({ module: 'switchboard:core:moh' }),
+    });
+    this.#bridgeMusic = bridgeMusic;
     this.bridges = new BridgeRegistry({
       bus: this.bus,
       media: options.media,
       applications: this.applications,
       channels: this.channels,
-      music: new BridgeMusic({
-        config: options.config.musicOnHold,
-        confDir: options.config.confDir,
-        media: options.media,
-        log: log.child({ module: 'switchboard:core:moh' }),
-      }),
+      music: bridgeMusic,
       log: log.child({ module: 'switchboard:core:bridges' }),
     });
     watchWorkerFailures({
@@ -187,6 +200,9 @@ export class SwitchboardCore implements ChannelDriverHost {
       globals: this.globals,
       log: log.child({ module: 'switchboard:core:dialplan' }),
     });
+    this.broadcasts = new CallBroadcasts(this.bus, this.applications);
+    for (const name of BROADCAST_APPLICATION_NAMES)
+      this.dialplanRunner.registerApplication(name, createBroadcastApplication(this.broadcasts));
     const channelServices = createChannelServices({
       config: () => this.config,
       bus: this.bus,
@@ -253,6 +269,13 @@ export class SwitchboardCore implements ChannelDriverHost {
       if (fields) this.endpoints.add('SIP', id);
       else this.endpoints.remove('SIP', id);
     });
+    this.sipObjects = new SipObjects({
+      confDir: this.config.confDir,
+      dynamicConfig: this.dynamicConfig,
+      log: log.child({ module: 'switchboard:core:config' }),
+      fileConfig: () => this.config.sip,
+      setFileConfig: (sip) => this.#replaceFileSipConfig(sip),
+    });
     this.globalVariables = new GlobalVariables(this.bus, store?.globals, this.globals);
     this.eventSources = new EventSources(this.channels, this.endpoints);
     this.eventSources.setBridgeLookup((id) => this.bridges.get(id)?.snapshot());
@@ -264,6 +287,11 @@ export class SwitchboardCore implements ChannelDriverHost {
       channelCount: (technology) => this.channels.list().filter((c) => technology === undefined || c.technology === technology).length,
       mailboxListenerCount: () => this.mailboxes.listenerCount,
       reloadDialplan: () => this.reloadDialplan(),
+      reloadAri: () => this.#reloadAri(),
+      reloadMusicOnHold: () => this.#reloadMusicOnHold(),
+      reloadSip: async () => {
+        await this.sipObjects.reloadFile();
+      },
       ...(logChannels ? { reloadLogger: () => this.#applyLoggerConfig() } : {}),
       mailboxesLoaded: () => this.mailboxes.announceAll(),
     });
@@ -300,6 +328,38 @@ export class SwitchboardCore implements ChannelDriverHost {
    * Re-reads extensions.conf and swaps the dialplan; channels already running keep the steps they
    * are on and continue in the new dialplan. A file that cannot be parsed leaves the old one.
    */
+  /** pjsip.conf was reread: its endpoints are listed, the ones it dropped are not (stored ones stay). */
+  #replaceFileSipConfig(sip: SipConfig): void {
+    const before = new Set(this.config.sip.endpoints.map((e) => e.name));
+    this.config.sip = sip;
+    for (const endpoint of sip.endpoints) if (!before.delete(endpoint.name)) this.endpoints.add('SIP', endpoint.name);
+    for (const gone of before) this.endpoints.remove('SIP', gone);
+  }
+
+  /**
+   * ari.conf again: users (passwords, read_only, dialect) apply to the next request or connection,
+   * channelvars to channels created from now on; `enabled` and the HTTP listener change at restart.
+   */
+  /** musiconhold.conf again: its classes apply to music on hold started from now on. */
+  #reloadMusicOnHold(): void {
+    const next = loadMusicOnHoldConfig(this.config.confDir, this.#log);
+    this.config.musicOnHold = next;
+    this.#bridgeMusic.useConfig(next);
+    this.system.lastReloadAt = new Date();
+  }
+
+  #reloadAri(): void {
+    const next = loadAriConfig(this.config.confDir, this.#log);
+    const ari = this.config.ari;
+    ari.users = next.users;
+    ari.dialect = next.dialect;
+    ari.allowedOrigins = next.allowedOrigins;
+    ari.websocketWriteTimeoutMs = next.websocketWriteTimeoutMs;
+    // In place: channel services hold this list.
+    ari.channelVars.splice(0, ari.channelVars.length, ...next.channelVars);
+    this.system.lastReloadAt = new Date();
+  }
+
   reloadDialplan(): void {
     const dialplan = loadDialplanConfig(this.config.confDir, this.#log);
     this.#dialplan = new Dialplan(dialplan);

@@ -18,6 +18,7 @@ import type {
   PlayToneRequest,
   StartRecordingRequest,
   TalkDetectionOptions,
+  ToneDetectionOptions,
 } from './media/media-engine.js';
 
 export class RecordingMediaEngine implements MediaEngine {
@@ -92,6 +93,9 @@ export class RecordingMediaEngine implements MediaEngine {
   }
   setLegMute(legId: string, mute: { inbound: boolean; outbound: boolean }) {
     return this.#record('setLegMute', legId, mute);
+  }
+  setToneDetection(legId: string, options: ToneDetectionOptions | null) {
+    return this.#record('setToneDetection', legId, options);
   }
   setTalkDetection(legId: string, options: TalkDetectionOptions | null) {
     return this.#record('setTalkDetection', legId, options);
@@ -213,7 +217,7 @@ export function testCoreConfig(options: { soundDir?: string; dialplan?: Dialplan
       mediaWorkers: 1,
     },
     http: { enabled: false, bindAddress: '127.0.0.1', bindPort: 0, prefix: '' },
-    ari: { enabled: true, channelVars: [], allowedOrigins: [], users: [], websocketWriteTimeoutMs: 100 },
+    ari: { enabled: true, channelVars: [], allowedOrigins: [], users: [], websocketWriteTimeoutMs: 100, dialect: 'switchboard' },
     sip: { transports: [], endpoints: [], identifies: [], aors: [], auths: [] },
     rtp: { rtpStart: 10000, rtpEnd: 20000 },
     dialplan: options.dialplan ?? { contexts: [], globals: {} },

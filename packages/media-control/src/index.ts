@@ -201,6 +201,12 @@ export interface TalkDetectionOptions {
   silenceMs: number;
 }
 
+/** TONE_DETECT: report when `frequencyHz` has been heard for `durationMs`. */
+export interface ToneDetectionOptions {
+  frequencyHz: number;
+  durationMs: number;
+}
+
 /** RTP/RTCP statistics of a leg, with the reference's RTPstat field names. */
 export interface RtpStatistics {
   txcount: number;
@@ -249,6 +255,7 @@ export type MediaNotification =
   | { type: 'dtmfReceived'; legId: string; digit: string; durationMs: number }
   | { type: 'talkingStarted'; legId: string }
   | { type: 'talkingFinished'; legId: string; durationMs: number }
+  | { type: 'toneDetected'; legId: string; frequencyHz: number }
   | { type: 'recordingStarted'; recordingId: string }
   | {
       type: 'recordingFinished';
@@ -342,6 +349,8 @@ export interface MediaEngine {
   /** `inbound`: drop what the phone sends; `outbound`: send silence to the phone. */
   setLegMute(legId: string, mute: { inbound: boolean; outbound: boolean }): Promise<void>;
   setTalkDetection(legId: string, options: TalkDetectionOptions | null): Promise<void>;
+  /** TONE_DETECT: `toneDetected` when the tone has lasted the duration; null stops it. */
+  setToneDetection(legId: string, options: ToneDetectionOptions | null): Promise<void>;
   /** Detect DTMF in the audio (Goertzel) as well as RFC 4733 events. */
   setInbandDtmfDetection(legId: string, enabled: boolean): Promise<void>;
 

@@ -31,6 +31,7 @@ export type {
   SnoopDirection,
   StartRecordingRequest,
   TalkDetectionOptions,
+  ToneDetectionOptions,
   ToneSegment,
   MediaVideoMode,
   VideoCodecBinding,

@@ -25,6 +25,7 @@ import {
   validateSegments,
   validateSnoopDirection,
   validateTalkDetection,
+  validateToneDetection,
   validateChannelFormat,
   validateTarget,
 } from './engine/validate-media.js';
@@ -59,6 +60,7 @@ import type {
   PlayToneRequest,
   StartRecordingRequest,
   TalkDetectionOptions,
+  ToneDetectionOptions,
   WorkerTickStats,
 } from '@switchboard/media-control';
 import { validateIpAddress, validateNonEmpty, validateOffsetMs, validateRemote } from './validate.js';
@@ -573,6 +575,11 @@ export class MediaEngine implements MediaEngineControl {
   async setTalkDetection(legId: string, options: TalkDetectionOptions | null): Promise<void> {
     const record = this.#leg(legId);
     await record.channel.request({ type: 'setTalkDetection', legId, options: validateTalkDetection(options) });
+  }
+
+  async setToneDetection(legId: string, options: ToneDetectionOptions | null): Promise<void> {
+    const record = this.#leg(legId);
+    await record.channel.request({ type: 'setToneDetection', legId, options: validateToneDetection(options) });
   }
 
   async setInbandDtmfDetection(legId: string, enabled: boolean): Promise<void> {

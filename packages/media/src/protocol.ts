@@ -32,6 +32,7 @@ import type {
   SnoopDirection,
   StartRecordingRequest,
   TalkDetectionOptions,
+  ToneDetectionOptions,
   ToneSegment,
   WorkerTickStats,
 } from '@switchboard/media-control';
@@ -91,6 +92,7 @@ export type WorkerCommand =
   | { type: 'sendDtmf'; legId: string; digits: string; durationMs: number; betweenMs: number }
   | { type: 'setLegMute'; legId: string; inbound: boolean; outbound: boolean }
   | { type: 'setTalkDetection'; legId: string; options: TalkDetectionOptions | null }
+  | { type: 'setToneDetection'; legId: string; options: ToneDetectionOptions | null }
   | { type: 'setInbandDtmfDetection'; legId: string; enabled: boolean }
   /** Destroy every leg and stop the tick; the engine ends the thread after the reply. */
   /** The worker's media tick statistics (tick-stats.ts); `reset` starts a new measuring window. */
@@ -125,6 +127,7 @@ export interface CommandResults {
   sendDtmf: null;
   setLegMute: null;
   setTalkDetection: null;
+  setToneDetection: null;
   setInbandDtmfDetection: null;
   getTickStats: WorkerTickStats;
   close: null;

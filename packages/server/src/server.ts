@@ -202,8 +202,9 @@ export async function startServer(options: {
       addresses.push({ service: 'http', protocol: 'tcp', address: bound.address, port: bound.port });
     }
 
+    // pjsip.conf and the SIP objects created through dynamic configuration, kept in step from now on.
     sip = new SipDriver({
-      config: config.sip,
+      config: await core.sipObjects.effective(),
       host: core,
       media: engine,
       contactStore: store.contacts,
@@ -218,6 +219,7 @@ export async function startServer(options: {
     // Drivers close after the core has hung up every call, so the BYEs still go out.
     cleanups.splice(cleanups.indexOf(coreShutdown), 0, () => sipDriver.close());
     cleanups.push(registerSipServices(core, sipDriver));
+    cleanups.push(core.sipObjects.onChange((objects) => sipDriver.applyConfig(objects)));
     for (const l of sipDriver.listening()) addresses.push({ service: 'sip', protocol: l.protocol, address: l.address, port: l.port });
 
     const knownUsers = new Set([...config.sip.endpoints.map((e) => e.name), ...config.sip.auths.map((a) => a.username)]);

@@ -134,7 +134,12 @@ export function sipServicesFor(core: SwitchboardCore): {
   };
 }
 
-/** Registers the driver as core's text message sender for `SIP`; returns the unregistration. */
+/** Registers the driver as core's text message and REFER sender for `SIP`; returns the unregistration. */
 export function registerSipServices(core: SwitchboardCore, sip: SipDriver): () => void {
-  return core.textMessages.registerSender('SIP', sip.textMessageSender);
+  const unregisterMessages = core.textMessages.registerSender('SIP', sip.textMessageSender);
+  const unregisterRefers = core.refers.registerSender('SIP', sip.referSender);
+  return () => {
+    unregisterMessages();
+    unregisterRefers();
+  };
 }

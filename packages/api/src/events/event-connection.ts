@@ -9,6 +9,7 @@
 import type { ApplicationEvent, ApplicationSink, Logger, SwitchboardCore } from '@switchboard/core';
 import type { WebSocket } from 'ws';
 import type { WebSocketSession } from '../http/operation.js';
+import { type Dialect, SPEC_DIALECT } from '../dialect/dialect.js';
 import { toWireEvent } from './envelope.js';
 import { eventProblem } from './validate.js';
 
@@ -24,6 +25,8 @@ export interface EventConnectionOptions {
   readonly applications: readonly string[];
   readonly subscribeAll: boolean;
   readonly log: Logger;
+  /** The naming of the user who opened the connection (SPEC.md's when absent). */
+  readonly dialect?: Dialect;
 }
 
 /** Attached connections, for the metrics endpoint (eventConnectionStats). */
@@ -39,6 +42,7 @@ export function eventConnectionStats(): { connections: number; queuedBytes: numb
 export class EventConnection implements WebSocketSession {
   readonly #core: SwitchboardCore;
   readonly #log: Logger;
+  readonly #dialect: Dialect;
   readonly #sinks = new Map<string, ApplicationSink>();
   #queue: string[] = [];
   #socket: WebSocket | undefined;
@@ -49,6 +53,7 @@ export class EventConnection implements WebSocketSession {
   constructor(options: EventConnectionOptions) {
     this.#core = options.core;
     this.#log = options.log;
+    this.#dialect = options.dialect ?? SPEC_DIALECT;
     try {
       for (const name of new Set(options.applications)) {
         const sink: ApplicationSink = (event) => this.#deliver(name, event);
@@ -99,7 +104,8 @@ export class EventConnection implements WebSocketSession {
       this.#log.warn({ eventType: wire.type, application, problem }, 'event does not match its model; not delivered');
       return;
     }
-    const text = JSON.stringify(wire);
+    // Checked against the models in SPEC.md's names, then written in the connection's dialect.
+    const text = JSON.stringify(this.#dialect.event(wire));
     if (this.#socket) {
       this.#send(text);
     } else if (this.#queue.length < MAX_QUEUED_EVENTS) {

@@ -4,7 +4,7 @@
  * WebSocket upgrade. Users come from ari.conf and are read per request, so a reload takes effect.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { AriUser } from '@switchboard/core';
+import type { ApiDialect, AriUser } from '@switchboard/core';
 import { ApiError } from './api-error.js';
 
 export const AUTH_REALM = 'Switchboard';
@@ -17,6 +17,8 @@ export interface Credentials {
 export interface AuthenticatedUser {
   readonly name: string;
   readonly readOnly: boolean;
+  /** The naming the user's requests and events are served in (ari.conf `dialect`). */
+  readonly dialect: ApiDialect;
 }
 
 export const authenticationRequired = () =>
@@ -52,7 +54,7 @@ export function authenticate(users: readonly AriUser[], credentials: Credentials
   const user = found?.passwordFormat === 'plain' ? found : undefined;
   const matches = timingSafeEqual(digest(user?.password ?? ''), digest(credentials.password));
   if (!user || !matches) throw authenticationRequired();
-  return { name: user.name, readOnly: user.readOnly };
+  return { name: user.name, readOnly: user.readOnly, dialect: user.dialect };
 }
 
 export function authorize(user: AuthenticatedUser, method: string): void {

@@ -5,6 +5,8 @@
  */
 import { CoreError, type Logger } from '@switchboard/core';
 import type { FastifyError, FastifyInstance } from 'fastify';
+import { type Dialect, SPEC_DIALECT } from '../dialect/dialect.js';
+import { requestDialect } from '../dialect/request-dialect.js';
 import { ApiError } from './api-error.js';
 import { CORE_ERROR_STATUS } from './error-status.js';
 import { type PathTable, trailingSlashNotFound } from './routes.js';
@@ -15,9 +17,11 @@ export interface HttpErrorAnswer {
   readonly headers: Readonly<Record<string, string>>;
 }
 
-export function toHttpError(error: unknown): HttpErrorAnswer {
+export function toHttpError(error: unknown, dialect: Dialect = SPEC_DIALECT): HttpErrorAnswer {
   if (error instanceof ApiError) return { status: error.status, message: error.message, headers: error.headers };
-  if (error instanceof CoreError) return { status: CORE_ERROR_STATUS[error.code], message: error.message, headers: {} };
+  if (error instanceof CoreError) {
+    return { status: dialect.status(error.code, CORE_ERROR_STATUS[error.code]), message: error.message, headers: {} };
+  }
   const status = (error as Partial<FastifyError> | undefined)?.statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {
     return { status, message: (error as Error).message, headers: {} };
@@ -27,11 +31,13 @@ export function toHttpError(error: unknown): HttpErrorAnswer {
 
 export function installErrorHandlers(app: FastifyInstance, log: Logger, paths: PathTable): void {
   app.setErrorHandler((error, request, reply) => {
-    const answer = toHttpError(error);
+    const answer = toHttpError(error, requestDialect(request));
     if (answer.status >= 500) {
       log.error({ err: error, method: request.method, route: request.routeOptions.url }, 'request failed');
     }
-    reply.code(answer.status).headers(answer.headers).send({ message: answer.message });
+    // A dialect may answer an error of SPEC.md's as a success (renames.ts errorStatuses).
+    if (answer.status < 300) reply.code(answer.status).headers(answer.headers).send();
+    else reply.code(answer.status).headers(answer.headers).send({ message: answer.message });
   });
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0] ?? '';

@@ -11,6 +11,8 @@ export const CORE_ERROR_STATUS: Readonly<Record<CoreErrorCode, number>> = {
   conflict: 409,
   precondition_failed: 412,
   unprocessable: 422,
+  recording_exists: 422,
+  restart_queued: 409,
   not_implemented: 501,
   unavailable: 503,
 };

@@ -5,6 +5,7 @@
  */
 import type { Logger, SwitchboardCore } from '@switchboard/core';
 import type { WebSocket } from 'ws';
+import type { Dialect } from '../dialect/dialect.js';
 import type { ErrorResponseDecl, ModelDecl, ParameterDecl, ParamValues, RawParamValues } from '../swagger/types.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -16,6 +17,8 @@ export interface ApiCall<V> {
   readonly log: Logger;
   /** `<prefix>/ari`, for Location headers. */
   readonly apiRoot: string;
+  /** The naming of the caller: events sent on a connection are written in it. */
+  readonly dialect: Dialect;
 }
 
 export type ApiResult =
@@ -108,11 +111,6 @@ export interface ResourceDecl {
   readonly swaggerVersion: '1.1' | '1.2';
   readonly since?: readonly string[];
   readonly requiresModules?: readonly string[];
-  /**
-   * Another first path segment under which the same operations also answer (not published in the
-   * api-docs): `/asterisk` for `system`, so clients written for the reference keep working.
-   */
-  readonly aliasPrefix?: string;
   readonly apis: readonly ApiDecl[];
   readonly models: readonly ModelDecl[];
 }

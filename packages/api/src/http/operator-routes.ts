@@ -97,7 +97,7 @@ export function registerOperatorRoutes(
   const metrics = surface.metrics;
   if (metrics) {
     const users: AriUser[] = metrics.user
-      ? [{ name: metrics.user.name, password: metrics.user.password, passwordFormat: 'plain', readOnly: true }]
+      ? [{ name: metrics.user.name, password: metrics.user.password, passwordFormat: 'plain', readOnly: true, dialect: 'switchboard' }]
       : [];
     app.get(`${prefix}/${metrics.path.replace(/^\/+/, '')}`, async (request, reply) => {
       if (metrics.user) authenticate(users, credentialsFrom(request.headers.authorization, undefined));

@@ -6,6 +6,7 @@
  */
 import type { Logger, SwitchboardCore } from '@switchboard/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
+import { requestDialect } from '../dialect/request-dialect.js';
 import { ApiError } from './api-error.js';
 import type { ApiResult, Operation, WebSocketSession } from './operation.js';
 import { parseParameters } from './params.js';
@@ -90,9 +91,13 @@ function answerOptions(request: FastifyRequest, reply: FastifyReply, allow: stri
 /** The handler of a declared HTTP operation: parse, call, answer. */
 export function operationHandler(operation: Extract<Operation, { kind: 'http' }>, context: RouteContext): MethodHandler {
   return async (request, reply) => {
-    const params = parseParameters(operation.parameters, requestSources(request));
-    const result = await operation.handler({ params, core: context.core, log: context.log, apiRoot: context.apiRoot });
-    sendResult(reply, result);
+    const dialect = requestDialect(request);
+    const params = dialect.incoming(parseParameters(operation.parameters, requestSources(request)));
+    const result = await operation.handler({ params, core: context.core, log: context.log, apiRoot: context.apiRoot, dialect });
+    sendResult(
+      reply,
+      result.status === 200 || result.status === 201 ? { ...result, body: dialect.outgoing(result.body, operation.responseClass) } : result,
+    );
   };
 }
 
@@ -130,8 +135,9 @@ function registerUpgrade(
       if (offered !== undefined && !offered.split(',').some((p) => p.trim() === operation.websocketProtocol)) {
         throw new ApiError(400, `Unsupported WebSocket subprotocol; use ${operation.websocketProtocol}`);
       }
-      const params = parseParameters(operation.parameters, requestSources(request));
-      const session = operation.open({ params, core: context.core, log: context.log, apiRoot: context.apiRoot });
+      const dialect = requestDialect(request);
+      const params = dialect.incoming(parseParameters(operation.parameters, requestSources(request)));
+      const session = operation.open({ params, core: context.core, log: context.log, apiRoot: context.apiRoot, dialect });
       sessions.set(request.raw, session);
       request.raw.socket.once('close', () => session.abandon());
     },

@@ -181,7 +181,9 @@ describe('HTTP layer', () => {
 
 describe('users with crypt passwords', () => {
   test('cannot log in (the format is not supported)', async () => {
-    const h = await startHarness({ users: [{ name: 'old', password: 'abc', passwordFormat: 'crypt', readOnly: false }] });
+    const h = await startHarness({
+      users: [{ name: 'old', password: 'abc', passwordFormat: 'crypt', readOnly: false, dialect: 'switchboard' }],
+    });
     try {
       assert.equal((await h.inject({ method: 'GET', url: '/ari/system/ping', auth: basic('old', 'abc') })).statusCode, 401);
     } finally {

@@ -19,6 +19,8 @@ import { registerApiDocs } from '../swagger/api-docs-routes.js';
 import { authorize, authorizeEventsConnection, credentialsFrom } from './auth.js';
 import { limitedServerFactory } from './connection-limits.js';
 import { LoginGuard } from './login-guard.js';
+import { ALL_DIALECTS, dialectOf } from '../dialect/dialect.js';
+import { setRequestDialect } from '../dialect/request-dialect.js';
 import { installBodyParsers, lastValues, MAX_BODY_BYTES } from './body.js';
 import { installErrorHandlers } from './error-handler.js';
 import { NO_SCHEMA_COMPILERS } from './no-schema-compilers.js';
@@ -117,6 +119,7 @@ export function createApiServer(core: SwitchboardCore, options: ApiServerOptions
       const user = guard.login(core.config.ari.users, credentialsFrom(request.headers.authorization, query.api_key), address);
       authorize(user, request.method);
       if (request.routeOptions.url === eventsRoute) authorizeEventsConnection(user);
+      setRequestDialect(request, dialectOf(user.dialect));
     });
     scope.addHook('onResponse', async (request, reply) => {
       // The route pattern, not the URL: the query string may carry api_key credentials.
@@ -154,10 +157,8 @@ function registerResource(
   allowedOrigin: (origin: string | undefined) => boolean,
 ): void {
   for (const api of resource.apis) {
-    const urls = [api.path];
-    if (resource.aliasPrefix && api.path.startsWith(`/${resource.name}`)) {
-      urls.push(resource.aliasPrefix + api.path.slice(resource.name.length + 1));
-    }
+    // Every dialect's path answers for everyone (`/system/ping` and `/asterisk/ping`).
+    const urls = new Set(ALL_DIALECTS.map((d) => dialectOf(d).path(api.path)));
     const handlers = new Map<string, MethodHandler>();
     let upgrade: Extract<Operation, { kind: 'websocket' }> | undefined;
     for (const operation of api.operations) {

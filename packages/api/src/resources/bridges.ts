@@ -18,7 +18,14 @@ import { parseVariables } from '../http/variables.js';
 import { BRIDGE_MODELS } from '../swagger/models/bridges.js';
 import type { ParameterDecl } from '../swagger/types.js';
 import { playbackLocation } from './playbacks.js';
-import { RECORD_BAD_REQUEST, RECORD_UNPROCESSABLE, liveRecordingLocation, recordOptions, recordParams } from './recording-params.js';
+import {
+  RECORD_BAD_REQUEST,
+  RECORD_EXISTS,
+  RECORD_UNPROCESSABLE,
+  liveRecordingLocation,
+  recordOptions,
+  recordParams,
+} from './recording-params.js';
 
 const bridgeId = {
   name: 'bridgeId',
@@ -540,6 +547,7 @@ const record = defineOperation({
     NOT_FOUND,
     { code: 409, reason: 'Bridge not in an application; or a recording with the same name is in progress' },
     RECORD_UNPROCESSABLE,
+    RECORD_EXISTS,
   ],
   handler: ({ core, params, apiRoot }) => {
     const bridge = controlled(core, params.bridgeId);

@@ -2,7 +2,14 @@
 import { channelRecordTarget } from '@switchboard/core';
 import { created, defineOperation, type ApiDecl } from '../http/operation.js';
 import { controlledChannel } from './lookups.js';
-import { RECORD_BAD_REQUEST, RECORD_UNPROCESSABLE, liveRecordingLocation, recordOptions, recordParams } from './recording-params.js';
+import {
+  RECORD_BAD_REQUEST,
+  RECORD_EXISTS,
+  RECORD_UNPROCESSABLE,
+  liveRecordingLocation,
+  recordOptions,
+  recordParams,
+} from './recording-params.js';
 
 export const recordChannel = defineOperation({
   httpMethod: 'POST',
@@ -20,6 +27,7 @@ export const recordChannel = defineOperation({
     { code: 409, reason: 'Channel is not in an application; or a recording with the same name is in progress' },
     { code: 412, reason: 'Channel in invalid state (outbound and not answered)' },
     RECORD_UNPROCESSABLE,
+    RECORD_EXISTS,
   ],
   handler: async ({ core, params, apiRoot }) => {
     const channel = controlledChannel(core, params.channelId);

@@ -1,38 +1,8 @@
 /** The `endpoints` resource (SPEC §4.6, reference endpoints.md). `PJSIP` is accepted for `SIP`. */
-import { type ApiResult, defineOperation, ok, type ResourceDecl } from '../http/operation.js';
-import { parseVariables } from '../http/variables.js';
+import { defineOperation, ok, type ResourceDecl } from '../http/operation.js';
 import { ENDPOINT_MODELS } from '../swagger/models/endpoints.js';
-
-const tech = {
-  name: 'tech',
-  description: 'Technology of the endpoints (SIP; PJSIP is accepted)',
-  paramType: 'path',
-  dataType: 'string',
-  required: true,
-} as const;
-const resource = { name: 'resource', description: 'ID of the endpoint', paramType: 'path', dataType: 'string', required: true } as const;
-const from = {
-  name: 'from',
-  description: 'The endpoint resource or technology specific identity to send this message from.',
-  paramType: 'query',
-  dataType: 'string',
-  required: true,
-} as const;
-const body = { name: 'body', description: 'The body of the message', paramType: 'query', dataType: 'string', required: false } as const;
-const variables = {
-  name: 'variables',
-  description: 'The "variables" key in the body object holds technology specific key/value pairs to append to the message.',
-  paramType: 'body',
-  dataType: 'containers',
-  required: false,
-} as const;
-
-const accepted = (): ApiResult => ({ status: 202 });
-
-/** Text message variables are plain strings (SIP headers). */
-function messageVariables(value: unknown): Record<string, string> {
-  return Object.fromEntries([...parseVariables(value)].map(([name, assignment]) => [name, assignment.value]));
-}
+import { accepted, body, from, messageVariables, resource, tech, variables } from './endpoint-params.js';
+import { referToEndpoint, referToUri } from './endpoint-refer.js';
 
 const list = defineOperation({
   httpMethod: 'GET',
@@ -130,12 +100,22 @@ export const endpointsResource: ResourceDecl = {
   apis: [
     { path: '/endpoints', description: 'Endpoints', operations: [list] },
     { path: '/endpoints/sendMessage', description: 'Send a message to some technology URI or endpoint.', operations: [sendMessage] },
+    {
+      path: '/endpoints/refer',
+      description: 'Refer an endpoint or technology URI to some technology URI or endpoint.',
+      operations: [referToUri],
+    },
     { path: '/endpoints/{tech}', description: 'Endpoints of one technology', operations: [listByTech] },
     { path: '/endpoints/{tech}/{resource}', description: 'Single endpoint', operations: [get] },
     {
       path: '/endpoints/{tech}/{resource}/sendMessage',
       description: 'Send a message to some endpoint in a technology.',
       operations: [sendMessageToEndpoint],
+    },
+    {
+      path: '/endpoints/{tech}/{resource}/refer',
+      description: 'Refer an endpoint in a technology to some technology URI or endpoint.',
+      operations: [referToEndpoint],
     },
   ],
   models: ENDPOINT_MODELS,

@@ -4,6 +4,7 @@ import { badRequest } from '../http/api-error.js';
 import { defineOperation, defineWebSocketOperation, noContent, type ResourceDecl } from '../http/operation.js';
 import { isPlainObject } from '../http/variables.js';
 import { EventConnection } from '../events/event-connection.js';
+import { claimChannel } from './events-claim.js';
 import { EVENTS_RESOURCE_MODELS } from '../swagger/models/events.js';
 
 const eventWebsocket = defineWebSocketOperation({
@@ -37,13 +38,13 @@ const eventWebsocket = defineWebSocketOperation({
     { code: 403, reason: 'A read-only user may not register applications' },
     { code: 426, reason: 'The request is not a WebSocket upgrade' },
   ],
-  open: ({ core, params, log }) => {
+  open: ({ core, params, log, dialect }) => {
     for (const name of params.app) {
       if (name.length === 0 || name.length > MAX_APPLICATION_NAME_LENGTH) {
         throw badRequest(`Application names must be 1 to ${MAX_APPLICATION_NAME_LENGTH} characters`);
       }
     }
-    return new EventConnection({ core, applications: params.app, subscribeAll: params.subscribeAll ?? false, log });
+    return new EventConnection({ core, applications: params.app, subscribeAll: params.subscribeAll ?? false, log, dialect });
   },
 });
 
@@ -101,6 +102,7 @@ export const eventsResource: ResourceDecl = {
   apis: [
     { path: '/events', description: 'Events from the server to applications', operations: [eventWebsocket] },
     { path: '/events/user/{eventName}', description: 'User events for applications', operations: [userEvent] },
+    { path: '/events/claim', description: 'Claim a broadcast channel', operations: [claimChannel] },
   ],
   models: EVENTS_RESOURCE_MODELS,
 };

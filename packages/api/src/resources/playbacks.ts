@@ -64,6 +64,7 @@ const control = defineOperation({
     { code: 400, reason: 'The provided operation parameter was invalid' },
     NOT_FOUND,
     { code: 409, reason: "The operation cannot be performed in the playback's current state" },
+    { code: 409, reason: 'restart of a queued playback (SPEC §3 rule 1)', coreError: 'restart_queued' },
   ],
   handler: async ({ core, params }) => {
     await core.playbacks.control(params.playbackId, params.operation);

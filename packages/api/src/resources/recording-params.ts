@@ -67,9 +67,12 @@ export const recordParams = [
 ] as const satisfies readonly ParameterDecl[];
 
 export const RECORD_BAD_REQUEST = { code: 400, reason: 'Invalid parameters (an unusable recording name)' } as const;
-export const RECORD_UNPROCESSABLE = {
+export const RECORD_UNPROCESSABLE = { code: 422, reason: 'The format specified is unknown on this system' } as const;
+/** SPEC §4.4 rule 6 answers 422; the reference (and the asterisk dialect) 409. */
+export const RECORD_EXISTS = {
   code: 422,
-  reason: 'The format specified is unknown on this system, or a recording with that name already exists (ifExists=fail)',
+  reason: 'A recording with that name already exists (ifExists=fail)',
+  coreError: 'recording_exists',
 } as const;
 
 export function recordOptions(params: ParamValues<typeof recordParams>): RecordOptions {

@@ -84,6 +84,12 @@ describe('recordings resource', () => {
     assert.equal((await req('POST', '/recordings/live/live1/mute')).statusCode, 204);
     assert.equal((await req('DELETE', '/recordings/live/live1/mute')).statusCode, 204);
     assert.equal((await req('GET', '/recordings/live/live1')).json().state, 'recording');
+    // SPEC §4.7's forms: POST .../unpause and POST .../unmute.
+    assert.equal((await req('POST', '/recordings/live/live1/pause')).statusCode, 204);
+    assert.equal((await req('POST', '/recordings/live/live1/unpause')).statusCode, 204);
+    assert.equal((await req('GET', '/recordings/live/live1')).json().state, 'recording');
+    assert.equal((await req('POST', '/recordings/live/live1/mute')).statusCode, 204);
+    assert.equal((await req('POST', '/recordings/live/live1/unmute')).statusCode, 204);
     assert.equal((await req('POST', '/recordings/live/live1/stop')).statusCode, 204);
     h.media.emit({ type: 'recordingFinished', recordingId: start.recordingId, reason: 'stopped', durationMs: 4200 });
     assert.equal((await req('GET', '/recordings/live/live1')).statusCode, 404);
@@ -95,6 +101,8 @@ describe('recordings resource', () => {
       ['DELETE', '/pause'],
       ['POST', '/mute'],
       ['DELETE', '/mute'],
+      ['POST', '/unpause'],
+      ['POST', '/unmute'],
     ] as const) {
       assert.equal((await req(method, `/recordings/live/none${path}`)).statusCode, 404, `${method} ${path}`);
     }

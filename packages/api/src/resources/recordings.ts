@@ -140,6 +140,9 @@ const mute = liveControl('POST', 'mute', 'Mute a live recording (silence is reco
   core.recordings.mute(name),
 );
 const unmute = liveControl('DELETE', 'unmute', 'Unmute a live recording.', (core, name) => core.recordings.unmute(name));
+/** SPEC §4.7 also writes unpause and unmute as POSTs on their own paths (nicknames are unique per document). */
+const unpauseByPost = liveControl('POST', 'unpauseWithPost', 'Unpause a live recording.', (core, name) => core.recordings.unpause(name));
+const unmuteByPost = liveControl('POST', 'unmuteWithPost', 'Unmute a live recording.', (core, name) => core.recordings.unmute(name));
 
 export const recordingsResource: ResourceDecl = {
   name: 'recordings',
@@ -157,6 +160,8 @@ export const recordingsResource: ResourceDecl = {
     { path: '/recordings/stored/{recordingName}/copy', description: 'Copy an individual recording', operations: [copyStored] },
     { path: '/recordings/live/{recordingName}', description: 'A recording that is in progress', operations: [getLive, cancel] },
     { path: '/recordings/live/{recordingName}/stop', description: 'Stop a live recording', operations: [stop] },
+    { path: '/recordings/live/{recordingName}/unpause', description: 'Unpause a live recording', operations: [unpauseByPost] },
+    { path: '/recordings/live/{recordingName}/unmute', description: 'Unmute a live recording', operations: [unmuteByPost] },
     { path: '/recordings/live/{recordingName}/pause', description: 'Pause a live recording', operations: [pause, unpause] },
     { path: '/recordings/live/{recordingName}/mute', description: 'Mute a live recording', operations: [mute, unmute] },
   ],

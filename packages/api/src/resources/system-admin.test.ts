@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { ApplicationEvent } from '@switchboard/core';
@@ -27,9 +27,16 @@ describe('system resource: modules, logging, dynamic configuration, global varia
     assert.equal((await h.inject({ method: 'POST', url: '/ari/system/modules/res_nothing' })).statusCode, 409);
     assert.equal((await h.inject({ method: 'DELETE', url: '/ari/system/modules/res_ari' })).statusCode, 409);
     assert.equal((await h.inject({ method: 'DELETE', url: '/ari/system/modules/res_nothing' })).statusCode, 404);
-    assert.equal((await h.inject({ method: 'PUT', url: '/ari/system/modules/res_ari' })).statusCode, 409);
+    assert.equal((await h.inject({ method: 'PUT', url: '/ari/system/modules/app_playback' })).statusCode, 409);
     assert.equal((await h.inject({ method: 'PUT', url: '/ari/system/modules/res_nothing' })).statusCode, 404);
     assert.equal((await h.inject({ method: 'PUT', url: '/ari/system/modules/pbx_config' })).statusCode, 204);
+    // musiconhold.conf is reread: a class added to the file is known at once; a broken file is 409.
+    writeFileSync(join(h.core.config.confDir, 'musiconhold.conf'), '[jazz]\nmode = files\ndirectory = moh/jazz\n');
+    assert.equal((await h.inject({ method: 'PUT', url: '/ari/system/modules/res_musiconhold' })).statusCode, 204);
+    assert.ok(h.core.config.musicOnHold?.classes.jazz);
+    writeFileSync(join(h.core.config.confDir, 'musiconhold.conf'), '[jazz]\nmode = files\nsort = sideways\n');
+    assert.equal((await h.inject({ method: 'PUT', url: '/ari/system/modules/res_musiconhold' })).statusCode, 409);
+    assert.ok(h.core.config.musicOnHold?.classes.jazz);
     // The reference's path answers too.
     assert.equal((await h.inject({ method: 'GET', url: '/ari/asterisk/modules/res_ari' })).statusCode, 200);
   });
@@ -89,6 +96,19 @@ describe('system resource: modules, logging, dynamic configuration, global varia
       (await h.inject({ method: 'PUT', url: '/ari/system/config/dynamic/res_pjsip/trunk/x', payload: { fields: [] } })).statusCode,
       404,
     );
+  });
+
+  test('dynamic configuration under SPEC §4.3 path /system/{configClass}/{objectType}/{id}; rotate keeps its path', async () => {
+    const url = '/ari/system/res_pjsip/aor/erin';
+    const created = await h.inject({ method: 'PUT', url, payload: { fields: [{ attribute: 'max_contacts', value: '2' }] } });
+    assert.equal(created.statusCode, 200);
+    assert.deepEqual((await h.inject({ method: 'GET', url })).json(), created.json());
+    assert.deepEqual((await h.inject({ method: 'GET', url: '/ari/system/config/dynamic/res_pjsip/aor/erin' })).json(), created.json());
+    assert.equal((await h.inject({ method: 'GET', url: '/ari/asterisk/res_pjsip/aor/erin' })).statusCode, 200);
+    assert.equal((await h.inject({ method: 'DELETE', url })).statusCode, 204);
+    assert.equal((await h.inject({ method: 'GET', url })).statusCode, 404);
+    assert.equal((await h.inject({ method: 'GET', url: '/ari/system/res_nothing/endpoint/x' })).statusCode, 404);
+    assert.equal((await h.inject({ method: 'PUT', url: '/ari/system/logging/none.log/rotate' })).statusCode, 404);
   });
 
   test('global variables: set, read, unset; 400 without a name; ChannelVarset for subscribeAll applications', async () => {

@@ -47,7 +47,6 @@ export const systemResource: ResourceDecl = {
   swaggerVersion: '1.1',
   since: ['12.0.0'],
   // Clients written for the reference call /asterisk/...; the same operations answer there.
-  aliasPrefix: '/asterisk',
   apis: [
     { path: '/system/info', description: 'System information', operations: [getInfo] },
     { path: '/system/ping', description: 'System ping', operations: [ping] },

@@ -6,6 +6,8 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ResourceDecl } from '../http/operation.js';
 import { type MethodHandler, type PathTable, registerPath } from '../http/routes.js';
+import { ALL_DIALECTS, dialectOf } from '../dialect/dialect.js';
+import { requestDialect } from '../dialect/request-dialect.js';
 import { buildListing, buildResourceDoc } from './generator.js';
 
 export function registerApiDocs(
@@ -23,20 +25,25 @@ export function registerApiDocs(
     app,
     `${apiRoot}/api-docs/resources.json`,
     get((request, reply) => {
-      reply.send(buildListing(resources, basePath(request)));
+      reply.send(buildListing(resources, basePath(request), requestDialect(request)));
     }),
     paths,
     allowedOrigin,
   );
+  // Under every name a dialect gives the resource (`system.json`, `asterisk.json`); each reader
+  // gets the document in its own dialect.
   for (const resource of resources) {
-    registerPath(
-      app,
-      `${apiRoot}/api-docs/${resource.name}.json`,
-      get((request, reply) => {
-        reply.send(buildResourceDoc(resource, basePath(request)));
-      }),
-      paths,
-      allowedOrigin,
-    );
+    const names = new Set(ALL_DIALECTS.map((d) => dialectOf(d).resourceName(resource.name)));
+    for (const name of names) {
+      registerPath(
+        app,
+        `${apiRoot}/api-docs/${name}.json`,
+        get((request, reply) => {
+          reply.send(buildResourceDoc(resource, basePath(request), requestDialect(request)));
+        }),
+        paths,
+        allowedOrigin,
+      );
+    }
   }
 }

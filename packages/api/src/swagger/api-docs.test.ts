@@ -204,7 +204,7 @@ describe('api-docs', () => {
   });
 
   test('an unknown resource document is 404', async () => {
-    const res = await h.inject({ method: 'GET', url: '/ari/api-docs/asterisk.json' });
+    const res = await h.inject({ method: 'GET', url: '/ari/api-docs/nothing.json' });
     assert.equal(res.statusCode, 404);
   });
 });

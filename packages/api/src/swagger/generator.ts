@@ -3,6 +3,7 @@
  * declarations. Nothing here is written by hand: a new operation or model appears in the
  * api-docs by being declared.
  */
+import { type Dialect, SPEC_DIALECT } from '../dialect/dialect.js';
 import type { ApiDecl, Operation, ResourceDecl } from '../http/operation.js';
 import type { AllowableValues, ErrorResponseDecl, ModelDecl, ParameterDecl } from './types.js';
 
@@ -60,45 +61,52 @@ export interface SwaggerResourceDoc {
   models: Record<string, SwaggerModel>;
 }
 
-export const resourcePath = (resource: Pick<ResourceDecl, 'name'>) => `/api-docs/${resource.name}.{format}`;
+export const resourcePath = (resource: Pick<ResourceDecl, 'name'>, dialect: Dialect = SPEC_DIALECT) =>
+  `/api-docs/${dialect.resourceName(resource.name)}.{format}`;
 
-export function buildListing(resources: readonly ResourceDecl[], basePath: string | undefined): SwaggerListing {
+/** The listing in a dialect's names (SPEC.md's by default). */
+export function buildListing(resources: readonly ResourceDecl[], basePath: string | undefined, dialect = SPEC_DIALECT): SwaggerListing {
   return {
     apiVersion: LISTING_API_VERSION,
     swaggerVersion: '1.1',
     ...(basePath === undefined ? {} : { basePath }),
-    apis: resources.map((r) => ({ path: resourcePath(r), description: r.description })),
+    apis: resources.map((r) => ({ path: resourcePath(r, dialect), description: r.description })),
   };
 }
 
-export function buildResourceDoc(resource: ResourceDecl, basePath: string | undefined): SwaggerResourceDoc {
+/** One resource document in a dialect's names (SPEC.md's by default). */
+export function buildResourceDoc(resource: ResourceDecl, basePath: string | undefined, dialect = SPEC_DIALECT): SwaggerResourceDoc {
   return {
     apiVersion: RESOURCE_API_VERSION,
     swaggerVersion: resource.swaggerVersion,
     ...(basePath === undefined ? {} : { basePath }),
-    resourcePath: resourcePath(resource),
+    resourcePath: resourcePath(resource, dialect),
     ...(resource.since ? { since: resource.since } : {}),
     ...(resource.requiresModules ? { requiresModules: resource.requiresModules } : {}),
-    apis: resource.apis.map(apiEntry),
-    models: Object.fromEntries(resource.models.map((m) => [m.id, modelEntry(m)])),
+    apis: resource.apis.map((api) => apiEntry(api, dialect)),
+    models: Object.fromEntries(resource.models.map((m) => [dialect.type(m.id), modelEntry(m, dialect)])),
   };
 }
 
-function apiEntry(api: ApiDecl) {
-  return { path: api.path, description: api.description, operations: api.operations.map(operationEntry) };
+function apiEntry(api: ApiDecl, dialect: Dialect) {
+  return {
+    path: dialect.path(api.path),
+    description: api.description,
+    operations: api.operations.map((op) => operationEntry(op, dialect)),
+  };
 }
 
-function operationEntry(op: Operation): SwaggerOperation {
+function operationEntry(op: Operation, dialect: Dialect): SwaggerOperation {
   return {
     httpMethod: op.httpMethod,
     ...(op.since ? { since: op.since } : {}),
     summary: op.summary,
     ...(op.notes ? { notes: op.notes } : {}),
     nickname: op.nickname,
-    responseClass: op.responseClass,
+    responseClass: dialect.type(op.responseClass),
     ...(op.kind === 'websocket' ? { upgrade: op.upgrade, websocketProtocol: op.websocketProtocol } : {}),
     parameters: op.parameters.map(parameterEntry),
-    errorResponses: declaredErrorResponses(op),
+    errorResponses: declaredErrorResponses(op, dialect),
   };
 }
 
@@ -115,21 +123,21 @@ function parameterEntry(p: ParameterDecl): SwaggerParameter {
   };
 }
 
-function modelEntry(model: ModelDecl): SwaggerModel {
+function modelEntry(model: ModelDecl, dialect: Dialect): SwaggerModel {
   const properties: SwaggerModel['properties'] = {};
   for (const [name, prop] of Object.entries(model.properties)) {
-    properties[name] = {
-      type: prop.type,
+    properties[dialect.property(model.id, name)] = {
+      type: dialect.type(prop.type),
       description: prop.description,
       required: prop.required ?? false,
-      ...(prop.allowableValues ? { allowableValues: prop.allowableValues } : {}),
+      ...(prop.allowableValues ? { allowableValues: dialect.allowableValues(model.id, name, prop.allowableValues) } : {}),
     };
   }
   return {
-    id: model.id,
+    id: dialect.type(model.id),
     description: model.description,
     ...(model.discriminator ? { discriminator: model.discriminator } : {}),
-    ...(model.subTypes ? { subTypes: model.subTypes } : {}),
+    ...(model.subTypes ? { subTypes: model.subTypes.map((t) => dialect.type(t)) } : {}),
     properties,
   };
 }
@@ -139,12 +147,17 @@ function modelEntry(model: ModelDecl): SwaggerModel {
  * request parser (missing, outside their allowed values, not a number, too many values), so the
  * documents never hide a status the server gives.
  */
-export function declaredErrorResponses(op: Operation): ErrorResponseDecl[] {
-  const declared = [...op.errorResponses];
-  if (!declared.some((e) => e.code === 400) && op.parameters.some(canBeRefused)) {
-    declared.push({ code: 400, reason: 'Invalid parameters' });
+export function declaredErrorResponses(op: Operation, dialect: Dialect = SPEC_DIALECT): ErrorResponseDecl[] {
+  const byCode = new Map<number, string>();
+  for (const e of op.errorResponses) {
+    const code = e.coreError ? dialect.status(e.coreError, e.code) : e.code;
+    if (code < 400) continue; // answered as a success in this dialect
+    const other = byCode.get(code);
+    // Two causes of one status are one entry, as the reference writes them.
+    byCode.set(code, other === undefined ? e.reason : `${other}; or ${e.reason}`);
   }
-  return declared.sort((a, b) => a.code - b.code);
+  if (!byCode.has(400) && op.parameters.some(canBeRefused)) byCode.set(400, 'Invalid parameters');
+  return [...byCode].map(([code, reason]) => ({ code, reason })).sort((a, b) => a.code - b.code);
 }
 
 function canBeRefused(p: ParameterDecl): boolean {

@@ -3,6 +3,7 @@
  * once in these shapes; request validation, handler parameter types and the served swagger 1.1
  * documents are all derived from them (see ../http/params.ts and ./generator.ts).
  */
+import type { CoreErrorCode } from '@switchboard/core';
 
 export type AllowableValues =
   | { readonly valueType: 'LIST'; readonly values: readonly string[] }
@@ -26,6 +27,8 @@ export interface ParameterDecl {
 export interface ErrorResponseDecl {
   readonly code: number;
   readonly reason: string;
+  /** The core error this answer stands for, when a dialect gives it another status. */
+  readonly coreError?: CoreErrorCode;
 }
 
 export interface PropertyDecl {

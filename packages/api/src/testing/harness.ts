@@ -20,14 +20,16 @@ import type {
 } from '@switchboard/core';
 import { openStore, SwitchboardCore } from '@switchboard/core';
 import type { InjectOptions, LightMyRequestResponse as InjectResponse } from 'fastify';
+import { dialectOf, SPEC_DIALECT } from '../dialect/dialect.js';
 import type { Operation } from '../http/operation.js';
 import { type ApiServer, createApiServer } from '../http/server.js';
 import { RESOURCES } from '../resources/index.js';
 import { declaredErrorResponses } from '../swagger/generator.js';
 
 export const USERS: AriUser[] = [
-  { name: 'alice', password: 'secret', passwordFormat: 'plain', readOnly: false },
-  { name: 'viewer', password: 'look:only', passwordFormat: 'plain', readOnly: true },
+  { name: 'alice', password: 'secret', passwordFormat: 'plain', readOnly: false, dialect: 'switchboard' },
+  { name: 'viewer', password: 'look:only', passwordFormat: 'plain', readOnly: true, dialect: 'switchboard' },
+  { name: 'classic', password: 'stasis', passwordFormat: 'plain', readOnly: false, dialect: 'asterisk' },
 ];
 
 export const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
@@ -59,6 +61,7 @@ export function testConfig(
       allowedOrigins: ['http://allowed.example'],
       users: overrides.users ?? USERS,
       websocketWriteTimeoutMs: overrides.writeTimeoutMs ?? 100,
+      dialect: 'switchboard',
     },
     sip: { transports: [], endpoints: [], identifies: [], aors: [], auths: [] },
     rtp: { rtpStart: 10000, rtpEnd: 20000 },
@@ -142,7 +145,9 @@ export async function startHarness(options: { prefix?: string; users?: AriUser[]
       const headers = { ...(injectOptions.headers ?? {}) };
       if (auth !== null) headers.authorization = auth ?? ALICE;
       const response = await server.app.inject({ ...injectOptions, headers });
-      assertDeclaredStatus(root, String(injectOptions.method ?? 'GET'), String(injectOptions.url), response);
+      const user = (options.users ?? USERS).find((u) => headers.authorization === basic(u.name, u.password));
+      const dialect = dialectOf(user?.dialect ?? 'switchboard');
+      assertDeclaredStatus(root, String(injectOptions.method ?? 'GET'), String(injectOptions.url), response, dialect);
       return response;
     },
     createChannel(init = {}) {
@@ -188,11 +193,11 @@ function isTransportStatus(response: InjectResponse): boolean {
   );
 }
 
-export function findOperation(root: string, method: string, url: string): Operation | undefined {
+export function findOperation(root: string, method: string, url: string, dialect = SPEC_DIALECT): Operation | undefined {
   const path = url.split('?')[0] ?? '';
   for (const resource of RESOURCES) {
     for (const api of resource.apis) {
-      const pattern = new RegExp(`^${root}${api.path.replace(/\{[^}]+\}/g, '[^/]+')}$`);
+      const pattern = new RegExp(`^${root}${dialect.path(api.path).replace(/\{[^}]+\}/g, '[^/]+')}$`);
       if (!pattern.test(path)) continue;
       const operation = api.operations.find((op) => op.httpMethod === method.toUpperCase());
       if (operation) return operation;
@@ -202,12 +207,12 @@ export function findOperation(root: string, method: string, url: string): Operat
 }
 
 /** Fails when an operation answered with an error status its api-docs do not declare. */
-export function assertDeclaredStatus(root: string, method: string, url: string, response: InjectResponse): void {
+export function assertDeclaredStatus(root: string, method: string, url: string, response: InjectResponse, dialect = SPEC_DIALECT): void {
   const status = response.statusCode;
   if (status < 300 || isTransportStatus(response)) return;
-  const operation = findOperation(root, method, url);
+  const operation = findOperation(root, method, url, dialect);
   if (!operation) return;
-  const declared = declaredErrorResponses(operation).map((e) => e.code);
+  const declared = declaredErrorResponses(operation, dialect).map((e) => e.code);
   assert.ok(
     declared.includes(status),
     `${method} ${url} answered ${status} (${response.body}) but ${operation.nickname} declares only ${declared.join(', ') || 'nothing'}`,

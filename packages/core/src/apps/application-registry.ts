@@ -180,6 +180,8 @@ export class ApplicationRegistry {
     switch (event.type) {
       case 'AppStart':
       case 'AppEnd':
+      case 'CallBroadcast':
+      case 'CallClaimed':
       case 'ApplicationMoveFailed': {
         const app = this.#apps.get(event.application);
         return app ? [app] : [];

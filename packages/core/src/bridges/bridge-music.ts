@@ -21,12 +21,14 @@ interface Playing {
 
 export class BridgeMusic {
   readonly #playing = new Map<string, Playing>();
-  readonly #config: MusicOnHoldConfig;
+  #config: MusicOnHoldConfig;
+  readonly #confDir: string;
   readonly #media: MediaEngine;
   readonly #log: Logger;
   #sequence = 0;
 
   constructor(deps: { config: MusicOnHoldConfig | undefined; confDir: string; media: MediaEngine; log: Logger }) {
+    this.#confDir = deps.confDir;
     this.#config = deps.config ?? defaultMusicOnHoldConfig(deps.confDir);
     this.#media = deps.media;
     this.#log = deps.log;
@@ -66,6 +68,11 @@ export class BridgeMusic {
   /** The bridge is gone: forget its music without asking the engine (the bridge took it along). */
   forget(bridgeId: string): void {
     this.#playing.delete(bridgeId);
+  }
+
+  /** musiconhold.conf was reread: classes apply to music started from now on. */
+  useConfig(config: MusicOnHoldConfig | undefined): void {
+    this.#config = config ?? defaultMusicOnHoldConfig(this.#confDir);
   }
 
   #classFor(name: string | undefined): MusicOnHoldClass | undefined {

@@ -287,6 +287,11 @@ export class ChannelMediaControl {
         if (channel) this.#deps.bus.publish({ type: 'ChannelTalkingFinished', channel: channel.snapshot(), duration: n.durationMs });
         return;
       }
+      case 'toneDetected': {
+        const channel = this.#deps.channelOfLeg(n.legId);
+        if (channel) this.#deps.bus.publish({ type: 'ChannelToneDetected', channel: channel.snapshot() });
+        return;
+      }
     }
   }
 

@@ -6,6 +6,7 @@ import type { CallerId, ChannelSnapshot, DialplanLocation } from '../model/snaps
 import type { Logger } from '../util/logger.js';
 import { formatWireDate } from '../util/time.js';
 import { CAUSE_NORMAL_CLEARING, causeText } from './hangup-causes.js';
+import { snapshotVariableValue } from './snapshot-variables.js';
 
 export interface ChannelInit {
   id: string;
@@ -108,7 +109,7 @@ export class Channel {
     };
     if (this.#snapshotVariables.length > 0) {
       const vars: Record<string, string> = {};
-      for (const name of this.#snapshotVariables) vars[name] = this.#variables.get(name) ?? '';
+      for (const name of this.#snapshotVariables) vars[name] = snapshotVariableValue(this, name);
       snapshot.channelvars = vars;
     }
     // Both are shown only when set (reference channels.md, Channel model).

@@ -5,7 +5,7 @@
  */
 import type { Channel } from './channel.js';
 import { invalidArgument, notFound } from '../errors.js';
-import type { MediaEngine, TalkDetectionOptions } from '../media/media-engine.js';
+import type { MediaEngine, TalkDetectionOptions, ToneDetectionOptions } from '../media/media-engine.js';
 import { channelVariable } from '../pbx/channel-variables.js';
 import { TRANSFER_HANDLING_VARIABLE } from './channel-transfer.js';
 
@@ -69,6 +69,13 @@ export class ChannelVariableAccess {
         // PJSIP_TRANSFER_HANDLING()=ari-only: a REFER is left to the application (channel-transfer.ts).
         channel.setVariable(TRANSFER_HANDLING_VARIABLE, value.trim());
         return;
+      case 'TONE_DETECT': {
+        // TONE_DETECT(freq[,duration_ms]) starts detection (ChannelToneDetected); TONE_DETECT(remove) stops it.
+        const legId = channel.tech.mediaLegId;
+        if (!legId) throw invalidArgument('Channel has no media for tone detection');
+        await this.#media.setToneDetection(legId, args.toLowerCase() === 'remove' ? null : toneDetectionOptions(args));
+        return;
+      }
       case 'TALK_DETECT': {
         const legId = channel.tech.mediaLegId;
         if (!legId) throw invalidArgument('Channel has no media for talk detection');
@@ -107,6 +114,22 @@ export function parseCallerId(text: string): Channel['caller'] {
 }
 
 /** `TALK_DETECT(set)=[silence ms[,talking level]]`. */
+const DEFAULT_TONE_DURATION_MS = 500;
+
+/** `freq[,duration_ms[,options]]`; options of the reference (goto, hangup, squelch…) are not taken. */
+function toneDetectionOptions(args: string): ToneDetectionOptions {
+  const [frequency = '', duration = '', options = ''] = args.split(',').map((a) => a.trim());
+  const frequencyHz = Number(frequency);
+  if (frequency === '' || !Number.isFinite(frequencyHz) || frequencyHz <= 0 || frequencyHz >= 4000) {
+    throw invalidArgument('TONE_DETECT needs a frequency between 0 and 4000 Hz');
+  }
+  const durationMs = duration === '' ? DEFAULT_TONE_DURATION_MS : Number(duration);
+  if (!Number.isInteger(durationMs) || durationMs < 0 || durationMs > 60_000)
+    throw invalidArgument('TONE_DETECT duration must be 0-60000 ms');
+  if (options !== '') throw invalidArgument(`TONE_DETECT options '${options}' are not supported`);
+  return { frequencyHz, durationMs };
+}
+
 function talkDetectionOptions(value: string): TalkDetectionOptions {
   const [silence, level] = value.split(',').map((part) => part.trim());
   const options = { ...DEFAULT_TALK_DETECTION };

@@ -4,33 +4,36 @@
  *   [general]   enabled, channelvars (comma list), allowed_origins (comma list),
  *               websocket_write_timeout (milliseconds, as in Asterisk), auth_max_failures,
  *               auth_failure_window, auth_block_time, auth_max_global_failures (failed REST and
- *               events logins; see auth-limit-options.ts)
- *   [name]      type = user, password, password_format = plain|crypt, read_only,
+ *               events logins; see auth-limit-options.ts),
+ *               dialect = switchboard|asterisk (the naming API users are served in)
+ *   [name]      type = user, password, password_format = plain|crypt, read_only, dialect,
  *               acl = <names in acl.conf>, permit = <address range>, deny = <address range>
  *               (Asterisk's per-user ACL: a login from an address the rules refuse is a failed
  *               login; the named lists' rules come first, then the section's own, in order)
  *
  * Defaults (also when the file is missing): enabled = yes, no channel variables, no extra origins,
- * websocket_write_timeout = 100 ms, and no users (so no client can authenticate until one is added).
+ * websocket_write_timeout = 100 ms, dialect = switchboard, and no users (so no client can authenticate until one is added).
  */
 import { ConfigError } from '../errors.js';
 import type { Logger } from '../util/logger.js';
-import { type IniDocument, type IniSection, lastOption } from './ini.js';
+import { type IniDocument, type IniOption, type IniSection, lastOption } from './ini.js';
 import type { AclRule } from '../security/address-acl.js';
 import type { AuthFailureLimits } from '../security/auth-failure-limiter.js';
 import { aclRuleHandlers, type NamedAcls, namedAclRules } from './acl-config.js';
 import { authLimitHandlers } from './auth-limit-options.js';
 import { applyOptions, warnUnsupportedSection } from './option-table.js';
-import type { AriConfig, AriUser } from './types.js';
+import type { ApiDialect, AriConfig, AriUser } from './types.js';
 import { invalid, parseBool, parseInteger, splitList } from './values.js';
 
 export function defaultAriConfig(): AriConfig {
-  return { enabled: true, channelVars: [], allowedOrigins: [], users: [], websocketWriteTimeoutMs: 100 };
+  return { enabled: true, channelVars: [], allowedOrigins: [], users: [], websocketWriteTimeoutMs: 100, dialect: 'switchboard' };
 }
 
 export function readAriConfig(doc: IniDocument | undefined, log: Logger, acls: NamedAcls = new Map()): AriConfig {
   const config = defaultAriConfig();
   if (!doc) return config;
+  // A user without its own `dialect` takes [general]'s, wherever [general] sits in the file.
+  const ownDialect = new Map<AriUser, ApiDialect>();
   for (const section of doc.sections) {
     if (section.isTemplate) continue;
     const type = lastOption(section, 'type');
@@ -39,7 +42,7 @@ export function readAriConfig(doc: IniDocument | undefined, log: Logger, acls: N
     } else if (!type) {
       warnUnsupportedSection(log, section);
     } else if (type.value.toLowerCase() === 'user') {
-      const user = readUser(section, log, acls);
+      const user = readUser(section, log, acls, ownDialect);
       if (config.users.some((u) => u.name === user.name)) {
         throw new ConfigError(section.file, section.line, `user '${user.name}' is defined twice`);
       }
@@ -48,6 +51,7 @@ export function readAriConfig(doc: IniDocument | undefined, log: Logger, acls: N
       throw invalid(type, 'unknown type; ari.conf sections are [general] or type = user');
     }
   }
+  for (const user of config.users) user.dialect = ownDialect.get(user) ?? config.dialect;
   return config;
 }
 
@@ -70,13 +74,16 @@ function readGeneral(section: IniSection, config: AriConfig, log: Logger): void 
         config.websocketWriteTimeoutMs = parseInteger(o, 1, 3_600_000);
       },
       ...authLimitHandlers(loginLimits),
+      dialect: (o) => {
+        config.dialect = parseDialect(o);
+      },
     },
   });
   if (Object.keys(loginLimits).length > 0) config.loginLimits = loginLimits;
 }
 
-function readUser(section: IniSection, log: Logger, acls: NamedAcls): AriUser {
-  const user: AriUser = { name: section.name, password: '', passwordFormat: 'plain', readOnly: false };
+function readUser(section: IniSection, log: Logger, acls: NamedAcls, ownDialect: Map<AriUser, ApiDialect>): AriUser {
+  const user: AriUser = { name: section.name, password: '', passwordFormat: 'plain', readOnly: false, dialect: 'switchboard' };
   const named: AclRule[] = [];
   const own: AclRule[] = [];
   applyOptions({
@@ -99,10 +106,22 @@ function readUser(section: IniSection, log: Logger, acls: NamedAcls): AriUser {
         named.push(...namedAclRules(o, acls, section));
       },
       ...aclRuleHandlers(own),
+      dialect: (o) => {
+        ownDialect.set(user, parseDialect(o));
+      },
     },
   });
   if (named.length + own.length > 0) user.acl = [...named, ...own];
   // An empty password would let anyone in under this name.
   if (user.password === '') throw new ConfigError(section.file, section.line, `user '${user.name}' has no password`);
   return user;
+}
+
+const DIALECTS: readonly ApiDialect[] = ['switchboard', 'asterisk'];
+
+function parseDialect(option: IniOption): ApiDialect {
+  const value = option.value.trim().toLowerCase();
+  const dialect = DIALECTS.find((d) => d === value);
+  if (!dialect) throw invalid(option, `expected ${DIALECTS.join(' or ')}`);
+  return dialect;
 }

@@ -46,7 +46,14 @@ describe('loadConfig', () => {
     assert.equal(config.general.mediaWorkers, 0);
     assert.match(config.general.entityId, ENTITY_ID_PATTERN);
     assert.equal(loadConfig(dir).general.entityId, config.general.entityId, 'entity id is stable');
-    assert.deepEqual(config.ari, { enabled: true, channelVars: [], allowedOrigins: [], users: [], websocketWriteTimeoutMs: 100 });
+    assert.deepEqual(config.ari, {
+      enabled: true,
+      channelVars: [],
+      allowedOrigins: [],
+      users: [],
+      websocketWriteTimeoutMs: 100,
+      dialect: 'switchboard',
+    });
     assert.deepEqual(config.sip, { transports: [], endpoints: [], identifies: [], aors: [], auths: [] });
     assert.deepEqual(config.dialplan, { contexts: [], globals: {} });
   });
@@ -59,7 +66,8 @@ describe('loadConfig', () => {
       'http.conf': '[general]\nenabled = no\nbindaddr = 0.0.0.0\nbindport = 8089\nprefix = /switchboard/\n',
       'ari.conf':
         '[general]\nenabled = yes\nchannelvars = FOO, BAR\nallowed_origins = http://a.example\nwebsocket_write_timeout = 250\n' +
-        '[alice]\ntype = user\npassword = secret\nread_only = on\n[bob]\ntype=user\npassword=$6$x\npassword_format=crypt\n',
+        '[alice]\ntype = user\npassword = secret\nread_only = on\n[bob]\ntype=user\npassword=$6$x\npassword_format=crypt\ndialect = switchboard\n' +
+        '[general]\ndialect = Asterisk\n',
       'rtp.conf': '[general]\nrtpstart = 12000\nrtpend = 12100\n',
     });
     const config = loadConfig(dir);
@@ -83,9 +91,11 @@ describe('loadConfig', () => {
       channelVars: ['FOO', 'BAR'],
       allowedOrigins: ['http://a.example'],
       websocketWriteTimeoutMs: 250,
+      dialect: 'asterisk',
       users: [
-        { name: 'alice', password: 'secret', passwordFormat: 'plain', readOnly: true },
-        { name: 'bob', password: '$6$x', passwordFormat: 'crypt', readOnly: false },
+        // alice takes [general]'s dialect, even from a [general] written after her section.
+        { name: 'alice', password: 'secret', passwordFormat: 'plain', readOnly: true, dialect: 'asterisk' },
+        { name: 'bob', password: '$6$x', passwordFormat: 'crypt', readOnly: false, dialect: 'switchboard' },
       ],
     });
     assert.deepEqual(config.rtp, { rtpStart: 12000, rtpEnd: 12100 });
@@ -386,7 +396,9 @@ describe('loadConfig', () => {
     const config = loadConfig(shipped, log);
     assert.deepEqual(log.warnings(), []);
     assert.deepEqual(config.http, { enabled: true, bindAddress: '127.0.0.1', bindPort: 8088, prefix: '', limits: DEFAULT_HTTP_LIMITS });
-    assert.deepEqual(config.ari.users, [{ name: 'switchboard', password: 'switchboard', passwordFormat: 'plain', readOnly: false }]);
+    assert.deepEqual(config.ari.users, [
+      { name: 'switchboard', password: 'switchboard', passwordFormat: 'plain', readOnly: false, dialect: 'switchboard' },
+    ]);
     assert.deepEqual(config.ari.channelVars, []);
     assert.deepEqual(config.rtp, { rtpStart: 10000, rtpEnd: 20000 });
     assert.deepEqual(config.sip.transports, [{ name: 'transport-udp', protocol: 'udp', bindAddress: '0.0.0.0', bindPort: 5060 }]);

@@ -29,7 +29,7 @@ import type { IniFileSource } from './ini.js';
 import { diskFileSource, readIniFile } from './ini-file.js';
 import { readSipConfig } from './pjsip-config.js';
 import { readRtpConfig } from './rtp-config.js';
-import type { DialplanConfig, SwitchboardConfig } from './types.js';
+import type { AriConfig, DialplanConfig, MusicOnHoldConfig, SwitchboardConfig } from './types.js';
 
 export const CONFIG_FILES = {
   general: 'switchboard.conf',
@@ -86,6 +86,25 @@ function warnAboutMissingContexts(config: SwitchboardConfig, log: Logger): void 
 }
 
 /** Reads only extensions.conf, for a dialplan reload without touching the rest. */
+/** ari.conf alone (module reload res_ari). */
+export function loadAriConfig(confDir: string, log: Logger = silentLogger, source: IniFileSource = diskFileSource): AriConfig {
+  return readAriConfig(readIniFile(resolve(confDir, CONFIG_FILES.ari), source), log.child({ module: 'switchboard:core:config' }));
+}
+
+/** musiconhold.conf alone (module reload res_musiconhold). */
+export function loadMusicOnHoldConfig(
+  confDir: string,
+  log: Logger = silentLogger,
+  source: IniFileSource = diskFileSource,
+): MusicOnHoldConfig {
+  const dir = resolve(confDir);
+  return readMusicOnHoldConfig(
+    readIniFile(resolve(dir, CONFIG_FILES.musicOnHold), source),
+    dir,
+    log.child({ module: 'switchboard:core:config' }),
+  );
+}
+
 export function loadDialplanConfig(confDir: string, log: Logger = silentLogger, source: IniFileSource = diskFileSource): DialplanConfig {
   const path = resolve(confDir, CONFIG_FILES.dialplan);
   return parseDialplan(readIniFile(path, source), log.child({ module: 'switchboard:core:dialplan' }));

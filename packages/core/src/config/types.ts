@@ -46,6 +46,13 @@ export interface HttpLimits {
   inactivityTimeoutMs: number;
 }
 
+/**
+ * The naming an API user is served in: `switchboard` is SPEC.md's; `asterisk` is the reference's
+ * (StasisStart, `/asterisk`, `Stasis:` devices, `PJSIP` channels…). packages/api holds the one
+ * table of the differences.
+ */
+export type ApiDialect = 'switchboard' | 'asterisk';
+
 export interface AriUser {
   name: string;
   password: string;
@@ -54,6 +61,8 @@ export interface AriUser {
   readOnly: boolean;
   /** Addresses the user may log in from (ari.conf acl/permit/deny); absent or empty: any. */
   acl?: readonly AclRule[];
+  /** ari.conf `dialect` of the user's section, else of [general]. */
+  dialect: ApiDialect;
 }
 
 /** ari.conf */
@@ -67,6 +76,8 @@ export interface AriConfig {
   websocketWriteTimeoutMs: number;
   /** Failed-login limits of REST and events logins (unset: AuthFailureLimiter's defaults). */
   loginLimits?: Partial<AuthFailureLimits>;
+  /** `[general] dialect`: the users' default. */
+  dialect: ApiDialect;
 }
 
 export type SipTransportProtocol = 'udp' | 'tcp' | 'tls' | 'ws' | 'wss';

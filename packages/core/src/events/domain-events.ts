@@ -23,9 +23,15 @@ export type DomainEvent =
   | { type: 'ChannelHangupRequest'; channel: ChannelSnapshot; cause?: number; soft?: boolean }
   | { type: 'ChannelDestroyed'; channel: ChannelSnapshot; cause: number; cause_txt: string }
   | { type: 'ChannelDtmfReceived'; channel: ChannelSnapshot; digit: string; duration_ms: number }
+  /** A tone set up with TONE_DETECT was heard on the channel. */
+  | { type: 'ChannelToneDetected'; channel: ChannelSnapshot }
   /** A channel entered an application: the application is subscribed to it from now on. */
   | { type: 'AppStart'; application: string; channel: ChannelSnapshot; args: string[]; replace_channel?: ChannelSnapshot }
   | { type: 'AppEnd'; application: string; channel: ChannelSnapshot }
+  /** A channel offered to one application for claiming (AppBroadcast); one event per application. */
+  | { type: 'CallBroadcast'; application: string; channel: ChannelSnapshot; caller?: string; called?: string }
+  /** A broadcast channel was claimed (sent when AppBroadcast's notify_claimed is set). */
+  | { type: 'CallClaimed'; application: string; channel: ChannelSnapshot; winner_app: string }
   | { type: 'PlaybackStarted'; playback: PlaybackSnapshot }
   | { type: 'PlaybackContinuing'; playback: PlaybackSnapshot }
   | { type: 'PlaybackFinished'; playback: PlaybackSnapshot }

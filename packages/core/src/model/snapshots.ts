@@ -100,9 +100,8 @@ export interface LiveRecordingSnapshot {
   /** `channel:{id}` or `bridge:{id}` */
   target_uri: string;
   state: LiveRecordingState;
-  /** Seconds (SPEC §2.11 `total_duration`; the reference's `duration` is sent too). */
+  /** Seconds (SPEC §2.11; the reference's name, `duration`, is the asterisk dialect's). */
   total_duration?: number;
-  duration?: number;
   /** Seconds; only when silence detection was enabled. */
   talking_duration?: number;
   silence_duration?: number;

@@ -14,6 +14,12 @@ export interface BuiltinModuleHooks {
   mailboxListenerCount(): number;
   /** Re-reads extensions.conf and swaps the dialplan. */
   reloadDialplan(): void;
+  /** Rereads ari.conf: users, their dialects, allowed origins and channelvars for new channels. */
+  reloadAri(): void;
+  /** Rereads musiconhold.conf: classes apply to music started from now on. */
+  reloadMusicOnHold(): void;
+  /** Rereads pjsip.conf; new and changed objects apply to new requests, calls in progress keep theirs. */
+  reloadSip(): Promise<void>;
   /** Re-reads logger.conf; absent when there is no log directory. */
   reloadLogger?: () => void;
   /** The external-mailbox module came back: phones need the current counts again. */
@@ -21,7 +27,19 @@ export interface BuiltinModuleHooks {
 }
 
 export function defineBuiltinModules(modules: ModuleRegistry, hooks: BuiltinModuleHooks): void {
-  modules.define({ name: 'res_ari', description: 'REST and WebSocket control API', supportLevel: 'core' });
+  modules.define({
+    name: 'res_ari',
+    description: 'REST and WebSocket control API',
+    supportLevel: 'core',
+    reload: () => {
+      try {
+        hooks.reloadAri();
+      } catch (err) {
+        if (err instanceof ConfigError) throw conflict(`ari.conf was not reloaded: ${err.message}`);
+        throw err;
+      }
+    },
+  });
   modules.define({
     name: 'res_stasis',
     description: 'Applications controlled through the API',
@@ -33,6 +51,15 @@ export function defineBuiltinModules(modules: ModuleRegistry, hooks: BuiltinModu
     description: 'SIP channel driver, registrar and messaging',
     supportLevel: 'core',
     useCount: () => hooks.channelCount('SIP'),
+    reload: async () => {
+      try {
+        await hooks.reloadSip();
+      } catch (err) {
+        // The objects in force stay; the operator learns why the file was refused (reference: 409).
+        if (err instanceof ConfigError) throw conflict(`pjsip.conf was not reloaded: ${err.message}`);
+        throw err;
+      }
+    },
   });
   modules.define({
     name: 'pbx_config',
@@ -49,7 +76,19 @@ export function defineBuiltinModules(modules: ModuleRegistry, hooks: BuiltinModu
     },
   });
   modules.define({ name: 'app_playback', description: 'Sound file playback', supportLevel: 'core' });
-  modules.define({ name: 'res_musiconhold', description: 'Music on hold', supportLevel: 'core' });
+  modules.define({
+    name: 'res_musiconhold',
+    description: 'Music on hold',
+    supportLevel: 'core',
+    reload: () => {
+      try {
+        hooks.reloadMusicOnHold();
+      } catch (err) {
+        if (err instanceof ConfigError) throw conflict(`musiconhold.conf was not reloaded: ${err.message}`);
+        throw err;
+      }
+    },
+  });
   modules.define({ name: 'res_stasis_device_state', description: 'Device states controlled through the API', supportLevel: 'core' });
   modules.define({
     name: MAILBOX_MODULE,

@@ -1,4 +1,4 @@
-import { conflict } from '../errors.js';
+import { CoreError, conflict } from '../errors.js';
 import type { PlaybackSnapshot, PlaybackState } from '../model/snapshots.js';
 
 /**
@@ -92,6 +92,9 @@ export class Playback {
       done: [],
       failed: [],
     };
+    if (this.#phase === 'queued' && operation === 'restart') {
+      throw new CoreError('restart_queued', 'Playback is queued; restart is not allowed now');
+    }
     if (!allowed[this.#phase].includes(operation)) {
       throw conflict(`Playback is ${WIRE_STATE[this.#phase]}; '${operation}' is not allowed now`);
     }

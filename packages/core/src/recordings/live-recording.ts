@@ -93,7 +93,6 @@ export class LiveRecording {
       // Whole seconds, as the reference reports them; SPEC §2.11 calls the total `total_duration`.
       const seconds = Math.floor(d.durationMs / 1000);
       snapshot.total_duration = seconds;
-      snapshot.duration = seconds;
       if (this.silenceDetection) {
         snapshot.talking_duration = Math.floor((d.talkingMs ?? 0) / 1000);
         snapshot.silence_duration = Math.floor((d.silenceMs ?? 0) / 1000);

@@ -100,7 +100,6 @@ describe('RecordingManager', () => {
       target_uri: 'channel:c1',
       state: 'done',
       total_duration: 5,
-      duration: 5,
       talking_duration: 3,
       silence_duration: 2,
     });
@@ -118,7 +117,7 @@ describe('RecordingManager', () => {
     manager.record(target, { name: 'a', format: 'wav' });
     media.emit({ type: 'recordingFinished', recordingId: started()[0].recordingId, reason: 'max-duration', durationMs: 2000 });
     const done = events.at(-1);
-    assert.ok(done?.type === 'RecordingFinished' && done.recording.talking_duration === undefined && done.recording.duration === 2);
+    assert.ok(done?.type === 'RecordingFinished' && done.recording.talking_duration === undefined && done.recording.total_duration === 2);
 
     manager.record(target, { name: 'b', format: 'wav' });
     media.emit({ type: 'recordingFinished', recordingId: started()[1].recordingId, reason: 'failed', durationMs: 0, error: 'disk full' });
@@ -182,7 +181,7 @@ describe('RecordingManager', () => {
     writeFileSync(join(root, 'old.wav'), 'x');
     assert.throws(
       () => manager.record(target, { name: 'old', format: 'wav' }),
-      (e: CoreError) => e.code === 'unprocessable',
+      (e: CoreError) => e.code === 'recording_exists',
     );
     manager.record(target, { name: 'old', format: 'wav', ifExists: 'append' });
     assert.equal(started().at(-1)?.append, true);

@@ -5,7 +5,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { conflict, invalidArgument, notFound, unprocessable } from '../errors.js';
+import { conflict, invalidArgument, notFound, recordingExists, unprocessable } from '../errors.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { MediaEngine, MediaNotification, MediaTarget, RecordingFormat } from '../media/media-engine.js';
 import type { LiveRecordingSnapshot } from '../model/snapshots.js';
@@ -108,7 +108,7 @@ export class RecordingManager {
     const ifExists = options.ifExists ?? 'fail';
     if (ifExists === 'fail' && this.stored.exists(options.name, options.format)) {
       // SPEC §4.4 rule 6 / §4.5 rule 5: 422 (the reference answers 409).
-      throw unprocessable('A recording with the same name already exists on the system');
+      throw recordingExists();
     }
     const maxDurationSeconds = options.maxDurationSeconds ?? 0;
     const maxSilenceSeconds = options.maxSilenceSeconds ?? 0;

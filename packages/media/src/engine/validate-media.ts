@@ -17,6 +17,7 @@ import type {
   SnoopDirection,
   StartRecordingRequest,
   TalkDetectionOptions,
+  ToneDetectionOptions,
   ToneSegment,
 } from '@switchboard/media-control';
 
@@ -125,6 +126,19 @@ export function validateSnoopDirection(what: string, direction: SnoopDirection):
   if (!DIRECTIONS.includes(direction))
     throw new InvalidArgumentError(`${what} must be one of ${DIRECTIONS.join(', ')}, got ${String(direction)}`);
   return direction;
+}
+
+/** TONE_DETECT: a frequency the 8 kHz detector can hear and a duration of at most a minute. */
+export function validateToneDetection(options: ToneDetectionOptions | null): ToneDetectionOptions | null {
+  if (options === null) return null;
+  const { frequencyHz, durationMs } = options;
+  if (!Number.isFinite(frequencyHz) || frequencyHz <= 0 || frequencyHz >= 4000) {
+    throw new InvalidArgumentError('tone detection needs a frequency between 0 and 4000 Hz');
+  }
+  if (!Number.isFinite(durationMs) || durationMs < 0 || durationMs > 60_000) {
+    throw new InvalidArgumentError('tone detection needs a duration of 0 to 60000 ms');
+  }
+  return { frequencyHz, durationMs };
 }
 
 export function validateTalkDetection(options: TalkDetectionOptions | null): TalkDetectionOptions | null {

@@ -10,12 +10,13 @@ import { clip16 } from '../bridge/mixer.js';
 import type { WorkerNotification } from '../protocol.js';
 import type { Recorder } from '../recording/recorder.js';
 import type { TelephoneEvent } from '../rtp/telephone-event.js';
-import type { LegRemote, PlaybackEndReason, TalkDetectionOptions } from '@switchboard/media-control';
+import type { LegRemote, PlaybackEndReason, TalkDetectionOptions, ToneDetectionOptions } from '@switchboard/media-control';
 import { MAX_MIX_RATE } from '../bridge/mix-rate.js';
 import { DtmfDetector } from '../dsp/dtmf-detector.js';
 import { RateConverter, engineRate, rateOfFrame } from '../dsp/rate-converter.js';
 import type { ResampleRate } from '../dsp/resampler.js';
 import { TalkDetector } from '../dsp/talk-detector.js';
+import { ToneDetector } from '../dsp/tone-detector.js';
 import { DtmfSender, type EventPacket } from './dtmf-sender.js';
 import { type FrameSource, Playback, SAMPLES_PER_FRAME } from './playback.js';
 
@@ -80,6 +81,7 @@ export class MediaEndpoint {
   /** Digits waiting for those being sent (a request, or digits a bridge passes on). */
   readonly #dtmfQueue: DtmfSending[] = [];
   #talk: TalkDetector | null = null;
+  #tone: ToneDetector | null = null;
   #inband: DtmfDetector | null = null;
   muteInbound = false;
   muteOutbound = false;
@@ -143,6 +145,10 @@ export class MediaEndpoint {
       this.#narrowOutReady = true;
     }
     return this.#narrowOut;
+  }
+
+  setToneDetection(options: ToneDetectionOptions | null): void {
+    this.#tone = options === null ? null : new ToneDetector(options, RATE);
   }
 
   setTalkDetection(options: TalkDetectionOptions | null): void {
@@ -269,6 +275,7 @@ export class MediaEndpoint {
       this.relayed &&
       this.recorders.size === 0 &&
       this.#talk === null &&
+      this.#tone === null &&
       this.#inband === null &&
       this.#events?.needsAudioTicks !== true
     ) {
@@ -284,6 +291,9 @@ export class MediaEndpoint {
       if (event?.type === 'talkingStarted') this.#notify({ type: 'talkingStarted', legId: this.id });
       else if (event?.type === 'talkingFinished')
         this.#notify({ type: 'talkingFinished', legId: this.id, durationMs: Math.round(event.durationMs) });
+    }
+    if (this.#tone?.process(detected ?? SILENCE)) {
+      this.#notify({ type: 'toneDetected', legId: this.id, frequencyHz: this.#tone.frequencyHz });
     }
     if (this.#inband !== null && !this.#legDetectsInband()) {
       for (const digit of this.#inband.process(detected ?? SILENCE)) {

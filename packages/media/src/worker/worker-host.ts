@@ -288,6 +288,10 @@ export class WorkerHost implements LegHost {
         endpoint.muteOutbound = command.outbound;
         return null;
       }
+      case 'setToneDetection':
+        this.#endpoint(command.legId).setToneDetection(command.options);
+        this.#wake();
+        return null;
       case 'setTalkDetection':
         this.#endpoint(command.legId).setTalkDetection(command.options);
         this.#wake();

@@ -36,7 +36,9 @@ import { UserAgentCore } from '../ua/user-agent-core.js';
 import { ChannelNamer } from './channel-names.js';
 import type { DigestAlgorithm } from './auth/digest.js';
 import { DigestAuthenticator, type DigestAuthenticatorOptions } from './auth/digest-auth.js';
-import { IdentifyByAddress, type InboundAuthenticator } from './auth/identify.js';
+import type { InboundAuthenticator } from './auth/identify.js';
+import { LiveIdentifyByAddress, LiveSipConfig } from './auth/live-config.js';
+import { SipReferSender } from './messaging/out-of-dialog-refer.js';
 import { InboundCall, type SipMediaEngine } from './calls/inbound-call.js';
 import { OutboundSipCall, type OutboundTarget } from './calls/outbound-call.js';
 import { type ReplacesTarget, replacesMatches } from './calls/replaces.js';
@@ -120,9 +122,11 @@ export class SipDriver implements ChannelDriver {
   readonly #outbound = new Set<OutboundSipCall>();
   readonly #registrar: Registrar;
   readonly #endpoints: ReadonlyMap<string, SipEndpointConfig>;
+  readonly #live: LiveSipConfig;
   readonly #authenticators: readonly InboundAuthenticator[];
   readonly #namer = new ChannelNamer();
   readonly #messaging: SipMessaging;
+  readonly #referSender: SipReferSender;
   readonly #subscriptions: SubscriptionServer;
   #qualifier: Qualifier | undefined;
   /** pjsip.conf `type=registration`: our registrations to providers. */
@@ -174,26 +178,27 @@ export class SipDriver implements ChannelDriver {
         }
       },
     };
-    const config = options.config;
-    this.#endpoints = new Map(config.endpoints.map((endpoint) => [endpoint.name, endpoint]));
-    const digest = config.endpoints.some((endpoint) => endpoint.auth !== undefined)
-      ? [
-          new DigestAuthenticator({
-            algorithms: challengeAlgorithms(config.auths),
-            ...options.digest,
-            limits: { ...config.global?.authLimits, ...options.digest?.limits },
-            endpoints: config.endpoints,
-            auths: config.auths,
-            clock: this.#clock,
-            logger: sampleMessages(log.child({ module: 'switchboard:signalling:auth' }), systemClock, REMOTE_INPUT_MESSAGES),
-          }),
-        ]
-      : [];
+    // The objects in force: pjsip.conf and dynamic configuration, replaced by applyConfig().
+    const live = new LiveSipConfig(options.config);
+    this.#live = live;
+    const config = live.config;
+    this.#endpoints = live.endpoints;
+    const digest = new DigestAuthenticator({
+      algorithms: challengeAlgorithms(config.auths),
+      ...options.digest,
+      limits: { ...config.global?.authLimits, ...options.digest?.limits },
+      endpoints: config.endpoints,
+      auths: config.auths,
+      clock: this.#clock,
+      logger: sampleMessages(log.child({ module: 'switchboard:signalling:auth' }), systemClock, REMOTE_INPUT_MESSAGES),
+    });
+    live.onChange((next) => digest.reindex(next.endpoints, next.auths));
     this.#lines = new IdentifyByLine(config.registrations ?? [], this.#endpoints);
     this.#authenticators = [
       this.#lines,
-      new IdentifyByAddress(config.identifies, config.endpoints, this.#log),
-      ...digest,
+      new LiveIdentifyByAddress(live, this.#log),
+      // Nothing is challenged while no endpoint has an auth (unknown callers then get 403).
+      { authenticate: (request, source) => (digest.hasCredentials ? digest.authenticate(request, source) : { kind: 'continue' }) },
       ...(options.authenticators ?? []),
     ];
     this.#registrar = new Registrar({
@@ -215,6 +220,7 @@ export class SipDriver implements ChannelDriver {
         endpointStateChanged: (endpoint, state) => options.endpointStatus?.endpointStateChanged?.(endpoint, state),
       },
     });
+    live.onChange((next) => this.#registrar.reloadObjects(next));
     this.#messaging = new SipMessaging({
       ua: this.#ua,
       authenticators: this.#authenticators,
@@ -225,6 +231,15 @@ export class SipDriver implements ChannelDriver {
       credentialsFor: (endpoint) => this.#outboundCredentials(endpoint),
       userAgent: options.userAgent ?? 'Switchboard',
       logger: log.child({ module: 'switchboard:signalling:message' }),
+    });
+    this.#referSender = new SipReferSender({
+      ua: this.#ua,
+      endpoints: this.#endpoints,
+      contactsOf: (endpoint) => this.#contactTargets(endpoint),
+      transportFor: (endpoint, uri) => (endpoint === undefined ? this.#transports[0] : this.#transportFor(endpoint, uri)),
+      credentialsFor: (endpoint) => this.#outboundCredentials(endpoint),
+      userAgent: options.userAgent ?? 'Switchboard',
+      logger: log.child({ module: 'switchboard:signalling:refer' }),
     });
     this.#subscriptions = new SubscriptionServer({
       ua: this.#ua,
@@ -248,8 +263,23 @@ export class SipDriver implements ChannelDriver {
     const mapped = this.#options.outboundAuth?.(endpoint);
     if (mapped !== undefined) return mapped;
     const name = endpoint.outboundAuth;
-    const auth = name === undefined ? undefined : this.#options.config.auths.find((a) => a.name === name);
+    const auth = name === undefined ? undefined : this.#live.config.auths.find((a) => a.name === name);
     return auth === undefined ? undefined : { username: auth.username, password: auth.password };
+  }
+
+  /**
+   * Puts new SIP objects in force (dynamic configuration, pjsip.conf reload): endpoints, aors, auths
+   * and identifies apply to the next request; calls in progress keep theirs. Transports and outbound
+   * registrations are left as they are until a restart.
+   */
+  applyConfig(next: SipConfig): void {
+    const delta = this.#live.apply(next);
+    this.#log.info(delta, 'SIP objects changed');
+  }
+
+  /** The sender core's REFER service calls for technology `SIP` (out-of-dialog REFER). */
+  get referSender(): SipReferSender {
+    return this.#referSender;
   }
 
   /** Active SUBSCRIBE dialogs (message-summary, dialog, presence). */
@@ -327,13 +357,13 @@ export class SipDriver implements ChannelDriver {
     }
     this.#startRegistrations();
     const qualify = this.#options.qualify;
-    if (qualify !== undefined && this.#options.config.aors.some((aor) => aor.qualifyFrequency > 0)) {
+    if (qualify !== undefined && this.#live.config.aors.some((aor) => aor.qualifyFrequency > 0)) {
       this.#qualifier = new Qualifier({
         ua: this.#ua,
         clock: this.#clock,
         logger: (this.#options.logger ?? silentLogger).child({ module: 'switchboard:signalling:qualify' }),
-        aors: this.#options.config.aors,
-        endpoints: this.#options.config.endpoints,
+        aors: this.#live.config.aors,
+        endpoints: this.#live.config.endpoints,
         contactsOf: async (aor, endpoint) => (await this.#contactTargets(endpoint)).filter((t) => t.aor === aor),
         transportFor: (endpoint, target) => this.#transportFor(endpoint, target.requestUri),
         listener: qualify,
@@ -345,7 +375,7 @@ export class SipDriver implements ChannelDriver {
 
   /** Registers to every provider of `type=registration` (outbound-registration.ts). */
   #startRegistrations(): void {
-    const config = this.#options.config;
+    const config = this.#live.config;
     for (const registration of config.registrations ?? []) {
       let server: SipUri | undefined;
       try {

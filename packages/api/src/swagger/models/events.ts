@@ -33,6 +33,28 @@ export const EVENT_MODELS: { readonly [T in WireEventType]: ModelFor<OwnFields<T
     description: 'Notification that a channel has left an application.',
     properties: { channel: channel('The channel that left the application') },
   },
+  CallBroadcast: {
+    id: 'CallBroadcast',
+    description: 'A channel is offered to applications for claiming (AppBroadcast dialplan application).',
+    properties: {
+      channel: channel('The channel being broadcast'),
+      caller: { type: 'string', description: 'The caller number', required: false },
+      called: { type: 'string', description: 'The called extension', required: false },
+    },
+  },
+  CallClaimed: {
+    id: 'CallClaimed',
+    description: 'A broadcast channel was claimed.',
+    properties: {
+      channel: channel('The channel that was claimed'),
+      winner_app: { type: 'string', description: 'The application that won the claim', required: true },
+    },
+  },
+  ChannelToneDetected: {
+    id: 'ChannelToneDetected',
+    description: 'A tone set up with TONE_DETECT was detected on the channel.',
+    properties: { channel: channel('The channel on which the tone was detected') },
+  },
   ChannelCreated: {
     id: 'ChannelCreated',
     description: 'Notification that a channel has been created.',

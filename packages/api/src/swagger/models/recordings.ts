@@ -29,7 +29,6 @@ export const LiveRecordingModel = {
       allowableValues: listOfAll<LiveRecordingState>()(['queued', 'recording', 'paused', 'done', 'failed', 'canceled']),
     },
     total_duration: { type: 'int', description: 'Duration in seconds of the recording', required: false },
-    duration: { type: 'int', description: 'Duration in seconds of the recording (same as total_duration)', required: false },
     talking_duration: {
       type: 'int',
       description: 'Duration of talking, in seconds, detected in the recording; only when maxSilenceSeconds was given',

@@ -120,18 +120,33 @@ export class DigestAuthenticator implements InboundAuthenticator {
       ...(options.nonceSecret !== undefined ? { secret: options.nonceSecret } : {}),
     });
     this.#limiter = new AuthFailureLimiter(() => clock.now(), options.limits);
-    const auths = new Map(options.auths.map((auth) => [auth.name, auth]));
-    for (const endpoint of options.endpoints) {
+    this.reindex(options.endpoints, options.auths);
+  }
+
+  /**
+   * The endpoints and auths in force changed (dynamic configuration, pjsip.conf reload). Nonces
+   * and the failure limiter's state are kept: a reload does not unblock an address.
+   */
+  reindex(endpoints: readonly SipEndpointConfig[], auths: readonly SipAuthConfig[]): void {
+    this.#byEndpoint.clear();
+    this.#byUsername.clear();
+    const byName = new Map(auths.map((auth) => [auth.name, auth]));
+    for (const endpoint of endpoints) {
       if (endpoint.auth === undefined) continue;
-      const auth = auths.get(endpoint.auth);
+      const auth = byName.get(endpoint.auth);
       if (auth === undefined) {
-        options.logger.warn({ endpoint: endpoint.name, auth: endpoint.auth }, 'endpoint names an auth that is not configured');
+        this.#log.warn({ endpoint: endpoint.name, auth: endpoint.auth }, 'endpoint names an auth that is not configured');
         continue;
       }
       const candidate = { endpoint, auth, realm: auth.realm ?? this.#realm };
       this.#byEndpoint.set(endpoint.name, candidate);
       if (!this.#byUsername.has(auth.username)) this.#byUsername.set(auth.username, candidate);
     }
+  }
+
+  /** Whether any endpoint authenticates with a password (otherwise nothing is challenged). */
+  get hasCredentials(): boolean {
+    return this.#byEndpoint.size > 0;
   }
 
   get limiter(): AuthFailureLimiter {

@@ -173,17 +173,8 @@ export class SipMessaging {
     }
   }
 
-  async #resolve(destination: string): Promise<{ endpoint: SipEndpointConfig | undefined; targets: OutboundTarget[] }> {
-    if (/^sips?:/i.test(destination)) return { endpoint: undefined, targets: [{ requestUri: sipUri(destination) }] };
-    const slash = destination.indexOf('/');
-    const name = slash === -1 ? destination : destination.slice(0, slash);
-    const endpoint = this.#options.endpoints.get(name);
-    if (endpoint === undefined) throw new CoreError('not_found', `SIP endpoint '${name}' does not exist`);
-    if (slash !== -1) {
-      const uri = sipUri(destination.slice(slash + 1));
-      return { endpoint, targets: [{ requestUri: uri, transport: this.#options.transportFor(endpoint, uri) }] };
-    }
-    return { endpoint, targets: await this.#options.contactsOf(endpoint) };
+  #resolve(destination: string): Promise<{ endpoint: SipEndpointConfig | undefined; targets: OutboundTarget[] }> {
+    return resolveDestination(this.#options, destination);
   }
 
   #respond(
@@ -203,11 +194,31 @@ export class SipMessaging {
   }
 }
 
+/**
+ * Where an out-of-call request goes: `alice` (every contact of the endpoint's AORs),
+ * `alice/sip:alice@192.0.2.5` (that URI, through alice's transport) or a bare `sip:` URI.
+ */
+export async function resolveDestination(
+  options: Pick<SipMessagingOptions, 'endpoints' | 'contactsOf' | 'transportFor'>,
+  destination: string,
+): Promise<{ endpoint: SipEndpointConfig | undefined; targets: OutboundTarget[] }> {
+  if (/^sips?:/i.test(destination)) return { endpoint: undefined, targets: [{ requestUri: sipUri(destination) }] };
+  const slash = destination.indexOf('/');
+  const name = slash === -1 ? destination : destination.slice(0, slash);
+  const endpoint = options.endpoints.get(name);
+  if (endpoint === undefined) throw new CoreError('not_found', `SIP endpoint '${name}' does not exist`);
+  if (slash !== -1) {
+    const uri = sipUri(destination.slice(slash + 1));
+    return { endpoint, targets: [{ requestUri: uri, transport: options.transportFor(endpoint, uri) }] };
+  }
+  return { endpoint, targets: await options.contactsOf(endpoint) };
+}
+
 function describe(outcome: OutOfDialogOutcome): string | number {
   return outcome.kind === 'response' ? outcome.response.status : outcome.kind;
 }
 
-function sipUri(text: string): SipUri {
+export function sipUri(text: string): SipUri {
   try {
     const uri = parseUri(text);
     if (uri.kind === 'sip') return uri;
@@ -221,7 +232,7 @@ function sipUri(text: string): SipUri {
  * The From of an outbound message: a name-addr or URI as given (`"Bob" <sip:bob@host>`), else a
  * plain user name written at our own host. Anything else is refused.
  */
-function fromParts(from: string): { fromUri?: SipUri; fromUser?: string; fromDisplayName?: string } {
+export function fromParts(from: string): { fromUri?: SipUri; fromUser?: string; fromDisplayName?: string } {
   const text = from.trim();
   if (text === '') return { fromUser: 'switchboard' };
   if (/[\r\n\0]/.test(text)) throw new CoreError('invalid_argument', "'from' may not contain control characters");

@@ -146,8 +146,8 @@ interface Binding {
 }
 
 export class Registrar {
-  readonly #aors: ReadonlyMap<string, SipAorConfig>;
-  readonly #endpoints: readonly SipEndpointConfig[];
+  #aors: ReadonlyMap<string, SipAorConfig>;
+  #endpoints: readonly SipEndpointConfig[];
   readonly #store: RegistrarContactStore;
   readonly #clock: Clock;
   readonly #log: Logger;
@@ -171,6 +171,12 @@ export class Registrar {
     this.#authenticators = options.authenticators;
     this.#listener = options.listener;
     this.#userAgent = options.userAgent ?? 'Switchboard';
+  }
+
+  /** The aors and endpoints in force changed; bindings of an aor that is gone expire as usual. */
+  reloadObjects(config: Pick<SipConfig, 'aors' | 'endpoints'>): void {
+    this.#aors = new Map(config.aors.map((aor) => [aor.name, aor]));
+    this.#endpoints = config.endpoints;
   }
 
   /** Drops bindings that expired while the server was down and arms timers for the others. */
