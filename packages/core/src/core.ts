@@ -24,6 +24,7 @@ import { DialplanRunner } from './pbx/dialplan-runner.js';
 import { acceptReplacement } from './pbx/replacement.js';
 import { channelToneZone } from './playback/channel-tone-zone.js';
 import { PlaybackManager } from './playback/playback-manager.js';
+import { withInstalledSounds } from './sounds/installed-sounds.js';
 import { SoundIndex } from './sounds/sound-index.js';
 import { SystemStatus } from './system.js';
 import { type Logger, silentLogger } from './util/logger.js';
@@ -129,7 +130,7 @@ export class SwitchboardCore implements ChannelDriverHost {
     this.channels = new ChannelRegistry(this.bus, log.child({ module: 'switchboard:core:channel' }));
     this.applications = new ApplicationRegistry(this.bus, log.child({ module: 'switchboard:core:applications' }));
     this.sounds = new SoundIndex(
-      options.config.general.soundDirs,
+      withInstalledSounds(options.config.general.soundDirs),
       options.config.general.defaultLanguage,
       log.child({ module: 'switchboard:core:sounds' }),
     );
