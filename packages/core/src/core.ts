@@ -3,7 +3,7 @@ import type { Channel } from './channels/channel.js';
 import { ChannelRegistry } from './channels/channel-registry.js';
 import { CAUSE_NORMAL_CLEARING } from './channels/hangup-causes.js';
 import type { SwitchboardConfig } from './config/types.js';
-import { Dialplan } from './dialplan/dialplan.js';
+import { Dialplan, type DialplanOptions } from './dialplan/dialplan.js';
 import { expand } from './dialplan/expand.js';
 import { splitArgs } from './dialplan/split-args.js';
 import type {
@@ -25,6 +25,7 @@ import { acceptReplacement } from './pbx/replacement.js';
 import { channelToneZone } from './playback/channel-tone-zone.js';
 import { PlaybackManager } from './playback/playback-manager.js';
 import { withInstalledSounds } from './sounds/installed-sounds.js';
+import { installDialplanLanguage } from './pbx/install-dialplan-language.js';
 import { SoundIndex } from './sounds/sound-index.js';
 import { SystemStatus } from './system.js';
 import { type Logger, silentLogger } from './util/logger.js';
@@ -72,6 +73,8 @@ export interface CoreOptions {
   logDirectory?: string;
   /** Recording formats the media engine can write; wav, ulaw, alaw, sln and g722 when absent. */
   recordingFormats?: readonly string[];
+  /** The wall clock of time conditions (GotoIfTime, timed includes, STRFTIME); default: the system's. */
+  dialplanClock?: () => Date;
 }
 
 /**
@@ -119,6 +122,7 @@ export class SwitchboardCore implements ChannelDriverHost {
   readonly #clock: Clock;
   #dialplan: Dialplan;
   readonly #running = new Set<Promise<void>>();
+  readonly #dialplanOptions: DialplanOptions;
 
   constructor(options: CoreOptions) {
     this.#clock = options.clock ?? systemClock;
@@ -173,7 +177,8 @@ export class SwitchboardCore implements ChannelDriverHost {
     });
     this.system = new SystemStatus(() => this.config);
     this.globals = new Map(Object.entries(options.config.dialplan.globals));
-    this.#dialplan = new Dialplan(options.config.dialplan);
+    this.#dialplanOptions = options.dialplanClock ? { now: options.dialplanClock } : {};
+    this.#dialplan = new Dialplan(options.config.dialplan, this.#dialplanOptions);
     this.dialplanRunner = new DialplanRunner({
       dialplan: () => this.#dialplan,
       text: { expand, splitArgs },
@@ -240,6 +245,19 @@ export class SwitchboardCore implements ChannelDriverHost {
     this.eventSources.setBridgeLookup((id) => this.bridges.get(id)?.snapshot());
     this.subscriptions = new SubscriptionService(this.applications, this.eventSources);
     this.userEvents = new UserEventService(this.bus, this.applications, this.eventSources);
+    installDialplanLanguage({
+      runner: this.dialplanRunner,
+      bus: this.bus,
+      media: this.media,
+      channelMedia: this.channelMedia,
+      recordings: this.recordings,
+      channels: this.channels,
+      endpointDeviceState: (name) => this.deviceStates.endpointDeviceState(name)?.state,
+      hintDevices: (context, exten) => this.hintDevices(context, exten),
+      ...(store?.astdb ? { astdb: store.astdb } : {}),
+      ...(options.dialplanClock ? { now: options.dialplanClock } : {}),
+      log: log.child({ module: 'switchboard:core:dialplan' }),
+    });
     const logChannels = this.logChannels;
     defineBuiltinModules(this.modules, {
       applicationCount: () => this.applications.list().length,
@@ -260,6 +278,14 @@ export class SwitchboardCore implements ChannelDriverHost {
     for (const object of await this.dynamicConfig.stored('res_pjsip', 'endpoint')) this.endpoints.add('SIP', object.id);
   }
 
+  /**
+   * Reports unknown applications and functions of the dialplan with file and line; the server
+   * calls it once every driver has registered its applications (Dial), and reload calls it again.
+   */
+  checkDialplan(): number {
+    return this.dialplanRunner.checkAndReport();
+  }
+
   /** The devices of the dialplan hint for `exten` seen from `context` (what busy lamps follow), if any. */
   hintDevices(context: string, exten: string): readonly string[] | undefined {
     return this.#dialplan.hintDevices(context, exten);
@@ -271,10 +297,11 @@ export class SwitchboardCore implements ChannelDriverHost {
    */
   reloadDialplan(): void {
     const dialplan = loadDialplanConfig(this.config.confDir, this.#log);
-    this.#dialplan = new Dialplan(dialplan);
+    this.#dialplan = new Dialplan(dialplan, this.#dialplanOptions);
     for (const [name, value] of Object.entries(dialplan.globals)) this.globals.set(name, value);
     this.system.lastReloadAt = new Date();
     this.#log.info({ contexts: dialplan.contexts.length }, 'dialplan reloaded');
+    this.dialplanRunner.checkAndReport();
   }
 
   #track(work: Promise<void>): void {

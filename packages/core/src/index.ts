@@ -86,3 +86,4 @@ export * from './pbx/application-session.js';
 export * from './recordings/record-targets.js';
 export * from './media/worker-failure.js';
 export * from './config/pjsip-global.js';
+export * from './store/astdb.js';

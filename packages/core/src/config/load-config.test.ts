@@ -401,7 +401,7 @@ describe('loadConfig', () => {
       [
         ['100', ['1:App(demo)', '2:Hangup()']],
         ['200', ['1:Answer()', '2:Playback(hello-world)', '3:Hangup()']],
-        ['_10XX', ['1:Dial(SIP/${EXTEN},30)', '2:Hangup()']],
+        ['_10XX', [`1:Dial(SIP/\${EXTEN},30)`, '2:Hangup()']],
       ],
     );
   });

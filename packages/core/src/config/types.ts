@@ -245,6 +245,8 @@ export interface DialplanContext {
   name: string;
   extensions: DialplanExtension[];
   includes: string[];
+  /** `include => ctx,<time condition>`: included context → its condition text (pbx/time-condition.ts). */
+  includeConditions?: Record<string, string>;
   /** `exten => 101,hint,SIP/alice&App:desk`: literal extension → its devices (absent: no hints). */
   hints?: Record<string, string[]>;
 }

@@ -55,7 +55,16 @@ describe('openStore', () => {
       .prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
       .all()
       .map((r) => r.name);
-    assert.deepEqual(tables, ['cdr', 'config_objects', 'contacts', 'device_states', 'global_variables', 'mailboxes', 'schema_migrations']);
+    assert.deepEqual(tables, [
+      'astdb',
+      'cdr',
+      'config_objects',
+      'contacts',
+      'device_states',
+      'global_variables',
+      'mailboxes',
+      'schema_migrations',
+    ]);
     raw.close();
   });
 

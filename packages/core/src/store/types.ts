@@ -1,3 +1,5 @@
+import type { AstDb } from './astdb.js';
+
 /**
  * What must survive a restart, behind narrow interfaces: SQLite implements them today; PostgreSQL
  * or Redis can replace it for several nodes sharing state. Every operation returns a promise for
@@ -141,6 +143,8 @@ export interface Store {
   readonly contacts: ContactStore;
   readonly cdr: CdrStore;
   readonly configObjects: ConfigObjectStore;
+  /** AstDB (store/astdb.ts): absent in stores that do not keep one. */
+  readonly astdb?: AstDb;
   /** Flushes and closes; calling it again does nothing. */
   close(): Promise<void>;
 }
