@@ -256,6 +256,9 @@ export class SwitchboardCore implements ChannelDriverHost {
       hintDevices: (context, exten) => this.hintDevices(context, exten),
       ...(store?.astdb ? { astdb: store.astdb } : {}),
       ...(options.dialplanClock ? { now: options.dialplanClock } : {}),
+      textMessages: this.textMessages,
+      endpoints: () => this.config.sip.endpoints,
+      defaultLanguage: options.config.general.defaultLanguage,
       log: log.child({ module: 'switchboard:core:dialplan' }),
     });
     const logChannels = this.logChannels;

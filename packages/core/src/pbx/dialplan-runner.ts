@@ -8,6 +8,7 @@ import { FLOW_APPLICATIONS } from './apps/flow-apps.js';
 import { IVR_APPLICATIONS } from './apps/ivr-apps.js';
 import { BUILTIN_APPLICATIONS } from './builtin-apps.js';
 import { CHANNEL_FUNCTIONS } from './functions/channel-functions.js';
+import { MESSAGE_FUNCTIONS, messageSend } from './message-routing.js';
 import { channelVariable } from './channel-variables.js';
 import type { DialplanAppContext, DialplanApplication, DialplanFlow } from './dialplan-app.js';
 import { type DialplanProblem, findDialplanProblems } from './dialplan-check.js';
@@ -63,6 +64,7 @@ export class DialplanRunner {
     ...Object.entries(BUILTIN_APPLICATIONS),
     ...Object.entries(FLOW_APPLICATIONS),
     ...Object.entries(IVR_APPLICATIONS),
+    ['messagesend', messageSend],
   ]);
   readonly #dialplan: () => DialplanLookup;
   readonly #text: DialplanText;
@@ -89,7 +91,7 @@ export class DialplanRunner {
     this.#globals = deps.globals;
     this.#log = deps.log;
     this.#pbx = this.#services(deps.pbx ?? {});
-    for (const [name, fn] of Object.entries(CHANNEL_FUNCTIONS)) this.registerFunction(name, fn);
+    for (const [name, fn] of Object.entries({ ...CHANNEL_FUNCTIONS, ...MESSAGE_FUNCTIONS })) this.registerFunction(name, fn);
   }
 
   #services(partial: Partial<PbxServices>): PbxServices {

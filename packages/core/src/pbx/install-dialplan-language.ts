@@ -10,6 +10,8 @@ import { channelRecordTarget } from '../recordings/record-targets.js';
 import type { RecordingManager, TerminateOn } from '../recordings/recording-manager.js';
 import type { AstDb } from '../store/astdb.js';
 import type { Logger } from '../util/logger.js';
+import type { SipEndpointConfig } from '../config/types.js';
+import { routeTextMessage } from './message-routing.js';
 import type { DialplanRunner } from './dialplan-runner.js';
 import type { PbxMedia, PbxServices, RecordOptions } from './pbx-services.js';
 
@@ -33,6 +35,12 @@ export interface DialplanLanguageDeps {
   astdb?: AstDb;
   now?: () => Date;
   log: Logger;
+  /** Routes received text messages through the dialplan and sends MessageSend's. */
+  textMessages?: {
+    send(message: { to: string; from: string; body: string; variables: Record<string, string> }): Promise<void>;
+  };
+  endpoints?: () => readonly SipEndpointConfig[];
+  defaultLanguage?: string;
 }
 
 export function installDialplanLanguage(deps: DialplanLanguageDeps): void {
@@ -41,6 +49,15 @@ export function installDialplanLanguage(deps: DialplanLanguageDeps): void {
   const absoluteTimers = new Map<string, NodeJS.Timeout>();
   bus.subscribe((event) => {
     switch (event.type) {
+      case 'TextMessageReceived':
+        if (event.endpoint !== undefined && deps.endpoints !== undefined && event.endpoint.technology === 'SIP') {
+          void routeTextMessage(
+            { runner, endpoints: deps.endpoints, defaultLanguage: deps.defaultLanguage ?? 'en', log: deps.log },
+            event.endpoint.resource,
+            event.message,
+          ).catch((err: unknown) => deps.log.error({ err }, 'message dialplan failed'));
+        }
+        break;
       case 'ChannelDtmfReceived':
         runner.pbx.dtmf.push(event.channel.id, event.digit);
         break;
@@ -80,6 +97,14 @@ export function installDialplanLanguage(deps: DialplanLanguageDeps): void {
       absoluteTimers.set(channel.id, timer);
     },
     ...(deps.astdb ? { astdb: deps.astdb } : {}),
+    ...(deps.textMessages
+      ? {
+          messaging: {
+            send: (to: string, from: string, body: string, variables: Record<string, string>) =>
+              (deps.textMessages as NonNullable<DialplanLanguageDeps['textMessages']>).send({ to, from, body, variables }),
+          },
+        }
+      : {}),
     ...(deps.now ? { now: deps.now } : {}),
   };
   runner.attachServices(services);
