@@ -25,6 +25,7 @@ import { acceptReplacement } from './pbx/replacement.js';
 import { channelToneZone } from './playback/channel-tone-zone.js';
 import { PlaybackManager } from './playback/playback-manager.js';
 import { withInstalledSounds } from './sounds/installed-sounds.js';
+import { type CdrService, installCdr } from './cdr/install-cdr.js';
 import { installDialplanLanguage } from './pbx/install-dialplan-language.js';
 import { SoundIndex } from './sounds/sound-index.js';
 import { SystemStatus } from './system.js';
@@ -115,6 +116,8 @@ export class SwitchboardCore implements ChannelDriverHost {
   readonly originator: OriginateService;
   readonly snoops: SnoopService;
   readonly externalMedia: ExternalMediaService;
+  /** Call detail records (cdr/): the engine and its batched writer. */
+  readonly cdr: CdrService;
   readonly #drivers = new Map<string, ChannelDriver>();
   readonly #log: Logger;
   /** Far-end transfer requests nothing else serves (made when first needed). */
@@ -261,6 +264,15 @@ export class SwitchboardCore implements ChannelDriverHost {
       defaultLanguage: options.config.general.defaultLanguage,
       log: log.child({ module: 'switchboard:core:dialplan' }),
     });
+    this.cdr = installCdr({
+      bus: this.bus,
+      runner: this.dialplanRunner,
+      confDir: options.config.confDir,
+      store: store?.cdr,
+      logDirectory: options.logDirectory,
+      endpoints: () => this.config.sip.endpoints,
+      log: log.child({ module: 'switchboard:core:cdr' }),
+    });
     const logChannels = this.logChannels;
     defineBuiltinModules(this.modules, {
       applicationCount: () => this.applications.list().length,
@@ -397,6 +409,7 @@ export class SwitchboardCore implements ChannelDriverHost {
   async shutdown(): Promise<void> {
     await Promise.allSettled(this.channels.list().map((c) => c.hangup(CAUSE_NORMAL_CLEARING)));
     await Promise.allSettled([...this.#running]);
+    await this.cdr.flush();
     this.logChannels?.close();
   }
 }

@@ -100,6 +100,12 @@ export interface CdrRecord {
   uniqueid: string;
   linkedid: string;
   userfield: string;
+  /** `"name" <number>` of the caller. */
+  clid?: string;
+  /** The accountcode of the other party. */
+  peeraccount?: string;
+  /** A number unique to each record, counting up. */
+  sequence?: number;
 }
 
 export interface StoredCdr extends CdrRecord {
@@ -109,6 +115,8 @@ export interface StoredCdr extends CdrRecord {
 export interface CdrStore {
   /** Returns the record's id. */
   insert(record: CdrRecord): Promise<number>;
+  /** Several records in one transaction (batched CDR writes); resolves with how many were written. */
+  insertMany?(records: readonly CdrRecord[]): Promise<number>;
   /** The most recent records, newest first. */
   recent(limit: number): Promise<StoredCdr[]>;
 }
