@@ -89,15 +89,6 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX cdr_start ON cdr (start);
     `,
   },
-  {
-    id: 2,
-    name: 'cdr: clid, peeraccount, sequence',
-    sql: `
-      ALTER TABLE cdr ADD COLUMN clid TEXT NOT NULL DEFAULT '';
-      ALTER TABLE cdr ADD COLUMN peeraccount TEXT NOT NULL DEFAULT '';
-      ALTER TABLE cdr ADD COLUMN sequence INTEGER NOT NULL DEFAULT 0;
-    `,
-  },
 ];
 
 /** Brings the database up to the latest migration; returns the version before and after. */

@@ -320,6 +320,7 @@ export class SqliteCdr implements CdrStore {
   readonly #insertAll;
 
   constructor(db: Database) {
+    ensureCdrColumns(db);
     // Dates are stored as ISO 8601 text so operators can read and query them with the sqlite3 shell.
     this.#insert = db.prepare<[Omit<CdrRow, 'id'>]>(
       `INSERT INTO cdr (start, answer, "end", duration, billsec, ${CDR_TEXT_COLUMNS.join(', ')})
@@ -344,6 +345,28 @@ export class SqliteCdr implements CdrStore {
 
   recent(limit: number): Promise<StoredCdr[]> {
     return settle(() => this.#recent.all(limit).map(toCdr));
+  }
+}
+
+/**
+ * Fields the original has that the first schema lacked, added in place when missing (kept out
+ * of the migration list so the table's other users can evolve it independently).
+ */
+const ADDED_CDR_COLUMNS: ReadonlyArray<readonly [string, string]> = [
+  ['clid', "TEXT NOT NULL DEFAULT ''"],
+  ['peeraccount', "TEXT NOT NULL DEFAULT ''"],
+  ['sequence', 'INTEGER NOT NULL DEFAULT 0'],
+];
+
+function ensureCdrColumns(db: Database): void {
+  const existing = new Set(
+    db
+      .prepare<[], { name: string }>('PRAGMA table_info(cdr)')
+      .all()
+      .map((c) => c.name),
+  );
+  for (const [name, type] of ADDED_CDR_COLUMNS) {
+    if (!existing.has(name)) db.exec(`ALTER TABLE cdr ADD COLUMN ${name} ${type}`);
   }
 }
 
