@@ -260,6 +260,7 @@ export class SwitchboardCore implements ChannelDriverHost {
       ...(store?.astdb ? { astdb: store.astdb } : {}),
       ...(options.dialplanClock ? { now: options.dialplanClock } : {}),
       textMessages: this.textMessages,
+      bridges: this.bridges,
       endpoints: () => this.config.sip.endpoints,
       defaultLanguage: options.config.general.defaultLanguage,
       log: log.child({ module: 'switchboard:core:dialplan' }),

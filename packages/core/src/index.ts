@@ -87,3 +87,4 @@ export * from './recordings/record-targets.js';
 export * from './media/worker-failure.js';
 export * from './config/pjsip-global.js';
 export * from './store/astdb.js';
+export { inheritVariables, markInheritable } from './pbx/variable-inheritance.js';

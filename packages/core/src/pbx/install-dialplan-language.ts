@@ -12,6 +12,8 @@ import type { AstDb } from '../store/astdb.js';
 import type { Logger } from '../util/logger.js';
 import type { SipEndpointConfig } from '../config/types.js';
 import { routeTextMessage } from './message-routing.js';
+import { playMusicToHeldParties } from './hold-music.js';
+import type { BridgeRegistry } from '../bridges/bridge-registry.js';
 import type { DialplanRunner } from './dialplan-runner.js';
 import type { PbxMedia, PbxServices, RecordOptions } from './pbx-services.js';
 
@@ -41,6 +43,8 @@ export interface DialplanLanguageDeps {
   };
   endpoints?: () => readonly SipEndpointConfig[];
   defaultLanguage?: string;
+  /** Core's bridges: the held party of a Dial() call hears music (hold-music.ts). */
+  bridges?: Pick<BridgeRegistry, 'bridgeOf' | 'startMusic' | 'stopMusic'>;
 }
 
 export function installDialplanLanguage(deps: DialplanLanguageDeps): void {
@@ -108,6 +112,9 @@ export function installDialplanLanguage(deps: DialplanLanguageDeps): void {
     ...(deps.now ? { now: deps.now } : {}),
   };
   runner.attachServices(services);
+  if (deps.bridges !== undefined && deps.endpoints !== undefined) {
+    playMusicToHeldParties({ bus, bridges: deps.bridges, endpoints: deps.endpoints, log: deps.log });
+  }
 }
 
 function pbxMedia(deps: DialplanLanguageDeps): PbxMedia {
