@@ -3,7 +3,7 @@
  * ContactStatusChange events, and the `Dial` dialplan application gets core's channels and bridges.
  */
 import type { SwitchboardCore } from '@switchboard/core';
-import { CoreError, inheritVariables, systemClock } from '@switchboard/core';
+import { CoreError, DEFAULT_DTMF_TIMING, inheritVariables, systemClock } from '@switchboard/core';
 import {
   type ContactChange,
   type DialBridges,
@@ -78,6 +78,18 @@ export function registerDial(core: SwitchboardCore): void {
       },
       remoteHold: (channel, onHold) => core.channelMedia.remoteHold(channel, onHold),
       inheritVariables,
+      extras: {
+        startMoh: (channel, mohClass) => core.channelMedia.startMoh(channel, mohClass),
+        stopMoh: (channel) => core.channelMedia.stopMoh(channel),
+        play: async (channel, sounds) => {
+          await core.playbacks.playOnChannelTracked(
+            channel,
+            sounds.map((sound) => `sound:${sound}`),
+          ).finished;
+        },
+        sendDtmf: (channel, digits) => core.channelMedia.sendDtmf(channel, digits, DEFAULT_DTMF_TIMING),
+        gosub: (channel, target) => core.dialplanRunner.runSubroutine(channel, target),
+      },
     }),
   );
 }

@@ -4,9 +4,9 @@ import { CAUSE_NORMAL_CLEARING } from '../channels/hangup-causes.js';
 import type { DialplanPriority } from '../config/types.js';
 import type { PlaybackManager } from '../playback/playback-manager.js';
 import type { Logger } from '../util/logger.js';
-import { FLOW_APPLICATIONS } from './apps/flow-apps.js';
+import { FLOW_APPLICATIONS, parseGosubTarget } from './apps/flow-apps.js';
 import { IVR_APPLICATIONS } from './apps/ivr-apps.js';
-import { BUILTIN_APPLICATIONS } from './builtin-apps.js';
+import { BUILTIN_APPLICATIONS, parseGoto } from './builtin-apps.js';
 import { CHANNEL_FUNCTIONS } from './functions/channel-functions.js';
 import { MESSAGE_FUNCTIONS, messageSend } from './message-routing.js';
 import { channelVariable } from './channel-variables.js';
@@ -46,6 +46,9 @@ export interface DialplanTarget {
 
 /** Stops a channel that loops through the dialplan without ever waiting (a `Goto` loop). */
 const MAX_STEPS_WITHOUT_WAITING = 10_000;
+/** Where a subroutine run by runSubroutine() returns to: the run ends there. */
+const SUBROUTINE_END: DialplanLocationRef = { context: '\u0000end of subroutine', exten: '', priority: 0 };
+
 /** Steps an `h` extension may take: it runs after the hangup, where nothing waits. */
 const MAX_HANGUP_STEPS = 1000;
 
@@ -174,6 +177,27 @@ export class DialplanRunner {
     return run;
   }
 
+  /**
+   * Runs `[[context,]exten,]priority[(args)]` on a channel as a Gosub until its Return (Dial's
+   * U() and b() options); resolves with GOSUB_RESULT. The channel is not hung up at the end.
+   */
+  async runSubroutine(channel: Channel, text: string): Promise<string> {
+    const { target, args } = parseGosubTarget(text);
+    const flow = parseGoto(target);
+    if (flow.kind !== 'goto' || flow.context === undefined || flow.exten === undefined) {
+      this.#log.warn({ target: text }, 'a subroutine needs context,exten,priority');
+      return '';
+    }
+    const priority = flow.label !== undefined ? this.findLabel(flow.context, flow.exten, flow.label) : (flow.priority ?? 1);
+    if (priority === undefined || !this.#pbx.exists(flow.context, flow.exten, priority)) {
+      this.#log.warn({ target: text }, 'subroutine does not exist');
+      return '';
+    }
+    this.#pbx.gosub.push(channel, SUBROUTINE_END, args);
+    await this.#run(channel, { context: flow.context, exten: flow.exten, priority });
+    return channel.getVariable('GOSUB_RESULT') ?? '';
+  }
+
   async #run(channel: Channel, start: DialplanLocationRef): Promise<void> {
     const log = this.#log.child({ channel: channel.name });
     const ctx: DialplanAppContext = {
@@ -191,6 +215,10 @@ export class DialplanRunner {
     let steps = 0;
     try {
       while (!channel.isDestroyed) {
+        if (location.context === SUBROUTINE_END.context) {
+          this.#pbx.dtmf.detach(channel.id);
+          return;
+        }
         const step = this.#dialplan().findPriority(location.context, location.exten, location.priority)?.priority;
         if (!step) {
           const invalid = this.#invalidExtension(location);
