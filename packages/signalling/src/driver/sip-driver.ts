@@ -33,6 +33,7 @@ import { ChannelNamer } from './channel-names.js';
 import type { DigestAlgorithm } from './digest.js';
 import { DigestAuthenticator, type DigestAuthenticatorOptions } from './digest-auth.js';
 import { EndpointIdentifier } from './endpoint-identifier.js';
+import { mediaTransportConfig } from './nat-media.js';
 import type { InboundAuthenticator } from './identify.js';
 import { InboundCall, type SipMediaEngine } from './inbound-call.js';
 import { OutboundSipCall, type OutboundTarget } from './outbound-call.js';
@@ -293,6 +294,7 @@ export class SipDriver implements ChannelDriver {
           bindAddress: config.bindAddress,
           bindPort: config.bindPort,
           externalSignalingAddress: config.externalSignalingAddress,
+          localNets: config.localNets,
           logger: transportLog,
         };
         const keys = { certFile: config.certFile, privKeyFile: config.privKeyFile };
@@ -474,7 +476,8 @@ export class SipDriver implements ChannelDriver {
       logger: this.#log,
       endpoint,
       transport,
-      transportConfig,
+      // `media_address` of the endpoint names the address of our SDP (nat-media.ts).
+      transportConfig: mediaTransportConfig(transportConfig, undefined, endpoint),
       name: channelName,
       caller: endpoint.callerId !== undefined && request.caller.number === '' ? endpoint.callerId : request.caller,
       codecs,
@@ -556,7 +559,8 @@ export class SipDriver implements ChannelDriver {
       media: this.#options.media,
       logger: this.#log,
       authenticators: this.#authenticators,
-      transportConfig,
+      // A caller inside `local_net` is answered with our own media address (nat-media.ts).
+      transportConfig: mediaTransportConfig(transportConfig, context.source.address, undefined),
       channelName: (endpoint) => this.#namer.next(endpoint),
       userAgent: this.#userAgent,
       clock: this.#clock,

@@ -10,6 +10,7 @@
  * Via received/rport → delegate; malformed but answerable requests get 400 on the same connection.
  * A stream that cannot be framed any more is closed.
  */
+import { LocalNetworks } from './local-net.js';
 import { readFileSync } from 'node:fs';
 import { isIP, type Server, type Socket, connect as tcpConnect, createServer as createTcpServer } from 'node:net';
 import { lookup } from 'node:dns/promises';
@@ -35,6 +36,8 @@ export interface StreamTransportOptions {
   bindAddress: string;
   bindPort: number;
   externalSignalingAddress?: string | undefined;
+  /** `local_net`: peers that see our own address rather than the external one. */
+  localNets?: readonly string[] | undefined;
   logger: Logger;
   limits?: Partial<ParseLimits>;
   /** TLS: PEM certificate chain and private key files (`cert_file`, `priv_key_file`). */
@@ -152,8 +155,8 @@ export class StreamTransport implements Transport {
   }
 
   async advertisedHost(peer: string): Promise<string> {
-    const external = this.#options.externalSignalingAddress;
-    if (external !== undefined && external !== '') return external;
+    const external = LocalNetworks.of(this.#options.localNets).externalFor(this.#options.externalSignalingAddress, normaliseAddress(peer));
+    if (external !== undefined) return external;
     if (!isWildcardAddress(this.#localAddress)) return this.#localAddress;
     return localAddressToward(normaliseAddress(peer));
   }

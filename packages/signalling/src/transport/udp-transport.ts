@@ -5,6 +5,7 @@
  * layers above only ever see well-formed messages (§8.2, §21.4.1); everything else is dropped
  * and logged at debug.
  */
+import { LocalNetworks } from './local-net.js';
 import { createSocket, type RemoteInfo, type Socket } from 'node:dgram';
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
@@ -28,6 +29,8 @@ export interface UdpTransportOptions {
   bindAddress: string;
   bindPort: number;
   externalSignalingAddress?: string | undefined;
+  /** `local_net`: peers that see our own address rather than the external one. */
+  localNets?: readonly string[] | undefined;
   logger: Logger;
   limits?: Partial<ParseLimits>;
 }
@@ -108,8 +111,8 @@ export class UdpTransport implements Transport {
   }
 
   async advertisedHost(peer: string): Promise<string> {
-    const external = this.#options.externalSignalingAddress;
-    if (external !== undefined && external !== '') return external;
+    const external = LocalNetworks.of(this.#options.localNets).externalFor(this.#options.externalSignalingAddress, normaliseAddress(peer));
+    if (external !== undefined) return external;
     if (!isWildcardAddress(this.#localAddress)) return this.#localAddress;
     return localAddressToward(normaliseAddress(peer));
   }

@@ -6,6 +6,7 @@
  * one goes on the connection it keeps open with us, found by its address and port (the `flow` of its
  * registration); a destination without a connection is a transport error.
  */
+import { LocalNetworks } from './local-net.js';
 import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -30,6 +31,8 @@ export interface WsTransportOptions {
   bindAddress: string;
   bindPort: number;
   externalSignalingAddress?: string | undefined;
+  /** `local_net`: peers that see our own address rather than the external one. */
+  localNets?: readonly string[] | undefined;
   logger: Logger;
   limits?: Partial<ParseLimits>;
   certFile?: string | undefined;
@@ -144,8 +147,8 @@ export class WsTransport implements Transport {
   }
 
   async advertisedHost(peer: string): Promise<string> {
-    const external = this.#options.externalSignalingAddress;
-    if (external !== undefined && external !== '') return external;
+    const external = LocalNetworks.of(this.#options.localNets).externalFor(this.#options.externalSignalingAddress, normaliseAddress(peer));
+    if (external !== undefined) return external;
     if (!isWildcardAddress(this.#localAddress)) return this.#localAddress;
     return localAddressToward(normaliseAddress(peer));
   }
