@@ -130,6 +130,7 @@ export class SipDriver implements ChannelDriver {
     this.#clock = options.clock ?? systemClock;
     this.#transactions = new TransactionLayer({
       clock: this.#clock,
+      ...(options.config.global?.maxForwards !== undefined ? { maxForwards: options.config.global.maxForwards } : {}),
       logger: log.child({ module: 'switchboard:signalling:transaction' }),
       // On the real clock only: tests on a fake clock expect retransmissions when they advance it.
       ...(options.clock === undefined ? { afterPendingIo: (fn: () => void) => setImmediate(fn) } : {}),
@@ -295,6 +296,7 @@ export class SipDriver implements ChannelDriver {
           bindPort: config.bindPort,
           externalSignalingAddress: config.externalSignalingAddress,
           localNets: config.localNets,
+          keepAliveIntervalSeconds: (this.#options.config.global ?? defaultSipGlobal()).keepAliveInterval,
           logger: transportLog,
         };
         const keys = { certFile: config.certFile, privKeyFile: config.privKeyFile };

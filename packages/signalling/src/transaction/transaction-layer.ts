@@ -36,6 +36,11 @@ export interface TransactionLayerOptions {
   afterPendingIo?(fn: () => void): void;
   /** Live server transactions beyond which new requests are refused (default MAX_SERVER_TRANSACTIONS). */
   maxServerTransactions?: number;
+  /**
+   * pjsip.conf `[global] max_forwards`: the Max-Forwards of every request we send in a client
+   * transaction (we originate them all: a B2BUA never proxies). Absent: as the request was built.
+   */
+  maxForwards?: number;
 }
 
 /**
@@ -57,9 +62,12 @@ export class TransactionLayer implements TransportDelegate {
   #refusedSinceLog = 0;
   #lastOverloadLog = Number.NEGATIVE_INFINITY;
 
+  readonly #maxForwards: number | undefined;
+
   constructor(options: TransactionLayerOptions) {
     this.#log = options.logger;
     this.#maxServerTransactions = options.maxServerTransactions ?? MAX_SERVER_TRANSACTIONS;
+    this.#maxForwards = options.maxForwards;
     this.#env = {
       clock: options.clock,
       logger: options.logger,
@@ -128,6 +136,7 @@ export class TransactionLayer implements TransportDelegate {
     const branch = request.topVia.branch;
     if (branch === undefined) throw new Error('a client request needs a branch in its top Via');
     const key = clientTransactionKey(branch, request.method);
+    if (this.#maxForwards !== undefined) request.setHeader('Max-Forwards', String(this.#maxForwards));
     const transaction =
       request.method === 'INVITE'
         ? new InviteClientTransaction(key, request, transport, destination, user, this.#env)

@@ -38,6 +38,11 @@ export interface StreamTransportOptions {
   externalSignalingAddress?: string | undefined;
   /** `local_net`: peers that see our own address rather than the external one. */
   localNets?: readonly string[] | undefined;
+  /**
+   * pjsip.conf `[global] keep_alive_interval`, seconds: a double-CRLF ping (RFC 5626 §3.5.1) on
+   * every open connection at this interval, so NAT bindings stay open; 0 or absent: none.
+   */
+  keepAliveIntervalSeconds?: number | undefined;
   logger: Logger;
   limits?: Partial<ParseLimits>;
   /** TLS: PEM certificate chain and private key files (`cert_file`, `priv_key_file`). */
@@ -92,6 +97,7 @@ export class StreamTransport implements Transport {
   #localAddress = '';
   #localPort = 0;
   #closed = false;
+  #keepAlive: NodeJS.Timeout | undefined;
 
   constructor(options: StreamTransportOptions) {
     this.name = options.name;
@@ -100,6 +106,13 @@ export class StreamTransport implements Transport {
     this.#options = options;
     this.#log = options.logger;
     this.#limits = { ...DEFAULT_PARSE_LIMITS, ...options.limits };
+    const interval = options.keepAliveIntervalSeconds ?? 0;
+    if (interval > 0) {
+      this.#keepAlive = setInterval(() => {
+        for (const connection of this.#connections.values()) if (!connection.socket.destroyed) connection.socket.write('\r\n\r\n');
+      }, interval * 1000);
+      this.#keepAlive.unref();
+    }
   }
 
   get localAddress(): string {
@@ -190,6 +203,7 @@ export class StreamTransport implements Transport {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    if (this.#keepAlive !== undefined) clearInterval(this.#keepAlive);
     for (const connection of this.#connections.values()) connection.socket.destroy();
     this.#connections.clear();
     this.#viaRoutes.clear();
