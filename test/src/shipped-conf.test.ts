@@ -84,6 +84,26 @@ describe('the shipped configuration', () => {
     assert.equal(answered.code, 0, answered.stdout.slice(-2000));
   });
 
+  it('delivers a text message from 1001 to 1002 through the shipped [messages] context', { timeout: 40_000 }, async () => {
+    const phone1002Port = await freePort('udp');
+    const registered = await runSipp('register-auth.xml', target(), {
+      service: '1002',
+      keys: { expires: 300 },
+      extra: ['-au', '1002', '-ap', 'change-me-1002', '-i', '127.0.0.3', '-p', String(phone1002Port)],
+    });
+    assert.equal(registered.code, 0, registered.stdout.slice(-2000));
+    const phone = runSipp('message-uas-text.xml', target(), { service: '1002', extra: ['-i', '127.0.0.3', '-p', String(phone1002Port)] });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const sent = await runSipp('message-uac-auth.xml', target(), {
+      service: '1002',
+      keys: { user: '1001' },
+      extra: ['-au', '1001', '-ap', 'change-me-1001', '-i', '127.0.0.2'],
+    });
+    assert.equal(sent.code, 0, sent.stdout.slice(-2000));
+    const received = await phone;
+    assert.equal(received.code, 0, received.stdout.slice(-2000));
+  });
+
   it('refuses a wrong password and logs the failure at warning level', { timeout: 30_000 }, async () => {
     const wrong = await runSipp('register-wrong-password.xml', target(), {
       service: '1002',

@@ -397,13 +397,19 @@ describe('loadConfig', () => {
     const internal = config.dialplan.contexts.find((c) => c.name === 'from-internal');
     assert.ok(internal);
     assert.deepEqual(
-      internal.extensions.map((e) => [e.pattern, e.priorities.map((p) => `${p.priority}:${p.app}(${p.appData})`)]),
+      internal.extensions.slice(0, 3).map((e) => [e.pattern, e.priorities.map((p) => `${p.priority}:${p.app}(${p.appData})`)]),
       [
         ['100', ['1:App(demo)', '2:Hangup()']],
         ['200', ['1:Answer()', '2:Playback(hello-world)', '3:Hangup()']],
         ['_10XX', [`1:Dial(SIP/\${EXTEN},30)`, '2:Hangup()']],
       ],
     );
+    assert.deepEqual(
+      internal.extensions.slice(3).map((e) => e.pattern),
+      ['300', '1', '2', 'i', 't'],
+      'the IVR demo',
+    );
+    assert.ok(config.dialplan.contexts.some((c) => c.name === 'messages'));
   });
 });
 
