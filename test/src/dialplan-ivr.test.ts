@@ -1,6 +1,7 @@
 /**
  * The dialplan language against the real process: an IVR where the caller presses 1 during the
- * Background greeting as a SIP INFO and types a PIN as RFC 4733 events for Read(); the PIN is
+ * Background greeting as a SIP INFO and types a PIN as RFC 4733 events for Read() (the dialplan
+ * also reads the INVITE's User-Agent with PJSIP_HEADER); the PIN is
  * kept with DB() and read back after a restart (AstDB in SQLite); Gosub with arguments; and an
  * unknown application reported with file and line when the dialplan loads.
  */
@@ -10,7 +11,8 @@ import { type RunningSwitchboard, runSipp, startSwitchboard } from './harness.js
 import { RtpPeer } from './rtp-peer.js';
 
 const DIALPLAN = `
-exten => 500,1,Answer()
+exten => 500,1,Log(NOTICE,user agent \${PJSIP_HEADER(read,User-Agent)})
+ same => n,Answer()
  same => n,Background(hello-world)
  same => n,WaitExten(5)
 exten => 1,1,Read(PIN,beep,4,,1,4)
@@ -64,6 +66,10 @@ describe('dialplan: IVR, AstDB and load-time checks', () => {
       for (const digit of ['4', '2', '#']) await phone.sendDtmf(digit);
       const result = await call;
       assert.equal(result.code, 0, result.stdout.slice(-2000));
+      assert.ok(
+        sb.logs.some((l) => l.msg === 'user agent SIPp'),
+        'PJSIP_HEADER(read) sees the INVITE',
+      );
       assert.ok(
         sb.logs.some((l) => l.msg === 'ivr done 42-OK'),
         JSON.stringify(sb.logs.filter((l) => String(l.msg).startsWith('ivr'))),

@@ -26,6 +26,7 @@ import { channelToneZone } from './playback/channel-tone-zone.js';
 import { PlaybackManager } from './playback/playback-manager.js';
 import { withInstalledSounds } from './sounds/installed-sounds.js';
 import { type CdrService, installCdr } from './cdr/install-cdr.js';
+import { keepRequestHeaders } from './pbx/functions/request-headers.js';
 import { installDialplanLanguage } from './pbx/install-dialplan-language.js';
 import { SoundIndex } from './sounds/sound-index.js';
 import { SystemStatus } from './system.js';
@@ -336,6 +337,7 @@ export class SwitchboardCore implements ChannelDriverHost {
 
   acceptInbound(call: InboundCall): ChannelTechnologyEvents {
     const { channel, events } = this.#createInbound(call);
+    if (call.requestHeaders !== undefined) keepRequestHeaders(channel, call.requestHeaders);
     this.#startDialplan(channel, call.context, call.exten);
     return events;
   }

@@ -9,6 +9,7 @@ import { IVR_APPLICATIONS } from './apps/ivr-apps.js';
 import { BUILTIN_APPLICATIONS, parseGoto } from './builtin-apps.js';
 import { CHANNEL_FUNCTIONS } from './functions/channel-functions.js';
 import { MESSAGE_FUNCTIONS, messageSend } from './message-routing.js';
+import { PJSIP_HEADER } from './functions/request-headers.js';
 import { channelVariable } from './channel-variables.js';
 import type { DialplanAppContext, DialplanApplication, DialplanFlow } from './dialplan-app.js';
 import { type DialplanProblem, findDialplanProblems } from './dialplan-check.js';
@@ -94,7 +95,7 @@ export class DialplanRunner {
     this.#globals = deps.globals;
     this.#log = deps.log;
     this.#pbx = this.#services(deps.pbx ?? {});
-    for (const [name, fn] of Object.entries({ ...CHANNEL_FUNCTIONS, ...MESSAGE_FUNCTIONS })) this.registerFunction(name, fn);
+    for (const [name, fn] of Object.entries({ ...CHANNEL_FUNCTIONS, ...MESSAGE_FUNCTIONS, PJSIP_HEADER })) this.registerFunction(name, fn);
   }
 
   #services(partial: Partial<PbxServices>): PbxServices {
