@@ -136,24 +136,23 @@ function untilHangup(channel: Channel): Promise<void> {
 }
 
 /**
- * Echo(): two snoop legs on the channel in a mixing bridge — one hears what the phone sends,
- * the other speaks into what the phone receives — so the caller hears themself.
+ * Echo(): the channel and a snoop leg hearing what its phone sends share a mixing bridge, so the
+ * phone hears its own audio (the mix minus itself is the snoop leg's).
  */
 async function echo(media: MediaEngine, channel: Channel): Promise<void> {
   const legId = channel.tech.mediaLegId;
   if (!legId) throw new Error('Echo: the channel has no media');
   const bridgeId = `echo-${channel.id}`;
   const ear = await media.createSnoopLeg({ sourceLegId: legId, spy: 'in', whisper: 'none' });
-  const mouth = await media.createSnoopLeg({ sourceLegId: legId, spy: 'none', whisper: 'out' });
   try {
     await media.createBridge({ bridgeId, kind: 'mixing' });
+    await media.joinBridge(bridgeId, legId);
     await media.joinBridge(bridgeId, ear.legId);
-    await media.joinBridge(bridgeId, mouth.legId);
     await untilHangup(channel);
   } finally {
+    await media.leaveBridge(bridgeId, legId).catch(() => undefined);
     await media.destroyBridge(bridgeId).catch(() => undefined);
     await media.destroyLeg(ear.legId).catch(() => undefined);
-    await media.destroyLeg(mouth.legId).catch(() => undefined);
   }
 }
 
