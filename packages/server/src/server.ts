@@ -12,7 +12,7 @@ import {
 import { MediaEngine, supportedRecordingFormats } from '@switchboard/media';
 import { SipDriver } from '@switchboard/signalling';
 import { watchEventLoop } from './event-loop-watch.js';
-import { endpointStatusFor, registerDial, registerSipServices, sipServicesFor } from './sip-wiring.js';
+import { endpointStatusFor, registerDial, registerPage, registerSipServices, sipServicesFor } from './sip-wiring.js';
 
 export interface ListeningAddress {
   service: 'http' | 'sip';
@@ -100,6 +100,7 @@ export async function startServer(options: {
     await sip.start();
     core.registerDriver(sip);
     registerDial(core);
+    registerPage(core);
     // Every application is registered now: report what the dialplan uses but the server lacks.
     core.checkDialplan();
     // Drivers close after the core has hung up every call, so the BYEs still go out.

@@ -13,6 +13,7 @@ import {
   type QualifyListener,
   type SipDriver,
   createDialApplication,
+  createPageApplication,
 } from '@switchboard/signalling';
 
 const CONTACT_STATUS: Record<ContactChange['kind'], 'Reachable' | 'Removed'> = {
@@ -61,6 +62,26 @@ export function dialBridgesFor(core: SwitchboardCore): DialBridges {
     },
     snapshot: (bridgeId) => core.bridges.get(bridgeId)?.snapshot(),
   };
+}
+
+/** Page(): a one-way intercom through a bridge of the system's own, pages muted unless `d`. */
+export function registerPage(core: SwitchboardCore): void {
+  core.dialplanRunner.registerApplication(
+    'Page',
+    createPageApplication({
+      channels: core.channels,
+      driverFor: (technology) => core.driverFor(technology),
+      snapshotVariables: core.config.ari.channelVars,
+      bridges: {
+        create: async () => (await core.bridges.create({ type: 'mixing', appOwned: false, bridgeClass: 'basic' })).id,
+        add: (bridgeId, channel, options) => core.bridges.addChannels(core.bridges.require(bridgeId), [channel], { mute: options.mute }),
+        destroy: async (bridgeId) => {
+          const bridge = core.bridges.get(bridgeId);
+          if (bridge !== undefined) await core.bridges.destroy(bridge);
+        },
+      },
+    }),
+  );
 }
 
 export function registerDial(core: SwitchboardCore): void {

@@ -1,5 +1,6 @@
 export * from './channel-names.js';
 export * from './dial-app.js';
+export * from './page-app.js';
 export * from './dial-bridges.js';
 export * from './digest-auth.js';
 export * from './digest.js';
