@@ -24,7 +24,6 @@ import { DialplanRunner } from './pbx/dialplan-runner.js';
 import { acceptReplacement } from './pbx/replacement.js';
 import { channelToneZone } from './playback/channel-tone-zone.js';
 import { PlaybackManager } from './playback/playback-manager.js';
-import { withInstalledSounds } from './sounds/installed-sounds.js';
 import { type CdrService, installCdr } from './cdr/install-cdr.js';
 import { keepRequestHeaders } from './pbx/functions/request-headers.js';
 import { installDialplanLanguage } from './pbx/install-dialplan-language.js';
@@ -138,7 +137,7 @@ export class SwitchboardCore implements ChannelDriverHost {
     this.channels = new ChannelRegistry(this.bus, log.child({ module: 'switchboard:core:channel' }));
     this.applications = new ApplicationRegistry(this.bus, log.child({ module: 'switchboard:core:applications' }));
     this.sounds = new SoundIndex(
-      withInstalledSounds(options.config.general.soundDirs),
+      options.config.general.soundDirs,
       options.config.general.defaultLanguage,
       log.child({ module: 'switchboard:core:sounds' }),
     );

@@ -5,6 +5,7 @@ import { dirname, join, resolve } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { ConfigError } from '../errors.js';
+import { INSTALLED_SOUNDS_DIR } from '../sounds/installed-sounds.js';
 import { deriveEntityId, ENTITY_ID_PATTERN } from './entity-id.js';
 import { loadConfig } from './load-config.js';
 import { recordingLogger } from './test-support.js';
@@ -40,7 +41,11 @@ describe('loadConfig', () => {
     assert.deepEqual(config.rtp, { rtpStart: 10000, rtpEnd: 20000 });
     assert.equal(config.general.systemName, hostname());
     assert.equal(config.general.defaultLanguage, 'en');
-    assert.deepEqual(config.general.soundDirs, [resolve(dir, '..', 'sounds')]);
+    assert.deepEqual(
+      config.general.soundDirs,
+      [resolve(dir, '..', 'sounds'), INSTALLED_SOUNDS_DIR],
+      'the installation’s prompts come last',
+    );
     assert.equal(config.general.recordingDir, resolve(dir, '..', 'recordings'));
     assert.equal(config.general.mediaWorkers, 0);
     assert.match(config.general.entityId, ENTITY_ID_PATTERN);
@@ -66,7 +71,7 @@ describe('loadConfig', () => {
       entityId: '00:11:22:aa:bb:cc',
       systemName: 'pbx1',
       defaultLanguage: 'fr',
-      soundDirs: [resolve(dir, '../s1'), '/abs/s2'],
+      soundDirs: [resolve(dir, '../s1'), '/abs/s2', INSTALLED_SOUNDS_DIR],
       recordingDir: join(dir, 'rec'),
       mediaWorkers: 2,
     });
