@@ -18,6 +18,7 @@ import { RecordingMediaEngine, RecordingTechnology, settle } from '../test-suppo
 import { silentLogger } from '../util/logger.js';
 import { systemClock } from '../util/time.js';
 import { DialplanRunner } from './dialplan-runner.js';
+import { inheritVariables } from './variable-inheritance.js';
 
 /** A runner over `extensions` with one ringing channel; `now` fixes the wall clock. */
 function setup(extensions: string, now?: Date) {
@@ -25,6 +26,9 @@ function setup(extensions: string, now?: Date) {
   const sounds = mkdtempSync(join(tmpdir(), 'language-sounds-'));
   mkdirSync(join(sounds, 'en'));
   writeFileSync(join(sounds, 'en', 'hello-world.wav'), 'x');
+  mkdirSync(join(sounds, 'en', 'digits'));
+  mkdirSync(join(sounds, 'en', 'letters'));
+  for (const id of ['digits/2', 'digits/4', 'digits/40', 'letters/a', 'letters/b']) writeFileSync(join(sounds, 'en', `${id}.wav`), 'x');
   const media = new RecordingMediaEngine();
   const applications = new ApplicationRegistry(bus, silentLogger);
   const playbacks = new PlaybackManager({
@@ -204,6 +208,43 @@ exten => t,1,Set(TIMEOUT_HIT=yes)
     await done;
     assert.equal(channel.getVariable('GOT'), '4321/OK');
     assert.equal(channel.getVariable('TIMEOUT_HIT'), 'yes');
+  });
+
+  it('says numbers, digits and letters from the digits/ and letters/ prompts; Set(_X) is inheritable', async () => {
+    const { channel, run, media } = setup(`
+[in]
+exten => 100,1,Answer()
+ same => n,SayNumber(42)
+ same => n,SayDigits(24)
+ same => n,SayAlpha(ab)
+ same => n,Set(__ACCOUNT=sales)
+ same => n,Hangup()
+`);
+    const done = run();
+    const files: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      const deadline = Date.now() + 2000;
+      while (media.plays.length <= i && Date.now() < deadline) await settle();
+      files.push(media.plays[i].request.file.replace(/^.*\/en\//, '').replace(/\.wav$/, ''));
+      media.finishLast();
+    }
+    await done;
+    assert.deepEqual(files, ['digits/40', 'digits/2', 'digits/2', 'digits/4', 'letters/a', 'letters/b']);
+    assert.equal(channel.getVariable('ACCOUNT'), 'sales');
+    const child = new ChannelRegistry(new EventBus(), silentLogger).create({
+      name: 'SIP/b-00000002',
+      technology: 'SIP',
+      endpoint: 'b',
+      direction: 'outbound',
+      state: 'Down',
+      caller: { name: '', number: '' },
+      language: 'en',
+      dialplan: { context: 'in', exten: '100', priority: 1 },
+      tech: new RecordingTechnology(),
+      snapshotVariables: [],
+    });
+    inheritVariables(channel, child);
+    assert.equal(child.getVariable('ACCOUNT'), 'sales');
   });
 
   it('reports unknown applications and functions with file and line', () => {
