@@ -7,7 +7,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { type RunningSwitchboard, runSipp, startSwitchboard } from './harness.js';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { basicAuth, type RunningSwitchboard, runSipp, startSwitchboard } from './harness.js';
 import { RtpPeer } from './rtp-peer.js';
 
 const DIALPLAN = `
@@ -53,6 +55,22 @@ describe('dialplan: IVR, AstDB and load-time checks', () => {
     assert.equal(found.level, 40);
     assert.match(String(found.file), /extensions\.conf$/);
     assert.equal(typeof found.line, 'number');
+  });
+
+  it('reports an unknown function with file and line when the dialplan is reloaded', { timeout: 20_000 }, async () => {
+    const path = join(sb.confDir, 'extensions.conf');
+    const original = readFileSync(path, 'utf8');
+    writeFileSync(path, `${original}\n[reloaded]\nexten => s,1,NoOp(\${NOSUCHFUNC(x)})\n`);
+    try {
+      const res = await fetch(`${sb.baseUrl}/ari/system/modules/pbx_config`, { method: 'PUT', headers: { authorization: basicAuth() } });
+      assert.equal(res.status, 204);
+      const found = sb.logs.find((l) => l.msg === "unknown dialplan function 'NOSUCHFUNC()'");
+      assert.ok(found, 'warning logged at reload');
+      assert.equal(found.context, 'reloaded');
+      assert.equal(typeof found.line, 'number');
+    } finally {
+      writeFileSync(path, original);
+    }
   });
 
   it('branches on an INFO digit during Background and reads a PIN sent as RFC 4733 events', { timeout: 60_000 }, async () => {
