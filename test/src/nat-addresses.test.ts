@@ -1,6 +1,6 @@
 /**
  * NAT options of pjsip.conf against the real process, with the addresses a NAT would show:
- * the transport advertises external_signaling_address and external_media_address to callers
+ * the transport advertises external_signaling_address:external_signaling_port and external_media_address to callers
  * outside local_net (here 127.0.0.1), and its own address to callers inside (127.0.0.2), as an
  * office PBX behind a router does for remote and local phones. Loopback stands in for both
  * networks (no network namespace is needed to see which address each caller is shown).
@@ -21,7 +21,7 @@ describe('NAT: external addresses and local_net', () => {
     const text = readFileSync(path, 'utf8')
       .replace(
         'type = transport\n',
-        'type = transport\nexternal_signaling_address = 203.0.113.10\nexternal_media_address = 203.0.113.20\nlocal_net = 127.0.0.2/32\n',
+        'type = transport\nexternal_signaling_address = 203.0.113.10\nexternal_signaling_port = 5099\nexternal_media_address = 203.0.113.20\nlocal_net = 127.0.0.2/32\n',
       )
       .replace('match = 127.0.0.1\n', 'match = 127.0.0.0/8\n');
     writeFileSync(path, text);

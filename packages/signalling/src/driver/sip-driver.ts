@@ -296,6 +296,7 @@ export class SipDriver implements ChannelDriver {
           bindPort: config.bindPort,
           externalSignalingAddress: config.externalSignalingAddress,
           localNets: config.localNets,
+          externalSignalingPort: config.externalSignalingPort,
           keepAliveIntervalSeconds: (this.#options.config.global ?? defaultSipGlobal()).keepAliveInterval,
           logger: transportLog,
         };

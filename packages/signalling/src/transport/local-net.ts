@@ -39,3 +39,18 @@ export class LocalNetworks {
     return this.contains(peer) ? undefined : external;
   }
 }
+
+/**
+ * `external_signaling_port`: in a message for a peer outside `local_net`, our sent-by and Contact
+ * entries name the external address with the bound port; the port the NAT forwards is written
+ * instead. Only the header section changes (the SDP names media ports, never `host:port`).
+ */
+export function withExternalPort(data: Buffer, external: string | undefined, boundPort: number, externalPort: number | undefined): Buffer {
+  if (external === undefined || externalPort === undefined || externalPort === boundPort) return data;
+  const end = data.indexOf('\r\n\r\n');
+  const head = (end < 0 ? data : data.subarray(0, end)).toString('latin1');
+  const ours = `${external}:${boundPort}`;
+  if (!head.includes(ours)) return data;
+  const rewritten = Buffer.from(head.split(ours).join(`${external}:${externalPort}`), 'latin1');
+  return end < 0 ? rewritten : Buffer.concat([rewritten, data.subarray(end)]);
+}

@@ -10,7 +10,7 @@
  * Via received/rport → delegate; malformed but answerable requests get 400 on the same connection.
  * A stream that cannot be framed any more is closed.
  */
-import { LocalNetworks } from './local-net.js';
+import { LocalNetworks, withExternalPort } from './local-net.js';
 import { readFileSync } from 'node:fs';
 import { isIP, type Server, type Socket, connect as tcpConnect, createServer as createTcpServer } from 'node:net';
 import { lookup } from 'node:dns/promises';
@@ -38,6 +38,8 @@ export interface StreamTransportOptions {
   externalSignalingAddress?: string | undefined;
   /** `local_net`: peers that see our own address rather than the external one. */
   localNets?: readonly string[] | undefined;
+  /** `external_signaling_port`: the port shown with the external address (default: the bound one). */
+  externalSignalingPort?: number | undefined;
   /**
    * pjsip.conf `[global] keep_alive_interval`, seconds: a double-CRLF ping (RFC 5626 §3.5.1) on
    * every open connection at this interval, so NAT bindings stay open; 0 or absent: none.
@@ -176,7 +178,12 @@ export class StreamTransport implements Transport {
 
   async send(message: SipMessage | EncodedResponse, destination: PeerAddress): Promise<void> {
     if (this.#closed) throw new SipTransportError(`transport ${this.name} is closed`);
-    const data = encodeMessage(message);
+    const data = withExternalPort(
+      encodeMessage(message),
+      LocalNetworks.of(this.#options.localNets).externalFor(this.#options.externalSignalingAddress, normaliseAddress(destination.address)),
+      this.#localPort,
+      this.#options.externalSignalingPort,
+    );
     const connection = await this.#connectionTo(destination);
     await connection.ready;
     if (this.traceMessages) {

@@ -5,7 +5,7 @@
  * layers above only ever see well-formed messages (§8.2, §21.4.1); everything else is dropped
  * and logged at debug.
  */
-import { LocalNetworks } from './local-net.js';
+import { LocalNetworks, withExternalPort } from './local-net.js';
 import { createSocket, type RemoteInfo, type Socket } from 'node:dgram';
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
@@ -31,6 +31,8 @@ export interface UdpTransportOptions {
   externalSignalingAddress?: string | undefined;
   /** `local_net`: peers that see our own address rather than the external one. */
   localNets?: readonly string[] | undefined;
+  /** `external_signaling_port`: the port shown with the external address (default: the bound one). */
+  externalSignalingPort?: number | undefined;
   logger: Logger;
   limits?: Partial<ParseLimits>;
 }
@@ -120,7 +122,12 @@ export class UdpTransport implements Transport {
   async send(message: SipMessage | EncodedResponse, destination: PeerAddress): Promise<void> {
     const socket = this.#socket;
     if (socket === undefined || this.#closed) throw new SipTransportError(`transport ${this.name} is closed`);
-    const data = encodeMessage(message);
+    const data = withExternalPort(
+      encodeMessage(message),
+      LocalNetworks.of(this.#options.localNets).externalFor(this.#options.externalSignalingAddress, normaliseAddress(destination.address)),
+      this.#localPort,
+      this.#options.externalSignalingPort,
+    );
     if (data.length > MAX_DATAGRAM) throw new SipTransportError(`message of ${data.length} bytes does not fit a datagram`);
     const address = await this.#resolve(destination.address);
     if (this.traceMessages) {

@@ -6,7 +6,7 @@
  * one goes on the connection it keeps open with us, found by its address and port (the `flow` of its
  * registration); a destination without a connection is a transport error.
  */
-import { LocalNetworks } from './local-net.js';
+import { LocalNetworks, withExternalPort } from './local-net.js';
 import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type IncomingMessage, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -33,6 +33,8 @@ export interface WsTransportOptions {
   externalSignalingAddress?: string | undefined;
   /** `local_net`: peers that see our own address rather than the external one. */
   localNets?: readonly string[] | undefined;
+  /** `external_signaling_port`: the port shown with the external address (default: the bound one). */
+  externalSignalingPort?: number | undefined;
   logger: Logger;
   limits?: Partial<ParseLimits>;
   certFile?: string | undefined;
@@ -159,7 +161,12 @@ export class WsTransport implements Transport {
     if (connection === undefined) {
       throw new SipTransportError(`no WebSocket connection from ${destination.address}:${destination.port}`);
     }
-    const data = encodeMessage(message);
+    const data = withExternalPort(
+      encodeMessage(message),
+      LocalNetworks.of(this.#options.localNets).externalFor(this.#options.externalSignalingAddress, normaliseAddress(destination.address)),
+      this.#localPort,
+      this.#options.externalSignalingPort,
+    );
     if (this.traceMessages) this.#log.trace({ to: connection.key, text: data.toString('utf8') }, 'sip message sent');
     await new Promise<void>((resolve, reject) => {
       // §5: text frames, as SIP messages are UTF-8 (a body that is not would go binary).
