@@ -40,6 +40,26 @@ function untilHangup(channel: Channel): Promise<never> {
   });
 }
 
+/** Resolves as `promise`, or rejects once the channel hangs up; the hangup listener is removed either way. */
+function orHangup<T>(channel: Channel, promise: Promise<T>): Promise<T> {
+  const signal = channel.hangupSignal;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(err);
+      },
+    );
+  });
+}
+
 /** Plays `uris`; with `interruptible`, the first digit stops the playback and is returned. */
 export async function playMedia(ctx: DialplanAppContext, uris: string[], interruptible: boolean, lang?: string): Promise<PlayOutcome> {
   const { channel, playbacks, pbx } = ctx;
@@ -48,32 +68,25 @@ export async function playMedia(ctx: DialplanAppContext, uris: string[], interru
     if (buffered !== undefined) return { kind: 'digit', digit: buffered };
   }
   const { snapshot, finished } = playbacks.playOnChannelTracked(channel, uris, lang ? { lang } : {});
-  const hangup = untilHangup(channel);
-  hangup.catch(() => undefined);
-  if (!interruptible) {
-    const playback = await Promise.race([finished, hangup]);
-    return { kind: 'played', status: playback.phase === 'done' ? 'SUCCESS' : 'FAILED' };
-  }
+  const status = (playback: { phase: string }) => (playback.phase === 'done' ? ('SUCCESS' as const) : ('FAILED' as const));
+  if (!interruptible) return { kind: 'played', status: status(await orHangup(channel, finished)) };
   const cancel = new AbortController();
   const digit = pbx.dtmf.next(channel.id, UNTIL_CANCELLED_MS, cancel.signal);
-  const first = await Promise.race([
-    finished.then((playback) => ({
-      kind: 'played' as const,
-      status: playback.phase === 'done' ? ('SUCCESS' as const) : ('FAILED' as const),
-    })),
-    digit.then((d) => (d === undefined ? undefined : { kind: 'digit' as const, digit: d })),
-    hangup,
-  ]);
+  const first = await orHangup(
+    channel,
+    Promise.race([
+      finished.then((playback) => ({ kind: 'played' as const, status: status(playback) })),
+      digit.then((d) => (d === undefined ? undefined : { kind: 'digit' as const, digit: d })),
+    ]),
+  ).finally(() => cancel.abort());
   if (first?.kind === 'digit') {
     await playbacks.stop(snapshot.id).catch(() => undefined);
     return first;
   }
-  cancel.abort();
   const late = await digit;
   if (late !== undefined) return { kind: 'digit', digit: late };
   if (first !== undefined) return first;
-  const playback = await Promise.race([finished, hangup]);
-  return { kind: 'played', status: playback.phase === 'done' ? 'SUCCESS' : 'FAILED' };
+  return { kind: 'played', status: status(await orHangup(channel, finished)) };
 }
 
 /** Collects the rest of an extension after `first`, while more digits could still match. */
