@@ -96,3 +96,5 @@ export * from './pbx/dialplan-redirect.js';
 export * from './pbx/attended-transfer.js';
 export * from './security/index.js';
 export * from './config/http-config.js';
+export * from './config/pjsip-global.js';
+export { inheritVariables, markInheritable } from './pbx/variable-inheritance.js';

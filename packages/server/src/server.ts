@@ -24,7 +24,7 @@ import { registerManagerMetrics } from './metrics/manager-metrics.js';
 import { createServerMetrics, type ServerMetrics } from './metrics/metrics.js';
 import { readPrometheusConfig } from './metrics/prometheus-config.js';
 import { timedStore } from './metrics/store-metrics.js';
-import { endpointStatusFor, registerDial, registerSipServices, sipServicesFor } from './sip-wiring.js';
+import { endpointStatusFor, registerDial, registerPage, registerSipServices, sipServicesFor } from './sip-wiring.js';
 
 export interface ListeningAddress {
   service: 'http' | 'sip' | 'control' | 'manager';
@@ -216,6 +216,9 @@ export async function startServer(options: {
     await sipDriver.start();
     core.registerDriver(sipDriver);
     registerDial(core);
+    registerPage(core);
+    // Every application is registered now: report what the dialplan uses but the server lacks.
+    core.checkDialplan();
     // Drivers close after the core has hung up every call, so the BYEs still go out.
     cleanups.splice(cleanups.indexOf(coreShutdown), 0, () => sipDriver.close());
     cleanups.push(registerSipServices(core, sipDriver));

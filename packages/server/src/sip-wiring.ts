@@ -3,7 +3,7 @@
  * ContactStatusChange events, and the `Dial` dialplan application gets core's channels and bridges.
  */
 import type { SwitchboardCore } from '@switchboard/core';
-import { CoreError, systemClock } from '@switchboard/core';
+import { CoreError, DEFAULT_DTMF_TIMING, inheritVariables, systemClock } from '@switchboard/core';
 import {
   type ContactChange,
   type DialBridges,
@@ -13,6 +13,7 @@ import {
   type QualifyListener,
   type SipDriver,
   createDialApplication,
+  createPageApplication,
 } from '@switchboard/signalling';
 
 const CONTACT_STATUS: Record<ContactChange['kind'], 'Reachable' | 'Removed'> = {
@@ -63,6 +64,26 @@ export function dialBridgesFor(core: SwitchboardCore): DialBridges {
   };
 }
 
+/** Page(): a one-way intercom through a bridge of the system's own, pages muted unless `d`. */
+export function registerPage(core: SwitchboardCore): void {
+  core.dialplanRunner.registerApplication(
+    'Page',
+    createPageApplication({
+      channels: core.channels,
+      driverFor: (technology) => core.driverFor(technology),
+      snapshotVariables: core.config.ari.channelVars,
+      bridges: {
+        create: async () => (await core.bridges.create({ type: 'mixing', appOwned: false, bridgeClass: 'basic' })).id,
+        add: (bridgeId, channel, options) => core.bridges.addChannels(core.bridges.require(bridgeId), [channel], { mute: options.mute }),
+        destroy: async (bridgeId) => {
+          const bridge = core.bridges.get(bridgeId);
+          if (bridge !== undefined) await core.bridges.destroy(bridge);
+        },
+      },
+    }),
+  );
+}
+
 export function registerDial(core: SwitchboardCore): void {
   core.dialplanRunner.registerApplication(
     'Dial',
@@ -75,6 +96,20 @@ export function registerDial(core: SwitchboardCore): void {
       snapshotVariables: core.config.ari.channelVars,
       runDialplan: (channel, start) => {
         core.dialplanRunner.run(channel, start).catch(() => undefined);
+      },
+      remoteHold: (channel, onHold) => core.channelMedia.remoteHold(channel, onHold),
+      inheritVariables,
+      extras: {
+        startMoh: (channel, mohClass) => core.channelMedia.startMoh(channel, mohClass),
+        stopMoh: (channel) => core.channelMedia.stopMoh(channel),
+        play: async (channel, sounds) => {
+          await core.playbacks.playOnChannelTracked(
+            channel,
+            sounds.map((sound) => `sound:${sound}`),
+          ).finished;
+        },
+        sendDtmf: (channel, digits) => core.channelMedia.sendDtmf(channel, digits, DEFAULT_DTMF_TIMING),
+        gosub: (channel, target) => core.dialplanRunner.runSubroutine(channel, target),
       },
     }),
   );

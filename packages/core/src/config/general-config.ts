@@ -9,6 +9,7 @@
  * sounds = <confDir>/../sounds, recordings = <confDir>/../recordings. Relative directories resolve
  * against the conf directory.
  */
+import { withInstalledSounds } from '../sounds/installed-sounds.js';
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import type { Logger } from '../util/logger.js';
@@ -23,7 +24,7 @@ export function defaultGeneralConfig(confDir: string): GeneralConfig {
     entityId: deriveEntityId(),
     systemName: hostname(),
     defaultLanguage: 'en',
-    soundDirs: [resolve(confDir, '..', 'sounds')],
+    soundDirs: withInstalledSounds([resolve(confDir, '..', 'sounds')]),
     recordingDir: resolve(confDir, '..', 'recordings'),
     mediaWorkers: 0,
   };
@@ -74,5 +75,7 @@ export function readGeneralConfig(doc: IniDocument | undefined, confDir: string,
       warnUnsupportedSection(log, section);
     }
   }
+  // The installation's prompts are searched last, so a conf/ copied elsewhere still plays them.
+  config.soundDirs = withInstalledSounds(config.soundDirs);
   return config;
 }

@@ -6,6 +6,7 @@ import { readAriConfig } from './ari-config.js';
 import { DEFAULT_HTTP_LIMITS, readHttpConfig } from './http-config.js';
 import { parseIni } from './ini.js';
 import { readSipConfig } from './pjsip-config.js';
+import { defaultSipGlobal } from './pjsip-global.js';
 
 describe('limit options', () => {
   it('reads http.conf connection limits, keeping defaults for the others', () => {
@@ -28,6 +29,7 @@ describe('limit options', () => {
       silentLogger,
     );
     assert.deepEqual(sip.global, {
+      ...defaultSipGlobal(),
       overloadMaxLoopLagMs: 0,
       overloadMaxCallsInSetup: 50,
       overloadRetryAfterS: 9,

@@ -5,6 +5,7 @@ import { dirname, join, resolve } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { ConfigError } from '../errors.js';
+import { INSTALLED_SOUNDS_DIR } from '../sounds/installed-sounds.js';
 import { deriveEntityId, ENTITY_ID_PATTERN } from './entity-id.js';
 import { DEFAULT_HTTP_LIMITS } from './http-config.js';
 import { loadConfig } from './load-config.js';
@@ -41,7 +42,11 @@ describe('loadConfig', () => {
     assert.deepEqual(config.rtp, { rtpStart: 10000, rtpEnd: 20000 });
     assert.equal(config.general.systemName, hostname());
     assert.equal(config.general.defaultLanguage, 'en');
-    assert.deepEqual(config.general.soundDirs, [resolve(dir, '..', 'sounds')]);
+    assert.deepEqual(
+      config.general.soundDirs,
+      [resolve(dir, '..', 'sounds'), INSTALLED_SOUNDS_DIR],
+      'the installation’s prompts come last',
+    );
     assert.equal(config.general.recordingDir, resolve(dir, '..', 'recordings'));
     assert.equal(config.general.mediaWorkers, 0);
     assert.match(config.general.entityId, ENTITY_ID_PATTERN);
@@ -75,7 +80,7 @@ describe('loadConfig', () => {
       entityId: '00:11:22:aa:bb:cc',
       systemName: 'pbx1',
       defaultLanguage: 'fr',
-      soundDirs: [resolve(dir, '../s1'), '/abs/s2'],
+      soundDirs: [resolve(dir, '../s1'), '/abs/s2', INSTALLED_SOUNDS_DIR],
       recordingDir: join(dir, 'rec'),
       mediaWorkers: 2,
     });
@@ -374,7 +379,7 @@ describe('loadConfig', () => {
     const dir = confDir({
       'http.conf': '[general]\nenabled = yes\ntlsenable = no\n',
       'pjsip.conf':
-        '[global]\ntype = global\nuser_agent = x\n[e]\ntype = endpoint\nfrom_user = me\n[i]\ntype = identify\nendpoint = e\nmatch = pbx.example.com\n',
+        '[sys]\ntype = system\n[e]\ntype = endpoint\nfrom_user = me\n[i]\ntype = identify\nendpoint = e\nmatch = pbx.example.com\n',
       'rtp.conf': '[general]\nicesupport = no\n[other]\n',
     });
     const config = loadConfig(dir, log);
@@ -382,7 +387,7 @@ describe('loadConfig', () => {
     assert.deepEqual(config.sip.identifies[0].match, []);
     const warnings = log.warnings().join('\n');
     assert.match(warnings, /'tlsenable' in \[general\] is not supported yet/);
-    assert.match(warnings, /option 'user_agent' in \[global\] is not supported yet/);
+    assert.match(warnings, /type 'system' is not supported yet/);
     assert.match(warnings, /'from_user' in \[e\]/);
     assert.match(warnings, /host names are not supported yet/);
     assert.match(warnings, /'icesupport'/);
@@ -404,19 +409,31 @@ describe('loadConfig', () => {
     assert.deepEqual(config.sip.transports, [{ name: 'transport-udp', protocol: 'udp', bindAddress: '0.0.0.0', bindPort: 5060 }]);
     assert.deepEqual(
       config.sip.endpoints.map((e) => [e.name, e.context, e.codecs]),
-      [['local-phone', 'from-internal', ['PCMU', 'PCMA']]],
+      [
+        ['local-phone', 'from-internal', ['PCMU', 'PCMA']],
+        ['1001', 'from-internal', ['PCMU', 'PCMA']],
+        ['1002', 'from-internal', ['PCMU', 'PCMA']],
+      ],
     );
+    assert.deepEqual(config.sip.global?.endpointIdentifierOrder, ['username', 'ip', 'anonymous']);
     assert.deepEqual(config.sip.identifies, [{ name: 'local-phone', endpoint: 'local-phone', match: ['127.0.0.1', '::1'] }]);
     assert.deepEqual(config.general.soundDirs, [resolve(shipped, '../sounds')]);
     const internal = config.dialplan.contexts.find((c) => c.name === 'from-internal');
     assert.ok(internal);
     assert.deepEqual(
-      internal.extensions.map((e) => [e.pattern, e.priorities.map((p) => `${p.priority}:${p.app}(${p.appData})`)]),
+      internal.extensions.slice(0, 3).map((e) => [e.pattern, e.priorities.map((p) => `${p.priority}:${p.app}(${p.appData})`)]),
       [
         ['100', ['1:App(demo)', '2:Hangup()']],
         ['200', ['1:Answer()', '2:Playback(hello-world)', '3:Hangup()']],
+        ['_10XX', [`1:Dial(SIP/\${EXTEN},30)`, '2:Hangup()']],
       ],
     );
+    assert.deepEqual(
+      internal.extensions.slice(3).map((e) => e.pattern),
+      ['300', '1', '2', 'i', 't'],
+      'the IVR demo',
+    );
+    assert.ok(config.dialplan.contexts.some((c) => c.name === 'messages'));
   });
 });
 

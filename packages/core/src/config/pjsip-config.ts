@@ -37,12 +37,10 @@ import { resolve } from 'node:path';
 import { ConfigError } from '../errors.js';
 import type { Logger } from '../util/logger.js';
 import { applyCodecOption, applyVideoCodecOption, DEFAULT_ENDPOINT_CODECS } from './codecs.js';
+import { endpointIdentityHandlers, identifyHeaderHandlers, readSipGlobal, transportNatHandlers } from './pjsip-global.js';
 import { type IniDocument, type IniOption, type IniSection, lastOption } from './ini.js';
-import type { AuthFailureLimits } from '../security/auth-failure-limiter.js';
-import { authLimitHandlers } from './auth-limit-options.js';
 import { applyOptions } from './option-table.js';
 import type {
-  SipGlobalConfig,
   SipAorConfig,
   SipAuthConfig,
   SipConfig,
@@ -132,7 +130,8 @@ export function readSipConfig(doc: IniDocument | undefined, confDir: string, log
         addUnique(config.auths, readAuth(section, log), section, type);
         break;
       case 'global':
-        config.global = readGlobal(section, log);
+        if (config.global !== undefined) throw new ConfigError(section.file, section.line, 'type=global is defined twice');
+        config.global = readSipGlobal(section, log);
         break;
       case 'registration':
         config.registrations ??= [];
@@ -163,30 +162,6 @@ function addUnique<T extends { name: string }>(list: T[], item: T, section: IniS
  * (2000), overload_retry_after (s, 5), and the auth_* failed-login limits (auth-limit-options.ts).
  * Asterisk's other global options are warned about as not supported.
  */
-function readGlobal(section: IniSection, log: Logger): SipGlobalConfig {
-  const global: SipGlobalConfig = {};
-  const authLimits: Partial<AuthFailureLimits> = {};
-  applyOptions({
-    section,
-    log,
-    ignore: ['type'],
-    handlers: {
-      overload_max_loop_lag: (o) => {
-        global.overloadMaxLoopLagMs = parseInteger(o, 0, 60_000);
-      },
-      overload_max_calls_in_setup: (o) => {
-        global.overloadMaxCallsInSetup = parseInteger(o, 1, 10_000_000);
-      },
-      overload_retry_after: (o) => {
-        global.overloadRetryAfterS = parseInteger(o, 1, 3600);
-      },
-      ...authLimitHandlers(authLimits),
-    },
-  });
-  if (Object.keys(authLimits).length > 0) global.authLimits = authLimits;
-  return global;
-}
-
 function readTransport(section: IniSection, confDir: string, log: Logger): SipTransportConfig {
   const transport: SipTransportConfig = { name: section.name, protocol: 'udp', bindAddress: '0.0.0.0', bindPort: 5060 };
   let bind: IniOption | undefined;
@@ -210,6 +185,7 @@ function readTransport(section: IniSection, confDir: string, log: Logger): SipTr
       external_signaling_address: (o) => {
         transport.externalSignalingAddress = parseHost(o);
       },
+      ...transportNatHandlers(transport),
       cert_file: (o) => {
         transport.certFile = resolve(confDir, requireNonEmpty(o));
       },
@@ -353,6 +329,7 @@ function readEndpoint(section: IniSection, refs: References, log: Logger): SipEn
       subscribe_context: (o) => {
         endpoint.subscribeContext = requireNonEmpty(o);
       },
+      ...endpointIdentityHandlers(endpoint),
       outbound_auth: (o) => {
         const auths = splitList(o.value);
         if (auths.length > 1) {
@@ -389,6 +366,7 @@ function readIdentify(section: IniSection, refs: References, log: Logger): SipId
         identify.endpoint = requireNonEmpty(o);
         refs.identifyEndpoint.set(identify, o);
       },
+      ...identifyHeaderHandlers(identify),
       match: (o) => {
         for (const item of splitList(o.value)) {
           const range = parseMatch(o, item, log);
@@ -400,7 +378,7 @@ function readIdentify(section: IniSection, refs: References, log: Logger): SipId
   if (identify.endpoint === '') {
     throw new ConfigError(section.file, section.line, `identify '${section.name}' has no endpoint =`);
   }
-  if (identify.match.length === 0) {
+  if (identify.match.length === 0 && identify.matchHeader === undefined) {
     log.warn({ file: section.file, line: section.line }, `identify '${section.name}' matches no address`);
   }
   return identify;

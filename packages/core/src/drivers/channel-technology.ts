@@ -95,6 +95,8 @@ export interface InboundCall {
   caller: CallerId;
   language?: string;
   tech: ChannelTechnology;
+  /** The values of a header of the request that started the call (PJSIP_HEADER(read,…)). */
+  requestHeaders?(name: string): string[];
 }
 
 /** What core offers a driver. */

@@ -28,8 +28,12 @@ export function channelVariable(
       return channel.language;
     case 'EPOCH':
       return String(Math.floor(Date.now() / 1000));
-    case 'HANGUPCAUSE':
+    case 'HANGUPCAUSE': {
+      // Dial() sets it to the callee's cause; otherwise it is this channel's own.
+      const set = channel.getVariable('HANGUPCAUSE');
+      if (set !== undefined) return set;
       return channel.hangupCause === undefined ? '' : String(channel.hangupCause);
+    }
   }
   return channel.getVariable(name) ?? globals.get(name);
 }

@@ -184,7 +184,7 @@ exten => 200,1,Set(REDIRECTED=yes)
     const run = runner.run(channel, { context: 'in', exten: '100', priority: 1 });
     await settle();
     assert.equal(channel.dialplan.app_name, 'Wait');
-    assert.equal(runner.isRunning(channel), true);
+    assert.equal(runner.isRunning(channel.id), true);
     assert.equal(runner.exists('in', '200', 1), true);
     assert.equal(runner.exists('in', '200', 3), false);
     assert.equal(runner.redirect(channel, { context: 'in', exten: '200', priority: 1 }), true);
@@ -193,7 +193,7 @@ exten => 200,1,Set(REDIRECTED=yes)
     assert.equal(channel.getVariable('NOT_REACHED'), undefined);
     assert.equal(channel.isDestroyed, true);
     assert.ok(tech.calls.some((c) => c.startsWith('hangup')));
-    assert.equal(runner.isRunning(channel), false);
+    assert.equal(runner.isRunning(channel.id), false);
   });
 
   it('runApplication runs one application on a channel and then hangs it up', async () => {

@@ -1,7 +1,10 @@
 /**
  * The AstDB: the original server's small persistent key/value database, keyed by (family, key).
- * The manager's DBGet/DBPut/DBDel/DBDelTree use it; the dialplan's DB() functions read and write
- * the same table. Family and key are case-sensitive, as in the original.
+ * The dialplan's DB(), DB_EXISTS() and DB_DELETE() and the manager's DBGet/DBPut/DBDel/DBDelTree
+ * read and write the same table. Family and key are case-sensitive, as in the original.
+ *
+ * The interface is synchronous: the dialplan expands `${DB(f/k)}` while it evaluates an argument,
+ * and with SQLite each operation is one indexed statement.
  */
 import type { Database } from 'better-sqlite3';
 import type { Migration } from './migrations.js';
@@ -12,15 +15,15 @@ export interface AstDbEntry {
   value: string;
 }
 
-export interface AstDbStore {
-  get(family: string, key: string): Promise<string | undefined>;
-  put(family: string, key: string, value: string): Promise<void>;
+export interface AstDb {
+  get(family: string, key: string): string | undefined;
+  put(family: string, key: string, value: string): void;
   /** True when something was deleted. */
-  delete(family: string, key: string): Promise<boolean>;
+  delete(family: string, key: string): boolean;
   /** Deletes a whole family, or the keys of it under `keyPrefix/`; returns how many. */
-  deleteTree(family: string, keyPrefix?: string): Promise<number>;
+  deleteTree(family: string, keyPrefix?: string): number;
   /** Every entry of a family (all families when absent), ordered by family and key. */
-  list(family?: string): Promise<AstDbEntry[]>;
+  list(family?: string): AstDbEntry[];
 }
 
 export const ASTDB_MIGRATION: Migration = {
@@ -41,15 +44,7 @@ function likePrefix(prefix: string): string {
   return `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}/%`;
 }
 
-function settle<T>(fn: () => T): Promise<T> {
-  try {
-    return Promise.resolve(fn());
-  } catch (err) {
-    return Promise.reject(err);
-  }
-}
-
-export class SqliteAstDb implements AstDbStore {
+export class SqliteAstDb implements AstDb {
   readonly #get;
   readonly #put;
   readonly #delete;
@@ -70,29 +65,59 @@ export class SqliteAstDb implements AstDbStore {
     this.#listAll = db.prepare<[], AstDbEntry>('SELECT family, key, value FROM astdb ORDER BY family, key');
   }
 
-  get(family: string, key: string): Promise<string | undefined> {
-    return settle(() => this.#get.get(family, key)?.value);
+  get(family: string, key: string): string | undefined {
+    return this.#get.get(family, key)?.value;
   }
 
-  put(family: string, key: string, value: string): Promise<void> {
-    return settle(() => {
-      this.#put.run(family, key, value);
-    });
+  put(family: string, key: string, value: string): void {
+    this.#put.run(family, key, value);
   }
 
-  delete(family: string, key: string): Promise<boolean> {
-    return settle(() => this.#delete.run(family, key).changes > 0);
+  delete(family: string, key: string): boolean {
+    return this.#delete.run(family, key).changes > 0;
   }
 
-  deleteTree(family: string, keyPrefix?: string): Promise<number> {
-    return settle(() =>
-      keyPrefix === undefined || keyPrefix === ''
-        ? this.#deleteFamily.run(family).changes
-        : this.#deletePrefix.run(family, keyPrefix, likePrefix(keyPrefix)).changes,
-    );
+  deleteTree(family: string, keyPrefix?: string): number {
+    return keyPrefix === undefined || keyPrefix === ''
+      ? this.#deleteFamily.run(family).changes
+      : this.#deletePrefix.run(family, keyPrefix, likePrefix(keyPrefix)).changes;
   }
 
-  list(family?: string): Promise<AstDbEntry[]> {
-    return settle(() => (family === undefined ? this.#listAll.all() : this.#listFamily.all(family)));
+  list(family?: string): AstDbEntry[] {
+    return family === undefined ? this.#listAll.all() : this.#listFamily.all(family);
+  }
+}
+
+/** An AstDB in memory, for configurations without a store (tests, embedded use). */
+export class MemoryAstDb implements AstDb {
+  readonly #entries = new Map<string, AstDbEntry>();
+
+  get(family: string, key: string): string | undefined {
+    return this.#entries.get(`${family}\u0000${key}`)?.value;
+  }
+
+  put(family: string, key: string, value: string): void {
+    this.#entries.set(`${family}\u0000${key}`, { family, key, value });
+  }
+
+  delete(family: string, key: string): boolean {
+    return this.#entries.delete(`${family}\u0000${key}`);
+  }
+
+  deleteTree(family: string, keyPrefix?: string): number {
+    let deleted = 0;
+    for (const [id, entry] of this.#entries) {
+      if (entry.family !== family) continue;
+      if (keyPrefix !== undefined && keyPrefix !== '' && entry.key !== keyPrefix && !entry.key.startsWith(`${keyPrefix}/`)) continue;
+      this.#entries.delete(id);
+      deleted++;
+    }
+    return deleted;
+  }
+
+  list(family?: string): AstDbEntry[] {
+    return [...this.#entries.values()]
+      .filter((entry) => family === undefined || entry.family === family)
+      .sort((a, b) => (a.family === b.family ? a.key.localeCompare(b.key) : a.family.localeCompare(b.family)));
   }
 }

@@ -216,8 +216,15 @@ describe('repositories', () => {
     const id2 = await store.cdr.insert({ ...noAnswer, disposition: 'NO ANSWER', billsec: 0 });
     assert.ok(id2 > id1);
     const [latest, earlier] = await store.cdr.recent(10);
-    assert.deepEqual(earlier, { ...CDR, id: id1 });
+    assert.deepEqual(earlier, { ...CDR, clid: '', peeraccount: '', sequence: 0, id: id1 });
     assert.equal(latest.id, id2);
+    const batch = await store.cdr.insertMany?.([
+      { ...CDR, clid: '"A" <1>', peeraccount: 'p', sequence: 7 },
+      { ...CDR, sequence: 8 },
+    ]);
+    assert.equal(batch, 2);
+    const [newest, before] = await store.cdr.recent(2);
+    assert.deepEqual([before.clid, before.peeraccount, before.sequence, newest.sequence], ['"A" <1>', 'p', 7, 8]);
     assert.equal(latest.answer, undefined);
     assert.equal(latest.disposition, 'NO ANSWER');
     await store.close();

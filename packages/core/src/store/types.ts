@@ -1,4 +1,4 @@
-import type { AstDbStore } from './astdb.js';
+import type { AstDb } from './astdb.js';
 
 /**
  * What must survive a restart, behind narrow interfaces: SQLite implements them today; PostgreSQL
@@ -100,6 +100,12 @@ export interface CdrRecord {
   uniqueid: string;
   linkedid: string;
   userfield: string;
+  /** `"name" <number>` of the caller. */
+  clid?: string;
+  /** The accountcode of the other party. */
+  peeraccount?: string;
+  /** A number unique to each record, counting up. */
+  sequence?: number;
 }
 
 export interface StoredCdr extends CdrRecord {
@@ -109,6 +115,8 @@ export interface StoredCdr extends CdrRecord {
 export interface CdrStore {
   /** Returns the record's id. */
   insert(record: CdrRecord): Promise<number>;
+  /** Several records in one transaction (batched CDR writes); resolves with how many were written. */
+  insertMany?(records: readonly CdrRecord[]): Promise<number>;
   /** The most recent records, newest first. */
   recent(limit: number): Promise<StoredCdr[]>;
 }
@@ -138,7 +146,7 @@ export interface ConfigObjectStore {
 
 export interface Store {
   /** The AstDB (family, key) → value table (astdb.ts). */
-  readonly astdb: AstDbStore;
+  readonly astdb: AstDb;
   readonly globals: GlobalVariableStore;
   readonly deviceStates: DeviceStateStore;
   readonly mailboxes: MailboxStore;

@@ -18,6 +18,7 @@ import {
   type SipEndpointConfig,
   type SipGlobalConfig,
   type SipTransportConfig,
+  defaultSipGlobal,
   silentLogger,
   sampleMessages,
   systemClock,
@@ -37,7 +38,9 @@ import { ChannelNamer } from './channel-names.js';
 import type { DigestAlgorithm } from './auth/digest.js';
 import { DigestAuthenticator, type DigestAuthenticatorOptions } from './auth/digest-auth.js';
 import type { InboundAuthenticator } from './auth/identify.js';
-import { LiveIdentifyByAddress, LiveSipConfig } from './auth/live-config.js';
+import { EndpointIdentifier } from './auth/endpoint-identifier.js';
+import { LiveSipConfig } from './auth/live-config.js';
+import { mediaTransportConfig } from './sdp/nat-media.js';
 import { SipReferSender } from './messaging/out-of-dialog-refer.js';
 import { InboundCall, type SipMediaEngine } from './calls/inbound-call.js';
 import { OutboundSipCall, type OutboundTarget } from './calls/outbound-call.js';
@@ -59,7 +62,7 @@ export interface SipDriverOptions {
   clock?: Clock;
   /** Server/User-Agent header value. */
   userAgent?: string;
-  /** Authenticators tried after identification by source address (digest auth plugs in here). */
+  /** Authenticators tried before the endpoint identifiers of `endpoint_identifier_order`. */
   authenticators?: readonly InboundAuthenticator[];
   /** How long close() waits for the BYEs it sends to be answered. */
   closeTimeoutMs?: number;
@@ -133,17 +136,21 @@ export class SipDriver implements ChannelDriver {
   readonly #registrations: OutboundRegistration[] = [];
   /** Requests to a registration's `line` Contact belong to its endpoint. */
   readonly #lines: IdentifyByLine;
+  readonly #userAgent: string;
   #started = false;
   #closing = false;
 
   constructor(options: SipDriverOptions) {
     this.#options = options;
+    // pjsip.conf `[global] user_agent` wins over the server's default.
+    this.#userAgent = options.config.global?.userAgent ?? options.userAgent ?? 'Switchboard';
     const log = options.logger ?? silentLogger;
     // Lines logged per request from anyone (a refused call) are sampled: a flood stays a few lines.
     this.#log = sampleMessages(log.child({ module: 'switchboard:signalling:driver' }), systemClock, REMOTE_INPUT_MESSAGES);
     this.#clock = options.clock ?? systemClock;
     this.#transactions = new TransactionLayer({
       clock: this.#clock,
+      ...(options.config.global?.maxForwards !== undefined ? { maxForwards: options.config.global.maxForwards } : {}),
       logger: log.child({ module: 'switchboard:signalling:transaction' }),
       // On the real clock only: tests on a fake clock expect retransmissions when they advance it.
       ...(options.clock === undefined ? { afterPendingIo: (fn: () => void) => setImmediate(fn), measureLoopLag: true } : {}),
@@ -153,7 +160,7 @@ export class SipDriver implements ChannelDriver {
       transactions: this.#transactions,
       clock: this.#clock,
       logger: log.child({ module: 'switchboard:signalling:dialog' }),
-      userAgent: options.userAgent ?? 'Switchboard',
+      userAgent: this.#userAgent,
       allow: ['INVITE', 'ACK', 'CANCEL', 'BYE', 'OPTIONS', 'REGISTER', 'INFO', 'MESSAGE', 'SUBSCRIBE', 'NOTIFY', 'REFER', 'UPDATE'],
       // RFC 4028: session timers are served for the calls we answer (driver/session-timer.ts);
       // RFC 3891: an INVITE may replace one of our dialogs (driver/replaces.ts).
@@ -183,8 +190,10 @@ export class SipDriver implements ChannelDriver {
     this.#live = live;
     const config = live.config;
     this.#endpoints = live.endpoints;
+    const global = config.global ?? defaultSipGlobal();
     const digest = new DigestAuthenticator({
       algorithms: challengeAlgorithms(config.auths),
+      ...(global.defaultRealm !== undefined ? { realm: global.defaultRealm } : {}),
       ...options.digest,
       limits: { ...config.global?.authLimits, ...options.digest?.limits },
       endpoints: config.endpoints,
@@ -192,14 +201,28 @@ export class SipDriver implements ChannelDriver {
       clock: this.#clock,
       logger: sampleMessages(log.child({ module: 'switchboard:signalling:auth' }), systemClock, REMOTE_INPUT_MESSAGES),
     });
-    live.onChange((next) => digest.reindex(next.endpoints, next.auths));
     this.#lines = new IdentifyByLine(config.registrations ?? [], this.#endpoints);
+    // Identification in `endpoint_identifier_order`, then the identified endpoint's digest
+    // (endpoint-identifier.ts); rebuilt when the objects in force change. While no endpoint has an
+    // auth nothing is challenged (unknown callers then get 403).
+    const identifierLog = log.child({ module: 'switchboard:signalling:identify' });
+    const identifierFor = (objects: SipConfig) =>
+      new EndpointIdentifier({
+        order: global.endpointIdentifierOrder,
+        identifies: objects.identifies,
+        endpoints: objects.endpoints,
+        ...(digest.hasCredentials ? { digest } : {}),
+        log: identifierLog,
+      });
+    let identifier = identifierFor(config);
+    live.onChange((next) => {
+      digest.reindex(next.endpoints, next.auths);
+      identifier = identifierFor(next);
+    });
     this.#authenticators = [
       this.#lines,
-      new LiveIdentifyByAddress(live, this.#log),
-      // Nothing is challenged while no endpoint has an auth (unknown callers then get 403).
-      { authenticate: (request, source) => (digest.hasCredentials ? digest.authenticate(request, source) : { kind: 'continue' }) },
       ...(options.authenticators ?? []),
+      { authenticate: (request, source) => identifier.authenticate(request, source) },
     ];
     this.#registrar = new Registrar({
       config,
@@ -207,7 +230,7 @@ export class SipDriver implements ChannelDriver {
       clock: this.#clock,
       logger: log.child({ module: 'switchboard:signalling:registrar' }),
       authenticators: this.#authenticators,
-      userAgent: options.userAgent ?? 'Switchboard',
+      userAgent: this.#userAgent,
       listener: {
         contactChanged: (change) => {
           // A new binding is pinged at once; a removed one is forgotten so it reports afresh.
@@ -229,7 +252,7 @@ export class SipDriver implements ChannelDriver {
       transportFor: (endpoint, uri) => (endpoint === undefined ? this.#transports[0] : this.#transportFor(endpoint, uri)),
       sink: options.textMessages,
       credentialsFor: (endpoint) => this.#outboundCredentials(endpoint),
-      userAgent: options.userAgent ?? 'Switchboard',
+      userAgent: this.#userAgent,
       logger: log.child({ module: 'switchboard:signalling:message' }),
     });
     this.#referSender = new SipReferSender({
@@ -250,7 +273,7 @@ export class SipDriver implements ChannelDriver {
       sources: options.presence ?? {},
       contactsOf: (endpoint) => this.#contactTargets(endpoint),
       transportFor: (endpoint, uri) => this.#transportFor(endpoint, uri),
-      userAgent: options.userAgent ?? 'Switchboard',
+      userAgent: this.#userAgent,
       credentialsFor: (endpoint) => this.#outboundCredentials(endpoint),
     });
   }
@@ -333,6 +356,9 @@ export class SipDriver implements ChannelDriver {
           bindAddress: config.bindAddress,
           bindPort: config.bindPort,
           externalSignalingAddress: config.externalSignalingAddress,
+          localNets: config.localNets,
+          externalSignalingPort: config.externalSignalingPort,
+          keepAliveIntervalSeconds: (this.#options.config.global ?? defaultSipGlobal()).keepAliveInterval,
           logger: transportLog,
         };
         const keys = { certFile: config.certFile, privKeyFile: config.privKeyFile, connectionLimits: connectionLimitsOf(config) };
@@ -367,7 +393,7 @@ export class SipDriver implements ChannelDriver {
         contactsOf: async (aor, endpoint) => (await this.#contactTargets(endpoint)).filter((t) => t.aor === aor),
         transportFor: (endpoint, target) => this.#transportFor(endpoint, target.requestUri),
         listener: qualify,
-        userAgent: this.#options.userAgent ?? 'Switchboard',
+        userAgent: this.#userAgent,
       });
       this.#qualifier.start();
     }
@@ -399,7 +425,7 @@ export class SipDriver implements ChannelDriver {
         clock: this.#clock,
         logger: this.#log,
         credentials: auth === undefined ? undefined : { username: auth.username, password: auth.password },
-        userAgent: this.#options.userAgent ?? 'Switchboard',
+        userAgent: this.#userAgent,
         lineToken: this.#lines.tokenFor(registration.name),
       });
       this.#registrations.push(client);
@@ -525,11 +551,12 @@ export class SipDriver implements ChannelDriver {
       logger: this.#log,
       endpoint,
       transport,
-      transportConfig,
+      // `media_address` of the endpoint names the address of our SDP (nat-media.ts).
+      transportConfig: mediaTransportConfig(transportConfig, undefined, endpoint),
       name: channelName,
       caller: endpoint.callerId !== undefined && request.caller.number === '' ? endpoint.callerId : request.caller,
       codecs,
-      userAgent: this.#options.userAgent ?? 'Switchboard',
+      userAgent: this.#userAgent,
       targets,
       outboundCredentials: this.#outboundCredentials(endpoint),
       onEnded: (ended) => this.#outbound.delete(ended),
@@ -607,9 +634,10 @@ export class SipDriver implements ChannelDriver {
       media: this.#options.media,
       logger: this.#log,
       authenticators: this.#authenticators,
-      transportConfig,
+      // A caller inside `local_net` is answered with our own media address (nat-media.ts).
+      transportConfig: mediaTransportConfig(transportConfig, context.source.address, undefined),
       channelName: (endpoint) => this.#namer.next(endpoint),
-      userAgent: this.#options.userAgent ?? 'Switchboard',
+      userAgent: this.#userAgent,
       clock: this.#clock,
       ua: this.#ua,
       credentialsFor: (endpoint) => this.#outboundCredentials(endpoint),

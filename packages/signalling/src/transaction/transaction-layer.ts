@@ -43,6 +43,11 @@ export interface TransactionLayerOptions {
   overload?: Partial<OverloadLimits>;
   /** Measure main-loop lag on `clock` (the server does; fake-clock tests feed `overload` themselves). */
   measureLoopLag?: boolean;
+  /**
+   * pjsip.conf `[global] max_forwards`: the Max-Forwards of every request we send in a client
+   * transaction (we originate them all: a B2BUA never proxies). Absent: as the request was built.
+   */
+  maxForwards?: number;
 }
 
 /** How often the main-loop lag is sampled. */
@@ -77,10 +82,13 @@ export class TransactionLayer implements TransportDelegate {
   #refusedSinceLog = 0;
   #lastOverloadLog = Number.NEGATIVE_INFINITY;
 
+  readonly #maxForwards: number | undefined;
+
   constructor(options: TransactionLayerOptions) {
     this.#log = options.logger;
     this.#maxServerTransactions = options.maxServerTransactions ?? MAX_SERVER_TRANSACTIONS;
     this.#sampled = new SampledLog(options.logger, options.clock);
+    this.#maxForwards = options.maxForwards;
     this.#env = {
       clock: options.clock,
       logger: options.logger,
@@ -213,6 +221,7 @@ export class TransactionLayer implements TransportDelegate {
     const branch = request.topVia.branch;
     if (branch === undefined) throw new Error('a client request needs a branch in its top Via');
     const key = clientTransactionKey(branch, request.method);
+    if (this.#maxForwards !== undefined) request.setHeader('Max-Forwards', String(this.#maxForwards));
     const transaction =
       request.method === 'INVITE'
         ? new InviteClientTransaction(key, request, transport, destination, user, this.#env)

@@ -16,7 +16,7 @@ import { isIP, type Server, type Socket, connect as tcpConnect, createServer as 
 import { createServer as createTlsServer, connect as tlsConnect, type TLSSocket } from 'node:tls';
 import { type Clock, sampleMessages, systemClock } from '@switchboard/core';
 import { SipParseError, SipTransportError } from '../errors.js';
-import { type EncodedResponse, encodeMessage } from '../message/encoded-response.js';
+import type { EncodedResponse } from '../message/encoded-response.js';
 import { serializeMessage } from '../message/serializer.js';
 import type { SipMessage, SipResponse } from '../message/sip-message.js';
 import {
@@ -43,6 +43,11 @@ export interface StreamTransportOptions extends BoundTransportOptions {
   clock?: Clock;
   /** Connections kept at most; new ones beyond are refused. Default 2048. */
   maxConnections?: number;
+  /**
+   * pjsip.conf `[global] keep_alive_interval`, seconds: a double-CRLF ping (RFC 5626 §3.5.1) on
+   * every open connection at this interval, so NAT bindings stay open; 0 or absent: none.
+   */
+  keepAliveIntervalSeconds?: number | undefined;
 }
 
 interface Connection extends RoutedConnection {
@@ -74,6 +79,7 @@ export class StreamTransport extends BoundTransport implements Transport {
   readonly #counter: ConnectionCounter;
   #server: Server | undefined;
   #closed = false;
+  #keepAlive: NodeJS.Timeout | undefined;
 
   constructor(options: StreamTransportOptions) {
     super({ ...options, logger: sampleMessages(options.logger, systemClock, REMOTE_INPUT_MESSAGES) });
@@ -82,6 +88,13 @@ export class StreamTransport extends BoundTransport implements Transport {
     this.#options = options;
     this.#guardLimits = { ...DEFAULT_STREAM_CONNECTION_LIMITS, ...options.connectionLimits };
     this.#counter = new ConnectionCounter(this.#guardLimits.maxConnectionsPerAddress);
+    const interval = options.keepAliveIntervalSeconds ?? 0;
+    if (interval > 0) {
+      this.#keepAlive = setInterval(() => {
+        for (const connection of this.#connections.values()) if (!connection.socket.destroyed) connection.socket.write('\r\n\r\n');
+      }, interval * 1000);
+      this.#keepAlive.unref();
+    }
   }
 
   get connectionCount(): number {
@@ -107,7 +120,7 @@ export class StreamTransport extends BoundTransport implements Transport {
 
   async send(message: SipMessage | EncodedResponse, destination: PeerAddress): Promise<void> {
     if (this.#closed) throw new SipTransportError(`transport ${this.name} is closed`);
-    const data = encodeMessage(message);
+    const data = this.encodeFor(message, destination.address);
     const connection = await this.#connectionTo(destination);
     await connection.ready;
     if (this.traceMessages) {
@@ -142,6 +155,7 @@ export class StreamTransport extends BoundTransport implements Transport {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    if (this.#keepAlive !== undefined) clearInterval(this.#keepAlive);
     for (const connection of this.#connections.values()) connection.socket.destroy();
     this.#connections.clear();
     const server = this.#server;

@@ -9,7 +9,8 @@ import { type Logger, SampledLog, systemClock } from '@switchboard/core';
 import { SipTransportError } from '../errors.js';
 import { DEFAULT_PARSE_LIMITS, type ParseLimits } from '../message/parser.js';
 import { isWildcardAddress, localAddressToward } from './local-address.js';
-import type { EncodedResponse } from '../message/encoded-response.js';
+import { type EncodedResponse, encodeMessage } from '../message/encoded-response.js';
+import { LocalNetworks, withExternalPort } from './local-net.js';
 import type { SipMessage, SipRequest, SipResponse } from '../message/sip-message.js';
 import type { Via } from '../message/via.js';
 import { answerableRequest, malformedResponse, receiveMessage } from './incoming.js';
@@ -23,6 +24,10 @@ export interface BoundTransportOptions {
   bindAddress: string;
   bindPort: number;
   externalSignalingAddress?: string | undefined;
+  /** `local_net`: peers that see our own address rather than the external one. */
+  localNets?: readonly string[] | undefined;
+  /** `external_signaling_port`: the port shown with the external address (default: the bound one). */
+  externalSignalingPort?: number | undefined;
   logger: Logger;
   limits?: Partial<ParseLimits>;
 }
@@ -40,6 +45,8 @@ export abstract class BoundTransport implements Transport {
   protected readonly sampled: SampledLog;
   protected readonly limits: ParseLimits;
   readonly #externalAddress: string | undefined;
+  readonly #externalPort: number | undefined;
+  readonly #localNets: LocalNetworks;
   #local: PeerAddress = { address: '', port: 0 };
 
   constructor(options: BoundTransportOptions) {
@@ -48,6 +55,8 @@ export abstract class BoundTransport implements Transport {
     this.sampled = new SampledLog(options.logger, systemClock);
     this.limits = { ...DEFAULT_PARSE_LIMITS, ...options.limits };
     this.#externalAddress = options.externalSignalingAddress;
+    this.#externalPort = options.externalSignalingPort;
+    this.#localNets = LocalNetworks.of(options.localNets);
   }
 
   /** The address and port actually bound. */
@@ -64,10 +73,19 @@ export abstract class BoundTransport implements Transport {
    * else the bound address, else the one the system uses toward the peer.
    */
   async advertisedHost(peer: string): Promise<string> {
-    const external = this.#externalAddress;
-    if (external !== undefined && external !== '') return external;
+    const external = this.#localNets.externalFor(this.#externalAddress, normaliseAddress(peer));
+    if (external !== undefined) return external;
     if (!isWildcardAddress(this.#local.address)) return this.#local.address;
     return localAddressToward(normaliseAddress(peer));
+  }
+
+  /**
+   * The bytes of `message` for a peer at `address`: a peer outside `local_net` sees the external
+   * address with `external_signaling_port` in place of the bound port (local-net.ts).
+   */
+  protected encodeFor(message: SipMessage | EncodedResponse, address: string): Buffer {
+    const external = this.#localNets.externalFor(this.#externalAddress, normaliseAddress(address));
+    return withExternalPort(encodeMessage(message), external, this.localPort, this.#externalPort);
   }
 
   abstract send(message: SipMessage | EncodedResponse, destination: PeerAddress): Promise<void>;

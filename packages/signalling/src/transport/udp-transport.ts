@@ -10,7 +10,7 @@ import { createSocket, type RemoteInfo, type Socket } from 'node:dgram';
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { SipTransportError } from '../errors.js';
-import { type EncodedResponse, encodeMessage } from '../message/encoded-response.js';
+import type { EncodedResponse } from '../message/encoded-response.js';
 import type { SipMessage, SipResponse } from '../message/sip-message.js';
 import type { PeerAddress, Transport } from './transport.js';
 import { BoundTransport, type BoundTransportOptions } from './transport-base.js';
@@ -79,7 +79,7 @@ export class UdpTransport extends BoundTransport implements Transport {
   async send(message: SipMessage | EncodedResponse, destination: PeerAddress): Promise<void> {
     const socket = this.#socket;
     if (socket === undefined || this.#closed) throw new SipTransportError(`transport ${this.name} is closed`);
-    const data = encodeMessage(message);
+    const data = this.encodeFor(message, destination.address);
     if (data.length > MAX_DATAGRAM) throw new SipTransportError(`message of ${data.length} bytes does not fit a datagram`);
     const address = await this.#resolve(destination.address);
     if (this.traceMessages) {

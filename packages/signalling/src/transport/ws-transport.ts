@@ -13,7 +13,7 @@ import type { Socket } from 'node:net';
 import { type Clock, sampleMessages, systemClock } from '@switchboard/core';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { SipTransportError } from '../errors.js';
-import { type EncodedResponse, encodeMessage } from '../message/encoded-response.js';
+import type { EncodedResponse } from '../message/encoded-response.js';
 import { serializeMessage } from '../message/serializer.js';
 import type { SipMessage, SipResponse } from '../message/sip-message.js';
 import {
@@ -106,7 +106,7 @@ export class WsTransport extends BoundTransport implements Transport {
     if (connection === undefined) {
       throw new SipTransportError(`no WebSocket connection from ${destination.address}:${destination.port}`);
     }
-    const data = encodeMessage(message);
+    const data = this.encodeFor(message, destination.address);
     if (this.traceMessages) this.log.trace({ to: connection.key, text: data.toString('utf8') }, 'sip message sent');
     reportSipMessage({
       direction: 'sent',

@@ -39,6 +39,7 @@ import {
   dialStatusForCause,
 } from '@switchboard/core';
 import type { DialBridges } from './dial-bridges.js';
+import { type DialOptions, parseDialOptions } from './dial-options.js';
 import { EarlyMediaPath, hasEarlyMedia } from './early-media.js';
 import { CAUSE_NORMAL_CLEARING } from './hangup-causes.js';
 import { CAUSE_ANSWERED_ELSEWHERE, CAUSE_NO_ANSWER, CAUSE_SUBSCRIBER_ABSENT } from './outbound-call.js';
@@ -61,6 +62,23 @@ export interface DialAppDeps {
    * it only the callee can transfer (the caller then continues in its own dialplan).
    */
   runDialplan?(channel: Channel, start: { context: string; exten: string; priority: number }): void;
+  /** A callee put the call on hold or resumed it (core's channel media: ChannelHold/ChannelUnhold). */
+  remoteHold?(channel: Channel, onHold: boolean): void;
+  /** Copies the caller's inheritable (`_`/`__`) variables onto a callee. */
+  inheritVariables?(caller: Channel, callee: Channel): void;
+  /** What the options m, A, D, U, b and L use (core's channel media and dialplan). */
+  extras?: DialExtras;
+}
+
+/** Core services behind Dial's options (dial-options.ts). */
+export interface DialExtras {
+  startMoh(channel: Channel, mohClass: string): Promise<void>;
+  stopMoh(channel: Channel): Promise<void>;
+  /** Plays sounds to a channel; resolves when they end. */
+  play(channel: Channel, sounds: string[]): Promise<void>;
+  sendDtmf(channel: Channel, digits: string): Promise<void>;
+  /** Runs `context,exten,priority(args)` on a channel until its Return; resolves with GOSUB_RESULT. */
+  gosub(channel: Channel, target: string): Promise<string>;
 }
 
 export type DialStatus = 'ANSWER' | 'BUSY' | 'NOANSWER' | 'CONGESTION' | 'CHANUNAVAIL' | 'CANCEL';
@@ -83,7 +101,10 @@ export function createDialApplication(deps: DialAppDeps): DialplanApplication {
   return async (ctx, args): Promise<DialplanFlow> => {
     const [targetsArg = '', timeoutArg = '', optionsArg = ''] = args;
     const caller = ctx.channel;
-    const continueAfterCallee = optionsArg.includes('g');
+    const options = parseDialOptions(optionsArg);
+    const continueAfterCallee = options.continueAfterCallee;
+    if (options.unsupported.length > 0) ctx.log.warn({ options: options.unsupported.join('') }, 'Dial options not supported yet; ignored');
+    const dialedAt = Date.now();
     const timeoutSeconds = Number(timeoutArg);
     const timeoutMs = Number.isFinite(timeoutSeconds) && timeoutSeconds > 0 ? timeoutSeconds * 1000 : 0;
     const dialstrings = targetsArg
@@ -163,9 +184,14 @@ export function createDialApplication(deps: DialAppDeps): DialplanApplication {
         tech: call.tech,
         snapshotVariables: deps.snapshotVariables ?? [],
       });
+      deps.inheritVariables?.(caller, channel);
+      if (options.predialGosub !== undefined && deps.extras !== undefined) {
+        await deps.extras.gosub(channel, options.predialGosub).catch((err: unknown) => ctx.log.warn({ err }, 'Dial b() failed'));
+      }
       const peer: Peer = { channel, dialstring, status: undefined };
       peers.push(peer);
       const events: ChannelTechnologyEvents = {
+        held: (onHold) => deps.remoteHold?.(channel, onHold),
         ringing: () => {
           if (settled || channel.isDestroyed) return;
           channel.setState('Ringing');
@@ -220,6 +246,17 @@ export function createDialApplication(deps: DialAppDeps): DialplanApplication {
       });
     }
     checkAllFailed();
+    if (options.ringing && caller.state !== 'Up') {
+      caller.indicateRinging().catch((err: unknown) => ctx.log.debug({ err }, 'ringing indication failed'));
+    }
+    let musicOn = false;
+    if (options.music !== undefined && deps.extras !== undefined && !settled) {
+      if (caller.state !== 'Up') await caller.indicateProgress().catch(() => undefined);
+      musicOn = await deps.extras
+        .startMoh(caller, options.music)
+        .then(() => true)
+        .catch(() => false);
+    }
 
     const onCallerHangup = () => finish({ kind: 'caller-hungup' });
     caller.hangupSignal.addEventListener('abort', onCallerHangup, { once: true });
@@ -228,6 +265,7 @@ export function createDialApplication(deps: DialAppDeps): DialplanApplication {
 
     const result = await outcome;
     if (timer !== undefined) deps.clock.clearTimeout(timer);
+    if (musicOn && !caller.isDestroyed) await deps.extras?.stopMoh(caller).catch(() => undefined);
 
     // Everyone but the winner goes: answered elsewhere, no answer, or the caller gave up.
     const loserCause =
@@ -250,9 +288,82 @@ export function createDialApplication(deps: DialAppDeps): DialplanApplication {
     if (result.kind === 'failed') {
       caller.hangupSignal.removeEventListener('abort', onCallerHangup);
       caller.setVariable('DIALSTATUS', result.status);
+      caller.setVariable('DIALEDTIME', String(Math.round((Date.now() - dialedAt) / 1000)));
+      caller.setVariable('ANSWEREDTIME', '0');
       return { kind: 'next' };
     }
-    return connect(ctx, deps, caller, result.peer, continueAfterCallee, onCallerHangup, early);
+    const answeredAt = Date.now();
+    const prepared = await prepareCallee(ctx, deps, caller, result.peer.channel, options);
+    if (!prepared) {
+      caller.hangupSignal.removeEventListener('abort', onCallerHangup);
+      await early.close();
+      return caller.isDestroyed ? { kind: 'stop' } : { kind: 'next' };
+    }
+    const limit = options.limitMs === undefined ? undefined : limitCall(deps, caller, result.peer.channel, options);
+    try {
+      return await connect(ctx, deps, caller, result.peer, continueAfterCallee, onCallerHangup, early);
+    } finally {
+      limit?.();
+      const now = Date.now();
+      caller.setVariable('DIALEDTIME', String(Math.round((now - dialedAt) / 1000)));
+      caller.setVariable('ANSWEREDTIME', String(Math.round((now - answeredAt) / 1000)));
+      const cause = result.peer.channel.hangupCause;
+      if (cause !== undefined) caller.setVariable('HANGUPCAUSE', String(cause));
+    }
+  };
+}
+
+/**
+ * Options that run between the callee's answer and the bridge: A(file) to the callee, U(sub) on
+ * the callee (GOSUB_RESULT ABORT ends both), D(called:calling) digits. False: the call ends here.
+ */
+async function prepareCallee(
+  ctx: Parameters<DialplanApplication>[0],
+  deps: DialAppDeps,
+  caller: Channel,
+  callee: Channel,
+  options: DialOptions,
+): Promise<boolean> {
+  const extras = deps.extras;
+  if (extras === undefined) return true;
+  try {
+    if (options.announcement !== undefined) await extras.play(callee, options.announcement.split('&'));
+    if (options.calleeGosub !== undefined) {
+      const result = await extras.gosub(callee, options.calleeGosub);
+      if (result.toUpperCase() === 'ABORT' || result.toUpperCase() === 'CONGESTION' || result.toUpperCase() === 'BUSY') {
+        void callee.hangup(CAUSE_NORMAL_CLEARING);
+        return false;
+      }
+    }
+    if (options.sendDigits?.called) await extras.sendDtmf(callee, options.sendDigits.called);
+    if (options.sendDigits?.calling) await extras.sendDtmf(caller, options.sendDigits.calling);
+  } catch (err) {
+    ctx.log.info({ err }, 'Dial: a callee option failed');
+    if (callee.isDestroyed || caller.isDestroyed) {
+      if (!callee.isDestroyed) void callee.hangup(CAUSE_NORMAL_CLEARING);
+      return false;
+    }
+  }
+  return !callee.isDestroyed && !caller.isDestroyed;
+}
+
+/** L(x:y:z) and S(n): hangs both up after the limit; beeps to the caller before it. Returns the canceller. */
+function limitCall(deps: DialAppDeps, caller: Channel, callee: Channel, options: DialOptions): () => void {
+  const limitMs = options.limitMs ?? 0;
+  const timers: ReturnType<typeof setTimeout>[] = [];
+  timers.push(
+    setTimeout(() => {
+      void callee.hangup(CAUSE_NORMAL_CLEARING);
+    }, limitMs),
+  );
+  const warning = options.warningMs;
+  if (warning !== undefined && warning < limitMs && deps.extras !== undefined) {
+    const extras = deps.extras;
+    const beep = () => void extras.play(caller, ['beep']).catch(() => undefined);
+    for (let at = limitMs - warning; at < limitMs; at += options.repeatWarningMs ?? limitMs) timers.push(setTimeout(beep, at));
+  }
+  return () => {
+    for (const timer of timers) clearTimeout(timer);
   };
 }
 

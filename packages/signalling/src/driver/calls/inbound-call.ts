@@ -250,6 +250,7 @@ export class InboundCall implements ChannelTechnology, TransferSource {
       caller: endpoint.callerId ?? this.#callerFromRequest(request),
       ...(endpoint.language !== undefined ? { language: endpoint.language } : {}),
       tech: this,
+      requestHeaders: (name) => request.getHeaderFields(name),
     };
     if (replaces.kind === 'replace') {
       await presentReplacement({
