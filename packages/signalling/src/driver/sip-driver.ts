@@ -38,7 +38,7 @@ import { ChannelNamer } from './channel-names.js';
 import type { DigestAlgorithm } from './auth/digest.js';
 import { DigestAuthenticator, type DigestAuthenticatorOptions } from './auth/digest-auth.js';
 import type { InboundAuthenticator } from './auth/identify.js';
-import { EndpointIdentifier } from './auth/endpoint-identifier.js';
+import { EndpointIdentifier, REQUEST_REFUSED } from './auth/endpoint-identifier.js';
 import { LiveSipConfig } from './auth/live-config.js';
 import { mediaTransportConfig } from './sdp/nat-media.js';
 import { SipReferSender } from './messaging/out-of-dialog-refer.js';
@@ -205,7 +205,7 @@ export class SipDriver implements ChannelDriver {
     // Identification in `endpoint_identifier_order`, then the identified endpoint's digest
     // (endpoint-identifier.ts); rebuilt when the objects in force change. While no endpoint has an
     // auth nothing is challenged (unknown callers then get 403).
-    const identifierLog = log.child({ module: 'switchboard:signalling:identify' });
+    const identifierLog = sampleMessages(log.child({ module: 'switchboard:signalling:identify' }), systemClock, [REQUEST_REFUSED]);
     const identifierFor = (objects: SipConfig) =>
       new EndpointIdentifier({
         order: global.endpointIdentifierOrder,

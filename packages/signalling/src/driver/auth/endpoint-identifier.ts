@@ -27,6 +27,12 @@ import type { DigestAuthenticator } from './digest-auth.js';
 import type { AuthOutcome, InboundAuthenticator } from './identify.js';
 import { type AddressRange, parseAddressRange, rangeContains } from './ip-match.js';
 
+/**
+ * The one message of every refusal (the reason is a field): the driver samples it, so a flood of
+ * unidentifiable requests stays a few log lines.
+ */
+export const REQUEST_REFUSED = 'request refused';
+
 const DEFAULT_IDENTIFY_BY: readonly SipIdentifyBy[] = ['username', 'ip'];
 
 interface AddressRule {
@@ -148,8 +154,15 @@ export class EndpointIdentifier implements InboundAuthenticator {
     if (outcome.kind === 'continue') return { kind: 'accept', endpoint };
     if (outcome.kind === 'reject' && outcome.status !== 401) {
       this.#log.warn(
-        { method: request.method, source: source.address, endpoint: endpoint.name, identifiedBy: identifier, status: outcome.status },
-        'request refused: authentication failed',
+        {
+          method: request.method,
+          source: source.address,
+          endpoint: endpoint.name,
+          identifiedBy: identifier,
+          status: outcome.status,
+          reason: 'authentication failed',
+        },
+        REQUEST_REFUSED,
       );
     }
     return outcome;
@@ -166,8 +179,8 @@ export class EndpointIdentifier implements InboundAuthenticator {
 
   #refuse(request: SipRequest, source: PeerAddress, status: number, reason: string): AuthOutcome {
     this.#log.warn(
-      { method: request.method, source: `${source.address}:${source.port}`, from: fromUser(request), status },
-      `request refused: ${reason}`,
+      { method: request.method, source: `${source.address}:${source.port}`, from: fromUser(request), status, reason },
+      REQUEST_REFUSED,
     );
     return { kind: 'reject', status };
   }
