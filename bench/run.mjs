@@ -11,6 +11,7 @@ const ALL = [
   'sipp-register-rate.mjs',
   'sipp-register-memory.mjs',
   'sipp-bridged-calls.mjs',
+  'sipp-relay.mjs',
   'media-relay.mjs',
   'media-mixing.mjs',
   'media-transcode.mjs',
