@@ -20,6 +20,7 @@ import { RtcpSocket } from '../rtp/rtcp-socket.js';
 import { buildBye } from '../rtp/rtcp.js';
 import { RTP_HEADER_SIZE, type RtpPacketInfo, parseRtpPacket, writeRtpHeader } from '../rtp/rtp-header.js';
 import { hasPlainHeader, writeRelayedHeader } from '../rtp/rtp-header-in-place.js';
+import { literalAddressLookup } from '../rtp/literal-lookup.js';
 import {
   DtmfEndDetector,
   TELEPHONE_EVENT_SIZE,
@@ -159,7 +160,8 @@ export class RtpLeg {
   static open(id: string, bindAddress: string, port: number, host: LegHost): Promise<RtpLeg> {
     const family = isIP(bindAddress);
     if (family === 0) return Promise.reject(new MediaError('invalid_argument', `bind address ${bindAddress} is not an IP address`));
-    const socket = dgram.createSocket({ type: family === 6 ? 'udp6' : 'udp4' });
+    // literalAddressLookup: no process.nextTick per packet sent (rtp/literal-lookup.ts).
+    const socket = dgram.createSocket({ type: family === 6 ? 'udp6' : 'udp4', lookup: literalAddressLookup });
     return new Promise((resolve, reject) => {
       const onError = (error: NodeJS.ErrnoException): void => {
         socket.close();
