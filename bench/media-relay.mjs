@@ -38,7 +38,7 @@ async function setup(n) {
   return { streams, legs: 2 * n, teardown };
 }
 
-const { steps, best, bestLossOnly } = await stepCounts({ counts, seconds, setup, farEnd, unit: 'calls' });
+const { steps, best, bestLossOnly } = await stepCounts({ counts, seconds, setup, farEnd, unit: 'calls', engine });
 farEnd.close();
 await engine.close();
 
