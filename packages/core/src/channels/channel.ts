@@ -40,6 +40,8 @@ export class Channel {
   readonly endpoint: string;
   readonly direction: 'inbound' | 'outbound';
   readonly createdAt = new Date();
+  /** `createdAt` as the wire shows it, formatted once: every snapshot (each event, each GET) carries it. */
+  #creationTime: string | null = null;
   readonly tech: ChannelTechnology;
   caller: CallerId;
   connected: CallerId = { name: '', number: '' };
@@ -103,6 +105,7 @@ export class Channel {
   }
 
   snapshot(): ChannelSnapshot {
+    if (this.#creationTime === null) this.#creationTime = formatWireDate(this.createdAt);
     const snapshot: ChannelSnapshot = {
       id: this.id,
       protocol_id: this.tech.protocolId,
@@ -112,7 +115,7 @@ export class Channel {
       connected: { ...this.connected },
       accountcode: this.accountcode,
       dialplan: { ...this.dialplan },
-      creationtime: formatWireDate(this.createdAt),
+      creationtime: this.#creationTime,
       language: this.language,
     };
     if (this.#snapshotVariables.length > 0) {

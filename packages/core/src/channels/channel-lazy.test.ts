@@ -6,6 +6,7 @@ import { parseDialplan } from '../dialplan/parse-extensions.js';
 import { CoreError } from '../errors.js';
 import { FakeChannelDriver, RecordingMediaEngine, RecordingTechnology, testCoreConfig } from '../test-support.js';
 import { silentLogger } from '../util/logger.js';
+import { formatWireDate } from '../util/time.js';
 
 function newCore(): SwitchboardCore {
   const dialplan = parseDialplan(parseIni('[in]\nexten => 100,1,NoOp()\n', 'extensions.conf'), silentLogger);
@@ -51,5 +52,16 @@ describe('Channel.hangupSignal (created on first read)', () => {
     assert.ok(signal.reason instanceof CoreError && signal.reason.code === 'conflict');
     // Error.stackTraceLimit is restored after the reason is built.
     assert.ok((new Error('probe').stack ?? '').split('\n').length > 1);
+  });
+});
+
+describe('Channel.snapshot creationtime (formatted once)', () => {
+  it('shows createdAt in the wire format, the same in every snapshot', () => {
+    const core = newCore();
+    const channel = newChannel(core, 'SIP/alice-3');
+    const first = channel.snapshot().creationtime;
+    assert.equal(first, formatWireDate(channel.createdAt));
+    assert.match(first, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}[+-]\d{4}$/);
+    assert.equal(channel.snapshot().creationtime, first);
   });
 });
