@@ -92,8 +92,10 @@ async function run({ calls, seconds, settleMs }) {
 
   const onMessage = (expectedStream, fromPort) => (msg, rinfo) => {
     const now = performance.now();
-    if (now > acceptUntil || msg.length < 12 + 8) return;
-    if (rinfo.port !== fromPort || msg[12] !== MARK || msg[13] !== MARK || msg.readUInt16BE(14) !== expectedStream) {
+    // Only what the other leg of this call sends counts. The server's RTCP (sent to the SDP port + 1,
+    // which may be another call's socket here, RFC 3550 §11) and other strays are ignored.
+    if (now > acceptUntil || rinfo.port !== fromPort || msg.length < 12) return;
+    if (msg.length < 12 + 8 || msg[12] !== MARK || msg[13] !== MARK || msg.readUInt16BE(14) !== expectedStream) {
       if (now > settledAt && now <= end) foreign += 1;
       return;
     }
