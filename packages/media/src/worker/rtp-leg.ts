@@ -119,7 +119,19 @@ export class RtpLeg {
   /** The tap's packet object, reused for every packet (TappedPacket). */
   readonly #tapped: TappedPacket = {
     kind: 'audio',
-    info: null as unknown as RtpPacketInfo,
+    // Placeholders until the first packet; every field is overwritten before each tap call.
+    info: {
+      payloadType: 0,
+      marker: false,
+      sequenceNumber: 0,
+      timestamp: 0,
+      ssrc: 0,
+      csrcCount: 0,
+      hasExtension: false,
+      paddingLength: 0,
+      payloadOffset: RTP_HEADER_SIZE,
+      payloadLength: 0,
+    },
     payload: new Uint8Array(0),
     datagram: Buffer.alloc(0),
     plainHeader: false,
