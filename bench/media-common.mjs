@@ -50,10 +50,14 @@ export async function startEngine() {
   return engine;
 }
 
-/** A leg bound on loopback whose remote is the far end's socket. */
-export async function farLeg(engine, farEnd, codec) {
+/**
+ * A leg bound on loopback whose remote is the far end's socket. `remoteExtra` adds to the remote,
+ * e.g. `{ telephoneEventPayloadType: 101 }` as SIP phones negotiate (without it the leg listens for
+ * in-band DTMF, which decodes every frame even while relayed).
+ */
+export async function farLeg(engine, farEnd, codec, remoteExtra = {}) {
   const leg = await engine.createLeg({ bindAddress: '127.0.0.1' });
-  await engine.setLegRemote(leg.legId, { address: '127.0.0.1', port: farEnd.port, codec });
+  await engine.setLegRemote(leg.legId, { address: '127.0.0.1', port: farEnd.port, codec, ...remoteExtra });
   return leg;
 }
 

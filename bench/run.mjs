@@ -12,9 +12,11 @@ const ALL = [
   'sipp-register-rate.mjs',
   'sipp-register-memory.mjs',
   'sipp-bridged-calls.mjs',
+  'sipp-relay.mjs',
   'media-relay.mjs',
   'media-mixing.mjs',
   'media-transcode.mjs',
+  'api-latency.mjs',
 ];
 const wanted = process.argv.slice(2).map((name) => (name.endsWith('.mjs') ? name : `${name}.mjs`));
 const unknown = wanted.filter((name) => !ALL.includes(name));

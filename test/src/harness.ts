@@ -144,10 +144,17 @@ async function terminate(launched: Launched): Promise<number | null> {
 
 /** Starts the process on a conf and data directory and waits for 'switchboard started'. */
 async function launch(confDir: string, dataDir: string): Promise<Launched> {
-  const child = spawn(process.execPath, [join(REPO_ROOT, 'packages/server/dist/main.js'), '--conf', confDir, '--data', dataDir], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, SWITCHBOARD_LOG_LEVEL: process.env.SWITCHBOARD_LOG_LEVEL ?? 'info' },
-  });
+  // SWITCHBOARD_NODE_ARGS: extra node options for the server process, e.g. "--cpu-prof --cpu-prof-dir=/tmp/p"
+  // to profile it under a benchmark (node refuses --cpu-prof in NODE_OPTIONS).
+  const nodeArgs = (process.env.SWITCHBOARD_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== '');
+  const child = spawn(
+    process.execPath,
+    [...nodeArgs, join(REPO_ROOT, 'packages/server/dist/main.js'), '--conf', confDir, '--data', dataDir],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, SWITCHBOARD_LOG_LEVEL: process.env.SWITCHBOARD_LOG_LEVEL ?? 'info' },
+    },
+  );
   const logs: Record<string, unknown>[] = [];
   let stderr = '';
   let buffered = '';

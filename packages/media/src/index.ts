@@ -85,3 +85,4 @@ export {
 export { WavFormatError, type WavInfo, parseWav } from './audio/wav.js';
 export { G722Decoder, G722Encoder } from './codecs/g722.js';
 export { FRAME_MS, Pacer, frameDueAt, framesDueBy } from './playback/pacer.js';
+export { literalAddressLookup } from './rtp/literal-lookup.js';

@@ -41,6 +41,8 @@ export class Channel {
   readonly endpoint: string;
   readonly direction: 'inbound' | 'outbound';
   readonly createdAt = new Date();
+  /** `createdAt` as the wire shows it, formatted once: every snapshot (each event, each GET) carries it. */
+  #creationTime: string | null = null;
   readonly tech: ChannelTechnology;
   caller: CallerId;
   connected: CallerId = { name: '', number: '' };
@@ -57,7 +59,12 @@ export class Channel {
   readonly #variables = new Map<string, string>();
   /** Grows when a variable is set with `report_events` (reference setChannelVar). */
   readonly #snapshotVariables: string[];
-  readonly #abort = new AbortController();
+  /**
+   * Created on the first `hangupSignal` read: most channels (a call answered and hung up by the
+   * dialplan) never wait on it, and building the controller and its abort reason for every channel
+   * showed in the main thread's profile at high call rates (bench/README.md).
+   */
+  #abort: AbortController | null = null;
   readonly #hooks: ChannelHangupHook[] = [];
   readonly #bus: EventBus;
   readonly #log: Logger;
@@ -91,10 +98,15 @@ export class Channel {
 
   /** Aborted when the channel hangs up: long-running work on the channel listens to it. */
   get hangupSignal(): AbortSignal {
+    if (this.#abort === null) {
+      this.#abort = new AbortController();
+      if (this.#destroyed) this.#abort.abort(hungUpReason());
+    }
     return this.#abort.signal;
   }
 
   snapshot(): ChannelSnapshot {
+    if (this.#creationTime === null) this.#creationTime = formatWireDate(this.createdAt);
     const snapshot: ChannelSnapshot = {
       id: this.id,
       protocol_id: this.tech.protocolId,
@@ -104,7 +116,7 @@ export class Channel {
       connected: { ...this.connected },
       accountcode: this.accountcode,
       dialplan: { ...this.dialplan },
-      creationtime: formatWireDate(this.createdAt),
+      creationtime: this.#creationTime,
       language: this.language,
     };
     if (this.#snapshotVariables.length > 0) {
@@ -251,7 +263,7 @@ export class Channel {
     if (this.#destroyed) return;
     this.#destroyed = true;
     this.hangupCause = cause;
-    this.#abort.abort(new CoreError('conflict', 'Channel hung up'));
+    this.#abort?.abort(hungUpReason());
     for (const hook of this.#hooks) {
       try {
         hook(this, cause);
@@ -264,5 +276,19 @@ export class Channel {
 
   #assertAlive(): void {
     if (this.#destroyed) throw new CoreError('not_found', 'Channel not found');
+  }
+}
+
+/**
+ * The abort reason of a hung-up channel's signal. Nobody reads its stack (it says only that the
+ * channel hung up), so it is built without capturing one, which is most of an Error's cost.
+ */
+function hungUpReason(): CoreError {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return new CoreError('conflict', 'Channel hung up');
+  } finally {
+    Error.stackTraceLimit = limit;
   }
 }

@@ -302,13 +302,20 @@ export class Bridge {
   }
 }
 
-/** Sends one received packet on through the other leg, rewritten into that leg's stream. */
+/**
+ * Sends one received packet on through the other leg, rewritten into that leg's stream. A packet
+ * with a bare 12-byte header is sent on in its own buffer with the header rewritten in place (the
+ * common case: one touch, no copy, nothing allocated); anything else (CSRCs, extension, padding)
+ * is copied behind a fresh header.
+ */
 function relay(packet: TappedPacket, to: RtpLeg, rewriter: RelayRewriter, absorbDtmf: boolean): void {
   if (packet.kind === 'event' && absorbDtmf) return;
-  const clockRate = to.remote?.codec.clockRate ?? 8000;
-  const codec = to.remote?.codec.name;
+  const remote = to.remote;
+  const clockRate = remote?.codec.clockRate ?? 8000;
+  const codec = remote?.codec.name;
   // G.711 carries one sample per byte; otherwise assume the default 20 ms packet (RFC 3551 §4.2).
   const samples = packet.kind === 'event' ? 0 : codec === 'PCMU' || codec === 'PCMA' ? packet.payload.length : clockRate / 50;
-  const header = rewriter.rewrite(packet.info, to.streamPosition);
-  to.sendRelayed(packet.kind, packet.payload, header, samples);
+  const header = rewriter.rewriteAt(packet.info, to.nextSequence, to.nextTimestamp);
+  if (packet.plainHeader) to.relayInPlace(packet.kind, packet.datagram, header, samples);
+  else to.sendRelayed(packet.kind, packet.payload, header, samples);
 }

@@ -38,3 +38,30 @@ describe('RelayRewriter', () => {
     assert.deepEqual(again, { sequenceNumber: 50, timestamp: 5000, marker: true });
   });
 });
+
+describe('RelayRewriter.rewriteAt (the packet path)', () => {
+  it('computes what rewrite computes, in one reused result object', () => {
+    const a = new RelayRewriter();
+    const b = new RelayRewriter();
+    const first = b.rewriteAt({ ssrc: 9, sequenceNumber: 300, timestamp: 4000, marker: false }, 10, 20);
+    assert.deepEqual(
+      { ...first },
+      a.rewrite({ ssrc: 9, sequenceNumber: 300, timestamp: 4000, marker: false }, { nextSequence: 10, nextTimestamp: 20 }),
+    );
+    const second = b.rewriteAt({ ssrc: 9, sequenceNumber: 301, timestamp: 4160, marker: false }, 0, 0);
+    assert.equal(second, first, 'the same object, overwritten');
+    assert.deepEqual({ ...second }, { sequenceNumber: 11, timestamp: 180, marker: false });
+  });
+
+  it('marks the first packet of a new source SSRC and continues the outgoing numbering from there', () => {
+    const rewriter = new RelayRewriter();
+    rewriter.rewriteAt({ ssrc: 1, sequenceNumber: 10, timestamp: 1000, marker: false }, 500, 8000);
+    const last = { ...rewriter.rewriteAt({ ssrc: 1, sequenceNumber: 11, timestamp: 1160, marker: false }, 0, 0) };
+    assert.deepEqual(last, { sequenceNumber: 501, timestamp: 8160, marker: false });
+    // The source changes SSRC (a transfer, a re-INVITE): anchored on where the stream stands now.
+    const switched = rewriter.rewriteAt({ ssrc: 2, sequenceNumber: 40000, timestamp: 9, marker: false }, 502, 8320);
+    assert.deepEqual({ ...switched }, { sequenceNumber: 502, timestamp: 8320, marker: true });
+    const after = rewriter.rewriteAt({ ssrc: 2, sequenceNumber: 40001, timestamp: 169, marker: false }, 0, 0);
+    assert.deepEqual({ ...after }, { sequenceNumber: 503, timestamp: 8480, marker: false });
+  });
+});

@@ -32,6 +32,11 @@ export class RelayRewriter {
   #ssrc: number | null = null;
   #sequenceOffset = 0;
   #timestampOffset = 0;
+  /**
+   * The result of `rewriteAt`, overwritten by the next call: the relay runs once per packet, and a
+   * fresh object per packet is garbage the worker would collect while packets wait in the socket.
+   */
+  readonly #result: RewrittenHeader = { sequenceNumber: 0, timestamp: 0, marker: false };
 
   /** Forget the anchor: the next packet re-anchors on the outgoing stream (relay restarts). */
   reset(): void {
@@ -39,17 +44,25 @@ export class RelayRewriter {
   }
 
   rewrite(source: SourceHeader, out: StreamPosition): RewrittenHeader {
+    return { ...this.rewriteAt(source, out.nextSequence, out.nextTimestamp) };
+  }
+
+  /**
+   * `rewrite` for the packet path: the outgoing stream's position as two numbers, and the result in
+   * an object this rewriter reuses (valid until its next call).
+   */
+  rewriteAt(source: SourceHeader, nextSequence: number, nextTimestamp: number): RewrittenHeader {
     let marker = source.marker;
     if (this.#ssrc !== source.ssrc) {
       this.#ssrc = source.ssrc;
-      this.#sequenceOffset = (out.nextSequence - source.sequenceNumber) & 0xffff;
-      this.#timestampOffset = (out.nextTimestamp - source.timestamp) >>> 0;
+      this.#sequenceOffset = (nextSequence - source.sequenceNumber) & 0xffff;
+      this.#timestampOffset = (nextTimestamp - source.timestamp) >>> 0;
       marker = true; // a new talkspurt from the receiver's point of view (RFC 3551 §4.1)
     }
-    return {
-      sequenceNumber: (source.sequenceNumber + this.#sequenceOffset) & 0xffff,
-      timestamp: (source.timestamp + this.#timestampOffset) >>> 0,
-      marker,
-    };
+    const result = this.#result;
+    result.sequenceNumber = (source.sequenceNumber + this.#sequenceOffset) & 0xffff;
+    result.timestamp = (source.timestamp + this.#timestampOffset) >>> 0;
+    result.marker = marker;
+    return result;
   }
 }

@@ -31,6 +31,8 @@ export interface AudioIo {
   writeFrame(pcm: Int16Array, rateHz: number): void;
   /** The next frame written starts a talkspurt. */
   startTalkspurt(): void;
+  /** Whether received audio should be buffered for decoding at all (a relayed leg nobody decodes: no). */
+  setDecodeWanted?(wanted: boolean): void;
   close(): void;
 }
 
@@ -279,10 +281,12 @@ export class MediaEndpoint {
       this.#inband === null &&
       this.#events?.needsAudioTicks !== true
     ) {
-      // Nobody needs the decoded audio; the jitter buffer keeps itself bounded meanwhile.
+      // Nobody needs the decoded audio: the leg stops filling its jitter buffer until it is wanted again.
+      this.io.setDecodeWanted?.(false);
       this.inFrame = null;
       return;
     }
+    this.io.setDecodeWanted?.(true);
     const rate = this.captureRate;
     let frame = this.io.readFrame(rate);
     const detected = rate === RATE || frame === null ? frame : this.#detectPath.convert(frame, RATE);

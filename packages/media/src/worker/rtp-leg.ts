@@ -19,6 +19,8 @@ import { RtpStatsTracker, type RtpStatisticsSnapshot } from '../rtp/rtcp-stats.j
 import { RtcpSocket } from '../rtp/rtcp-socket.js';
 import { buildBye } from '../rtp/rtcp.js';
 import { RTP_HEADER_SIZE, type RtpPacketInfo, parseRtpPacket, writeRtpHeader } from '../rtp/rtp-header.js';
+import { hasPlainHeader, writeRelayedHeader } from '../rtp/rtp-header-in-place.js';
+import { literalAddressLookup } from '../rtp/literal-lookup.js';
 import {
   DtmfEndDetector,
   TELEPHONE_EVENT_SIZE,
@@ -29,11 +31,19 @@ import {
 import type { LegCounters, LegRemote } from '@switchboard/media-control';
 import type { VideoStream } from './video-stream.js';
 
-/** A received packet handed to a relay before any decoding (`payload` is a view valid during the call). */
+/**
+ * A received packet handed to a relay before any decoding. Valid only during the call: the leg
+ * reuses this object for its next packet. `datagram` is the received buffer itself, which nothing
+ * else holds; `plainHeader` says its payload follows a bare 12-byte header, so a relay may rewrite
+ * the header in place and send the datagram on (`relayInPlace`): the leg reads only the payload,
+ * which stays untouched, after the tap.
+ */
 export interface TappedPacket {
   kind: 'audio' | 'event';
   info: RtpPacketInfo;
   payload: Uint8Array;
+  datagram: Buffer;
+  plainHeader: boolean;
 }
 
 /** What a leg needs from the worker that hosts it. */
@@ -89,6 +99,43 @@ export class RtpLeg {
   readonly #dtmf = new DtmfEndDetector();
   readonly #counters: LegCounters = { packetsSent: 0, packetsReceived: 0, bytesSent: 0, bytesReceived: 0, packetsDropped: 0 };
   #sendErrorLogged = false;
+  /** One send-completion callback for every packet (not a closure per send). */
+  readonly #afterSend = (error: Error | null): void => {
+    if (error && !this.#sendErrorLogged) {
+      this.#sendErrorLogged = true; // once per leg: a dead peer would otherwise log 50 lines a second
+      this.#host.log('warn', { legId: this.id, target: this.#latched ?? this.#remote, err: error.message }, 'RTP send failed');
+    }
+  };
+  /**
+   * Whether received audio goes into the jitter buffer. The media endpoint clears it while the leg
+   * is relayed and nothing decodes its audio (media-endpoint.ts `capture`), so a relayed packet is
+   * not also copied into a buffer nobody reads; set again, the buffer refills from the next packet.
+   */
+  #decodeWanted = true;
+
+  setDecodeWanted(wanted: boolean): void {
+    this.#decodeWanted = wanted;
+  }
+  /** The tap's packet object, reused for every packet (TappedPacket). */
+  readonly #tapped: TappedPacket = {
+    kind: 'audio',
+    // Placeholders until the first packet; every field is overwritten before each tap call.
+    info: {
+      payloadType: 0,
+      marker: false,
+      sequenceNumber: 0,
+      timestamp: 0,
+      ssrc: 0,
+      csrcCount: 0,
+      hasExtension: false,
+      paddingLength: 0,
+      payloadOffset: RTP_HEADER_SIZE,
+      payloadLength: 0,
+    },
+    payload: new Uint8Array(0),
+    datagram: Buffer.alloc(0),
+    plainHeader: false,
+  };
   /** The leg's video socket pair, when it was created with one (one video stream per leg). */
   video: VideoStream | null = null;
 
@@ -125,7 +172,8 @@ export class RtpLeg {
   static open(id: string, bindAddress: string, port: number, host: LegHost): Promise<RtpLeg> {
     const family = isIP(bindAddress);
     if (family === 0) return Promise.reject(new MediaError('invalid_argument', `bind address ${bindAddress} is not an IP address`));
-    const socket = dgram.createSocket({ type: family === 6 ? 'udp6' : 'udp4' });
+    // literalAddressLookup: no process.nextTick per packet sent (rtp/literal-lookup.ts).
+    const socket = dgram.createSocket({ type: family === 6 ? 'udp6' : 'udp4', lookup: literalAddressLookup });
     return new Promise((resolve, reject) => {
       const onError = (error: NodeJS.ErrnoException): void => {
         socket.close();
@@ -204,6 +252,16 @@ export class RtpLeg {
     return { nextSequence: this.#sequence, nextTimestamp: this.#nextTimestamp };
   }
 
+  /** The sequence number of the next packet sent (`streamPosition` without an object, for the packet path). */
+  get nextSequence(): number {
+    return this.#sequence;
+  }
+
+  /** The RTP timestamp of the next audio frame sent. */
+  get nextTimestamp(): number {
+    return this.#nextTimestamp;
+  }
+
   /** The next frame starts a talkspurt: it carries the marker bit (RFC 3551 §4.1). */
   startTalkspurt(): void {
     this.#markerPending = true;
@@ -237,17 +295,8 @@ export class RtpLeg {
     header: { sequenceNumber: number; timestamp: number; marker: boolean },
     samples: number,
   ): void {
-    const remote = this.#remote;
-    if (remote === null || this.#closed) return;
-    const payloadType = kind === 'audio' ? remote.codec.payloadType : remote.telephoneEventPayloadType;
-    if (payloadType === undefined) return; // the peer did not negotiate telephone-event
-    this.#sequence = (header.sequenceNumber + 1) & 0xffff;
-    const end = (header.timestamp + samples) >>> 0;
-    // An event's packets share its start timestamp (RFC 4733 §2.5.1.3); only audio moves the clock.
-    if (kind === 'audio' || ((end - this.#nextTimestamp) | 0) > 0) this.#nextTimestamp = end;
-    this.#lastFrameAt = this.#host.now();
-    this.#markerPending = false;
-    if (!this.#mayTransmit()) return;
+    const payloadType = this.#advanceRelayed(kind, header, samples);
+    if (payloadType === undefined || !this.#mayTransmit()) return;
     const packet = Buffer.allocUnsafe(RTP_HEADER_SIZE + payload.length);
     writeRtpHeader(packet, {
       payloadType,
@@ -258,6 +307,41 @@ export class RtpLeg {
     });
     packet.set(payload, RTP_HEADER_SIZE);
     this.#transmit(packet);
+  }
+
+  /**
+   * `sendRelayed` without a copy: rewrites the header of `datagram` (a packet another leg received,
+   * with a bare 12-byte header: `TappedPacket.plainHeader`) in place into this leg's stream and sends
+   * that buffer. The relay path's only work per packet is this header and one send.
+   */
+  relayInPlace(
+    kind: 'audio' | 'event',
+    datagram: Buffer,
+    header: { sequenceNumber: number; timestamp: number; marker: boolean },
+    samples: number,
+  ): void {
+    const payloadType = this.#advanceRelayed(kind, header, samples);
+    if (payloadType === undefined || !this.#mayTransmit()) return;
+    writeRelayedHeader(datagram, header, payloadType, this.#ssrc);
+    this.#transmit(datagram);
+  }
+
+  /**
+   * Moves this leg's stream past a relayed packet; returns the payload type to send it with, or
+   * undefined when it must not be sent (no remote, closed, or an event the peer did not negotiate).
+   */
+  #advanceRelayed(kind: 'audio' | 'event', header: { sequenceNumber: number; timestamp: number }, samples: number): number | undefined {
+    const remote = this.#remote;
+    if (remote === null || this.#closed) return undefined;
+    const payloadType = kind === 'audio' ? remote.codec.payloadType : remote.telephoneEventPayloadType;
+    if (payloadType === undefined) return undefined; // the peer did not negotiate telephone-event
+    this.#sequence = (header.sequenceNumber + 1) & 0xffff;
+    const end = (header.timestamp + samples) >>> 0;
+    // An event's packets share its start timestamp (RFC 4733 §2.5.1.3); only audio moves the clock.
+    if (kind === 'audio' || ((end - this.#nextTimestamp) | 0) > 0) this.#nextTimestamp = end;
+    this.#lastFrameAt = this.#host.now();
+    this.#markerPending = false;
+    return payloadType;
   }
 
   /**
@@ -346,12 +430,7 @@ export class RtpLeg {
     const remote = this.#remote;
     if (remote === null) return;
     const target = this.#latched ?? remote;
-    this.#socket.send(packet, target.port, target.address, (error) => {
-      if (error && !this.#sendErrorLogged) {
-        this.#sendErrorLogged = true; // once per leg: a dead peer would otherwise log 50 lines a second
-        this.#host.log('warn', { legId: this.id, target, err: error.message }, 'RTP send failed');
-      }
-    });
+    this.#socket.send(packet, target.port, target.address, this.#afterSend);
     this.#counters.packetsSent += 1;
     this.#counters.bytesSent += packet.length;
     // Our packets carry no CSRC or extension: the payload follows the 12-byte header.
@@ -392,12 +471,23 @@ export class RtpLeg {
     }
     this.#remoteSsrc = packet.ssrc;
     const payload = datagram.subarray(packet.payloadOffset, packet.payloadOffset + packet.payloadLength);
-    this.packetTap?.({ kind: isAudio ? 'audio' : 'event', info: packet, payload });
     const { ssrc, sequenceNumber, timestamp } = packet;
+    // Statistics first: a relay below may rewrite the datagram's header in place and send it on.
     this.#stats.onReceive({ ssrc, sequenceNumber, timestamp, payloadOctets: payload.length }, Date.now());
+    const tap = this.packetTap;
+    if (tap !== null) {
+      const tapped = this.#tapped;
+      tapped.kind = isAudio ? 'audio' : 'event';
+      tapped.info = packet;
+      tapped.payload = payload;
+      tapped.datagram = datagram;
+      tapped.plainHeader = hasPlainHeader(packet);
+      tap(tapped);
+    }
     if (isAudio) {
-      // Into the jitter buffer; decoded only when the media tick reads a frame.
-      this.#audio?.receive(packet, payload, this.#host.now());
+      // Into the jitter buffer (the payload is copied there, so a relay's header rewrite does not
+      // matter); decoded only when the media tick reads a frame. Skipped while nothing decodes.
+      if (this.#decodeWanted) this.#audio?.receive(packet, payload, this.#host.now());
       return;
     }
     if (isEvent) {

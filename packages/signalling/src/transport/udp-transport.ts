@@ -7,6 +7,7 @@
  */
 import { reportSipMessage } from './message-observers.js';
 import { createSocket, type RemoteInfo, type Socket } from 'node:dgram';
+import { literalAddressLookup } from '@switchboard/media';
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { SipTransportError } from '../errors.js';
@@ -51,6 +52,8 @@ export class UdpTransport extends BoundTransport implements Transport {
       reuseAddr: false,
       recvBufferSize: SOCKET_BUFFER_BYTES,
       sendBufferSize: SOCKET_BUFFER_BYTES,
+      // IP-literal destinations are answered synchronously: no process.nextTick per SIP message sent.
+      lookup: literalAddressLookup,
     });
     this.#socket = socket;
     return new Promise((resolve, reject) => {

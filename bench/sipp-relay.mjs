@@ -1,0 +1,289 @@
+#!/usr/bin/env node
+// Benchmark: relayed calls through the real server, measured the way a phone feels them. For each
+// step N a fresh server is started; sipp (uac-relay-hold-bye.xml) places N calls at BENCH_SETUP_RATE/s
+// into 300 = Dial(SIP/bob), bob a sipp UAS (uas-relay-answer-hold.xml). Every call's SDP names sockets
+// of its own in one Node child process (bench/relay-far-end.mjs), which sends PCMU at 50 packets/s in
+// both directions of every call and measures loss and the RFC 3550 §6.4.1 interarrival jitter and delay
+// variation the server adds (from real send times, so the sender's own lateness cancels), p50/p99.
+// Server CPU (whole process, and the main thread vs the busiest other thread, the media worker) and
+// RSS growth per call come from /proc. A step passes at loss < 0.1 % and jitter p99 < 5 ms; stepping
+// stops at the first loss or failed call set-up.
+import { fork } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { basicAuth, freePort, runSipp, startSwitchboard } from '../test/dist/harness.js';
+import { cpuSeconds, machine, machineBusySeconds, printSteps, round, rssMiB, sippCount, sleep, writeResult } from './common.mjs';
+
+const counts = (process.env.BENCH_CALLS ?? '50,100,200,300,350,400').split(',').map(Number);
+const seconds = Number(process.env.BENCH_STEP_SECONDS ?? 9);
+const WARM_UP_MS = 1000;
+const setupRate = Number(process.env.BENCH_SETUP_RATE ?? 100);
+/** `mediaworkers` in switchboard.conf; unset keeps the test harness's 1. */
+const workers = process.env.BENCH_MEDIA_WORKERS;
+const MAX_LOSS_PCT = 0.1;
+const MAX_JITTER_MS_P99 = 5;
+const SETUP_SLACK_MS = 3000;
+const END_WAIT_MS = 5000;
+
+const DIALPLAN = `
+exten => 300,1,Dial(SIP/bob,20)
+ same => n,Hangup()
+`;
+
+function pjsip(sipPort, bobPort) {
+  return `[transport-udp]
+type = transport
+protocol = udp
+bind = 127.0.0.1:${sipPort}
+
+[local-phone]
+type = endpoint
+context = from-internal
+disallow = all
+allow = ulaw
+
+[local-phone]
+type = identify
+endpoint = local-phone
+match = 127.0.0.1
+
+[bob]
+type = endpoint
+context = from-internal
+disallow = all
+allow = ulaw
+aors = bob
+
+[bob]
+type = aor
+contact = sip:bob@127.0.0.1:${bobPort}
+`;
+}
+
+function startFarEnd() {
+  const child = fork(fileURLToPath(new URL('./relay-far-end.mjs', import.meta.url)), [], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const next = () =>
+    new Promise((resolve, reject) => {
+      child.once('message', resolve);
+      child.once('exit', (code) => reject(new Error(`relay far end exited with ${code}`)));
+    });
+  const ready = next();
+  return ready.then(() => ({
+    open(calls) {
+      const reply = next();
+      child.send({ cmd: 'open', calls });
+      return reply.then((m) => m.ports);
+    },
+    run(calls, runSeconds, settleMs) {
+      const reply = next();
+      child.send({ cmd: 'run', calls, seconds: runSeconds, settleMs });
+      return reply;
+    },
+    exit() {
+      child.send({ cmd: 'exit' });
+    },
+  }));
+}
+
+async function channelCount(sb) {
+  const response = await fetch(`${sb.baseUrl}/ari/channels`, { headers: { authorization: basicAuth() } });
+  if (!response.ok) throw new Error(`GET /channels: ${response.status}`);
+  return (await response.json()).length;
+}
+
+/** utime + stime of each thread of a process, by thread id. */
+function threadCpuSeconds(pid) {
+  const perThread = new Map();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      perThread.set(tid, cpuSeconds(`${pid}/task/${tid}`));
+    } catch {
+      // the thread ended between the listing and the read
+    }
+  }
+  return perThread;
+}
+
+function threadSplit(pid, before, after, wall) {
+  let main = Number.NaN;
+  let worker = 0;
+  for (const [tid, end] of after) {
+    const used = (100 * (end - (before.get(tid) ?? 0))) / wall;
+    if (tid === String(pid)) main = used;
+    else worker = Math.max(worker, used);
+  }
+  return { main, worker };
+}
+
+/** "<role> <number> <server addr> <server port> <own port>" lines, by caller number. */
+function loggedPorts(file, role) {
+  const ports = new Map();
+  let text = '';
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return ports;
+  }
+  for (const line of text.split('\n')) {
+    const [who, number, address, serverPort, ownPort] = line.trim().split(' ');
+    if (who !== role) continue;
+    if (address !== '127.0.0.1') throw new Error(`the server offered media on ${address}, not 127.0.0.1`);
+    ports.set(number, { server: Number(serverPort), own: Number(ownPort) });
+  }
+  return ports;
+}
+
+const machineAtStart = machine();
+const farEnd = await startFarEnd();
+
+/** One step on a fresh server. */
+async function step(n) {
+  const bobPort = await freePort('udp');
+  const sb = await startSwitchboard({ dialplan: DIALPLAN, rtpStart: 21000, rtpEnd: 29998 });
+  writeFileSync(join(sb.confDir, 'pjsip.conf'), pjsip(sb.sipPort, bobPort));
+  if (workers !== undefined) {
+    const confFile = join(sb.confDir, 'switchboard.conf');
+    const conf = readFileSync(confFile, 'utf8');
+    writeFileSync(
+      confFile,
+      /^mediaworkers\s*=/m.test(conf)
+        ? conf.replace(/^mediaworkers\s*=.*$/m, `mediaworkers = ${workers}`)
+        : `${conf}\nmediaworkers = ${workers}\n`,
+    );
+  }
+  await sb.restart();
+  const target = { host: '127.0.0.1', port: sb.sipPort };
+  const pid = sb.process.pid;
+  const logDir = mkdtempSync(join(tmpdir(), 'sipp-relay-'));
+  const callerLog = join(logDir, 'caller.log');
+  const calleeLog = join(logDir, 'callee.log');
+  const ports = await farEnd.open(n);
+  writeFileSync(join(logDir, 'caller.csv'), `SEQUENTIAL\n${ports.map(([p]) => `${p};`).join('\n')}\n`);
+  writeFileSync(join(logDir, 'callee.csv'), `SEQUENTIAL\n${ports.map(([, p]) => `${p};`).join('\n')}\n`);
+  await sleep(500);
+  const rssBefore = rssMiB(pid);
+  const setupBudgetMs = (1000 * n) / setupRate + SETUP_SLACK_MS;
+  const holdMs = Math.round(setupBudgetMs + seconds * 1000 + 1000);
+  const sippSeconds = Math.ceil((holdMs + (1000 * n) / setupRate) / 1000) + 10;
+  const callee = runSipp('uas-relay-answer-hold.xml', target, {
+    service: 'bob',
+    calls: n,
+    timeoutSeconds: sippSeconds + 2,
+    extra: ['-p', String(bobPort), '-l', String(n + 10), '-inf', join(logDir, 'callee.csv'), '-trace_logs', '-log_file', calleeLog],
+  });
+  await sleep(300);
+  const caller = runSipp('uac-relay-hold-bye.xml', target, {
+    service: '300',
+    calls: n,
+    rate: setupRate,
+    timeoutSeconds: sippSeconds,
+    extra: ['-l', String(n + 10), '-d', String(holdMs), '-inf', join(logDir, 'caller.csv'), '-trace_logs', '-log_file', callerLog],
+  });
+
+  const setupStart = performance.now();
+  let calls = [];
+  let channelsUp = 0;
+  while (performance.now() - setupStart < setupBudgetMs) {
+    const callers = loggedPorts(callerLog, 'caller');
+    const callees = loggedPorts(calleeLog, 'callee');
+    calls = [...callers]
+      .filter(([number]) => callees.has(number))
+      .map(([number, c]) => ({ callerPort: c.own, a: c.server, calleePort: callees.get(number).own, b: callees.get(number).server }));
+    if (calls.length === n) {
+      channelsUp = await channelCount(sb);
+      if (channelsUp === 2 * n) break;
+    }
+    await sleep(100);
+  }
+  const allUp = calls.length === n && channelsUp === 2 * n;
+  let far = null;
+  let cpuPct = Number.NaN;
+  let busyPct = Number.NaN;
+  let threads = { main: Number.NaN, worker: Number.NaN };
+  let rssUp = Number.NaN;
+  if (allUp) {
+    const cpuBefore = cpuSeconds(pid);
+    const threadsBefore = threadCpuSeconds(pid);
+    const busyBefore = machineBusySeconds();
+    const wallBefore = performance.now();
+    far = await farEnd.run(calls, seconds, WARM_UP_MS);
+    const wall = (performance.now() - wallBefore) / 1000;
+    cpuPct = (100 * (cpuSeconds(pid) - cpuBefore)) / wall;
+    threads = threadSplit(pid, threadsBefore, threadCpuSeconds(pid), wall);
+    busyPct = (100 * (machineBusySeconds() - busyBefore)) / (wall * cpus().length);
+    rssUp = rssMiB(pid);
+  } else {
+    console.error(`calls ${n}: only ${calls.length} paired, ${channelsUp} channels`);
+  }
+  const [callerRun, calleeRun] = await Promise.all([caller, callee]);
+  const ended = performance.now();
+  let channelsLeft = await channelCount(sb);
+  while (channelsLeft > 0 && performance.now() - ended < END_WAIT_MS) {
+    await sleep(200);
+    channelsLeft = await channelCount(sb);
+  }
+  await sb.stop();
+  rmSync(logDir, { recursive: true, force: true });
+  const callerOk = sippCount(callerRun.stdout, 'Successful call');
+  const calleeOk = sippCount(calleeRun.stdout, 'Successful call');
+  const callsOk = allUp && callerOk === n && calleeOk === n && channelsLeft === 0;
+  if (!callsOk)
+    console.error(`calls ${n}: caller ok ${callerOk}, callee ok ${calleeOk}, left ${channelsLeft}\n${callerRun.stderr.slice(-600)}`);
+  const loss = far?.loss_pct ?? 100;
+  const jitterP99 = far?.jitter_ms_p99 ?? Number.NaN;
+  return {
+    calls: n,
+    calls_ok: callsOk,
+    packets_sent: far?.packets_sent ?? 0,
+    foreign_packets: far?.foreign_packets ?? null,
+    loss_pct: round(loss, 3),
+    jitter_ms_p50: round(far?.jitter_ms_p50 ?? Number.NaN, 3),
+    jitter_ms_p99: round(jitterP99, 3),
+    delay_var_ms_p50: round(far?.delay_var_ms_p50 ?? Number.NaN, 3),
+    delay_var_ms_p99: round(far?.delay_var_ms_p99 ?? Number.NaN, 3),
+    transit_ms_p50: round(far?.transit_ms_p50 ?? Number.NaN, 3),
+    transit_above_floor_ms_p99: round(far?.transit_above_floor_ms_p99 ?? Number.NaN, 3),
+    server_cpu_pct_of_one_core: round(cpuPct, 1),
+    server_main_thread_cpu_pct: round(threads.main, 1),
+    server_media_worker_cpu_pct: round(threads.worker, 1),
+    server_rss_kib_per_call: round(((rssUp - rssBefore) * 1024) / n, 1),
+    far_end_cpu_pct: round(far?.far_end_cpu_pct ?? Number.NaN, 1),
+    machine_busy_pct: round(busyPct, 1),
+    loadavg_1m: round(loadavg()[0], 2),
+    pass: callsOk && far !== null && far.foreign_packets === 0 && loss < MAX_LOSS_PCT && jitterP99 < MAX_JITTER_MS_P99,
+  };
+}
+
+const steps = [];
+for (const n of counts) {
+  const result = await step(n);
+  steps.push(result);
+  console.error(
+    `calls ${n}: loss ${result.loss_pct} %, jitter p99 ${result.jitter_ms_p99} ms, server CPU ${result.server_cpu_pct_of_one_core} %`,
+  );
+  if (!result.calls_ok || !(result.loss_pct < MAX_LOSS_PCT)) break;
+  await sleep(1000);
+}
+farEnd.exit();
+
+const passing = steps.filter((s) => s.pass);
+const result = {
+  benchmark: 'sipp-relay',
+  when: new Date().toISOString(),
+  machine: machineAtStart,
+  media_workers: Number(workers ?? 1),
+  setup:
+    `fresh switchboard process per step; sipp uac-relay-hold-bye.xml → 300: Dial(SIP/bob) → uas-relay-answer-hold.xml, set up at ${setupRate}/s; ` +
+    `per-call sockets, PCMU both ways at 50 packets/s; ${WARM_UP_MS / 1000} s warm-up, ${seconds - WARM_UP_MS / 1000} s measured`,
+  criteria: { max_loss_pct: MAX_LOSS_PCT, max_jitter_ms_p99: MAX_JITTER_MS_P99 },
+  best_calls: passing.length > 0 ? passing[passing.length - 1].calls : null,
+  steps,
+};
+printSteps(`sipp-relay: relayed calls, RFC 3550 jitter the server adds, fresh server per step, ${seconds} s per step`, steps);
+console.log(`most calls with loss < ${MAX_LOSS_PCT} % and jitter p99 < ${MAX_JITTER_MS_P99} ms: ${result.best_calls ?? 'none'}`);
+writeResult('sipp-relay', result);
