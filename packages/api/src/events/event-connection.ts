@@ -6,14 +6,19 @@
  * buffer beyond MAX_BUFFERED_BYTES, closes the socket. Closing unregisters the applications
  * (channels stay in them until they leave).
  */
-import type { ApplicationEvent, ApplicationSink, Logger, SwitchboardCore } from '@switchboard/core';
+import type { ApplicationEvent, Logger, SwitchboardCore } from '@switchboard/core';
 import type { WebSocket } from 'ws';
-import type { WebSocketSession } from '../http/operation.js';
-import { toWireEvent } from './envelope.js';
+import type { UpgradeContext, WebSocketSession } from '../http/operation.js';
+import { eventsLostNotice, restResponse } from './connection-notices.js';
+import { toWireEvent, type WireEvent } from './envelope.js';
+import { type Attachment, EventJournals, type JournalListener } from './event-journal.js';
+import { RestOverWebSocket } from './rest-over-websocket.js';
 import { eventProblem } from './validate.js';
 
 /** Bytes a connection may have waiting in its send buffer before it counts as a slow consumer. */
 export const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
+/** Queued events (a resume's replay) are handed to the socket only while less than this is buffered. */
+const FLUSH_HIGH_WATER_BYTES = 1024 * 1024;
 /** Events kept for a connection whose upgrade has not completed yet. */
 export const MAX_QUEUED_EVENTS = 1000;
 /** Inbound frames larger than this are refused by the socket (reference README §8). */
@@ -24,27 +29,44 @@ export interface EventConnectionOptions {
   readonly applications: readonly string[];
   readonly subscribeAll: boolean;
   readonly log: Logger;
+  /** The last sequence number the client saw, per application (`?resume=`). */
+  readonly resume?: ReadonlyMap<string, number>;
 }
 
 export class EventConnection implements WebSocketSession {
   readonly #core: SwitchboardCore;
   readonly #log: Logger;
-  readonly #sinks = new Map<string, ApplicationSink>();
+  readonly #journals: EventJournals;
+  readonly #listeners = new Map<string, JournalListener>();
   #queue: string[] = [];
+  #queueLimit = MAX_QUEUED_EVENTS;
+  #rest: RestOverWebSocket | undefined;
   #socket: WebSocket | undefined;
   #closed = false;
   #pendingWrites = 0;
+  #lastProgress = 0;
   #watchdog: NodeJS.Timeout | undefined;
 
   constructor(options: EventConnectionOptions) {
     this.#core = options.core;
     this.#log = options.log;
+    this.#journals = EventJournals.of(options.core, options.log);
     try {
+      for (const name of options.applications) this.#journals.checkResume(name, options.resume?.get(name));
+      const owed: [string, Attachment][] = [];
       for (const name of new Set(options.applications)) {
-        const sink: ApplicationSink = (event) => this.#deliver(name, event);
-        this.#core.applications.register(name, sink, { subscribeAll: options.subscribeAll });
-        this.#sinks.set(name, sink);
+        const listener: JournalListener = {
+          event: (sequence, event) => this.#deliver(name, event, sequence),
+          replaced: () => this.#deliver(name, { type: 'ApplicationReplaced', timestamp: new Date() }),
+        };
+        const attachment = this.#journals.attach(name, listener, {
+          subscribeAll: options.subscribeAll,
+          resumeAfter: options.resume?.get(name),
+        });
+        this.#listeners.set(name, listener);
+        owed.push([name, attachment]);
       }
+      for (const [name, attachment] of owed) this.#replay(name, attachment);
     } catch (err) {
       this.#dispose();
       throw err;
@@ -52,10 +74,10 @@ export class EventConnection implements WebSocketSession {
   }
 
   get applications(): string[] {
-    return [...this.#sinks.keys()];
+    return [...this.#listeners.keys()];
   }
 
-  attach(socket: WebSocket): void {
+  attach(socket: WebSocket, upgrade?: UpgradeContext): void {
     if (this.#closed) {
       socket.terminate();
       return;
@@ -63,11 +85,12 @@ export class EventConnection implements WebSocketSession {
     this.#socket = socket;
     socket.on('close', () => this.#dispose());
     socket.on('error', (err) => this.#log.debug({ err: err.message }, 'events socket error'));
-    // Client → server requests (REST over WebSocket) are not offered; frames are read and ignored.
-    socket.on('message', () => undefined);
-    const queued = this.#queue;
-    this.#queue = [];
-    for (const text of queued) this.#send(text);
+    if (upgrade) this.#rest = this.#restOverWebSocket(upgrade);
+    // Text frames are REST-over-WebSocket requests; binary frames are ignored (reference README §7).
+    socket.on('message', (data, isBinary) => {
+      if (!isBinary && this.#rest && !this.#closed) this.#rest.handle(String(data));
+    });
+    this.#flush();
     this.#log.info({ applications: this.applications }, 'events socket connected');
   }
 
@@ -75,21 +98,40 @@ export class EventConnection implements WebSocketSession {
     if (!this.#socket) this.#dispose();
   }
 
-  #deliver(application: string, event: ApplicationEvent): void {
-    if (this.#closed) return;
+  /** What a resumed application missed goes first: the gap notice, then the kept events in order. */
+  #replay(application: string, attachment: Attachment): void {
+    this.#queueLimit += attachment.replay.length + 1;
+    if (attachment.gap) this.#emit(application, eventsLostNotice(application, attachment.gap, this.#core.config.general.entityId));
+    for (const entry of attachment.replay) this.#deliver(application, entry.event, entry.sequence);
+  }
+
+  #restOverWebSocket(upgrade: UpgradeContext): RestOverWebSocket {
+    const application = this.applications[0] ?? '';
+    return new RestOverWebSocket({
+      ...upgrade,
+      answer: (answer) => this.#emit(application, restResponse(application, answer, this.#core.config.general.entityId)),
+    });
+  }
+
+  #deliver(application: string, event: ApplicationEvent, sequence?: number): void {
     const wire = toWireEvent(event, application, this.#core.config.general.entityId);
+    this.#emit(application, sequence === undefined ? wire : { ...wire, sequence });
+  }
+
+  #emit(application: string, wire: WireEvent): void {
+    if (this.#closed) return;
     const problem = eventProblem(wire);
     if (problem) {
       this.#log.warn({ eventType: wire.type, application, problem }, 'event does not match its model; not delivered');
       return;
     }
     const text = JSON.stringify(wire);
-    if (this.#socket) {
+    if (this.#socket && this.#queue.length === 0) {
       this.#send(text);
-    } else if (this.#queue.length < MAX_QUEUED_EVENTS) {
+    } else if (this.#queue.length < this.#queueLimit) {
       this.#queue.push(text);
     } else {
-      this.#log.warn({ applications: this.applications }, 'too many events before the socket opened; dropping the connection');
+      this.#log.warn({ applications: this.applications }, 'too many events waiting for the socket; dropping the connection');
       this.#dispose();
     }
   }
@@ -106,12 +148,22 @@ export class EventConnection implements WebSocketSession {
     this.#armWatchdog(false);
   }
 
+  /** Hands queued events to the socket in order without overfilling its buffer; resumed by write callbacks. */
+  #flush(): void {
+    const socket = this.#socket;
+    while (socket && this.#queue.length > 0 && !this.#closed && socket.bufferedAmount < FLUSH_HIGH_WATER_BYTES) {
+      this.#send(this.#queue.shift() as string);
+    }
+  }
+
   #written(err: Error | undefined): void {
     this.#pendingWrites -= 1;
+    this.#lastProgress = Date.now();
     if (err) {
       this.#drop(`write failed: ${err.message}`);
       return;
     }
+    this.#flush();
     // Progress was made: the timeout counts again from now for whatever is still waiting.
     this.#armWatchdog(true);
   }
@@ -123,13 +175,24 @@ export class EventConnection implements WebSocketSession {
     }
     if (this.#watchdog && !restart) return;
     this.#clearWatchdog();
-    this.#watchdog = setTimeout(() => {
-      this.#watchdog = undefined;
-      // Write callbacks may simply not have run yet (a busy event loop); an empty buffer means
-      // everything reached the kernel and the consumer is keeping up.
-      if ((this.#socket?.bufferedAmount ?? 0) === 0) return;
-      this.#drop('write timeout');
-    }, this.#core.config.ari.websocketWriteTimeoutMs);
+    const timeoutMs = this.#core.config.ari.websocketWriteTimeoutMs;
+    const timer = setTimeout(() => {
+      // After a stall of the event loop, timers run before the I/O callbacks that report the
+      // writes completed in the meantime: decide only once those have run (setImmediate).
+      setImmediate(() => {
+        if (this.#closed || this.#watchdog !== timer) return;
+        this.#watchdog = undefined;
+        if (this.#pendingWrites === 0) return;
+        if (Date.now() - this.#lastProgress < timeoutMs) {
+          this.#armWatchdog(false);
+          return;
+        }
+        // An empty buffer means everything reached the kernel and the consumer is keeping up.
+        if ((this.#socket?.bufferedAmount ?? 0) === 0) return;
+        this.#drop('write timeout');
+      });
+    }, timeoutMs);
+    this.#watchdog = timer;
   }
 
   #clearWatchdog(): void {
@@ -138,6 +201,7 @@ export class EventConnection implements WebSocketSession {
   }
 
   #drop(reason: string): void {
+    if (this.#closed) return;
     this.#log.warn({ applications: this.applications, reason }, 'slow events consumer disconnected');
     this.#socket?.terminate();
     this.#dispose();
@@ -148,7 +212,7 @@ export class EventConnection implements WebSocketSession {
     this.#closed = true;
     this.#queue = [];
     this.#clearWatchdog();
-    for (const [name, sink] of this.#sinks) this.#core.applications.unregister(name, sink);
+    for (const [name, listener] of this.#listeners) this.#journals.detach(name, listener);
     this.#log.info({ applications: this.applications }, 'events socket closed');
   }
 }

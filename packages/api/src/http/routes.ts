@@ -7,6 +7,7 @@
 import type { Logger, SwitchboardCore } from '@switchboard/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import { ApiError } from './api-error.js';
+import { credentialsFrom } from './auth.js';
 import type { ApiResult, Operation, WebSocketSession } from './operation.js';
 import { parseParameters } from './params.js';
 import { requestSources } from './request-sources.js';
@@ -141,7 +142,9 @@ function registerUpgrade(
     wsHandler: (socket, request) => {
       const session = sessions.get(request.raw);
       sessions.delete(request.raw);
-      if (session) session.attach(socket);
+      const apiKey = (request.query as Record<string, string | undefined>).api_key;
+      const credentials = credentialsFrom(request.headers.authorization, apiKey);
+      if (session) session.attach(socket, { inject: (options) => request.server.inject(options), apiRoot: context.apiRoot, credentials });
       else socket.terminate();
     },
   });

@@ -7,6 +7,7 @@ import websocketPlugin from '@fastify/websocket';
 import { type Logger, silentLogger, type SwitchboardCore } from '@switchboard/core';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { MAX_INBOUND_PAYLOAD } from '../events/event-connection.js';
+import { EventJournals } from '../events/event-journal.js';
 import { RESOURCES } from '../resources/index.js';
 import { registerApiDocs } from '../swagger/api-docs-routes.js';
 import { authenticate, authorize, credentialsFrom } from './auth.js';
@@ -95,6 +96,7 @@ export function createApiServer(core: SwitchboardCore, options: ApiServerOptions
     },
     async close() {
       await app.close();
+      EventJournals.of(core, log).close();
     },
   };
 }

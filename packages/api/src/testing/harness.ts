@@ -40,7 +40,7 @@ const SOUND_FILES = ['en/hello-world.wav', 'en/hello-world.ulaw', 'fr/hello-worl
 
 export function testConfig(
   dir: string,
-  overrides: { prefix?: string; users?: AriUser[]; writeTimeoutMs?: number } = {},
+  overrides: { prefix?: string; users?: AriUser[]; writeTimeoutMs?: number; resumeWindowSeconds?: number; resumeMaxEvents?: number } = {},
 ): SwitchboardConfig {
   return {
     confDir: dir,
@@ -59,6 +59,8 @@ export function testConfig(
       allowedOrigins: ['http://allowed.example'],
       users: overrides.users ?? USERS,
       websocketWriteTimeoutMs: overrides.writeTimeoutMs ?? 100,
+      resumeWindowSeconds: overrides.resumeWindowSeconds ?? 60,
+      resumeMaxEvents: overrides.resumeMaxEvents ?? 10_000,
     },
     sip: { transports: [], endpoints: [], identifies: [], aors: [], auths: [] },
     rtp: { rtpStart: 10000, rtpEnd: 20000 },
@@ -117,7 +119,7 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(options: { prefix?: string; users?: AriUser[]; writeTimeoutMs?: number } = {}): Promise<Harness> {
+export async function startHarness(options: Parameters<typeof testConfig>[1] = {}): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), 'switchboard-api-'));
   for (const file of SOUND_FILES) {
     const path = join(dir, 'sounds', file);

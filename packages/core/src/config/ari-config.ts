@@ -2,11 +2,12 @@
  * ari.conf: the control API.
  *
  *   [general]   enabled, channelvars (comma list), allowed_origins (comma list),
- *               websocket_write_timeout (milliseconds, as in Asterisk)
+ *               websocket_write_timeout (milliseconds, as in Asterisk),
+ *               resume_window (seconds), resume_max_events (events per application)
  *   [name]      type = user, password, password_format = plain|crypt, read_only
  *
  * Defaults (also when the file is missing): enabled = yes, no channel variables, no extra origins,
- * websocket_write_timeout = 100 ms, and no users (so no client can authenticate until one is added).
+ * websocket_write_timeout = 100 ms, resume_window = 60 s, resume_max_events = 10000, and no users (so no client can authenticate until one is added).
  */
 import { ConfigError } from '../errors.js';
 import type { Logger } from '../util/logger.js';
@@ -16,7 +17,15 @@ import type { AriConfig, AriUser } from './types.js';
 import { invalid, parseBool, parseInteger, splitList } from './values.js';
 
 export function defaultAriConfig(): AriConfig {
-  return { enabled: true, channelVars: [], allowedOrigins: [], users: [], websocketWriteTimeoutMs: 100 };
+  return {
+    enabled: true,
+    channelVars: [],
+    allowedOrigins: [],
+    users: [],
+    websocketWriteTimeoutMs: 100,
+    resumeWindowSeconds: 60,
+    resumeMaxEvents: 10_000,
+  };
 }
 
 export function readAriConfig(doc: IniDocument | undefined, log: Logger): AriConfig {
@@ -58,6 +67,12 @@ function readGeneral(section: IniSection, config: AriConfig, log: Logger): void 
       },
       websocket_write_timeout: (o) => {
         config.websocketWriteTimeoutMs = parseInteger(o, 1, 3_600_000);
+      },
+      resume_window: (o) => {
+        config.resumeWindowSeconds = parseInteger(o, 0, 86_400);
+      },
+      resume_max_events: (o) => {
+        config.resumeMaxEvents = parseInteger(o, 1, 1_000_000);
       },
     },
   });

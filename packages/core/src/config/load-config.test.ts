@@ -45,7 +45,15 @@ describe('loadConfig', () => {
     assert.equal(config.general.mediaWorkers, 0);
     assert.match(config.general.entityId, ENTITY_ID_PATTERN);
     assert.equal(loadConfig(dir).general.entityId, config.general.entityId, 'entity id is stable');
-    assert.deepEqual(config.ari, { enabled: true, channelVars: [], allowedOrigins: [], users: [], websocketWriteTimeoutMs: 100 });
+    assert.deepEqual(config.ari, {
+      enabled: true,
+      channelVars: [],
+      allowedOrigins: [],
+      users: [],
+      websocketWriteTimeoutMs: 100,
+      resumeWindowSeconds: 60,
+      resumeMaxEvents: 10_000,
+    });
     assert.deepEqual(config.sip, { transports: [], endpoints: [], identifies: [], aors: [], auths: [] });
     assert.deepEqual(config.dialplan, { contexts: [], globals: {} });
   });
@@ -57,7 +65,7 @@ describe('loadConfig', () => {
         '[directories]\nsounds = ../s1, /abs/s2\nrecordings = rec\n',
       'http.conf': '[general]\nenabled = no\nbindaddr = 0.0.0.0\nbindport = 8089\nprefix = /switchboard/\n',
       'ari.conf':
-        '[general]\nenabled = yes\nchannelvars = FOO, BAR\nallowed_origins = http://a.example\nwebsocket_write_timeout = 250\n' +
+        '[general]\nenabled = yes\nchannelvars = FOO, BAR\nallowed_origins = http://a.example\nwebsocket_write_timeout = 250\nresume_window = 5\nresume_max_events = 20\n' +
         '[alice]\ntype = user\npassword = secret\nread_only = on\n[bob]\ntype=user\npassword=$6$x\npassword_format=crypt\n',
       'rtp.conf': '[general]\nrtpstart = 12000\nrtpend = 12100\n',
     });
@@ -76,6 +84,8 @@ describe('loadConfig', () => {
       channelVars: ['FOO', 'BAR'],
       allowedOrigins: ['http://a.example'],
       websocketWriteTimeoutMs: 250,
+      resumeWindowSeconds: 5,
+      resumeMaxEvents: 20,
       users: [
         { name: 'alice', password: 'secret', passwordFormat: 'plain', readOnly: true },
         { name: 'bob', password: '$6$x', passwordFormat: 'crypt', readOnly: false },

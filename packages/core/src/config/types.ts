@@ -43,6 +43,10 @@ export interface AriConfig {
   users: AriUser[];
   /** Milliseconds a WebSocket write may take before the connection is dropped. */
   websocketWriteTimeoutMs: number;
+  /** Seconds an application's events stay available to a reconnecting client (`?resume=`); 0 turns resume off. */
+  resumeWindowSeconds: number;
+  /** Events kept per application for resume; older ones are dropped first. */
+  resumeMaxEvents: number;
 }
 
 export type SipTransportProtocol = 'udp' | 'tcp' | 'tls' | 'ws' | 'wss';
