@@ -9,7 +9,7 @@ import {
   loadConfig,
   openStore,
 } from '@switchboard/core';
-import { MediaEngine, supportedRecordingFormats } from '@switchboard/media';
+import { MediaEngine, MediaStreamGateway, supportedRecordingFormats } from '@switchboard/media';
 import { SipDriver } from '@switchboard/signalling';
 import { watchEventLoop } from './event-loop-watch.js';
 import { endpointStatusFor, registerDial, registerSipServices, sipServicesFor } from './sip-wiring.js';
@@ -68,9 +68,12 @@ export async function startServer(options: {
     cleanups.push(() => media.close());
 
     const engine: MediaEngineSurface = media;
+    const mediaStreams = new MediaStreamGateway();
+    cleanups.push(() => mediaStreams.shutdown());
     const core = new SwitchboardCore({
       config,
       media: engine,
+      mediaStreams,
       store,
       logger: log,
       recordingFormats: supportedRecordingFormats(),

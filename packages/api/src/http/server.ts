@@ -13,6 +13,7 @@ import { registerApiDocs } from '../swagger/api-docs-routes.js';
 import { authenticate, authorize, credentialsFrom } from './auth.js';
 import { installBodyParsers, lastValues, MAX_BODY_BYTES } from './body.js';
 import { installErrorHandlers } from './error-handler.js';
+import { registerMediaWebSocket } from './media-websocket.js';
 import type { Operation, ResourceDecl } from './operation.js';
 import { type MethodHandler, operationHandler, PathTable, type RouteContext, registerPath, toFastifyUrl } from './routes.js';
 
@@ -60,8 +61,9 @@ export function createApiServer(core: SwitchboardCore, options: ApiServerOptions
   app.register(websocketPlugin, {
     options: {
       maxPayload: MAX_INBOUND_PAYLOAD,
-      // Echo `ari` when the client asks for it; a client asking for nothing is accepted without one.
-      handleProtocols: (protocols) => (protocols.has('ari') ? 'ari' : false),
+      // Echo `ari` (events) or `media` (media WebSockets) when the client asks for it; a client
+      // asking for nothing is accepted without one.
+      handleProtocols: (protocols) => (protocols.has('ari') ? 'ari' : protocols.has('media') ? 'media' : false),
     },
   });
   // Registered after the WebSocket plugin so that its hooks (which mark upgrade requests and close
@@ -84,6 +86,7 @@ export function createApiServer(core: SwitchboardCore, options: ApiServerOptions
     });
     registerApiDocs(scope, apiRoot, RESOURCES, paths, allowedOrigin);
     for (const resource of RESOURCES) registerResource(scope, resource, context, paths, allowedOrigin);
+    registerMediaWebSocket(scope, normalizePrefix(core.config.http.prefix), core, log);
   });
 
   return {
