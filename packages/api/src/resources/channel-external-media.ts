@@ -61,7 +61,8 @@ export const externalMedia = defineOperation({
     },
     {
       name: 'format',
-      description: 'Format to encode audio in: ulaw, alaw, g722, opus, slin16 over rtp; ulaw, slin, slin16 over websocket; slin, slin16 over audiosocket',
+      description:
+        'Format to encode audio in: ulaw, alaw, g722, opus, slin16 over rtp; ulaw, slin, slin16 over websocket; slin, slin16 over audiosocket',
       paramType: 'query',
       dataType: 'string',
       required: true,

@@ -82,7 +82,8 @@ export async function planStreamChannel(request: StreamRequest): Promise<StreamC
     connection = { kind: 'websocket-server' };
   } else {
     const url = request.externalHost ?? '';
-    if (!/^wss?:\/\/[^/\s]+/.test(url)) throw invalidArgument('external_host must be a ws:// or wss:// URL for a websocket client connection');
+    if (!/^wss?:\/\/[^/\s]+/.test(url))
+      throw invalidArgument('external_host must be a ws:// or wss:// URL for a websocket client connection');
     connection = { kind: 'websocket-client', url };
   }
   return {

@@ -226,8 +226,10 @@ export class ExternalMediaService {
     if (encapsulation === 'audiosocket' && transport !== 'tcp') throw invalidArgument('audiosocket encapsulation requires tcp transport');
     if (transport === 'websocket' && encapsulation !== 'none') throw invalidArgument('websocket transport requires encapsulation none');
     if (encapsulation === 'none' && transport !== 'websocket') throw invalidArgument('encapsulation none requires websocket transport');
-    if (connectionType === 'server' && transport !== 'websocket') throw invalidArgument('connection_type server requires websocket transport');
+    if (connectionType === 'server' && transport !== 'websocket')
+      throw invalidArgument('connection_type server requires websocket transport');
     if ((request.direction ?? 'both') !== 'both') throw invalidArgument('direction must be both');
-    if (!this.#streams) throw notImplemented(`External media over ${encapsulation}/${transport} is not available on this server; use rtp/udp`);
+    if (!this.#streams)
+      throw notImplemented(`External media over ${encapsulation}/${transport} is not available on this server; use rtp/udp`);
   }
 }

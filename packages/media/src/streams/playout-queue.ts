@@ -136,7 +136,8 @@ export class PlayoutQueue {
   /** Reports `markProcessed` when the audio queued so far has been played. */
   mark(correlationId?: string): void {
     const mark: Mark = { afterFrame: this.#enqueued, ...(correlationId !== undefined ? { correlationId } : {}) };
-    if (mark.afterFrame <= this.#played) this.#onEvent({ type: 'markProcessed', ...(correlationId !== undefined ? { correlationId } : {}) });
+    if (mark.afterFrame <= this.#played)
+      this.#onEvent({ type: 'markProcessed', ...(correlationId !== undefined ? { correlationId } : {}) });
     else this.#marks.push(mark);
   }
 

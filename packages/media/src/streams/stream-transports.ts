@@ -31,7 +31,12 @@ export interface StreamTransport {
   close(hangup: boolean): void;
 }
 
-export function connectWebSocket(url: string, headers: Readonly<Record<string, string>>, timeoutMs: number, events: TransportEvents): Promise<StreamTransport> {
+export function connectWebSocket(
+  url: string,
+  headers: Readonly<Record<string, string>>,
+  timeoutMs: number,
+  events: TransportEvents,
+): Promise<StreamTransport> {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(url, [WEBSOCKET_MEDIA_PROTOCOL], { headers: { ...headers }, handshakeTimeout: timeoutMs });
     let open = false;
@@ -135,7 +140,8 @@ export function connectAudioSocket(
           hungUp = true;
           events.hangup();
         } else if (message.kind === AUDIOSOCKET_KIND.dtmf && message.payload.length === 1) events.dtmf(message.payload.toString('ascii'));
-        else if (message.kind === AUDIOSOCKET_KIND.error) events.closed(`the application reported error ${message.payload.toString('hex') || '(no code)'}`);
+        else if (message.kind === AUDIOSOCKET_KIND.error)
+          events.closed(`the application reported error ${message.payload.toString('hex') || '(no code)'}`);
         // Audio of another rate, or a kind we do not know: ignored, as the protocol expects.
       }
     });

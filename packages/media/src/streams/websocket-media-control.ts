@@ -45,7 +45,13 @@ export function parseMediaCommand(text: string): MediaCommand | undefined {
   return { command: name } as MediaCommand;
 }
 
-export function mediaStartMessage(fields: { connectionId: string; channel: string; format: string; frameBytes: number; ptimeMs: number }): string {
+export function mediaStartMessage(fields: {
+  connectionId: string;
+  channel: string;
+  format: string;
+  frameBytes: number;
+  ptimeMs: number;
+}): string {
   return `MEDIA_START connection_id:${fields.connectionId} channel:${fields.channel} format:${fields.format} optimal_frame_size:${fields.frameBytes} ptime:${fields.ptimeMs}`;
 }
 
