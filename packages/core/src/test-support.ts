@@ -221,6 +221,7 @@ export function testCoreConfig(options: { soundDir?: string; dialplan?: Dialplan
       websocketWriteTimeoutMs: 100,
       resumeWindowSeconds: 60,
       resumeMaxEvents: 10_000,
+      outboundWebsockets: [],
     },
     sip: { transports: [], endpoints: [], identifies: [], aors: [], auths: [] },
     rtp: { rtpStart: 10000, rtpEnd: 20000 },

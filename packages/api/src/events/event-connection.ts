@@ -31,6 +31,15 @@ export interface EventConnectionOptions {
   readonly log: Logger;
   /** The last sequence number the client saw, per application (`?resume=`). */
   readonly resume?: ReadonlyMap<string, number>;
+  /** false: closing unregisters the applications at once instead of parking them for resume. */
+  readonly parkOnClose?: boolean;
+}
+
+/** An outgoing text, and the numbered event it carries (to know what was written). */
+interface Outgoing {
+  readonly text: string;
+  readonly application?: string;
+  readonly sequence?: number;
 }
 
 export class EventConnection implements WebSocketSession {
@@ -38,7 +47,10 @@ export class EventConnection implements WebSocketSession {
   readonly #log: Logger;
   readonly #journals: EventJournals;
   readonly #listeners = new Map<string, JournalListener>();
-  #queue: string[] = [];
+  #queue: Outgoing[] = [];
+  readonly #parkOnClose: boolean;
+  /** The sequence number of the last event of each application whose write completed. */
+  readonly #lastWritten = new Map<string, number>();
   #queueLimit = MAX_QUEUED_EVENTS;
   #rest: RestOverWebSocket | undefined;
   #socket: WebSocket | undefined;
@@ -51,6 +63,7 @@ export class EventConnection implements WebSocketSession {
     this.#core = options.core;
     this.#log = options.log;
     this.#journals = EventJournals.of(options.core, options.log);
+    this.#parkOnClose = options.parkOnClose ?? true;
     try {
       for (const name of options.applications) this.#journals.checkResume(name, options.resume?.get(name));
       const owed: [string, Attachment][] = [];
@@ -113,30 +126,40 @@ export class EventConnection implements WebSocketSession {
     });
   }
 
-  #deliver(application: string, event: ApplicationEvent, sequence?: number): void {
-    const wire = toWireEvent(event, application, this.#core.config.general.entityId);
-    this.#emit(application, sequence === undefined ? wire : { ...wire, sequence });
+  /** What each application's last completed write carried: where a new connection resumes. */
+  lastWrittenSequences(): ReadonlyMap<string, number> {
+    return this.#lastWritten;
   }
 
-  #emit(application: string, wire: WireEvent): void {
+  /** Sends an event of the connection's own (ApplicationRegistered and the like): unnumbered, not journaled. */
+  notice(application: string, wire: WireEvent): void {
+    this.#emit(application, wire);
+  }
+
+  #deliver(application: string, event: ApplicationEvent, sequence?: number): void {
+    const wire = toWireEvent(event, application, this.#core.config.general.entityId);
+    this.#emit(application, sequence === undefined ? wire : { ...wire, sequence }, sequence);
+  }
+
+  #emit(application: string, wire: WireEvent, sequence?: number): void {
     if (this.#closed) return;
     const problem = eventProblem(wire);
     if (problem) {
       this.#log.warn({ eventType: wire.type, application, problem }, 'event does not match its model; not delivered');
       return;
     }
-    const text = JSON.stringify(wire);
+    const outgoing: Outgoing = { text: JSON.stringify(wire), ...(sequence !== undefined ? { application, sequence } : {}) };
     if (this.#socket && this.#queue.length === 0) {
-      this.#send(text);
+      this.#send(outgoing);
     } else if (this.#queue.length < this.#queueLimit) {
-      this.#queue.push(text);
+      this.#queue.push(outgoing);
     } else {
       this.#log.warn({ applications: this.applications }, 'too many events waiting for the socket; dropping the connection');
       this.#dispose();
     }
   }
 
-  #send(text: string): void {
+  #send(outgoing: Outgoing): void {
     const socket = this.#socket;
     if (!socket || this.#closed || socket.readyState !== socket.OPEN) return;
     if (socket.bufferedAmount > MAX_BUFFERED_BYTES) {
@@ -144,7 +167,7 @@ export class EventConnection implements WebSocketSession {
       return;
     }
     this.#pendingWrites += 1;
-    socket.send(text, (err) => this.#written(err));
+    socket.send(outgoing.text, (err) => this.#written(err, outgoing));
     this.#armWatchdog(false);
   }
 
@@ -152,17 +175,19 @@ export class EventConnection implements WebSocketSession {
   #flush(): void {
     const socket = this.#socket;
     while (socket && this.#queue.length > 0 && !this.#closed && socket.bufferedAmount < FLUSH_HIGH_WATER_BYTES) {
-      this.#send(this.#queue.shift() as string);
+      this.#send(this.#queue.shift() as Outgoing);
     }
   }
 
-  #written(err: Error | undefined): void {
+  #written(err: Error | undefined, outgoing: Outgoing): void {
     this.#pendingWrites -= 1;
     this.#lastProgress = Date.now();
     if (err) {
       this.#drop(`write failed: ${err.message}`);
       return;
     }
+    if (outgoing.application !== undefined && outgoing.sequence !== undefined)
+      this.#lastWritten.set(outgoing.application, outgoing.sequence);
     this.#flush();
     // Progress was made: the timeout counts again from now for whatever is still waiting.
     this.#armWatchdog(true);
@@ -212,7 +237,7 @@ export class EventConnection implements WebSocketSession {
     this.#closed = true;
     this.#queue = [];
     this.#clearWatchdog();
-    for (const [name, listener] of this.#listeners) this.#journals.detach(name, listener);
+    for (const [name, listener] of this.#listeners) this.#journals.detach(name, listener, { park: this.#parkOnClose });
     this.#log.info({ applications: this.applications }, 'events socket closed');
   }
 }

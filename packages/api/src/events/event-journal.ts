@@ -186,12 +186,12 @@ export class EventJournals {
   }
 
   /** The connection went away: the application is parked for the resume window, then unregistered. */
-  detach(name: string, listener: JournalListener): void {
+  detach(name: string, listener: JournalListener, options: { park?: boolean } = {}): void {
     const journal = this.#journals.get(name);
     if (!journal || journal.listener !== listener) return;
     journal.listener = undefined;
     const { windowMs } = this.#limits();
-    if (windowMs === 0 || this.#closed) {
+    if (windowMs === 0 || this.#closed || options.park === false) {
       this.#drop(journal);
       return;
     }

@@ -8,6 +8,7 @@ import { type Logger, silentLogger, type SwitchboardCore } from '@switchboard/co
 import Fastify, { type FastifyInstance } from 'fastify';
 import { MAX_INBOUND_PAYLOAD } from '../events/event-connection.js';
 import { EventJournals } from '../events/event-journal.js';
+import { OutboundConnections } from '../events/outbound-connections.js';
 import { RESOURCES } from '../resources/index.js';
 import { registerApiDocs } from '../swagger/api-docs-routes.js';
 import { authenticate, authorize, credentialsFrom } from './auth.js';
@@ -89,15 +90,18 @@ export function createApiServer(core: SwitchboardCore, options: ApiServerOptions
     registerMediaWebSocket(scope, normalizePrefix(core.config.http.prefix), core, log);
   });
 
+  const outbound = new OutboundConnections(core, log, () => ({ inject: (options) => app.inject(options), apiRoot }));
   return {
     app,
     async listen(host, port) {
       await app.listen({ host, port });
+      outbound.start();
       const address = app.server.address() as AddressInfo;
       log.info({ address: address.address, port: address.port, apiRoot }, 'control API listening');
       return { address: address.address, port: address.port };
     },
     async close() {
+      outbound.close();
       await app.close();
       EventJournals.of(core, log).close();
     },

@@ -15,6 +15,7 @@ import type {
   ChannelTechnology,
   CreateLegRequest,
   MediaLegInfo,
+  OutboundWebsocketConfig,
   PlayFileRequest,
   SwitchboardConfig,
 } from '@switchboard/core';
@@ -40,7 +41,14 @@ const SOUND_FILES = ['en/hello-world.wav', 'en/hello-world.ulaw', 'fr/hello-worl
 
 export function testConfig(
   dir: string,
-  overrides: { prefix?: string; users?: AriUser[]; writeTimeoutMs?: number; resumeWindowSeconds?: number; resumeMaxEvents?: number } = {},
+  overrides: {
+    prefix?: string;
+    users?: AriUser[];
+    writeTimeoutMs?: number;
+    resumeWindowSeconds?: number;
+    resumeMaxEvents?: number;
+    outboundWebsockets?: OutboundWebsocketConfig[];
+  } = {},
 ): SwitchboardConfig {
   return {
     confDir: dir,
@@ -61,6 +69,7 @@ export function testConfig(
       websocketWriteTimeoutMs: overrides.writeTimeoutMs ?? 100,
       resumeWindowSeconds: overrides.resumeWindowSeconds ?? 60,
       resumeMaxEvents: overrides.resumeMaxEvents ?? 10_000,
+      outboundWebsockets: overrides.outboundWebsockets ?? [],
     },
     sip: { transports: [], endpoints: [], identifies: [], aors: [], auths: [] },
     rtp: { rtpStart: 10000, rtpEnd: 20000 },

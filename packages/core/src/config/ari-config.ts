@@ -5,6 +5,7 @@
  *               websocket_write_timeout (milliseconds, as in Asterisk),
  *               resume_window (seconds), resume_max_events (events per application)
  *   [name]      type = user, password, password_format = plain|crypt, read_only
+ *   [name]      type = outbound_websocket (outbound-websocket-config.ts)
  *
  * Defaults (also when the file is missing): enabled = yes, no channel variables, no extra origins,
  * websocket_write_timeout = 100 ms, resume_window = 60 s, resume_max_events = 10000, and no users (so no client can authenticate until one is added).
@@ -13,6 +14,7 @@ import { ConfigError } from '../errors.js';
 import type { Logger } from '../util/logger.js';
 import { type IniDocument, type IniSection, lastOption } from './ini.js';
 import { applyOptions, warnUnsupportedSection } from './option-table.js';
+import { readOutboundWebsocket } from './outbound-websocket-config.js';
 import type { AriConfig, AriUser } from './types.js';
 import { invalid, parseBool, parseInteger, splitList } from './values.js';
 
@@ -25,6 +27,7 @@ export function defaultAriConfig(): AriConfig {
     websocketWriteTimeoutMs: 100,
     resumeWindowSeconds: 60,
     resumeMaxEvents: 10_000,
+    outboundWebsockets: [],
   };
 }
 
@@ -38,6 +41,12 @@ export function readAriConfig(doc: IniDocument | undefined, log: Logger): AriCon
       readGeneral(section, config, log);
     } else if (!type) {
       warnUnsupportedSection(log, section);
+    } else if (type.value.toLowerCase() === 'outbound_websocket') {
+      const connection = readOutboundWebsocket(section, log);
+      if (config.outboundWebsockets.some((c) => c.name === connection.name)) {
+        throw new ConfigError(section.file, section.line, `outbound_websocket '${connection.name}' is defined twice`);
+      }
+      config.outboundWebsockets.push(connection);
     } else if (type.value.toLowerCase() === 'user') {
       const user = readUser(section, log);
       if (config.users.some((u) => u.name === user.name)) {
@@ -45,7 +54,7 @@ export function readAriConfig(doc: IniDocument | undefined, log: Logger): AriCon
       }
       config.users.push(user);
     } else {
-      throw invalid(type, 'unknown type; ari.conf sections are [general] or type = user');
+      throw invalid(type, 'unknown type; ari.conf sections are [general], type = user or type = outbound_websocket');
     }
   }
   return config;

@@ -53,6 +53,7 @@ describe('loadConfig', () => {
       websocketWriteTimeoutMs: 100,
       resumeWindowSeconds: 60,
       resumeMaxEvents: 10_000,
+      outboundWebsockets: [],
     });
     assert.deepEqual(config.sip, { transports: [], endpoints: [], identifies: [], aors: [], auths: [] });
     assert.deepEqual(config.dialplan, { contexts: [], globals: {} });
@@ -86,6 +87,7 @@ describe('loadConfig', () => {
       websocketWriteTimeoutMs: 250,
       resumeWindowSeconds: 5,
       resumeMaxEvents: 20,
+      outboundWebsockets: [],
       users: [
         { name: 'alice', password: 'secret', passwordFormat: 'plain', readOnly: true },
         { name: 'bob', password: '$6$x', passwordFormat: 'crypt', readOnly: false },
