@@ -2,3 +2,4 @@ export { type ApiServer, type ApiServerOptions, createApiServer } from './http/s
 export { RESOURCES } from './resources/index.js';
 export { buildListing, buildResourceDoc, declaredErrorResponses } from './swagger/generator.js';
 export type { ResourceDecl, Operation } from './http/operation.js';
+export { buildOpenApiDocument, type OpenApiDocument, type JsonSchema } from './swagger/openapi.js';

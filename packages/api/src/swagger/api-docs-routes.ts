@@ -1,12 +1,13 @@
 /**
  * Serves the generated documents: `<apiRoot>/api-docs/resources.json` and one
- * `<apiRoot>/api-docs/<resource>.json` per resource (GET only). `basePath` names the address the
+ * `<apiRoot>/api-docs/<resource>.json` per resource (GET only), and `<apiRoot>/openapi.json`. `basePath` names the address the
  * client used (its Host header), as the reference does, so swagger clients call us back there.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { ResourceDecl } from '../http/operation.js';
 import { type MethodHandler, type PathTable, registerPath } from '../http/routes.js';
 import { buildListing, buildResourceDoc } from './generator.js';
+import { buildOpenApiDocument } from './openapi.js';
 
 export function registerApiDocs(
   app: FastifyInstance,
@@ -24,6 +25,16 @@ export function registerApiDocs(
     `${apiRoot}/api-docs/resources.json`,
     get((request, reply) => {
       reply.send(buildListing(resources, basePath(request)));
+    }),
+    paths,
+    allowedOrigin,
+  );
+  // The same declarations as OpenAPI 3.1.
+  registerPath(
+    app,
+    `${apiRoot}/openapi.json`,
+    get((request, reply) => {
+      reply.send(buildOpenApiDocument(resources, basePath(request) ?? apiRoot));
     }),
     paths,
     allowedOrigin,
