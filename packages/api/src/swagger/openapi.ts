@@ -163,7 +163,8 @@ export function buildOpenApiDocument(resources: readonly ResourceDecl[], serverU
   const paths: OpenApiDocument['paths'] = {};
   for (const resource of resources) {
     for (const api of resource.apis) {
-      const item = (paths[api.path] ??= { description: api.description });
+      const item = paths[api.path] ?? { description: api.description };
+      paths[api.path] = item;
       for (const op of api.operations) item[op.httpMethod.toLowerCase()] = operationObject(resource, op, ids);
     }
   }
