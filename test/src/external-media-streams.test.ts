@@ -258,6 +258,12 @@ describe('externalMedia over WebSocket and AudioSocket', () => {
         assert.equal(created.status, 200, JSON.stringify(created.body));
         await waitFor('the UUID', () => uuid !== '');
         assert.equal(uuid, streamUuid.replace(/-/g, ''));
+        // A digit from the bot is the channel's DTMF.
+        const channelId = (created.body as { id: string }).id;
+        connection?.write(encodeAudioSocket(AUDIOSOCKET_KIND.dtmf, Buffer.from('7')));
+        await waitFor('ChannelDtmfReceived', () =>
+          events.some((e) => e.type === 'ChannelDtmfReceived' && e.channel?.id === channelId && e.digit === '7'),
+        );
         return {
           channelId: (created.body as { id: string }).id,
           rate: 16000,

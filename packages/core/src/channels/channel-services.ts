@@ -103,6 +103,8 @@ export function createChannelServices(deps: {
       defaultLanguage: () => deps.config().general.defaultLanguage,
       track,
       ...(deps.mediaStreams !== undefined ? { mediaStreams: deps.mediaStreams } : {}),
+      // AudioSocket digits carry no duration.
+      remoteDtmf: (channel, digit) => channelMedia.remoteDtmf(channel, digit, 0),
     }),
     snoops: new SnoopService({
       channels,

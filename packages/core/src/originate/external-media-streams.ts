@@ -145,11 +145,13 @@ export class ExternalMediaStreams {
   readonly #channels = new Map<string, Channel>();
   readonly #sockets = new Map<string, AcceptedMediaSocket>();
   readonly #waiting = new Map<string, NodeJS.Timeout>();
+  readonly #dtmf: (channel: Channel, digit: string) => void;
 
-  constructor(gateway: MediaStreamGateway, media: MediaEngine, log: Logger) {
+  constructor(gateway: MediaStreamGateway, media: MediaEngine, log: Logger, dtmf: (channel: Channel, digit: string) => void) {
     this.#gateway = gateway;
     this.#media = media;
     this.#log = log;
+    this.#dtmf = dtmf;
     gateway.onNotification((notification) => this.#notified(notification));
   }
 
@@ -227,9 +229,11 @@ export class ExternalMediaStreams {
       case 'streamClosed':
         this.#hangup(notification.streamId, notification.reason);
         return;
-      case 'streamDtmf':
-        this.#log.debug({ streamId: notification.streamId, digit: notification.digit }, 'DTMF from the media application');
+      case 'streamDtmf': {
+        const channel = this.#channels.get(notification.streamId);
+        if (channel && /^[0-9A-D*#]$/i.test(notification.digit)) this.#dtmf(channel, notification.digit.toUpperCase());
         return;
+      }
     }
   }
 

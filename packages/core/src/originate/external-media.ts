@@ -63,6 +63,8 @@ export interface ExternalMediaDeps {
   track(work: Promise<void>): void;
   /** Runs WebSocket and AudioSocket streams; without it those transports answer 501. */
   mediaStreams?: MediaStreamGateway;
+  /** A DTMF digit the far end sent outside the audio (AudioSocket 0x03). */
+  remoteDtmf?(channel: Channel, digit: string): void;
 }
 
 class ExternalMediaTechnology implements ChannelTechnology {
@@ -93,7 +95,9 @@ export class ExternalMediaService {
 
   constructor(deps: ExternalMediaDeps) {
     this.#deps = deps;
-    this.#streams = deps.mediaStreams && new ExternalMediaStreams(deps.mediaStreams, deps.media, deps.log);
+    this.#streams =
+      deps.mediaStreams &&
+      new ExternalMediaStreams(deps.mediaStreams, deps.media, deps.log, (channel, digit) => deps.remoteDtmf?.(channel, digit));
   }
 
   /** An application connected to `<prefix>/media/<connectionId>` (WebSocket media, connection_type server). */
