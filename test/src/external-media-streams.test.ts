@@ -199,6 +199,11 @@ describe('externalMedia over WebSocket and AudioSocket', () => {
       const refused = new WebSocket(`ws://127.0.0.1:${sb.httpPort}/media/${connectionId}`, ['media']);
       const [, refusal] = (await once(refused, 'unexpected-response')) as unknown as [unknown, { statusCode: number }];
       assert.equal(refusal.statusCode, 401, 'the media socket needs the API credentials');
+      const reader = new WebSocket(`ws://127.0.0.1:${sb.httpPort}/media/${connectionId}`, ['media'], {
+        headers: { authorization: basicAuth('reader', 'reader-pass') },
+      });
+      const [, readOnly] = (await once(reader, 'unexpected-response')) as unknown as [unknown, { statusCode: number }];
+      assert.equal(readOnly.statusCode, 403, 'a read-only user may not have the call audio');
       const texts: string[] = [];
       socket = new WebSocket(`ws://127.0.0.1:${sb.httpPort}/media/${connectionId}`, ['media'], { headers: { authorization: basicAuth() } });
       socket.on('message', (data, isBinary) => {

@@ -66,12 +66,15 @@ export class RestOverWebSocket {
       ids.uri = request.uri;
       if (this.#inProgress >= MAX_REQUESTS_IN_PROGRESS) throw new RequestRefused(503, 'Too many requests in progress on this connection');
       this.#inProgress += 1;
-      void this.#run(request).finally(() => {
-        this.#inProgress -= 1;
-      });
+      void this.#run(request)
+        .catch(() => this.#refuse(request, 500, 'Internal server error'))
+        .finally(() => {
+          this.#inProgress -= 1;
+        });
     } catch (err) {
-      if (!(err instanceof RequestRefused)) throw err;
-      this.#refuse(ids, err.status, err.message);
+      // Never thrown back into the socket's message handler: every frame gets an answer.
+      if (err instanceof RequestRefused) this.#refuse(ids, err.status, err.message);
+      else this.#refuse(ids, 500, 'Internal server error');
     }
   }
 

@@ -7,6 +7,7 @@
 import type { Logger, SwitchboardCore } from '@switchboard/core';
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from './api-error.js';
+import { authenticate, authorize, credentialsFrom } from './auth.js';
 
 /** Audio waiting for a slow application beyond this is dropped (about 2 s of slin16). */
 const MAX_BUFFERED_MEDIA_BYTES = 64 * 1024;
@@ -15,6 +16,11 @@ export function registerMediaWebSocket(app: FastifyInstance, prefix: string, cor
   app.route({
     method: 'GET',
     url: `${prefix}/media/:connectionId`,
+    // The socket carries a call's audio both ways: a read-only user may not have it.
+    preHandler: async (request) => {
+      const apiKey = (request.query as Record<string, string | undefined>).api_key;
+      authorize(authenticate(core.config.ari.users, credentialsFrom(request.headers.authorization, apiKey)), 'POST');
+    },
     handler: () => {
       throw new ApiError(426, 'WebSocket upgrade required', { Upgrade: 'websocket' });
     },
