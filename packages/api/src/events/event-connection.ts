@@ -3,8 +3,11 @@
  * upgrade, so a refusal is still an HTTP answer; events raised until the socket is attached are
  * queued and flushed in order. A consumer that stops reading is disconnected instead of letting
  * its backlog grow: a write that makes no progress within the configured timeout, or a send
- * buffer beyond MAX_BUFFERED_BYTES, closes the socket. Closing unregisters the applications
- * (channels stay in them until they leave).
+ * buffer beyond MAX_BUFFERED_BYTES, closes the socket. Applications are served through their
+ * journals (event-journal.ts): events carry sequence numbers, a `resume` point replays what was
+ * missed first (handed to the socket FLUSH_HIGH_WATER_BYTES at a time), and closing parks the
+ * applications for the resume window (or unregisters them at once; channels stay in them until
+ * they leave). Text frames from the client are REST requests (rest-over-websocket.ts).
  */
 import type { ApplicationEvent, Logger, SwitchboardCore } from '@switchboard/core';
 import type { WebSocket } from 'ws';
