@@ -19,6 +19,7 @@ import type {
 import { ChannelTransferService } from './channels/channel-transfer.js';
 import { EventBus } from './events/event-bus.js';
 import type { MediaEngine } from './media/media-engine.js';
+import type { MediaStreamGateway } from './media/media-stream-gateway.js';
 import { watchWorkerFailures } from './media/worker-failure.js';
 import { DialplanRunner } from './pbx/dialplan-runner.js';
 import { DialplanRedirect } from './pbx/dialplan-redirect.js';
@@ -77,6 +78,8 @@ export interface CoreOptions {
   logDirectory?: string;
   /** Recording formats the media engine can write; wav, ulaw, alaw, sln and g722 when absent. */
   recordingFormats?: readonly string[];
+  /** Runs externalMedia's WebSocket and AudioSocket streams; without it they answer 501. */
+  mediaStreams?: MediaStreamGateway;
 }
 
 /**
@@ -216,6 +219,7 @@ export class SwitchboardCore implements ChannelDriverHost {
       driverFor: (technology) => this.driverFor(technology),
       track: (work) => this.#track(work),
       offerTransfer: (channel, request) => this.#offerTransfer(channel, request),
+      ...(options.mediaStreams !== undefined ? { mediaStreams: options.mediaStreams } : {}),
     });
     this.channelMedia = channelServices.channelMedia;
     this.channelVariables = channelServices.channelVariables;

@@ -85,3 +85,13 @@ export {
 export { WavFormatError, type WavInfo, parseWav } from './audio/wav.js';
 export { G722Decoder, G722Encoder } from './codecs/g722.js';
 export { FRAME_MS, Pacer, frameDueAt, framesDueBy } from './playback/pacer.js';
+export { MediaStreamGateway } from './streams/stream-gateway.js';
+export type {
+  OpenedStream,
+  OpenStreamRequest,
+  StreamConnection,
+  StreamFormat,
+  StreamFrame,
+  StreamNotification,
+} from './streams/stream-types.js';
+export { AUDIOSOCKET_KIND, AudioSocketReader, encodeAudioSocket } from './streams/audiosocket-framing.js';

@@ -53,6 +53,9 @@ describe('loadConfig', () => {
       users: [],
       websocketWriteTimeoutMs: 100,
       dialect: 'switchboard',
+      resumeWindowSeconds: 60,
+      resumeMaxEvents: 10_000,
+      outboundWebsockets: [],
     });
     assert.deepEqual(config.sip, { transports: [], endpoints: [], identifies: [], aors: [], auths: [] });
     assert.deepEqual(config.dialplan, { contexts: [], globals: {} });
@@ -65,7 +68,7 @@ describe('loadConfig', () => {
         '[directories]\nsounds = ../s1, /abs/s2\nrecordings = rec\n',
       'http.conf': '[general]\nenabled = no\nbindaddr = 0.0.0.0\nbindport = 8089\nprefix = /switchboard/\n',
       'ari.conf':
-        '[general]\nenabled = yes\nchannelvars = FOO, BAR\nallowed_origins = http://a.example\nwebsocket_write_timeout = 250\n' +
+        '[general]\nenabled = yes\nchannelvars = FOO, BAR\nallowed_origins = http://a.example\nwebsocket_write_timeout = 250\nresume_window = 5\nresume_max_events = 20\n' +
         '[alice]\ntype = user\npassword = secret\nread_only = on\n[bob]\ntype=user\npassword=$6$x\npassword_format=crypt\ndialect = switchboard\n' +
         '[general]\ndialect = Asterisk\n',
       'rtp.conf': '[general]\nrtpstart = 12000\nrtpend = 12100\n',
@@ -92,6 +95,9 @@ describe('loadConfig', () => {
       allowedOrigins: ['http://a.example'],
       websocketWriteTimeoutMs: 250,
       dialect: 'asterisk',
+      resumeWindowSeconds: 5,
+      resumeMaxEvents: 20,
+      outboundWebsockets: [],
       users: [
         // alice takes [general]'s dialect, even from a [general] written after her section.
         { name: 'alice', password: 'secret', passwordFormat: 'plain', readOnly: true, dialect: 'asterisk' },

@@ -78,6 +78,33 @@ export interface AriConfig {
   loginLimits?: Partial<AuthFailureLimits>;
   /** `[general] dialect`: the users' default. */
   dialect: ApiDialect;
+  /** Seconds an application's events stay available to a reconnecting client (`?resume=`); 0 turns resume off. */
+  resumeWindowSeconds: number;
+  /** Events kept per application for resume; older ones are dropped first. */
+  resumeMaxEvents: number;
+  /** Connections Switchboard opens to applications (`type = outbound_websocket`). */
+  outboundWebsockets: OutboundWebsocketConfig[];
+}
+
+/** ari.conf `type = outbound_websocket` (see outbound-websocket-config.ts for the options). */
+export interface OutboundWebsocketConfig {
+  name: string;
+  apps: string[];
+  uri: string;
+  protocols: string[];
+  connectionType: 'persistent' | 'per_call_config';
+  username?: string;
+  password?: string;
+  /** The ari.conf user REST-over-WebSocket requests on this connection run as ('' : none, every request 401). */
+  localAriUser: string;
+  subscribeAll: boolean;
+  connectionTimeoutMs: number;
+  reconnectIntervalMs: number;
+  reconnectAttempts: number;
+  tlsEnabled: boolean;
+  caListFile?: string;
+  verifyServerCert: boolean;
+  verifyServerHostname: boolean;
 }
 
 export type SipTransportProtocol = 'udp' | 'tcp' | 'tls' | 'ws' | 'wss';
