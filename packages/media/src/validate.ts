@@ -4,7 +4,8 @@
  */
 import { isIP } from 'node:net';
 import { InvalidArgumentError } from './errors.js';
-import type { LegRemote, MediaDirection, VideoCodecName, VideoRemote } from './types.js';
+import { isSrtpSuiteName, masterKeyLength } from './srtp/suites.js';
+import type { LegRemote, LegSrtp, MediaDirection, VideoCodecName, VideoRemote } from './types.js';
 
 const DIRECTIONS: readonly MediaDirection[] = ['sendrecv', 'sendonly', 'recvonly', 'inactive'];
 
@@ -62,7 +63,26 @@ export function validateRemote(remote: LegRemote): LegRemote {
   if (event !== undefined) copy.telephoneEventPayloadType = event;
   if (remote.direction !== undefined) copy.direction = remote.direction;
   if (remote.video !== undefined) copy.video = validateVideoRemote(remote.video);
+  if (remote.srtp !== undefined) copy.srtp = validateSrtp(remote.srtp);
   return copy;
+}
+
+/** Both master keys must decode to key || salt of the suite's lengths (RFC 4568 §6.1, RFC 7714 §12). */
+function validateSrtp(srtp: LegSrtp): LegSrtp {
+  if (typeof srtp !== 'object' || srtp === null) throw new InvalidArgumentError('srtp must be an object');
+  if (typeof srtp.suite !== 'string' || !isSrtpSuiteName(srtp.suite)) {
+    throw new InvalidArgumentError(`unsupported SRTP crypto suite ${String(srtp.suite)}`);
+  }
+  const expected = masterKeyLength(srtp.suite);
+  for (const [what, key] of [
+    ['local', srtp.localMasterKey],
+    ['remote', srtp.remoteMasterKey],
+  ] as const) {
+    if (typeof key !== 'string' || !/^[A-Za-z0-9+/]+={0,2}$/.test(key) || Buffer.from(key, 'base64').length !== expected) {
+      throw new InvalidArgumentError(`${what} SRTP master key must be ${expected} bytes in base64 for ${srtp.suite}`);
+    }
+  }
+  return { suite: srtp.suite, localMasterKey: srtp.localMasterKey, remoteMasterKey: srtp.remoteMasterKey };
 }
 
 const VIDEO_CODECS: readonly VideoCodecName[] = ['H264', 'VP8', 'VP9', 'H263', 'H263-1998'];

@@ -55,6 +55,20 @@ export interface LegRemote {
   direction?: 'sendrecv' | 'sendonly' | 'recvonly' | 'inactive';
   /** The negotiated video stream; absent means no video. */
   video?: VideoRemote;
+  /** SRTP keys of the audio stream (RFC 3711); absent means plain RTP. */
+  srtp?: LegSrtp;
+}
+
+/** SRTP crypto suites by their SDP names (RFC 4568 §6.2, RFC 7714 §14.2). */
+export type SrtpSuiteName = 'AES_CM_128_HMAC_SHA1_80' | 'AES_CM_128_HMAC_SHA1_32' | 'AEAD_AES_128_GCM' | 'AEAD_AES_256_GCM';
+
+/** One SRTP session of a leg: master key || master salt of each side, base64 as in SDP's `inline:`. */
+export interface LegSrtp {
+  suite: SrtpSuiteName;
+  /** Protects what the leg sends (the key we advertised). */
+  localMasterKey: string;
+  /** Unprotects what the leg receives (the key the peer advertised). */
+  remoteMasterKey: string;
 }
 
 /** Where and how a leg's video goes; packets are forwarded, never decoded. */

@@ -26,6 +26,10 @@ export interface RtcpSocketHandlers {
   target(): { address: string; port: number } | null;
   /** A malformed datagram or socket problem, for the leg's counters and logs. */
   problem(what: string): void;
+  /** SRTCP (RFC 3711 §3.4): the received datagram as plain RTCP, or null when it does not authenticate. */
+  unprotect?(datagram: Buffer): Buffer | null;
+  /** SRTCP: the compound packet as it goes on the wire. */
+  protect?(datagram: Uint8Array): Uint8Array;
 }
 
 export class RtcpSocket {
@@ -39,7 +43,12 @@ export class RtcpSocket {
     this.#socket = socket;
     this.#handlers = handlers;
     this.#intervalMs = intervalMs;
-    socket.on('message', (datagram, rinfo) => {
+    socket.on('message', (received, rinfo) => {
+      const datagram = handlers.unprotect === undefined ? received : handlers.unprotect(received);
+      if (datagram === null) {
+        handlers.problem('SRTCP packet refused');
+        return;
+      }
       const parsed = parseRtcp(datagram);
       if (parsed.ok) handlers.received(parsed.packets, { address: rinfo.address, port: rinfo.port });
       else handlers.problem(`malformed RTCP (${parsed.reason})`);
@@ -79,7 +88,8 @@ export class RtcpSocket {
     const target = this.#handlers.target();
     const report = this.#handlers.report();
     if (target === null || report === null) return;
-    const datagram = extra === undefined ? report : Buffer.concat([report, extra]);
+    const compound = extra === undefined ? report : Buffer.concat([report, extra]);
+    const datagram = this.#handlers.protect === undefined ? compound : this.#handlers.protect(compound);
     this.#socket.send(datagram, target.port, target.address, (error) => {
       if (error) this.#handlers.problem(`RTCP send: ${error.message}`);
     });

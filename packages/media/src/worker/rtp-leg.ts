@@ -19,6 +19,7 @@ import { RtpStatsTracker, type RtpStatisticsSnapshot } from '../rtp/rtcp-stats.j
 import { RtcpSocket } from '../rtp/rtcp-socket.js';
 import { buildBye } from '../rtp/rtcp.js';
 import { RTP_HEADER_SIZE, type RtpPacketInfo, parseRtpPacket, writeRtpHeader } from '../rtp/rtp-header.js';
+import { SrtpSession } from '../srtp/srtp-session.js';
 import {
   DtmfEndDetector,
   TELEPHONE_EVENT_SIZE,
@@ -26,7 +27,7 @@ import {
   parseTelephoneEvent,
   writeTelephoneEvent,
 } from '../rtp/telephone-event.js';
-import type { LegCounters, LegRemote } from '../types.js';
+import type { LegCounters, LegRemote, LegSrtp } from '../types.js';
 import type { VideoStream } from './video-stream.js';
 
 /** A received packet handed to a relay before any decoding (`payload` is a view valid during the call). */
@@ -91,6 +92,10 @@ export class RtpLeg {
   #sendErrorLogged = false;
   /** The leg's video socket pair, when it was created with one (one video stream per leg). */
   video: VideoStream | null = null;
+  /** SRTP of the audio stream and its RTCP (RFC 3711) when the remote carries keys; null for plain RTP. */
+  #srtp: SrtpSession | null = null;
+  #srtpKeys: LegSrtp | null = null;
+  #srtpFailureLogged = false;
 
   private constructor(id: string, socket: dgram.Socket, host: LegHost) {
     this.id = id;
@@ -107,6 +112,12 @@ export class RtpLeg {
   /** RFC 3550 §11: RTCP on the next port; without it the leg still carries RTP. */
   #openRtcp(address: string, port: number): void {
     void RtcpSocket.open(address, port, {
+      unprotect: (datagram) => {
+        if (this.#srtp === null) return datagram;
+        const result = this.#srtp.unprotectRtcp(datagram);
+        return result.ok ? result.packet : null;
+      },
+      protect: (datagram) => (this.#srtp === null ? datagram : this.#srtp.protectRtcp(datagram)),
       received: (packets, from) => {
         // RFC 4961 symmetric RTCP: report back to where the peer's RTCP comes from.
         this.#rtcpLatched = from;
@@ -164,7 +175,37 @@ export class RtpLeg {
     // Without RFC 4733 the peer can only send digits as tones: listen for them in the audio.
     this.#audio.setInbandDtmf(remote.telephoneEventPayloadType === undefined);
     this.#remote = remote;
+    this.#setSrtp(remote.srtp ?? null);
     this.video?.setRemote(remote.video ?? null);
+  }
+
+  /**
+   * New keys start a new SRTP session (RFC 4568 §7.1.4: a changed key restarts the crypto context);
+   * the same keys in a re-INVITE keep the session, its rollover counters and replay windows.
+   */
+  #setSrtp(keys: LegSrtp | null): void {
+    const previous = this.#srtpKeys;
+    const same =
+      keys !== null &&
+      previous !== null &&
+      previous.suite === keys.suite &&
+      previous.localMasterKey === keys.localMasterKey &&
+      previous.remoteMasterKey === keys.remoteMasterKey;
+    if (same) return;
+    this.#srtpKeys = keys;
+    this.#srtp =
+      keys === null
+        ? null
+        : new SrtpSession({
+            suite: keys.suite,
+            localMasterKey: Buffer.from(keys.localMasterKey, 'base64'),
+            remoteMasterKey: Buffer.from(keys.remoteMasterKey, 'base64'),
+          });
+  }
+
+  /** Whether the leg's audio is SRTP (for statistics and tests). */
+  get secure(): boolean {
+    return this.#srtp !== null;
   }
 
   /** In-band DTMF detection runs on decoded audio: the media tick must read this leg's frames. */
@@ -342,10 +383,12 @@ export class RtpLeg {
     this.#transmit(packet);
   }
 
-  #transmit(packet: Buffer): void {
+  #transmit(plain: Buffer): void {
     const remote = this.#remote;
     if (remote === null) return;
     const target = this.#latched ?? remote;
+    // Encrypted here, on the way out, so relayed, played, mixed and DTMF packets are all covered.
+    const packet = this.#srtp === null ? plain : this.#srtp.protectRtp(plain);
     this.#socket.send(packet, target.port, target.address, (error) => {
       if (error && !this.#sendErrorLogged) {
         this.#sendErrorLogged = true; // once per leg: a dead peer would otherwise log 50 lines a second
@@ -355,7 +398,7 @@ export class RtpLeg {
     this.#counters.packetsSent += 1;
     this.#counters.bytesSent += packet.length;
     // Our packets carry no CSRC or extension: the payload follows the 12-byte header.
-    this.#stats.onSend(packet.length - RTP_HEADER_SIZE, packet.readUInt32BE(4), Date.now());
+    this.#stats.onSend(plain.length - RTP_HEADER_SIZE, plain.readUInt32BE(4), Date.now());
   }
 
   #receive(datagram: Buffer, from: dgram.RemoteInfo): void {
@@ -368,8 +411,13 @@ export class RtpLeg {
     }
   }
 
-  #accept(datagram: Buffer, from: dgram.RemoteInfo): void {
+  #accept(received: Buffer, from: dgram.RemoteInfo): void {
     const remote = this.#remote;
+    const datagram = this.#srtp === null || remote === null ? received : this.#unprotect(received);
+    if (datagram === null) {
+      this.#counters.packetsDropped += 1;
+      return;
+    }
     const parsed = parseRtpPacket(datagram);
     // Before the remote is known there is no payload type to accept.
     if (this.#closed || remote === null || !parsed.ok) {
@@ -406,6 +454,18 @@ export class RtpLeg {
       const digit = this.#dtmf.push(packet.ssrc, packet.timestamp, event, remote.codec.clockRate);
       if (digit !== null) this.#host.notify({ type: 'dtmfReceived', legId: this.id, digit: digit.digit, durationMs: digit.durationMs });
     }
+  }
+
+  /** RFC 3711 §3.3: authenticate (and replay-check) before anything reads the packet. */
+  #unprotect(datagram: Buffer): Buffer | null {
+    const result = this.#srtp?.unprotectRtp(datagram);
+    if (result === undefined) return datagram;
+    if (result.ok) return result.packet;
+    if (!this.#srtpFailureLogged) {
+      this.#srtpFailureLogged = true; // once per leg: plain RTP from a peer that should encrypt would flood the log
+      this.#host.log('info', { legId: this.id, reason: result.reason }, 'SRTP packet refused');
+    }
+    return null;
   }
 
   #socketFailed(error: Error): void {
