@@ -67,6 +67,7 @@ import {
   offerFormats,
   type RemoteMedia,
 } from '../sdp/sdp.js';
+import { legSrtpOf, mediaSecurityOf } from '../sdp/sdes.js';
 import { legVideo, localVideo, wantsVideo } from '../sdp/sdp-video.js';
 
 export type InboundCallState = 'setup' | 'offered' | 'answered' | 'up' | 'ending' | 'ended';
@@ -215,6 +216,7 @@ export class InboundCall implements ChannelTechnology, TransferSource {
     }
     const endpoint = auth.endpoint;
     this.#endpoint = endpoint;
+    this.#sdp.security = mediaSecurityOf(endpoint);
     if (endpoint.forceRport) {
       // force_rport: answer to the packet's source port even if the caller did not ask (RFC 3581).
       const updated = applyReceived(request.topVia, source, true);
@@ -247,7 +249,7 @@ export class InboundCall implements ChannelTechnology, TransferSource {
         this.#refuse(415, { headers: [['Accept', SDP]] });
         return;
       }
-      const outcome = negotiateOffer(request.bodyText, endpoint.codecs, endpoint.videoCodecs);
+      const outcome = negotiateOffer(request.bodyText, endpoint.codecs, endpoint.videoCodecs, this.#sdp);
       if (!outcome.ok) {
         this.#log.info({ endpoint: endpoint.name, problem: outcome.reason }, 'offer refused');
         // RFC 3261 §20.43: 305 "Incompatible media format".
@@ -471,7 +473,7 @@ export class InboundCall implements ChannelTechnology, TransferSource {
     // Keep the codec in use when the new offer still carries it.
     const preferences =
       remote === undefined ? endpoint.codecs : [remote.codec.name, ...endpoint.codecs.filter((c) => c !== remote.codec.name)];
-    const outcome = negotiateOffer(request.bodyText, preferences, endpoint.videoCodecs);
+    const outcome = negotiateOffer(request.bodyText, preferences, endpoint.videoCodecs, this.#sdp);
     if (!outcome.ok) {
       reinvite.reject(488, { headers: [['Warning', `305 switchboard "${outcome.reason}"`]] });
       return;
@@ -549,7 +551,7 @@ export class InboundCall implements ChannelTechnology, TransferSource {
     const legId = this.#legId;
     const answer = result.response;
     if (endpoint !== undefined && legId !== undefined && answer.body.length > 0 && answer.contentType === SDP && this.#state === 'up') {
-      const outcome = negotiateAnswer(answer.bodyText, endpoint.codecs);
+      const outcome = negotiateAnswer(answer.bodyText, endpoint.codecs, [], this.#sdp);
       if (outcome.ok) {
         this.#remote = outcome.remote;
         await this.#env.media.setLegRemote(legId, this.#legRemote(outcome.remote)).catch((err: unknown) => {
@@ -583,7 +585,7 @@ export class InboundCall implements ChannelTechnology, TransferSource {
     }
     const preferences =
       remote === undefined ? endpoint.codecs : [remote.codec.name, ...endpoint.codecs.filter((c) => c !== remote.codec.name)];
-    const outcome = negotiateOffer(offer, preferences, endpoint.videoCodecs);
+    const outcome = negotiateOffer(offer, preferences, endpoint.videoCodecs, this.#sdp);
     if (!outcome.ok) return { ok: false, status: 488, warning: outcome.reason };
     await this.#env.media.setLegRemote(legId, this.#legRemote(outcome.remote));
     this.#remote = outcome.remote;
@@ -705,6 +707,7 @@ export class InboundCall implements ChannelTechnology, TransferSource {
       ...(remote.telephoneEventPayloadType !== undefined ? { telephoneEventPayloadType: remote.telephoneEventPayloadType } : {}),
       direction: remote.direction,
       ...legVideo(remote.video, this.#videoPort),
+      ...legSrtpOf(remote),
     };
   }
 
@@ -753,7 +756,7 @@ export class InboundCall implements ChannelTechnology, TransferSource {
     if (endpoint === undefined || this.#legId === undefined || this.#pendingByeCause !== undefined) return;
     const outcome =
       ack.body.length > 0 && ack.contentType === SDP
-        ? negotiateAnswer(ack.bodyText, endpoint.codecs, endpoint.videoCodecs)
+        ? negotiateAnswer(ack.bodyText, endpoint.codecs, endpoint.videoCodecs, this.#sdp)
         : ({ ok: false, reason: `${what} carries no SDP answer` } as const);
     if (!outcome.ok) {
       this.#log.info({ problem: outcome.reason }, 'answer unusable; ending the call');

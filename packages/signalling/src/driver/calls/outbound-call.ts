@@ -82,6 +82,7 @@ import {
   offerFormats,
   type RemoteMedia,
 } from '../sdp/sdp.js';
+import { legSrtpOf, mediaSecurityOf } from '../sdp/sdes.js';
 import { legVideo, localVideo, wantsVideo } from '../sdp/sdp-video.js';
 
 export type OutboundCallState = 'prepared' | 'calling' | 'up' | 'ending' | 'ended';
@@ -206,6 +207,7 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
     this.#protocolId = newCallId();
     this.#log = env.logger.child({ channel: env.name });
     this.#timerPolicy = timerPolicy(env.endpoint);
+    this.#sdp.security = mediaSecurityOf(env.endpoint);
     this.#proposedInterval = this.#timerPolicy.sessionExpires;
     this.#sessionTimer = new SessionTimer(env.clock, {
       refresh: (interval) => this.#refreshSession(interval),
@@ -488,7 +490,7 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
   /** 180 → ringing; 183 (or 180) with SDP → early media from the first branch that sends it. */
   async #provisional(response: SipResponse): Promise<void> {
     if (response.body.length > 0 && response.contentType === SDP && !this.#earlyMedia) {
-      const outcome = negotiateAnswer(response.bodyText, this.#env.codecs, this.#env.endpoint.videoCodecs);
+      const outcome = negotiateAnswer(response.bodyText, this.#env.codecs, this.#env.endpoint.videoCodecs, this.#sdp);
       if (outcome.ok) {
         this.#earlyMedia = true;
         await this.#setRemote(outcome.remote);
@@ -537,7 +539,7 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
   async #applyAnswer(response: SipResponse): Promise<void> {
     const outcome =
       response.body.length > 0 && response.contentType === SDP
-        ? negotiateAnswer(response.bodyText, this.#env.codecs, this.#env.endpoint.videoCodecs)
+        ? negotiateAnswer(response.bodyText, this.#env.codecs, this.#env.endpoint.videoCodecs, this.#sdp)
         : ({ ok: false, reason: '2xx carries no SDP answer' } as const);
     if (!outcome.ok) {
       // RFC 3261 §13.2.1: we offered, so the 2xx must answer; without media the call cannot go on.
@@ -594,7 +596,7 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
     if (result.kind !== 'answered' || this.#state !== 'up') return result;
     const answer = result.response;
     if (answer.body.length === 0 || answer.contentType !== SDP) return result;
-    const outcome = negotiateAnswer(answer.bodyText, this.#env.codecs);
+    const outcome = negotiateAnswer(answer.bodyText, this.#env.codecs, [], this.#sdp);
     if (outcome.ok) await this.#setRemote(outcome.remote);
     else this.#log.info({ problem: outcome.reason }, 'answer to our re-INVITE unusable; session kept');
     return result;
@@ -695,7 +697,7 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
                 current === undefined
                   ? this.#env.codecs
                   : [current.codec.name, ...this.#env.codecs.filter((c) => c !== current.codec.name)];
-              const outcome = negotiateOffer(offer, preferences, this.#env.endpoint.videoCodecs);
+              const outcome = negotiateOffer(offer, preferences, this.#env.endpoint.videoCodecs, this.#sdp);
               if (!outcome.ok) return { ok: false, status: 488, warning: outcome.reason };
               await this.#setRemote(outcome.remote);
               return { ok: true, body: this.#answerSdp(outcome.remote, outcome.streams) };
@@ -760,7 +762,7 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
     const current = this.#remote;
     const preferences =
       current === undefined ? this.#env.codecs : [current.codec.name, ...this.#env.codecs.filter((c) => c !== current.codec.name)];
-    const outcome = negotiateOffer(request.bodyText, preferences, this.#env.endpoint.videoCodecs);
+    const outcome = negotiateOffer(request.bodyText, preferences, this.#env.endpoint.videoCodecs, this.#sdp);
     if (!outcome.ok) {
       reinvite.reject(488, { headers: [['Warning', `305 switchboard "${outcome.reason}"`]] });
       return;
@@ -797,6 +799,7 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
         ...(remote.telephoneEventPayloadType !== undefined ? { telephoneEventPayloadType: remote.telephoneEventPayloadType } : {}),
         direction: remote.direction,
         ...legVideo(remote.video, this.#videoPort),
+        ...legSrtpOf(remote),
       });
     } catch (err) {
       this.#log.error({ err }, 'media leg refused the remote');
