@@ -14,6 +14,7 @@ const ALL = [
   'media-relay.mjs',
   'media-mixing.mjs',
   'media-transcode.mjs',
+  'srtp-crypto.mjs',
 ];
 const wanted = process.argv.slice(2).map((name) => (name.endsWith('.mjs') ? name : `${name}.mjs`));
 const unknown = wanted.filter((name) => !ALL.includes(name));
