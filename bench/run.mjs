@@ -12,6 +12,7 @@ const ALL = [
   'sipp-register-memory.mjs',
   'sipp-bridged-calls.mjs',
   'media-relay.mjs',
+  'media-relay-srtp.mjs',
   'media-mixing.mjs',
   'media-transcode.mjs',
   'srtp-crypto.mjs',
