@@ -308,6 +308,12 @@ function readEndpoint(section: IniSection, refs: References, log: Logger): SipEn
         const mode = o.value.trim().toLowerCase();
         const known = MEDIA_ENCRYPTIONS.find((m) => m === mode);
         if (known === undefined) throw invalid(o, `expected one of ${MEDIA_ENCRYPTIONS.join(', ')}`);
+        if (known === 'dtls') {
+          log.warn(
+            { file: o.file, line: o.line },
+            'media_encryption = dtls is not supported yet: calls of this endpoint are refused (488)',
+          );
+        }
         endpoint.mediaEncryption = known;
       },
       media_encryption_optimistic: (o) => {

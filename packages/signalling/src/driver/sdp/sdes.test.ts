@@ -26,7 +26,7 @@ const offer = (protocol: string, crypto: string[]): string =>
     '',
   ].join('\r\n');
 
-function session(encryption: 'no' | 'sdes', optimistic = false): LocalSdpSession {
+function session(encryption: 'no' | 'sdes' | 'dtls', optimistic = false): LocalSdpSession {
   const sdp = new LocalSdpSession();
   sdp.security = { encryption, optimistic };
   return sdp;
@@ -87,6 +87,11 @@ describe('SDES: answering offers', () => {
     );
     assert.ok(keyed.ok);
     assert.equal(keyed.remote.srtp?.suite, 'AES_CM_128_HMAC_SHA1_80');
+  });
+
+  it('media_encryption = dtls (not implemented) refuses every offer rather than carrying plain media', () => {
+    const outcome = negotiateOffer(offer('RTP/AVP', []), ['PCMU'], [], session('dtls'));
+    assert.deepEqual(outcome, { ok: false, status: 488, reason: 'DTLS-SRTP (media_encryption = dtls) is not implemented' });
   });
 
   it('a plain endpoint ignores a=crypto on RTP/AVP', () => {

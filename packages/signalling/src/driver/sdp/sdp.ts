@@ -211,6 +211,8 @@ type OfferedKeying = { ok: true; crypto?: { tag: number; suite: SrtpSuiteName; k
  * endpoint and keyed anyway when the offer carries `a=crypto` to an optimistic one.
  */
 function offeredKeying(media: MediaDescription, security: MediaSecurity): OfferedKeying {
+  // Never a silent downgrade: an endpoint that asks for DTLS-SRTP gets no plain media instead.
+  if (security.encryption === 'dtls') return { ok: false, reason: 'DTLS-SRTP (media_encryption = dtls) is not implemented' };
   const protocol = media.protocol.toUpperCase();
   const sdes = security.encryption === 'sdes';
   if (SECURE_PROFILES.has(protocol)) {
@@ -269,6 +271,7 @@ export function negotiateAnswer(
   };
   const te = telephoneEventPt(formats, clockRate);
   if (te !== undefined) remote.telephoneEventPayloadType = te;
+  if (sdes?.security.encryption === 'dtls') return { ok: false, reason: 'DTLS-SRTP (media_encryption = dtls) is not implemented' };
   if (sdes !== undefined && sdes.security.encryption === 'sdes') {
     // RFC 4568 §7.1.3: the answer names one of our tags with that tag's suite, and its own key.
     const answered = usableCrypto(media).find((c) => sdes.keys.offeredSuite(c.tag) === c.suite);
