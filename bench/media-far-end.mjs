@@ -144,7 +144,11 @@ async function run({ streams, seconds, settleMs = SETTLE_MS, mark = false }) {
       packet.writeUInt16BE(i, 14);
     }
     const srtp = s.srtp
-      ? new SrtpSession({ suite: s.srtp.suite, localMasterKey: Buffer.from(s.srtp.key, 'base64'), remoteMasterKey: Buffer.from(s.srtp.peerKey, 'base64') })
+      ? new SrtpSession({
+          suite: s.srtp.suite,
+          localMasterKey: Buffer.from(s.srtp.key, 'base64'),
+          remoteMasterKey: Buffer.from(s.srtp.peerKey, 'base64'),
+        })
       : null;
     return { packet, samples: codec.samples, seq: 0, ts: (Math.random() * 0xffffffff) >>> 0, srtp };
   });

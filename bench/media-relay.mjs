@@ -59,8 +59,7 @@ const result = {
   benchmark: name,
   when: new Date().toISOString(),
   machine: machine(),
-  setup:
-    `MediaEngine, 1 worker, in process; N mixing bridges of two PCMU legs (relay${srtpSuite ? `, every leg SRTP ${srtpSuite}` : ''}); far ends in a child process, one socket, 50 packets/s per stream`,
+  setup: `MediaEngine, 1 worker, in process; N mixing bridges of two PCMU legs (relay${srtpSuite ? `, every leg SRTP ${srtpSuite}` : ''}); far ends in a child process, one socket, 50 packets/s per stream`,
   step_seconds: seconds,
   criteria: { max_loss_pct: MAX_LOSS_PCT, max_added_jitter_ms_p99: MAX_ADDED_JITTER_MS },
   best_calls: best?.calls ?? null,
