@@ -94,6 +94,19 @@ describe('SDES: answering offers', () => {
     assert.deepEqual(outcome, { ok: false, status: 488, reason: 'DTLS-SRTP (media_encryption = dtls) is not implemented' });
   });
 
+  it('an encrypting endpoint answers an offered video stream with port 0 (video is never sent in the clear)', () => {
+    const sdp = session('sdes', true);
+    const text = offer('RTP/AVP', [`a=crypto:1 AES_CM_128_HMAC_SHA1_80 inline:${KEY30}`]).replace(
+      't=0 0\r\n',
+      't=0 0\r\nm=video 40002 RTP/AVP 96\r\na=rtpmap:96 VP8/90000\r\n',
+    );
+    const outcome = negotiateOffer(text, ['PCMU'], ['VP8'], sdp);
+    assert.ok(outcome.ok);
+    assert.equal(outcome.remote.video, undefined);
+    const answer = parse(sdp.answer({ ...local, video: { port: 30002, codecs: ['VP8'] } }, outcome.streams));
+    assert.equal(answer.media.find((m) => m.type === 'video')?.port, 0);
+  });
+
   it('a plain endpoint ignores a=crypto on RTP/AVP', () => {
     const sdp = session('no');
     const outcome = negotiateOffer(offer('RTP/AVP', [`a=crypto:1 AES_CM_128_HMAC_SHA1_80 inline:${KEY30}`]), ['PCMU'], [], sdp);

@@ -159,7 +159,9 @@ export function negotiateOffer(
       payloads: String(media.payloads ?? ''),
       accepted: false,
     };
-    if (media.type === 'video' && video === undefined && media.port !== 0 && videoPreferences.length > 0) {
+    // Video is carried as plain RTP only: an endpoint that encrypts its media takes none.
+    const videoAllowed = videoPreferences.length > 0 && security.encryption === 'no';
+    if (media.type === 'video' && video === undefined && media.port !== 0 && videoAllowed) {
       video = acceptVideo(offer, media, videoPreferences);
       if (video !== undefined) stream.video = video;
       return stream;
