@@ -16,6 +16,7 @@ export type {
   LegCounters,
   LegRemote,
   LegRtpStatistics,
+  LegIce,
   LegSrtp,
   MediaDirection,
   MediaLegInfo,

@@ -63,10 +63,22 @@ export interface LegRemote {
   video?: VideoRemote;
   /** SRTP keys of the audio stream (RFC 3711); absent means plain RTP. */
   srtp?: LegSrtp;
+  /**
+   * Our ICE credentials (the a=ice-ufrag and a=ice-pwd we sent): the leg answers connectivity checks
+   * as an ICE-lite agent (RFC 8445) and sends media only to the address the peer nominated, while its
+   * checks keep consent fresh (RFC 7675). Absent: no ICE.
+   */
+  ice?: LegIce;
 }
 
 /** SRTP crypto suites by their SDP names (RFC 4568 §6.2, RFC 7714 §14.2). */
 export type SrtpSuiteName = 'AES_CM_128_HMAC_SHA1_80' | 'AES_CM_128_HMAC_SHA1_32' | 'AEAD_AES_128_GCM' | 'AEAD_AES_256_GCM';
+
+/** A leg's own ICE credentials (RFC 8445 §5.3: ufrag ≥ 4 and password ≥ 22 characters). */
+export interface LegIce {
+  ufrag: string;
+  password: string;
+}
 
 /** One SRTP session of a leg: master key || master salt of each side, base64 as in SDP's `inline:`. */
 export interface LegSrtp {

@@ -5,7 +5,7 @@
 import { isIP } from 'node:net';
 import { InvalidArgumentError } from './errors.js';
 import { isSrtpSuiteName, masterKeyLength } from './srtp/suites.js';
-import type { LegRemote, LegSrtp, MediaDirection, VideoCodecName, VideoRemote } from './types.js';
+import type { LegIce, LegRemote, LegSrtp, MediaDirection, VideoCodecName, VideoRemote } from './types.js';
 
 const DIRECTIONS: readonly MediaDirection[] = ['sendrecv', 'sendonly', 'recvonly', 'inactive'];
 
@@ -64,7 +64,21 @@ export function validateRemote(remote: LegRemote): LegRemote {
   if (remote.direction !== undefined) copy.direction = remote.direction;
   if (remote.video !== undefined) copy.video = validateVideoRemote(remote.video);
   if (remote.srtp !== undefined) copy.srtp = validateSrtp(remote.srtp);
+  if (remote.ice !== undefined) copy.ice = validateIce(remote.ice);
   return copy;
+}
+
+/** RFC 8445 §5.3: ice-chars (ALPHA / DIGIT / "+" / "/"), ufrag 4–256, password 22–256. */
+function validateIce(ice: LegIce): LegIce {
+  if (typeof ice !== 'object' || ice === null) throw new InvalidArgumentError('ice must be an object');
+  const chars = /^[A-Za-z0-9+/]+$/;
+  if (typeof ice.ufrag !== 'string' || !chars.test(ice.ufrag) || ice.ufrag.length < 4 || ice.ufrag.length > 256) {
+    throw new InvalidArgumentError('ICE ufrag must be 4-256 ice-chars');
+  }
+  if (typeof ice.password !== 'string' || !chars.test(ice.password) || ice.password.length < 22 || ice.password.length > 256) {
+    throw new InvalidArgumentError('ICE password must be 22-256 ice-chars');
+  }
+  return { ufrag: ice.ufrag, password: ice.password };
 }
 
 /** Both master keys must decode to key || salt of the suite's lengths (RFC 4568 §6.1, RFC 7714 §12). */

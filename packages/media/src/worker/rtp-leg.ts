@@ -19,6 +19,8 @@ import { RtpStatsTracker, type RtpStatisticsSnapshot } from '../rtp/rtcp-stats.j
 import { RtcpSocket } from '../rtp/rtcp-socket.js';
 import { buildBye } from '../rtp/rtcp.js';
 import { RTP_HEADER_SIZE, type RtpPacketInfo, parseRtpPacket, writeRtpHeader } from '../rtp/rtp-header.js';
+import { IceLiteAgent } from '../ice/ice-lite.js';
+import { looksLikeStun } from '../ice/stun.js';
 import { SrtpSession } from '../srtp/srtp-session.js';
 import {
   DtmfEndDetector,
@@ -27,7 +29,7 @@ import {
   parseTelephoneEvent,
   writeTelephoneEvent,
 } from '../rtp/telephone-event.js';
-import type { LegCounters, LegRemote, LegSrtp } from '../types.js';
+import type { LegCounters, LegIce, LegRemote, LegSrtp } from '../types.js';
 import type { VideoStream } from './video-stream.js';
 
 /** A received packet handed to a relay before any decoding (`payload` is a view valid during the call). */
@@ -96,6 +98,9 @@ export class RtpLeg {
   #srtp: SrtpSession | null = null;
   #srtpKeys: LegSrtp | null = null;
   #srtpFailureLogged = false;
+  /** ICE-lite (RFC 8445) when the remote carries our credentials: checks answered, media to the nominated address. */
+  #ice: IceLiteAgent | null = null;
+  #iceCredentials: LegIce | null = null;
 
   private constructor(id: string, socket: dgram.Socket, host: LegHost) {
     this.id = id;
@@ -176,6 +181,7 @@ export class RtpLeg {
     this.#audio.setInbandDtmf(remote.telephoneEventPayloadType === undefined);
     this.#remote = remote;
     this.#setSrtp(remote.srtp ?? null);
+    this.#setIce(remote.ice ?? null);
     this.video?.setRemote(remote.video ?? null);
   }
 
@@ -201,6 +207,15 @@ export class RtpLeg {
             localMasterKey: Buffer.from(keys.localMasterKey, 'base64'),
             remoteMasterKey: Buffer.from(keys.remoteMasterKey, 'base64'),
           });
+  }
+
+  /** The same credentials keep the agent (and its nominated pair); new ones start over (an ICE restart). */
+  #setIce(credentials: LegIce | null): void {
+    const previous = this.#iceCredentials;
+    if (credentials !== null && previous !== null && previous.ufrag === credentials.ufrag && previous.password === credentials.password)
+      return;
+    this.#iceCredentials = credentials;
+    this.#ice = credentials === null ? null : new IceLiteAgent(credentials, () => this.#host.now());
   }
 
   /** Whether the leg's audio is SRTP (for statistics and tests). */
@@ -386,7 +401,10 @@ export class RtpLeg {
   #transmit(plain: Buffer): void {
     const remote = this.#remote;
     if (remote === null) return;
-    const target = this.#latched ?? remote;
+    // With ICE, media goes only to the nominated address and only while consent is fresh (RFC 7675 §5.1).
+    const ice = this.#ice;
+    const target = ice === null ? (this.#latched ?? remote) : ice.consentValid() ? ice.selected : null;
+    if (target === null) return;
     // Encrypted here, on the way out, so relayed, played, mixed and DTMF packets are all covered.
     const packet = this.#srtp === null ? plain : this.#srtp.protectRtp(plain);
     this.#socket.send(packet, target.port, target.address, (error) => {
@@ -403,6 +421,11 @@ export class RtpLeg {
 
   #receive(datagram: Buffer, from: dgram.RemoteInfo): void {
     try {
+      // RFC 7983: STUN (first byte 0–3) shares the socket with RTP once ICE is on.
+      if (this.#ice !== null && looksLikeStun(datagram)) {
+        this.#answerCheck(this.#ice, datagram, from);
+        return;
+      }
       this.#accept(datagram, from);
     } catch (error) {
       // A parsing bug must cost one packet, not the worker and every call on it.
@@ -454,6 +477,12 @@ export class RtpLeg {
       const digit = this.#dtmf.push(packet.ssrc, packet.timestamp, event, remote.codec.clockRate);
       if (digit !== null) this.#host.notify({ type: 'dtmfReceived', legId: this.id, digit: digit.digit, durationMs: digit.durationMs });
     }
+  }
+
+  #answerCheck(ice: IceLiteAgent, datagram: Buffer, from: dgram.RemoteInfo): void {
+    const outcome = ice.handle(datagram, { address: from.address, port: from.port });
+    if (outcome.kind === 'ignored' || this.#closed) return;
+    this.#socket.send(outcome.response, from.port, from.address);
   }
 
   /** RFC 3711 §3.3: authenticate (and replay-check) before anything reads the packet. */
