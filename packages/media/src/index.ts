@@ -16,6 +16,7 @@ export type {
   LegCounters,
   LegRemote,
   LegRtpStatistics,
+  LegDtls,
   LegIce,
   LegSrtp,
   MediaDirection,

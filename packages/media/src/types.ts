@@ -69,10 +69,25 @@ export interface LegRemote {
    * checks keep consent fresh (RFC 7675). Absent: no ICE.
    */
   ice?: LegIce;
+  /**
+   * DTLS-SRTP (RFC 5764): the leg runs the DTLS handshake on its RTP socket and keys SRTP from it;
+   * nothing is sent before the keys exist. `srtp` is then not given.
+   */
+  dtls?: LegDtls;
 }
 
 /** SRTP crypto suites by their SDP names (RFC 4568 §6.2, RFC 7714 §14.2). */
 export type SrtpSuiteName = 'AES_CM_128_HMAC_SHA1_80' | 'AES_CM_128_HMAC_SHA1_32' | 'AEAD_AES_128_GCM' | 'AEAD_AES_256_GCM';
+
+/** DTLS-SRTP of a leg: our role (a=setup `active` is the client), the peer's a=fingerprint, our certificate. */
+export interface LegDtls {
+  role: 'client' | 'server';
+  /** `sha-256 AB:CD:…` as the peer's SDP announced it (RFC 8122). */
+  remoteFingerprint: string;
+  /** Our certificate and private key, PEM. */
+  certificate: string;
+  privateKey: string;
+}
 
 /** A leg's own ICE credentials (RFC 8445 §5.3: ufrag ≥ 4 and password ≥ 22 characters). */
 export interface LegIce {

@@ -5,7 +5,7 @@
 import { isIP } from 'node:net';
 import { InvalidArgumentError } from './errors.js';
 import { isSrtpSuiteName, masterKeyLength } from './srtp/suites.js';
-import type { LegIce, LegRemote, LegSrtp, MediaDirection, VideoCodecName, VideoRemote } from './types.js';
+import type { LegDtls, LegIce, LegRemote, LegSrtp, MediaDirection, VideoCodecName, VideoRemote } from './types.js';
 
 const DIRECTIONS: readonly MediaDirection[] = ['sendrecv', 'sendonly', 'recvonly', 'inactive'];
 
@@ -65,7 +65,25 @@ export function validateRemote(remote: LegRemote): LegRemote {
   if (remote.video !== undefined) copy.video = validateVideoRemote(remote.video);
   if (remote.srtp !== undefined) copy.srtp = validateSrtp(remote.srtp);
   if (remote.ice !== undefined) copy.ice = validateIce(remote.ice);
+  if (remote.dtls !== undefined) {
+    if (remote.srtp !== undefined) throw new InvalidArgumentError('srtp and dtls cannot both key a leg');
+    copy.dtls = validateDtls(remote.dtls);
+  }
   return copy;
+}
+
+function validateDtls(dtls: LegDtls): LegDtls {
+  if (typeof dtls !== 'object' || dtls === null) throw new InvalidArgumentError('dtls must be an object');
+  if (dtls.role !== 'client' && dtls.role !== 'server')
+    throw new InvalidArgumentError(`DTLS role must be client or server, got ${String(dtls.role)}`);
+  if (typeof dtls.remoteFingerprint !== 'string' || !/^sha-256 ([0-9A-Fa-f]{2}:){31}[0-9A-Fa-f]{2}$/.test(dtls.remoteFingerprint)) {
+    throw new InvalidArgumentError('DTLS remote fingerprint must be "sha-256" and 32 hex octets');
+  }
+  if (typeof dtls.certificate !== 'string' || !dtls.certificate.includes('BEGIN CERTIFICATE'))
+    throw new InvalidArgumentError('DTLS certificate must be PEM');
+  if (typeof dtls.privateKey !== 'string' || !dtls.privateKey.includes('PRIVATE KEY'))
+    throw new InvalidArgumentError('DTLS private key must be PEM');
+  return { role: dtls.role, remoteFingerprint: dtls.remoteFingerprint, certificate: dtls.certificate, privateKey: dtls.privateKey };
 }
 
 /** RFC 8445 §5.3: ice-chars (ALPHA / DIGIT / "+" / "/"), ufrag 4–256, password 22–256. */

@@ -19,6 +19,7 @@ import { RtpStatsTracker, type RtpStatisticsSnapshot } from '../rtp/rtcp-stats.j
 import { RtcpSocket } from '../rtp/rtcp-socket.js';
 import { buildBye } from '../rtp/rtcp.js';
 import { RTP_HEADER_SIZE, type RtpPacketInfo, parseRtpPacket, writeRtpHeader } from '../rtp/rtp-header.js';
+import { DtlsSrtpAssociation } from '../dtls/dtls-srtp.js';
 import { IceLiteAgent } from '../ice/ice-lite.js';
 import { looksLikeStun } from '../ice/stun.js';
 import { SrtpSession } from '../srtp/srtp-session.js';
@@ -29,7 +30,7 @@ import {
   parseTelephoneEvent,
   writeTelephoneEvent,
 } from '../rtp/telephone-event.js';
-import type { LegCounters, LegIce, LegRemote, LegSrtp } from '../types.js';
+import type { LegCounters, LegDtls, LegIce, LegRemote, LegSrtp } from '../types.js';
 import type { VideoStream } from './video-stream.js';
 
 /** A received packet handed to a relay before any decoding (`payload` is a view valid during the call). */
@@ -101,6 +102,12 @@ export class RtpLeg {
   /** ICE-lite (RFC 8445) when the remote carries our credentials: checks answered, media to the nominated address. */
   #ice: IceLiteAgent | null = null;
   #iceCredentials: LegIce | null = null;
+  /** DTLS-SRTP (RFC 5764): the handshake on this socket; SRTP keys come from it. */
+  #dtls: DtlsSrtpAssociation | null = null;
+  #dtlsParams: LegDtls | null = null;
+  #dtlsKeys: LegSrtp | null = null;
+  /** Where DTLS records come from (the server side answers there before media is flowing). */
+  #dtlsPeer: Address | null = null;
 
   private constructor(id: string, socket: dgram.Socket, host: LegHost) {
     this.id = id;
@@ -180,8 +187,9 @@ export class RtpLeg {
     // Without RFC 4733 the peer can only send digits as tones: listen for them in the audio.
     this.#audio.setInbandDtmf(remote.telephoneEventPayloadType === undefined);
     this.#remote = remote;
-    this.#setSrtp(remote.srtp ?? null);
     this.#setIce(remote.ice ?? null);
+    this.#setDtls(remote.dtls ?? null);
+    this.#setSrtp(remote.srtp ?? this.#dtlsKeys);
     this.video?.setRemote(remote.video ?? null);
   }
 
@@ -207,6 +215,45 @@ export class RtpLeg {
             localMasterKey: Buffer.from(keys.localMasterKey, 'base64'),
             remoteMasterKey: Buffer.from(keys.remoteMasterKey, 'base64'),
           });
+  }
+
+  /** Same parameters keep the association (and its keys); new ones start a new handshake. */
+  #setDtls(params: LegDtls | null): void {
+    const previous = this.#dtlsParams;
+    const same =
+      params !== null &&
+      previous !== null &&
+      previous.role === params.role &&
+      previous.remoteFingerprint === params.remoteFingerprint &&
+      previous.certificate === params.certificate;
+    if (same) return;
+    this.#dtls?.close();
+    this.#dtls = null;
+    this.#dtlsKeys = null;
+    this.#dtlsParams = params;
+    if (params === null) return;
+    const association = new DtlsSrtpAssociation({
+      role: params.role,
+      certificate: { certPem: params.certificate, keyPem: params.privateKey },
+      remoteFingerprint: params.remoteFingerprint,
+      path: {
+        send: (datagram) => {
+          const target = this.#ice?.selected ?? this.#dtlsPeer ?? this.#latched ?? this.#remote;
+          if (target !== null && !this.#closed) this.#socket.send(datagram, target.port, target.address);
+        },
+      },
+    });
+    this.#dtls = association;
+    void association.establish().then((outcome) => {
+      if (this.#dtls !== association || this.#closed) return;
+      if (!outcome.ok) {
+        this.#host.log('warn', { legId: this.id, problem: outcome.reason }, 'DTLS-SRTP failed');
+        this.#host.notify({ type: 'legFailed', legId: this.id, error: `DTLS-SRTP: ${outcome.reason}` });
+        return;
+      }
+      this.#dtlsKeys = outcome.srtp;
+      this.#setSrtp(outcome.srtp);
+    });
   }
 
   /** The same credentials keep the agent (and its nominated pair); new ones start over (an ICE restart). */
@@ -349,6 +396,7 @@ export class RtpLeg {
     if (this.#closed) return;
     this.#closed = true;
     this.packetTap = null;
+    this.#dtls?.close();
     this.#socket.close();
     this.video?.close();
     // RFC 3550 §6.6: a BYE tells the peer this source is leaving.
@@ -405,6 +453,8 @@ export class RtpLeg {
     const ice = this.#ice;
     const target = ice === null ? (this.#latched ?? remote) : ice.consentValid() ? ice.selected : null;
     if (target === null) return;
+    // DTLS-SRTP: never plain media while the handshake has not keyed SRTP yet.
+    if (this.#dtls !== null && this.#srtp === null) return;
     // Encrypted here, on the way out, so relayed, played, mixed and DTMF packets are all covered.
     const packet = this.#srtp === null ? plain : this.#srtp.protectRtp(plain);
     this.#socket.send(packet, target.port, target.address, (error) => {
@@ -426,6 +476,12 @@ export class RtpLeg {
         this.#answerCheck(this.#ice, datagram, from);
         return;
       }
+      // RFC 7983 §7: DTLS records start with 20–63.
+      if (this.#dtls !== null && datagram.length > 0 && datagram[0] >= 20 && datagram[0] <= 63) {
+        this.#dtlsPeer = { address: from.address, port: from.port };
+        this.#dtls.receive(datagram);
+        return;
+      }
       this.#accept(datagram, from);
     } catch (error) {
       // A parsing bug must cost one packet, not the worker and every call on it.
@@ -436,7 +492,9 @@ export class RtpLeg {
 
   #accept(received: Buffer, from: dgram.RemoteInfo): void {
     const remote = this.#remote;
-    const datagram = this.#srtp === null || remote === null ? received : this.#unprotect(received);
+    // DTLS-SRTP before its keys exist: whatever arrives cannot be authenticated, so it is dropped.
+    const unkeyed = this.#dtls !== null && this.#srtp === null;
+    const datagram = unkeyed ? null : this.#srtp === null || remote === null ? received : this.#unprotect(received);
     if (datagram === null) {
       this.#counters.packetsDropped += 1;
       return;
