@@ -74,6 +74,8 @@ export interface LegRemote {
    * nothing is sent before the keys exist. `srtp` is then not given.
    */
   dtls?: LegDtls;
+  /** RTCP multiplexed on the RTP port (RFC 5761), as WebRTC peers send it; absent: RTCP on port + 1. */
+  rtcpMux?: boolean;
 }
 
 /** SRTP crypto suites by their SDP names (RFC 4568 §6.2, RFC 7714 §14.2). */

@@ -65,6 +65,10 @@ export function validateRemote(remote: LegRemote): LegRemote {
   if (remote.video !== undefined) copy.video = validateVideoRemote(remote.video);
   if (remote.srtp !== undefined) copy.srtp = validateSrtp(remote.srtp);
   if (remote.ice !== undefined) copy.ice = validateIce(remote.ice);
+  if (remote.rtcpMux !== undefined) {
+    if (typeof remote.rtcpMux !== 'boolean') throw new InvalidArgumentError('rtcpMux must be a boolean');
+    copy.rtcpMux = remote.rtcpMux;
+  }
   if (remote.dtls !== undefined) {
     if (remote.srtp !== undefined) throw new InvalidArgumentError('srtp and dtls cannot both key a leg');
     copy.dtls = validateDtls(remote.dtls);

@@ -2,12 +2,14 @@
  * DTLS-SRTP on a real leg in a worker: the test is the browser side (a DTLS client with its own
  * certificate, over a UDP socket). Before the handshake nothing is sent; after it the leg's tone
  * arrives as SRTP that decrypts with the exported keys, and SRTP sent to the leg is relayed to a
- * plain phone in the clear.
+ * plain phone in the clear. RTCP is multiplexed on the same port (RFC 5761): the leg's BYE arrives
+ * there as SRTCP.
  */
 import assert from 'node:assert/strict';
 import dgram from 'node:dgram';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { MediaEngine } from '../media-engine.js';
+import { parseRtcp } from '../rtp/rtcp.js';
 import { writeRtpHeader } from '../rtp/rtp-header.js';
 import { SrtpSession } from '../srtp/srtp-session.js';
 import { FarEnd } from '../test-support/far-end.js';
@@ -43,6 +45,7 @@ describe('DTLS-SRTP on a media leg', () => {
       address: '127.0.0.1',
       port: browser.address().port,
       codec,
+      rtcpMux: true,
       dtls: {
         role: 'server',
         remoteFingerprint: certificateFingerprint(theirs.certPem),
@@ -56,6 +59,7 @@ describe('DTLS-SRTP on a media leg', () => {
     await engine.joinBridge('b', plain.legId);
 
     const media: Buffer[] = [];
+    const rtcp: Buffer[] = [];
     const client = new DtlsSrtpAssociation({
       role: 'client',
       certificate: theirs,
@@ -64,6 +68,7 @@ describe('DTLS-SRTP on a media leg', () => {
     });
     browser.on('message', (datagram) => {
       if (datagram[0] >= 20 && datagram[0] <= 63) client.receive(datagram);
+      else if (datagram[1] >= 192 && datagram[1] <= 223) rtcp.push(datagram);
       else media.push(datagram);
     });
     // The plain phone talks before the handshake: nothing reaches the browser in the clear.
@@ -107,6 +112,13 @@ describe('DTLS-SRTP on a media leg', () => {
       () => (plainPhone.packets.some((p) => p.payload[0] === 0x3c) ? true : undefined),
       3000,
     );
+    // The leg leaves: its BYE comes on the RTP port, as SRTCP.
+    await engine.destroyLeg(leg.legId);
+    await waitFor('the SRTCP BYE on the RTP port', () => (rtcp.length > 0 ? true : undefined), 3000);
+    const bye = session.unprotectRtcp(rtcp[rtcp.length - 1]);
+    assert.ok(bye.ok, 'the multiplexed RTCP authenticates as SRTCP');
+    const parsed = parseRtcp(bye.packet);
+    assert.ok(parsed.ok && parsed.packets.some((p) => p.type === 'bye'));
     client.close();
   });
 });

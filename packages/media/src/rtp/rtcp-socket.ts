@@ -36,25 +36,40 @@ export class RtcpSocket {
   readonly #socket: dgram.Socket;
   readonly #handlers: RtcpSocketHandlers;
   readonly #intervalMs: number;
+  /** Multiplexed on the RTP socket (RFC 5761): the leg owns the socket and hands RTCP in. */
+  readonly #muxed: boolean;
   #timer: NodeJS.Timeout | null = null;
   #closed = false;
 
-  private constructor(socket: dgram.Socket, handlers: RtcpSocketHandlers, intervalMs: number) {
+  private constructor(socket: dgram.Socket, handlers: RtcpSocketHandlers, intervalMs: number, muxed = false) {
     this.#socket = socket;
     this.#handlers = handlers;
     this.#intervalMs = intervalMs;
-    socket.on('message', (received, rinfo) => {
-      const datagram = handlers.unprotect === undefined ? received : handlers.unprotect(received);
-      if (datagram === null) {
-        handlers.problem('SRTCP packet refused');
-        return;
-      }
-      const parsed = parseRtcp(datagram);
-      if (parsed.ok) handlers.received(parsed.packets, { address: rinfo.address, port: rinfo.port });
-      else handlers.problem(`malformed RTCP (${parsed.reason})`);
-    });
-    socket.on('error', (error) => handlers.problem(`RTCP socket: ${error.message}`));
+    this.#muxed = muxed;
+    if (!muxed) {
+      socket.on('message', (received, rinfo) => this.deliver(received, rinfo));
+      socket.on('error', (error) => handlers.problem(`RTCP socket: ${error.message}`));
+    }
     this.#schedule();
+  }
+
+  /** RFC 5761: RTCP on the RTP socket of `socket`, which stays the leg's (received RTCP comes in through `deliver`). */
+  static multiplexed(socket: dgram.Socket, handlers: RtcpSocketHandlers, intervalMs = 5000): RtcpSocket {
+    return new RtcpSocket(socket, handlers, intervalMs, true);
+  }
+
+  /** A received datagram: SRTCP is authenticated first, then the compound packet parsed. */
+  deliver(received: Buffer, from: { address: string; port: number }): void {
+    if (this.#closed) return;
+    const handlers = this.#handlers;
+    const datagram = handlers.unprotect === undefined ? received : handlers.unprotect(received);
+    if (datagram === null) {
+      handlers.problem('SRTCP packet refused');
+      return;
+    }
+    const parsed = parseRtcp(datagram);
+    if (parsed.ok) handlers.received(parsed.packets, { address: from.address, port: from.port });
+    else handlers.problem(`malformed RTCP (${parsed.reason})`);
   }
 
   /** Binds `address:port`; resolves null (after reporting the problem) when it cannot. */
@@ -107,7 +122,7 @@ export class RtcpSocket {
         this.#handlers.problem(`RTCP BYE: ${error instanceof Error ? error.message : String(error)}`);
       }
     }
-    // Close after the send has been queued (dgram sends asynchronously).
-    setImmediate(() => this.#socket.close());
+    // Close after the send has been queued (dgram sends asynchronously); a multiplexed socket is the leg's.
+    if (!this.#muxed) setImmediate(() => this.#socket.close());
   }
 }

@@ -16,7 +16,7 @@ import { MediaError } from '../errors.js';
 import type { LogLevel } from '../logger.js';
 import type { WorkerNotification } from '../protocol.js';
 import { RtpStatsTracker, type RtpStatisticsSnapshot } from '../rtp/rtcp-stats.js';
-import { RtcpSocket } from '../rtp/rtcp-socket.js';
+import { RtcpSocket, type RtcpSocketHandlers } from '../rtp/rtcp-socket.js';
 import { buildBye } from '../rtp/rtcp.js';
 import { RTP_HEADER_SIZE, type RtpPacketInfo, parseRtpPacket, writeRtpHeader } from '../rtp/rtp-header.js';
 import { DtlsSrtpAssociation } from '../dtls/dtls-srtp.js';
@@ -83,6 +83,8 @@ export class RtpLeg {
   #audio: LegAudio | null = null;
   /** RFC 3550 statistics of both directions, for RTCP reports and RTPstat. */
   #rtcp: RtcpSocket | null = null;
+  /** RTCP on the RTP socket (RFC 5761) once the remote asks for rtcp-mux; the port + 1 socket then stays quiet. */
+  #muxedRtcp: RtcpSocket | null = null;
   #rtcpLatched: Address | null = null;
   /** SDES CNAME (RFC 3550 §6.5.1), shared with the leg's video so that the phone can pair the two. */
   readonly cname = `switchboard-${this.#ssrc.toString(16)}`;
@@ -123,7 +125,14 @@ export class RtpLeg {
 
   /** RFC 3550 §11: RTCP on the next port; without it the leg still carries RTP. */
   #openRtcp(address: string, port: number): void {
-    void RtcpSocket.open(address, port, {
+    void RtcpSocket.open(address, port, this.#rtcpHandlers(false)).then((rtcp) => {
+      if (rtcp !== null && this.#closed) rtcp.close();
+      else this.#rtcp = rtcp;
+    });
+  }
+
+  #rtcpHandlers(muxed: boolean): RtcpSocketHandlers {
+    return {
       unprotect: (datagram) => {
         if (this.#srtp === null) return datagram;
         const result = this.#srtp.unprotectRtcp(datagram);
@@ -135,13 +144,17 @@ export class RtpLeg {
         this.#rtcpLatched = from;
         this.#stats.onRtcp(packets, Date.now());
       },
-      report: () => (this.#remoteSsrc === 0 && this.#counters.packetsSent === 0 ? null : this.#stats.buildReport(Date.now())),
-      target: () => this.#rtcpLatched ?? (this.#remote === null ? null : { address: this.#remote.address, port: this.#remote.port + 1 }),
+      report: () => {
+        // One reporter per leg; and no RTCP before DTLS has keyed SRTCP.
+        if (muxed !== (this.#muxedRtcp !== null) || (this.#dtls !== null && this.#srtp === null)) return null;
+        return this.#remoteSsrc === 0 && this.#counters.packetsSent === 0 ? null : this.#stats.buildReport(Date.now());
+      },
+      target: () => {
+        if (muxed) return this.#ice === null ? (this.#latched ?? this.#remote) : this.#ice.consentValid() ? this.#ice.selected : null;
+        return this.#rtcpLatched ?? (this.#remote === null ? null : { address: this.#remote.address, port: this.#remote.port + 1 });
+      },
       problem: (what) => this.#host.log('debug', { legId: this.id }, what),
-    }).then((rtcp) => {
-      if (rtcp !== null && this.#closed) rtcp.close();
-      else this.#rtcp = rtcp;
-    });
+    };
   }
 
   /** Binds a socket for a new leg. Rejects with `port_in_use` when the port is taken. */
@@ -190,6 +203,8 @@ export class RtpLeg {
     this.#setIce(remote.ice ?? null);
     this.#setDtls(remote.dtls ?? null);
     this.#setSrtp(remote.srtp ?? this.#dtlsKeys);
+    if (remote.rtcpMux === true && this.#muxedRtcp === null)
+      this.#muxedRtcp = RtcpSocket.multiplexed(this.#socket, this.#rtcpHandlers(true));
     this.video?.setRemote(remote.video ?? null);
   }
 
@@ -396,10 +411,14 @@ export class RtpLeg {
     if (this.#closed) return;
     this.#closed = true;
     this.packetTap = null;
+    // RFC 3550 §6.6: a BYE tells the peer this source is leaving (on the RTP socket itself with rtcp-mux).
+    const muxed = this.#muxedRtcp !== null;
+    this.#muxedRtcp?.close(buildBye([this.#ssrc]));
     this.#dtls?.close();
-    this.#socket.close();
+    // A multiplexed BYE is queued on this socket: close it once the send has gone out.
+    if (muxed) setImmediate(() => this.#socket.close());
+    else this.#socket.close();
     this.video?.close();
-    // RFC 3550 §6.6: a BYE tells the peer this source is leaving.
     this.#rtcp?.close(buildBye([this.#ssrc]));
     this.#rtcp = null;
   }
@@ -480,6 +499,11 @@ export class RtpLeg {
       if (this.#dtls !== null && datagram.length > 0 && datagram[0] >= 20 && datagram[0] <= 63) {
         this.#dtlsPeer = { address: from.address, port: from.port };
         this.#dtls.receive(datagram);
+        return;
+      }
+      // RFC 5761 §4: with rtcp-mux, RTCP packet types 200–204 (second byte 192–223) share the port.
+      if (this.#muxedRtcp !== null && datagram.length >= 8 && datagram[1] >= 192 && datagram[1] <= 223) {
+        this.#muxedRtcp.deliver(datagram, from);
         return;
       }
       this.#accept(datagram, from);
