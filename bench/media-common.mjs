@@ -51,9 +51,9 @@ export async function startEngine() {
 }
 
 /** A leg bound on loopback whose remote is the far end's socket. */
-export async function farLeg(engine, farEnd, codec) {
+export async function farLeg(engine, farEnd, codec, extra = {}) {
   const leg = await engine.createLeg({ bindAddress: '127.0.0.1' });
-  await engine.setLegRemote(leg.legId, { address: '127.0.0.1', port: farEnd.port, codec });
+  await engine.setLegRemote(leg.legId, { address: '127.0.0.1', port: farEnd.port, codec, ...extra });
   return leg;
 }
 

@@ -13,8 +13,10 @@ const ALL = [
   'sipp-register-memory.mjs',
   'sipp-bridged-calls.mjs',
   'media-relay.mjs',
+  'media-relay-srtp.mjs',
   'media-mixing.mjs',
   'media-transcode.mjs',
+  'srtp-crypto.mjs',
 ];
 const wanted = process.argv.slice(2).map((name) => (name.endsWith('.mjs') ? name : `${name}.mjs`));
 const unknown = wanted.filter((name) => !ALL.includes(name));

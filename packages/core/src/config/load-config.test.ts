@@ -277,6 +277,24 @@ describe('loadConfig', () => {
     assert.equal(sip.endpoints.find((e) => e.name === 'old')?.timers, 'always');
   });
 
+  it('reads media_encryption and media_encryption_optimistic of an endpoint', () => {
+    const dir = confDir({
+      'pjsip.conf': [
+        '[desk]',
+        'type = endpoint',
+        'media_encryption = SDES',
+        'media_encryption_optimistic = yes',
+        '[plain]',
+        'type = endpoint',
+      ].join('\n'),
+    });
+    const { sip } = loadConfig(dir);
+    const desk = sip.endpoints.find((e) => e.name === 'desk');
+    assert.equal(desk?.mediaEncryption, 'sdes');
+    assert.equal(desk?.mediaEncryptionOptimistic, true);
+    assert.equal(sip.endpoints.find((e) => e.name === 'plain')?.mediaEncryption, undefined);
+  });
+
   it('reads outbound registrations', () => {
     const dir = confDir({
       'pjsip.conf': [
@@ -344,6 +362,7 @@ describe('loadConfig', () => {
       ['pjsip.conf', '[x]\ncontext = a\n', 1, /no type/],
       ['pjsip.conf', '[i]\ntype = identify\nendpoint = i\nmatch = 10.0.0.0/33\n', 4, /prefix/],
       ['pjsip.conf', '[e]\ntype = endpoint\ndtmf_mode = morse\n', 3, /expected one of/],
+      ['pjsip.conf', '[e]\ntype = endpoint\nmedia_encryption = maybe\n', 3, /expected one of no, sdes, dtls/],
       ['pjsip.conf', '[e]\ntype = endpoint\ntimers = sometimes\n', 3, /expected one of/],
       ['pjsip.conf', '[e]\ntype = endpoint\ntimers_min_se = 30\n', 3, /90 to 86400/],
       ['pjsip.conf', '[e]\ntype = endpoint\ntimers_min_se = 600\ntimers_sess_expires = 300\n', 4, /below timers_min_se/],

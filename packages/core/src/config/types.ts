@@ -169,6 +169,16 @@ export interface SipEndpointConfig {
   outboundAuth?: string;
   /** `subscribe_context`: where the hints of this phone's busy-lamp subscriptions are looked up (default: `context`). */
   subscribeContext?: string;
+  /**
+   * `media_encryption`: `no` (plain RTP, the default), `sdes` (SRTP keyed by `a=crypto`, RFC 4568),
+   * `dtls` (DTLS-SRTP, RFC 5764). Absent means `no`.
+   */
+  mediaEncryption?: 'no' | 'sdes' | 'dtls';
+  /**
+   * `media_encryption_optimistic`: encrypt when the peer can, but offer RTP/AVP and accept plain
+   * RTP when it cannot, instead of refusing the call.
+   */
+  mediaEncryptionOptimistic?: boolean;
 }
 
 /** pjsip.conf `type=identify`: callers recognised by source address. */
