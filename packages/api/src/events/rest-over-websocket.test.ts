@@ -101,12 +101,22 @@ describe('REST over the events WebSocket', () => {
   });
 
   test('a read-only user gets 403 for writes, as over HTTP', async () => {
-    const viewer = await openInbox(`${url}?app=rest-viewer&api_key=viewer:look:only`);
-    const write = await request({ method: 'POST', uri: 'channels/any/answer' }, viewer);
-    assert.equal(write.status_code, 403);
-    const read = await request({ method: 'GET', uri: 'applications' }, viewer);
-    assert.equal(read.status_code, 200);
-    await viewer.close();
+    // A read-only user may not open the events socket at all; one made read-only after connecting
+    // (ari.conf reloaded) keeps the socket, and its requests are authorized as over HTTP.
+    await assert.rejects(openInbox(`${url}?app=rest-viewer&api_key=viewer:look:only`), /403/);
+    const user = { name: 'demoted', password: 'pw', passwordFormat: 'plain' as const, readOnly: false, dialect: 'switchboard' as const };
+    h.core.config.ari.users.push(user);
+    const viewer = await openInbox(`${url}?app=rest-viewer&api_key=demoted:pw`);
+    user.readOnly = true;
+    try {
+      const write = await request({ method: 'POST', uri: 'channels/any/answer' }, viewer);
+      assert.equal(write.status_code, 403);
+      const read = await request({ method: 'GET', uri: 'applications' }, viewer);
+      assert.equal(read.status_code, 200);
+    } finally {
+      h.core.config.ari.users.splice(h.core.config.ari.users.indexOf(user), 1);
+      await viewer.close();
+    }
   });
 
   test('a user removed from ari.conf after connecting is refused from then on', async () => {
