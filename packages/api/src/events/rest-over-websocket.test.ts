@@ -119,6 +119,25 @@ describe('REST over the events WebSocket', () => {
     }
   });
 
+  test("requests are answered in the dialect of the connection's user", async () => {
+    const classic = await openInbox(`${url}?app=rest-classic&api_key=classic:stasis`);
+    try {
+      const listing = await request({ method: 'GET', uri: 'api-docs/resources.json' }, classic);
+      assert.equal(listing.status_code, 200);
+      const paths = (JSON.parse(String(listing.message_body)) as { apis: { path: string }[] }).apis.map((api) => api.path);
+      assert.ok(paths.includes('/api-docs/asterisk.{format}'), paths.join(','));
+      assert.ok(!paths.includes('/api-docs/system.{format}'));
+      const ping = await request({ method: 'GET', uri: 'asterisk/ping' }, classic);
+      assert.equal(ping.status_code, 200);
+      assert.equal((JSON.parse(String(ping.message_body)) as { ping: string }).ping, 'pong');
+    } finally {
+      await classic.close();
+    }
+    const spec = await request({ method: 'GET', uri: 'api-docs/resources.json' });
+    const specPaths = (JSON.parse(String(spec.message_body)) as { apis: { path: string }[] }).apis.map((api) => api.path);
+    assert.ok(specPaths.includes('/api-docs/system.{format}'), specPaths.join(','));
+  });
+
   test('a user removed from ari.conf after connecting is refused from then on', async () => {
     const temporary = { name: 'temp', password: 'pw', passwordFormat: 'plain' as const, readOnly: false, dialect: 'switchboard' as const };
     h.core.config.ari.users.push(temporary);
