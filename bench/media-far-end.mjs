@@ -4,14 +4,17 @@
 // socket on 127.0.0.1 sends every stream and receives every leg's output; streams are spread evenly
 // over the 20 ms period and paced by a monotonic clock (performance.now()) with one global schedule,
 // so a late timer never lets drift build up. Parent ↔ child messages (IPC):
-//   parent → { cmd: 'run', streams: [{ to, from, codec }], seconds, settleMs?, mark? }   (`to`: the leg
+//   parent → { cmd: 'run', streams: [{ to, from, codec, srtp? }], seconds, settleMs?, mark? }   (`to`: the leg
 //            port we send to; `from`: the leg port whose output carries that stream's audio back to
-//            us; `settleMs`: unmeasured start, SETTLE_MS by default; `mark`: see MARK below)
+//            us; `settleMs`: unmeasured start, SETTLE_MS by default; `mark`: see MARK below; `srtp`:
+//            { suite, key, peerKey } in base64: the stream is sent as SRTP with `key`; what comes back
+//            is counted by its header, which SRTP leaves in the clear)
 //   child  → { kind: 'ready', port } once bound; { kind: 'result', … } after each run.
 import { createSocket } from 'node:dgram';
 import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
 import { createCodec, isCodecSupported } from '../packages/media/dist/codecs/index.js';
+import { SrtpSession } from '../packages/media/dist/srtp/index.js';
 
 const PERIOD_MS = 20;
 /** Intervals in the first half second are not measured: the far ends and the legs are settling. */
@@ -140,7 +143,14 @@ async function run({ streams, seconds, settleMs = SETTLE_MS, mark = false }) {
       packet[13] = MARK;
       packet.writeUInt16BE(i, 14);
     }
-    return { packet, samples: codec.samples, seq: 0, ts: (Math.random() * 0xffffffff) >>> 0 };
+    const srtp = s.srtp
+      ? new SrtpSession({
+          suite: s.srtp.suite,
+          localMasterKey: Buffer.from(s.srtp.key, 'base64'),
+          remoteMasterKey: Buffer.from(s.srtp.peerKey, 'base64'),
+        })
+      : null;
+    return { packet, samples: codec.samples, seq: 0, ts: (Math.random() * 0xffffffff) >>> 0, srtp };
   });
   const cpuBefore = process.cpuUsage();
   const start = performance.now();
@@ -164,7 +174,7 @@ async function run({ streams, seconds, settleMs = SETTLE_MS, mark = false }) {
       h.seq += 1;
       h.ts = (h.ts + h.samples) >>> 0;
       // A copy per send: dgram may still hold the buffer when we rewrite the header.
-      socket.send(Buffer.from(h.packet), streams[i].to, '127.0.0.1');
+      socket.send(h.srtp ? h.srtp.protectRtp(h.packet) : Buffer.from(h.packet), streams[i].to, '127.0.0.1');
       const at = performance.now();
       lateMax = Math.max(lateMax, at - (start + k * spacing));
       if (lastSend[i] > settledAt) sendDeviations.push(Math.abs(at - lastSend[i] - PERIOD_MS));

@@ -2,12 +2,32 @@
 // Benchmark: two-party same-codec (PCMU) bridges relayed by one media worker. Each call is two legs in
 // a mixing bridge (which relays packets without decoding); each far end sends 50 packets/s. Steps the
 // number of calls up and reports the most calls with loss < 0.1 % and added jitter p99 < 5 ms, the
-// engine's CPU and memory per leg.
+// engine's CPU and memory per leg. With BENCH_RELAY_SRTP=<suite> (media-relay-srtp.mjs) every leg is
+// SRTP: the worker decrypts what each far end sends and encrypts what it relays.
+import { randomBytes } from 'node:crypto';
 import { machine, printSteps, writeResult } from './common.mjs';
 import { MAX_ADDED_JITTER_MS, MAX_LOSS_PCT, PCMU, farLeg, inBatches, startEngine, startFarEnd, stepCounts } from './media-common.mjs';
 
 const counts = (process.env.BENCH_CALLS ?? '50,100,150,200,300,400').split(',').map(Number);
 const seconds = Number(process.env.BENCH_STEP_SECONDS ?? 5);
+const srtpSuite = process.env.BENCH_RELAY_SRTP ?? null;
+const MASTER_LENGTHS = { AES_CM_128_HMAC_SHA1_80: 30, AES_CM_128_HMAC_SHA1_32: 30, AEAD_AES_128_GCM: 28, AEAD_AES_256_GCM: 44 };
+const name = srtpSuite === null ? 'media-relay' : 'media-relay-srtp';
+
+/** A leg and, for SRTP, the keys of both sides: the far end sends with `far`, the leg with `ours`. */
+// RFC 4733 events negotiated, as the phones of sipp-relay do: the relay then decodes nothing.
+const TELEPHONE_EVENT = { telephoneEventPayloadType: 101 };
+
+async function relayLeg() {
+  if (srtpSuite === null) return { leg: await farLeg(engine, farEnd, PCMU, TELEPHONE_EVENT), srtp: undefined };
+  const ours = randomBytes(MASTER_LENGTHS[srtpSuite]).toString('base64');
+  const far = randomBytes(MASTER_LENGTHS[srtpSuite]).toString('base64');
+  const leg = await farLeg(engine, farEnd, PCMU, {
+    ...TELEPHONE_EVENT,
+    srtp: { suite: srtpSuite, localMasterKey: ours, remoteMasterKey: far },
+  });
+  return { leg, srtp: { suite: srtpSuite, key: far, peerKey: ours } };
+}
 
 const engine = await startEngine();
 const farEnd = await startFarEnd();
@@ -18,17 +38,16 @@ async function setup(n) {
   await inBatches(Array.from({ length: n }), 50, async () => {
     const bridgeId = `relay-${bridgeSerial++}`;
     await engine.createBridge({ bridgeId, kind: 'mixing' });
-    // RFC 4733 events negotiated, as the phones of sipp-relay do: the relay then decodes nothing.
-    const a = await farLeg(engine, farEnd, PCMU, { telephoneEventPayloadType: 101 });
-    const b = await farLeg(engine, farEnd, PCMU, { telephoneEventPayloadType: 101 });
+    const { leg: a, srtp: aKeys } = await relayLeg();
+    const { leg: b, srtp: bKeys } = await relayLeg();
     await engine.joinBridge(bridgeId, a.legId);
     await engine.joinBridge(bridgeId, b.legId);
-    calls.push({ bridgeId, a, b });
+    calls.push({ bridgeId, a, b, aKeys, bKeys });
   });
   // What is sent to leg a comes back relayed from leg b, and the other way round.
-  const streams = calls.flatMap(({ a, b }) => [
-    { to: a.localPort, from: b.localPort, codec: 'PCMU' },
-    { to: b.localPort, from: a.localPort, codec: 'PCMU' },
+  const streams = calls.flatMap(({ a, b, aKeys, bKeys }) => [
+    { to: a.localPort, from: b.localPort, codec: 'PCMU', ...(aKeys ? { srtp: aKeys } : {}) },
+    { to: b.localPort, from: a.localPort, codec: 'PCMU', ...(bKeys ? { srtp: bKeys } : {}) },
   ]);
   const teardown = () =>
     inBatches(calls, 50, async ({ bridgeId, a, b }) => {
@@ -43,11 +62,10 @@ farEnd.close();
 await engine.close();
 
 const result = {
-  benchmark: 'media-relay',
+  benchmark: name,
   when: new Date().toISOString(),
   machine: machine(),
-  setup:
-    'MediaEngine, 1 worker, in process; N mixing bridges of two PCMU legs (relay); far ends in a child process, one socket, 50 packets/s per stream',
+  setup: `MediaEngine, 1 worker, in process; N mixing bridges of two PCMU legs (relay${srtpSuite ? `, every leg SRTP ${srtpSuite}` : ''}); far ends in a child process, one socket, 50 packets/s per stream`,
   step_seconds: seconds,
   criteria: { max_loss_pct: MAX_LOSS_PCT, max_added_jitter_ms_p99: MAX_ADDED_JITTER_MS },
   best_calls: best?.calls ?? null,
@@ -58,9 +76,9 @@ const result = {
   best_rss_kib_per_leg: best?.rss_kib_per_leg ?? null,
   steps,
 };
-printSteps(`media-relay: two-party PCMU relay calls on one worker, ${seconds} s per step`, steps);
+printSteps(`${name}: two-party PCMU relay calls${srtpSuite ? ` (SRTP ${srtpSuite})` : ''} on one worker, ${seconds} s per step`, steps);
 console.log(`most calls within loss < ${MAX_LOSS_PCT} % and added jitter p99 < ${MAX_ADDED_JITTER_MS} ms: ${result.best_calls ?? 'none'}`);
 console.log(
   `most calls with loss < ${MAX_LOSS_PCT} % (jitter aside): ${bestLossOnly?.calls ?? 'none'} (added jitter p99 ${bestLossOnly?.added_jitter_ms_p99 ?? '-'} ms)`,
 );
-writeResult('media-relay', result);
+writeResult(name, result);

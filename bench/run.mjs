@@ -14,9 +14,11 @@ const ALL = [
   'sipp-bridged-calls.mjs',
   'sipp-relay.mjs',
   'media-relay.mjs',
+  'media-relay-srtp.mjs',
   'media-mixing.mjs',
   'media-transcode.mjs',
   'api-latency.mjs',
+  'srtp-crypto.mjs',
 ];
 const wanted = process.argv.slice(2).map((name) => (name.endsWith('.mjs') ? name : `${name}.mjs`));
 const unknown = wanted.filter((name) => !ALL.includes(name));

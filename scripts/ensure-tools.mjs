@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // The tests use real system tools: sipp as the SIP peer, ffmpeg for ogg/mp3 recordings, openssl
-// for the TLS transport's test certificate, baresip as an
-// independent SIP phone, chromium as the browser that drives the /console page. A missing tool is installed when this machine allows it
-// (root + apt-get); otherwise the run fails naming the Debian package — it never skips tests silently.
+// for the TLS transport's test certificate, baresip as an independent SIP phone, chromium as the
+// browser that drives the /console page, tshark to check that encrypted calls put no plain RTP on
+// the wire. A missing tool is installed when this machine allows it (root + apt-get); otherwise the
+// run fails naming the Debian package — it never skips tests silently.
 import { spawnSync } from 'node:child_process';
 
 const TOOLS = [
@@ -11,6 +12,7 @@ const TOOLS = [
   { command: 'openssl', pkg: 'openssl' },
   { command: 'baresip', pkg: 'baresip-core' },
   { command: 'chromium', pkg: 'chromium' },
+  { command: 'tshark', pkg: 'tshark' },
 ];
 
 const has = (command) => spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;

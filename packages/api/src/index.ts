@@ -4,3 +4,4 @@ export { buildListing, buildResourceDoc, declaredErrorResponses } from './swagge
 export type { ResourceDecl, Operation } from './http/operation.js';
 export { type OperatorSurface, type ReadinessReport, CONSOLE_DIRECTORY } from './http/operator-routes.js';
 export { eventConnectionStats } from './events/event-connection.js';
+export { buildOpenApiDocument, type OpenApiDocument, type JsonSchema } from './swagger/openapi.js';

@@ -19,6 +19,7 @@ import type {
 import { ChannelTransferService } from './channels/channel-transfer.js';
 import { EventBus } from './events/event-bus.js';
 import type { MediaEngine } from './media/media-engine.js';
+import type { MediaStreamGateway } from './media/media-stream-gateway.js';
 import { watchWorkerFailures } from './media/worker-failure.js';
 import { DialplanRunner } from './pbx/dialplan-runner.js';
 import { DialplanRedirect } from './pbx/dialplan-redirect.js';
@@ -82,6 +83,8 @@ export interface CoreOptions {
   recordingFormats?: readonly string[];
   /** The wall clock of time conditions (GotoIfTime, timed includes, STRFTIME); default: the system's. */
   dialplanClock?: () => Date;
+  /** Runs externalMedia's WebSocket and AudioSocket streams; without it they answer 501. */
+  mediaStreams?: MediaStreamGateway;
 }
 
 /**
@@ -225,6 +228,7 @@ export class SwitchboardCore implements ChannelDriverHost {
       driverFor: (technology) => this.driverFor(technology),
       track: (work) => this.#track(work),
       offerTransfer: (channel, request) => this.#offerTransfer(channel, request),
+      ...(options.mediaStreams !== undefined ? { mediaStreams: options.mediaStreams } : {}),
     });
     this.channelMedia = channelServices.channelMedia;
     this.channelVariables = channelServices.channelVariables;

@@ -68,6 +68,49 @@ export interface LegRemote {
   direction?: MediaDirection;
   /** The negotiated video stream; absent (or the leg has no video socket) means no video. */
   video?: VideoRemote;
+  /** SRTP keys of the audio stream (RFC 3711); absent means plain RTP. */
+  srtp?: LegSrtp;
+  /**
+   * Our ICE credentials (the a=ice-ufrag and a=ice-pwd we sent): the leg answers connectivity checks
+   * as an ICE-lite agent (RFC 8445) and sends media only to the address the peer nominated, while its
+   * checks keep consent fresh (RFC 7675). Absent: no ICE.
+   */
+  ice?: LegIce;
+  /**
+   * DTLS-SRTP (RFC 5764): the leg runs the DTLS handshake on its RTP socket and keys SRTP from it;
+   * nothing is sent before the keys exist. `srtp` is then not given.
+   */
+  dtls?: LegDtls;
+  /** RTCP multiplexed on the RTP port (RFC 5761), as WebRTC peers send it; absent: RTCP on port + 1. */
+  rtcpMux?: boolean;
+}
+
+/** SRTP crypto suites by their SDP names (RFC 4568 §6.2, RFC 7714 §14.2). */
+export type SrtpSuiteName = 'AES_CM_128_HMAC_SHA1_80' | 'AES_CM_128_HMAC_SHA1_32' | 'AEAD_AES_128_GCM' | 'AEAD_AES_256_GCM';
+
+/** DTLS-SRTP of a leg: our role (a=setup `active` is the client), the peer's a=fingerprint, our certificate. */
+export interface LegDtls {
+  role: 'client' | 'server';
+  /** `sha-256 AB:CD:…` as the peer's SDP announced it (RFC 8122). */
+  remoteFingerprint: string;
+  /** Our certificate and private key, PEM. */
+  certificate: string;
+  privateKey: string;
+}
+
+/** A leg's own ICE credentials (RFC 8445 §5.3: ufrag ≥ 4 and password ≥ 22 characters). */
+export interface LegIce {
+  ufrag: string;
+  password: string;
+}
+
+/** One SRTP session of a leg: master key || master salt of each side, base64 as in SDP's `inline:`. */
+export interface LegSrtp {
+  suite: SrtpSuiteName;
+  /** Protects what the leg sends (the key we advertised). */
+  localMasterKey: string;
+  /** Unprotects what the leg receives (the key the peer advertised). */
+  remoteMasterKey: string;
 }
 
 /** Where and how a leg's video goes; packets are forwarded, never decoded. */

@@ -16,6 +16,9 @@ export type {
   LegCounters,
   LegRemote,
   LegRtpStatistics,
+  LegDtls,
+  LegIce,
+  LegSrtp,
   MediaDirection,
   MediaLegInfo,
   MediaNotification,
@@ -29,6 +32,7 @@ export type {
   RtpCounters,
   RtpStatistics,
   SnoopDirection,
+  SrtpSuiteName,
   StartRecordingRequest,
   TalkDetectionOptions,
   ToneDetectionOptions,
@@ -39,6 +43,8 @@ export type {
   VideoRemote,
   WorkerTickStats,
 } from '@switchboard/media-control';
+/** SRTP (RFC 3711, RFC 7714) as the workers run it; exported for benchmarks and tests. */
+export { SrtpSession, type SrtpKeying } from './srtp/index.js';
 /** Which recording formats this machine can write (core answers 422 for the others). */
 export { supportedRecordingFormats } from './recording/formats.js';
 export { mixAll, mixMinusOne } from './bridge/mixer.js';
@@ -86,3 +92,13 @@ export { WavFormatError, type WavInfo, parseWav } from './audio/wav.js';
 export { G722Decoder, G722Encoder } from './codecs/g722.js';
 export { FRAME_MS, Pacer, frameDueAt, framesDueBy } from './playback/pacer.js';
 export { literalAddressLookup } from './rtp/literal-lookup.js';
+export { MediaStreamGateway } from './streams/stream-gateway.js';
+export type {
+  OpenedStream,
+  OpenStreamRequest,
+  StreamConnection,
+  StreamFormat,
+  StreamFrame,
+  StreamNotification,
+} from './streams/stream-types.js';
+export { AUDIOSOCKET_KIND, AudioSocketReader, encodeAudioSocket } from './streams/audiosocket-framing.js';

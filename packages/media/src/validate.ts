@@ -4,7 +4,8 @@
  */
 import { isIP } from 'node:net';
 import { InvalidArgumentError } from './errors.js';
-import type { LegRemote, MediaDirection, VideoCodecName, VideoRemote } from '@switchboard/media-control';
+import type { LegDtls, LegIce, LegRemote, LegSrtp, MediaDirection, VideoCodecName, VideoRemote } from '@switchboard/media-control';
+import { isSrtpSuiteName, masterKeyLength } from './srtp/suites.js';
 
 const DIRECTIONS: readonly MediaDirection[] = ['sendrecv', 'sendonly', 'recvonly', 'inactive'];
 
@@ -62,7 +63,62 @@ export function validateRemote(remote: LegRemote): LegRemote {
   if (event !== undefined) copy.telephoneEventPayloadType = event;
   if (remote.direction !== undefined) copy.direction = remote.direction;
   if (remote.video !== undefined) copy.video = validateVideoRemote(remote.video);
+  if (remote.srtp !== undefined) copy.srtp = validateSrtp(remote.srtp);
+  if (remote.ice !== undefined) copy.ice = validateIce(remote.ice);
+  if (remote.rtcpMux !== undefined) {
+    if (typeof remote.rtcpMux !== 'boolean') throw new InvalidArgumentError('rtcpMux must be a boolean');
+    copy.rtcpMux = remote.rtcpMux;
+  }
+  if (remote.dtls !== undefined) {
+    if (remote.srtp !== undefined) throw new InvalidArgumentError('srtp and dtls cannot both key a leg');
+    copy.dtls = validateDtls(remote.dtls);
+  }
   return copy;
+}
+
+function validateDtls(dtls: LegDtls): LegDtls {
+  if (typeof dtls !== 'object' || dtls === null) throw new InvalidArgumentError('dtls must be an object');
+  if (dtls.role !== 'client' && dtls.role !== 'server')
+    throw new InvalidArgumentError(`DTLS role must be client or server, got ${String(dtls.role)}`);
+  if (typeof dtls.remoteFingerprint !== 'string' || !/^sha-256 ([0-9A-Fa-f]{2}:){31}[0-9A-Fa-f]{2}$/.test(dtls.remoteFingerprint)) {
+    throw new InvalidArgumentError('DTLS remote fingerprint must be "sha-256" and 32 hex octets');
+  }
+  if (typeof dtls.certificate !== 'string' || !dtls.certificate.includes('BEGIN CERTIFICATE'))
+    throw new InvalidArgumentError('DTLS certificate must be PEM');
+  if (typeof dtls.privateKey !== 'string' || !dtls.privateKey.includes('PRIVATE KEY'))
+    throw new InvalidArgumentError('DTLS private key must be PEM');
+  return { role: dtls.role, remoteFingerprint: dtls.remoteFingerprint, certificate: dtls.certificate, privateKey: dtls.privateKey };
+}
+
+/** RFC 8445 §5.3: ice-chars (ALPHA / DIGIT / "+" / "/"), ufrag 4–256, password 22–256. */
+function validateIce(ice: LegIce): LegIce {
+  if (typeof ice !== 'object' || ice === null) throw new InvalidArgumentError('ice must be an object');
+  const chars = /^[A-Za-z0-9+/]+$/;
+  if (typeof ice.ufrag !== 'string' || !chars.test(ice.ufrag) || ice.ufrag.length < 4 || ice.ufrag.length > 256) {
+    throw new InvalidArgumentError('ICE ufrag must be 4-256 ice-chars');
+  }
+  if (typeof ice.password !== 'string' || !chars.test(ice.password) || ice.password.length < 22 || ice.password.length > 256) {
+    throw new InvalidArgumentError('ICE password must be 22-256 ice-chars');
+  }
+  return { ufrag: ice.ufrag, password: ice.password };
+}
+
+/** Both master keys must decode to key || salt of the suite's lengths (RFC 4568 §6.1, RFC 7714 §12). */
+function validateSrtp(srtp: LegSrtp): LegSrtp {
+  if (typeof srtp !== 'object' || srtp === null) throw new InvalidArgumentError('srtp must be an object');
+  if (typeof srtp.suite !== 'string' || !isSrtpSuiteName(srtp.suite)) {
+    throw new InvalidArgumentError(`unsupported SRTP crypto suite ${String(srtp.suite)}`);
+  }
+  const expected = masterKeyLength(srtp.suite);
+  for (const [what, key] of [
+    ['local', srtp.localMasterKey],
+    ['remote', srtp.remoteMasterKey],
+  ] as const) {
+    if (typeof key !== 'string' || !/^[A-Za-z0-9+/]+={0,2}$/.test(key) || Buffer.from(key, 'base64').length !== expected) {
+      throw new InvalidArgumentError(`${what} SRTP master key must be ${expected} bytes in base64 for ${srtp.suite}`);
+    }
+  }
+  return { suite: srtp.suite, localMasterKey: srtp.localMasterKey, remoteMasterKey: srtp.remoteMasterKey };
 }
 
 const VIDEO_CODECS: readonly VideoCodecName[] = ['H264', 'VP8', 'VP9', 'H263', 'H263-1998'];

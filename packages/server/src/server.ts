@@ -10,7 +10,7 @@ import {
   openStore,
 } from '@switchboard/core';
 import { loadManagerConfig, ManagerServer } from '@switchboard/manager';
-import { MediaEngine, supportedRecordingFormats } from '@switchboard/media';
+import { MediaEngine, MediaStreamGateway, supportedRecordingFormats } from '@switchboard/media';
 import { SipDriver } from '@switchboard/signalling';
 import { Registry } from 'prom-client';
 import { type ConsoleCommands, createConsoleCommands } from './console/index.js';
@@ -111,9 +111,12 @@ export async function startServer(options: {
 
     const engine: MediaEngineSurface = media;
     const logDirectory = join(dataDir, 'log');
+    const mediaStreams = new MediaStreamGateway();
+    cleanups.push(() => mediaStreams.shutdown());
     const core = new SwitchboardCore({
       config,
       media: engine,
+      mediaStreams,
       store,
       logger: log,
       recordingFormats: supportedRecordingFormats(),

@@ -37,7 +37,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 describe('EventConnection', () => {
   let h: Harness;
   before(async () => {
-    h = await startHarness({ writeTimeoutMs: 30 });
+    h = await startHarness({ writeTimeoutMs: 30, resumeWindowSeconds: 0 });
   });
   after(() => h.close());
 

@@ -3,18 +3,26 @@
  * upgrade, so a refusal is still an HTTP answer; events raised until the socket is attached are
  * queued and flushed in order. A consumer that stops reading is disconnected instead of letting
  * its backlog grow: a write that makes no progress within the configured timeout, or a send
- * buffer beyond MAX_BUFFERED_BYTES, closes the socket. Closing unregisters the applications
- * (channels stay in them until they leave).
+ * buffer beyond MAX_BUFFERED_BYTES, closes the socket. Applications are served through their
+ * journals (event-journal.ts): events carry sequence numbers, a `resume` point replays what was
+ * missed first (handed to the socket FLUSH_HIGH_WATER_BYTES at a time), and closing parks the
+ * applications for the resume window (or unregisters them at once; channels stay in them until
+ * they leave). Text frames from the client are REST requests (rest-over-websocket.ts).
  */
-import type { ApplicationEvent, ApplicationSink, Logger, SwitchboardCore } from '@switchboard/core';
+import type { ApplicationEvent, Logger, SwitchboardCore } from '@switchboard/core';
 import type { WebSocket } from 'ws';
-import type { WebSocketSession } from '../http/operation.js';
+import type { UpgradeContext, WebSocketSession } from '../http/operation.js';
 import { type Dialect, SPEC_DIALECT } from '../dialect/dialect.js';
-import { toWireEvent } from './envelope.js';
+import { eventsLostNotice, restResponse } from './connection-notices.js';
+import { toWireEvent, type WireEvent } from './envelope.js';
+import { type Attachment, EventJournals, type JournalListener } from './event-journal.js';
+import { RestOverWebSocket } from './rest-over-websocket.js';
 import { eventProblem } from './validate.js';
 
 /** Bytes a connection may have waiting in its send buffer before it counts as a slow consumer. */
 export const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
+/** Queued events (a resume's replay) are handed to the socket only while less than this is buffered. */
+const FLUSH_HIGH_WATER_BYTES = 1024 * 1024;
 /** Events kept for a connection whose upgrade has not completed yet. */
 export const MAX_QUEUED_EVENTS = 1000;
 /** Inbound frames larger than this are refused by the socket (reference README §8). */
@@ -27,6 +35,17 @@ export interface EventConnectionOptions {
   readonly log: Logger;
   /** The naming of the user who opened the connection (SPEC.md's when absent). */
   readonly dialect?: Dialect;
+  /** The last sequence number the client saw, per application (`?resume=`). */
+  readonly resume?: ReadonlyMap<string, number>;
+  /** false: closing unregisters the applications at once instead of parking them for resume. */
+  readonly parkOnClose?: boolean;
+}
+
+/** An outgoing text, and the numbered event it carries (to know what was written). */
+interface Outgoing {
+  readonly text: string;
+  readonly application?: string;
+  readonly sequence?: number;
 }
 
 /** Attached connections, for the metrics endpoint (eventConnectionStats). */
@@ -43,23 +62,42 @@ export class EventConnection implements WebSocketSession {
   readonly #core: SwitchboardCore;
   readonly #log: Logger;
   readonly #dialect: Dialect;
-  readonly #sinks = new Map<string, ApplicationSink>();
-  #queue: string[] = [];
+  readonly #journals: EventJournals;
+  readonly #listeners = new Map<string, JournalListener>();
+  #queue: Outgoing[] = [];
+  readonly #parkOnClose: boolean;
+  /** The sequence number of the last event of each application whose write completed. */
+  readonly #lastWritten = new Map<string, number>();
+  #queueLimit = MAX_QUEUED_EVENTS;
+  #rest: RestOverWebSocket | undefined;
   #socket: WebSocket | undefined;
   #closed = false;
   #pendingWrites = 0;
+  #lastProgress = 0;
   #watchdog: NodeJS.Timeout | undefined;
 
   constructor(options: EventConnectionOptions) {
     this.#core = options.core;
     this.#log = options.log;
     this.#dialect = options.dialect ?? SPEC_DIALECT;
+    this.#journals = EventJournals.of(options.core, options.log);
+    this.#parkOnClose = options.parkOnClose ?? true;
     try {
+      for (const name of options.applications) this.#journals.checkResume(name, options.resume?.get(name));
+      const owed: [string, Attachment][] = [];
       for (const name of new Set(options.applications)) {
-        const sink: ApplicationSink = (event) => this.#deliver(name, event);
-        this.#core.applications.register(name, sink, { subscribeAll: options.subscribeAll });
-        this.#sinks.set(name, sink);
+        const listener: JournalListener = {
+          event: (sequence, event) => this.#deliver(name, event, sequence),
+          replaced: () => this.#deliver(name, { type: 'ApplicationReplaced', timestamp: new Date() }),
+        };
+        const attachment = this.#journals.attach(name, listener, {
+          subscribeAll: options.subscribeAll,
+          resumeAfter: options.resume?.get(name),
+        });
+        this.#listeners.set(name, listener);
+        owed.push([name, attachment]);
       }
+      for (const [name, attachment] of owed) this.#replay(name, attachment);
     } catch (err) {
       this.#dispose();
       throw err;
@@ -67,7 +105,7 @@ export class EventConnection implements WebSocketSession {
   }
 
   get applications(): string[] {
-    return [...this.#sinks.keys()];
+    return [...this.#listeners.keys()];
   }
 
   /** Bytes the socket has not written yet. */
@@ -75,7 +113,7 @@ export class EventConnection implements WebSocketSession {
     return this.#socket?.bufferedAmount ?? 0;
   }
 
-  attach(socket: WebSocket): void {
+  attach(socket: WebSocket, upgrade?: UpgradeContext): void {
     if (this.#closed) {
       socket.terminate();
       return;
@@ -84,11 +122,12 @@ export class EventConnection implements WebSocketSession {
     attached.add(this);
     socket.on('close', () => this.#dispose());
     socket.on('error', (err) => this.#log.debug({ err: err.message }, 'events socket error'));
-    // Client → server requests (REST over WebSocket) are not offered; frames are read and ignored.
-    socket.on('message', () => undefined);
-    const queued = this.#queue;
-    this.#queue = [];
-    for (const text of queued) this.#send(text);
+    if (upgrade) this.#rest = this.#restOverWebSocket(upgrade);
+    // Text frames are REST-over-WebSocket requests; binary frames are ignored (reference README §7).
+    socket.on('message', (data, isBinary) => {
+      if (!isBinary && this.#rest && !this.#closed) this.#rest.handle(String(data));
+    });
+    this.#flush();
     this.#log.info({ applications: this.applications }, 'events socket connected');
   }
 
@@ -96,9 +135,38 @@ export class EventConnection implements WebSocketSession {
     if (!this.#socket) this.#dispose();
   }
 
-  #deliver(application: string, event: ApplicationEvent): void {
-    if (this.#closed) return;
+  /** What a resumed application missed goes first: the gap notice, then the kept events in order. */
+  #replay(application: string, attachment: Attachment): void {
+    this.#queueLimit += attachment.replay.length + 1;
+    if (attachment.gap) this.#emit(application, eventsLostNotice(application, attachment.gap, this.#core.config.general.entityId));
+    for (const entry of attachment.replay) this.#deliver(application, entry.event, entry.sequence);
+  }
+
+  #restOverWebSocket(upgrade: UpgradeContext): RestOverWebSocket {
+    const application = this.applications[0] ?? '';
+    return new RestOverWebSocket({
+      ...upgrade,
+      answer: (answer) => this.#emit(application, restResponse(application, answer, this.#core.config.general.entityId)),
+    });
+  }
+
+  /** What each application's last completed write carried: where a new connection resumes. */
+  lastWrittenSequences(): ReadonlyMap<string, number> {
+    return this.#lastWritten;
+  }
+
+  /** Sends an event of the connection's own (ApplicationRegistered and the like): unnumbered, not journaled. */
+  notice(application: string, wire: WireEvent): void {
+    this.#emit(application, wire);
+  }
+
+  #deliver(application: string, event: ApplicationEvent, sequence?: number): void {
     const wire = toWireEvent(event, application, this.#core.config.general.entityId);
+    this.#emit(application, sequence === undefined ? wire : { ...wire, sequence }, sequence);
+  }
+
+  #emit(application: string, wire: WireEvent, sequence?: number): void {
+    if (this.#closed) return;
     const problem = eventProblem(wire);
     if (problem) {
       this.#log.warn({ eventType: wire.type, application, problem }, 'event does not match its model; not delivered');
@@ -106,17 +174,18 @@ export class EventConnection implements WebSocketSession {
     }
     // Checked against the models in SPEC.md's names, then written in the connection's dialect.
     const text = JSON.stringify(this.#dialect.event(wire));
-    if (this.#socket) {
-      this.#send(text);
-    } else if (this.#queue.length < MAX_QUEUED_EVENTS) {
-      this.#queue.push(text);
+    const outgoing: Outgoing = { text, ...(sequence !== undefined ? { application, sequence } : {}) };
+    if (this.#socket && this.#queue.length === 0) {
+      this.#send(outgoing);
+    } else if (this.#queue.length < this.#queueLimit) {
+      this.#queue.push(outgoing);
     } else {
-      this.#log.warn({ applications: this.applications }, 'too many events before the socket opened; dropping the connection');
+      this.#log.warn({ applications: this.applications }, 'too many events waiting for the socket; dropping the connection');
       this.#dispose();
     }
   }
 
-  #send(text: string): void {
+  #send(outgoing: Outgoing): void {
     const socket = this.#socket;
     if (!socket || this.#closed || socket.readyState !== socket.OPEN) return;
     if (socket.bufferedAmount > MAX_BUFFERED_BYTES) {
@@ -124,16 +193,28 @@ export class EventConnection implements WebSocketSession {
       return;
     }
     this.#pendingWrites += 1;
-    socket.send(text, (err) => this.#written(err));
+    socket.send(outgoing.text, (err) => this.#written(err, outgoing));
     this.#armWatchdog(false);
   }
 
-  #written(err: Error | undefined): void {
+  /** Hands queued events to the socket in order without overfilling its buffer; resumed by write callbacks. */
+  #flush(): void {
+    const socket = this.#socket;
+    while (socket && this.#queue.length > 0 && !this.#closed && socket.bufferedAmount < FLUSH_HIGH_WATER_BYTES) {
+      this.#send(this.#queue.shift() as Outgoing);
+    }
+  }
+
+  #written(err: Error | undefined, outgoing: Outgoing): void {
     this.#pendingWrites -= 1;
+    this.#lastProgress = Date.now();
     if (err) {
       this.#drop(`write failed: ${err.message}`);
       return;
     }
+    if (outgoing.application !== undefined && outgoing.sequence !== undefined)
+      this.#lastWritten.set(outgoing.application, outgoing.sequence);
+    this.#flush();
     // Progress was made: the timeout counts again from now for whatever is still waiting.
     this.#armWatchdog(true);
   }
@@ -145,13 +226,24 @@ export class EventConnection implements WebSocketSession {
     }
     if (this.#watchdog && !restart) return;
     this.#clearWatchdog();
-    this.#watchdog = setTimeout(() => {
-      this.#watchdog = undefined;
-      // Write callbacks may simply not have run yet (a busy event loop); an empty buffer means
-      // everything reached the kernel and the consumer is keeping up.
-      if ((this.#socket?.bufferedAmount ?? 0) === 0) return;
-      this.#drop('write timeout');
-    }, this.#core.config.ari.websocketWriteTimeoutMs);
+    const timeoutMs = this.#core.config.ari.websocketWriteTimeoutMs;
+    const timer = setTimeout(() => {
+      // After a stall of the event loop, timers run before the I/O callbacks that report the
+      // writes completed in the meantime: decide only once those have run (setImmediate).
+      setImmediate(() => {
+        if (this.#closed || this.#watchdog !== timer) return;
+        this.#watchdog = undefined;
+        if (this.#pendingWrites === 0) return;
+        if (Date.now() - this.#lastProgress < timeoutMs) {
+          this.#armWatchdog(false);
+          return;
+        }
+        // An empty buffer means everything reached the kernel and the consumer is keeping up.
+        if ((this.#socket?.bufferedAmount ?? 0) === 0) return;
+        this.#drop('write timeout');
+      });
+    }, timeoutMs);
+    this.#watchdog = timer;
   }
 
   #clearWatchdog(): void {
@@ -160,6 +252,7 @@ export class EventConnection implements WebSocketSession {
   }
 
   #drop(reason: string): void {
+    if (this.#closed) return;
     this.#log.warn({ applications: this.applications, reason }, 'slow events consumer disconnected');
     this.#socket?.terminate();
     this.#dispose();
@@ -171,7 +264,7 @@ export class EventConnection implements WebSocketSession {
     attached.delete(this);
     this.#queue = [];
     this.#clearWatchdog();
-    for (const [name, sink] of this.#sinks) this.#core.applications.unregister(name, sink);
+    for (const [name, listener] of this.#listeners) this.#journals.detach(name, listener, { park: this.#parkOnClose });
     this.#log.info({ applications: this.applications }, 'events socket closed');
   }
 }

@@ -83,7 +83,8 @@ describe('events WebSocket', () => {
   let h: Harness;
   let base: string;
   before(async () => {
-    h = await startHarness();
+    // Without a resume window, closing a connection unregisters its applications at once.
+    h = await startHarness({ resumeWindowSeconds: 0 });
     const { port } = await h.server.listen('127.0.0.1', 0);
     base = `ws://127.0.0.1:${port}/ari/events`;
   });

@@ -4,8 +4,10 @@
  * validation, and are published in the api-docs unchanged.
  */
 import type { Logger, SwitchboardCore } from '@switchboard/core';
+import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import type { WebSocket } from 'ws';
 import type { Dialect } from '../dialect/dialect.js';
+import type { Credentials } from './auth.js';
 import type { ErrorResponseDecl, ModelDecl, ParameterDecl, ParamValues, RawParamValues } from '../swagger/types.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -50,12 +52,23 @@ export interface HttpOperationDecl<Ps extends readonly ParameterDecl[]> extends 
 }
 
 /**
+ * What a session may use of the request that opened it, to answer requests sent on the socket
+ * (REST over WebSocket): the routes themselves and the credentials of the upgrade.
+ */
+export interface UpgradeContext {
+  readonly inject: (options: InjectOptions) => Promise<LightMyRequestResponse>;
+  /** `<prefix>/ari` */
+  readonly apiRoot: string;
+  readonly credentials: Credentials | undefined;
+}
+
+/**
  * A WebSocket session prepared before the upgrade, so that any refusal is still an HTTP answer
  * (reference README §7) and nothing raised in between is lost.
  */
 export interface WebSocketSession {
   /** The upgrade completed. */
-  attach(socket: WebSocket): void;
+  attach(socket: WebSocket, upgrade?: UpgradeContext): void;
   /** The upgrade did not happen (the client went away or the handshake failed). */
   abandon(): void;
 }

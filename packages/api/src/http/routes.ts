@@ -8,6 +8,7 @@ import type { Logger, SwitchboardCore } from '@switchboard/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
 import { requestDialect } from '../dialect/request-dialect.js';
 import { ApiError } from './api-error.js';
+import { credentialsFrom } from './auth.js';
 import type { ApiResult, Operation, WebSocketSession } from './operation.js';
 import { parseParameters } from './params.js';
 import { requestSources } from './request-sources.js';
@@ -147,7 +148,17 @@ function registerUpgrade(
     wsHandler: (socket, request) => {
       const session = sessions.get(request.raw);
       sessions.delete(request.raw);
-      if (session) session.attach(socket);
+      const apiKey = (request.query as Record<string, string | undefined>).api_key;
+      const credentials = credentialsFrom(request.headers.authorization, apiKey);
+      const address = request.socket.remoteAddress;
+      const peer = address !== undefined ? { remoteAddress: address } : {};
+      if (session)
+        session.attach(socket, {
+          // From the client's address, so the user's ACL and the login limits see the real peer.
+          inject: (options) => request.server.inject({ ...peer, ...options }),
+          apiRoot: context.apiRoot,
+          credentials,
+        });
       else socket.terminate();
     },
   });

@@ -14,6 +14,8 @@ import {
 } from '@switchboard/core';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { MAX_INBOUND_PAYLOAD } from '../events/event-connection.js';
+import { EventJournals } from '../events/event-journal.js';
+import { OutboundConnections } from '../events/outbound-connections.js';
 import { RESOURCES } from '../resources/index.js';
 import { registerApiDocs } from '../swagger/api-docs-routes.js';
 import { authorize, authorizeEventsConnection, credentialsFrom } from './auth.js';
@@ -23,6 +25,7 @@ import { ALL_DIALECTS, dialectOf } from '../dialect/dialect.js';
 import { setRequestDialect } from '../dialect/request-dialect.js';
 import { installBodyParsers, lastValues, MAX_BODY_BYTES } from './body.js';
 import { installErrorHandlers } from './error-handler.js';
+import { registerMediaWebSocket } from './media-websocket.js';
 import { NO_SCHEMA_COMPILERS } from './no-schema-compilers.js';
 import type { Operation, ResourceDecl } from './operation.js';
 import { type OperatorSurface, registerOperatorRoutes } from './operator-routes.js';
@@ -82,8 +85,9 @@ export function createApiServer(core: SwitchboardCore, options: ApiServerOptions
   app.register(websocketPlugin, {
     options: {
       maxPayload: MAX_INBOUND_PAYLOAD,
-      // Echo `ari` when the client asks for it; a client asking for nothing is accepted without one.
-      handleProtocols: (protocols) => (protocols.has('ari') ? 'ari' : false),
+      // Echo `ari` (events) or `media` (media WebSockets) when the client asks for it; a client
+      // asking for nothing is accepted without one.
+      handleProtocols: (protocols) => (protocols.has('ari') ? 'ari' : protocols.has('media') ? 'media' : false),
     },
   });
   // Registered after the WebSocket plugin so that its hooks (which mark upgrade requests and close
@@ -133,18 +137,23 @@ export function createApiServer(core: SwitchboardCore, options: ApiServerOptions
     });
     registerApiDocs(scope, apiRoot, RESOURCES, paths, allowedOrigin);
     for (const resource of RESOURCES) registerResource(scope, resource, context, paths, allowedOrigin);
+    registerMediaWebSocket(scope, normalizePrefix(core.config.http.prefix), core, log);
   });
 
+  const outbound = new OutboundConnections(core, log, () => ({ inject: (options) => app.inject(options), apiRoot }));
   return {
     app,
     async listen(host, port) {
       await app.listen({ host, port });
+      outbound.start();
       const address = app.server.address() as AddressInfo;
       log.info({ address: address.address, port: address.port, apiRoot }, 'control API listening');
       return { address: address.address, port: address.port };
     },
     async close() {
+      outbound.close();
       await app.close();
+      EventJournals.of(core, log).close();
     },
   };
 }

@@ -7,8 +7,12 @@ export const externalMedia = defineOperation({
   nickname: 'externalMedia',
   summary: 'Start an External Media session.',
   notes:
-    'Create a channel to an external media source/sink over RTP/UDP. The local address and port to send to are in ' +
-    'the channelvars UNICASTRTP_LOCAL_ADDRESS and UNICASTRTP_LOCAL_PORT. AudioSocket and WebSocket are not implemented (501).',
+    'Create a channel to an external media source/sink. rtp/udp: the local address and port to send to are in the ' +
+    'channel variables UNICASTRTP_LOCAL_ADDRESS and UNICASTRTP_LOCAL_PORT. websocket (encapsulation none): binary ' +
+    'frames of audio plus the WebSocket media text messages (MEDIA_START, MEDIA_XOFF/XON, ...); connection_type client ' +
+    'connects to the ws:// or wss:// URL in external_host, server waits for the application to connect to ' +
+    '/media/<MEDIA_WEBSOCKET_CONNECTION_ID>. audiosocket/tcp: connects to external_host; data is the stream UUID. ' +
+    'WebSocket and AudioSocket carry ulaw (WebSocket only), slin or slin16, paced at 20 ms.',
   responseClass: 'Channel',
   since: ['16.6.0', '17.1.0'],
   parameters: [
@@ -23,14 +27,14 @@ export const externalMedia = defineOperation({
     variablesBodyParam,
     {
       name: 'external_host',
-      description: 'Hostname/ip:port of external host',
+      description: 'host:port of the external host (rtp, audiosocket), or the ws:// or wss:// URL to connect to (websocket client)',
       paramType: 'query',
       dataType: 'string',
       required: false,
     },
     {
       name: 'encapsulation',
-      description: 'Payload encapsulation protocol; only rtp is implemented',
+      description: 'Payload encapsulation protocol: rtp (udp), audiosocket (tcp), none (websocket)',
       paramType: 'query',
       dataType: 'string',
       required: false,
@@ -39,7 +43,7 @@ export const externalMedia = defineOperation({
     },
     {
       name: 'transport',
-      description: 'Transport protocol; only udp is implemented',
+      description: 'Transport protocol: udp (rtp), tcp (audiosocket), websocket (encapsulation none)',
       paramType: 'query',
       dataType: 'string',
       required: false,
@@ -57,7 +61,8 @@ export const externalMedia = defineOperation({
     },
     {
       name: 'format',
-      description: 'Format to encode audio in (ulaw, alaw, g722, opus, slin16)',
+      description:
+        'Format to encode audio in: ulaw, alaw, g722, opus, slin16 over rtp; ulaw, slin, slin16 over websocket; slin, slin16 over audiosocket',
       paramType: 'query',
       dataType: 'string',
       required: true,
@@ -83,7 +88,8 @@ export const externalMedia = defineOperation({
   errorResponses: [
     { code: 400, reason: 'Invalid parameters' },
     { code: 409, reason: 'Channel with given unique ID already exists' },
-    { code: 501, reason: 'The encapsulation and transport are not implemented' },
+    { code: 501, reason: 'The encapsulation and transport are not available on this server' },
+    { code: 503, reason: 'The external host could not be connected to' },
   ],
   handler: async ({ core, params }) => {
     const channel = await core.externalMedia.create({
@@ -95,6 +101,7 @@ export const externalMedia = defineOperation({
       connectionType: params.connection_type,
       format: params.format,
       direction: params.direction,
+      data: params.data,
       variables: variableSettings(params.variables),
     });
     return ok(channel.snapshot());

@@ -4,6 +4,7 @@ import { badRequest } from '../http/api-error.js';
 import { defineOperation, defineWebSocketOperation, noContent, type ResourceDecl } from '../http/operation.js';
 import { isPlainObject } from '../http/variables.js';
 import { EventConnection } from '../events/event-connection.js';
+import { parseResumePoints } from '../events/resume-points.js';
 import { claimChannel } from './events-claim.js';
 import { EVENTS_RESOURCE_MODELS } from '../swagger/models/events.js';
 
@@ -26,6 +27,14 @@ const eventWebsocket = defineWebSocketOperation({
       allowMultiple: true,
     },
     {
+      name: 'resume',
+      description:
+        'The last sequence number seen (for every application, or application:sequence pairs, comma-separated): the events after it that are still kept are sent first, and an EventsLost event says what is no longer kept',
+      paramType: 'query',
+      dataType: 'string',
+      required: false,
+    },
+    {
       name: 'subscribeAll',
       description: 'Subscribe to all channels, bridges, endpoints and device states, not only those the applications control',
       paramType: 'query',
@@ -34,7 +43,11 @@ const eventWebsocket = defineWebSocketOperation({
     },
   ],
   errorResponses: [
-    { code: 400, reason: 'MissingParams: a required parameter is missing, an application name is invalid, or the subprotocol is not ari' },
+    {
+      code: 400,
+      reason:
+        'MissingParams: a required parameter is missing, an application name is invalid, the subprotocol is not ari, or resume is malformed or ahead of the stream',
+    },
     { code: 403, reason: 'A read-only user may not register applications' },
     { code: 426, reason: 'The request is not a WebSocket upgrade' },
   ],
@@ -44,7 +57,15 @@ const eventWebsocket = defineWebSocketOperation({
         throw badRequest(`Application names must be 1 to ${MAX_APPLICATION_NAME_LENGTH} characters`);
       }
     }
-    return new EventConnection({ core, applications: params.app, subscribeAll: params.subscribeAll ?? false, log, dialect });
+    const resume = parseResumePoints(params.resume, params.app);
+    return new EventConnection({
+      core,
+      applications: params.app,
+      subscribeAll: params.subscribeAll ?? false,
+      log,
+      dialect,
+      resume,
+    });
   },
 });
 

@@ -1,6 +1,6 @@
 /**
  * Serves the generated documents: `<apiRoot>/api-docs/resources.json` and one
- * `<apiRoot>/api-docs/<resource>.json` per resource (GET only). `basePath` names the address the
+ * `<apiRoot>/api-docs/<resource>.json` per resource (GET only), and `<apiRoot>/openapi.json`. `basePath` names the address the
  * client used (its Host header), as the reference does, so swagger clients call us back there.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -9,6 +9,7 @@ import { type MethodHandler, type PathTable, registerPath } from '../http/routes
 import { ALL_DIALECTS, dialectOf } from '../dialect/dialect.js';
 import { requestDialect } from '../dialect/request-dialect.js';
 import { buildListing, buildResourceDoc } from './generator.js';
+import { buildOpenApiDocument } from './openapi.js';
 
 export function registerApiDocs(
   app: FastifyInstance,
@@ -26,6 +27,16 @@ export function registerApiDocs(
     `${apiRoot}/api-docs/resources.json`,
     get((request, reply) => {
       reply.send(buildListing(resources, basePath(request), requestDialect(request)));
+    }),
+    paths,
+    allowedOrigin,
+  );
+  // The same declarations as OpenAPI 3.1.
+  registerPath(
+    app,
+    `${apiRoot}/openapi.json`,
+    get((request, reply) => {
+      reply.send(buildOpenApiDocument(resources, basePath(request) ?? apiRoot));
     }),
     paths,
     allowedOrigin,

@@ -15,6 +15,7 @@ import type {
   ChannelTechnology,
   CreateLegRequest,
   MediaLegInfo,
+  OutboundWebsocketConfig,
   PlayFileRequest,
   SwitchboardConfig,
 } from '@switchboard/core';
@@ -42,7 +43,14 @@ const SOUND_FILES = ['en/hello-world.wav', 'en/hello-world.ulaw', 'fr/hello-worl
 
 export function testConfig(
   dir: string,
-  overrides: { prefix?: string; users?: AriUser[]; writeTimeoutMs?: number } = {},
+  overrides: {
+    prefix?: string;
+    users?: AriUser[];
+    writeTimeoutMs?: number;
+    resumeWindowSeconds?: number;
+    resumeMaxEvents?: number;
+    outboundWebsockets?: OutboundWebsocketConfig[];
+  } = {},
 ): SwitchboardConfig {
   return {
     confDir: dir,
@@ -62,6 +70,9 @@ export function testConfig(
       users: overrides.users ?? USERS,
       websocketWriteTimeoutMs: overrides.writeTimeoutMs ?? 100,
       dialect: 'switchboard',
+      resumeWindowSeconds: overrides.resumeWindowSeconds ?? 60,
+      resumeMaxEvents: overrides.resumeMaxEvents ?? 10_000,
+      outboundWebsockets: overrides.outboundWebsockets ?? [],
     },
     sip: { transports: [], endpoints: [], identifies: [], aors: [], auths: [] },
     rtp: { rtpStart: 10000, rtpEnd: 20000 },
@@ -120,7 +131,7 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(options: { prefix?: string; users?: AriUser[]; writeTimeoutMs?: number } = {}): Promise<Harness> {
+export async function startHarness(options: Parameters<typeof testConfig>[1] = {}): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), 'switchboard-api-'));
   for (const file of SOUND_FILES) {
     const path = join(dir, 'sounds', file);

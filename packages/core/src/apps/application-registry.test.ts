@@ -118,4 +118,27 @@ describe('ApplicationRegistry', () => {
     });
     assert.deepEqual(got, { named: ['ChannelUserevent'], watcher: ['ChannelUserevent'], other: [] });
   });
+  it('offers an unregistered application to the activator before the channel enters it', async () => {
+    const received: ApplicationEvent[] = [];
+    const asked: string[] = [];
+    apps.setActivator((name) => {
+      asked.push(name);
+      if (name === 'never') return Promise.resolve(false);
+      if (name !== 'on-demand') return undefined;
+      apps.register(name, (e) => received.push(e));
+      return Promise.resolve(true);
+    });
+    const channel = newChannel();
+    const exit = apps.enter(channel, 'on-demand', []);
+    await settle();
+    assert.deepEqual(
+      received.map((e) => e.type),
+      ['AppStart'],
+    );
+    await channel.hangup();
+    assert.deepEqual(await exit, { kind: 'hangup' });
+    assert.equal((await apps.enter(newChannel(), 'never', [])).kind, 'failed');
+    assert.equal((await apps.enter(newChannel(), 'unknown', [])).kind, 'failed');
+    assert.deepEqual(asked, ['on-demand', 'never', 'unknown']);
+  });
 });

@@ -16,6 +16,13 @@ export type ApplicationExit =
   /** The application was not registered when the channel tried to enter it. */
   | { kind: 'failed'; reason: string };
 
+/**
+ * Makes an application available when a channel enters it while unregistered (an outbound
+ * per-call connection is opened then). Returns undefined for names it does not serve, otherwise
+ * whether the application is registered now.
+ */
+export type ApplicationActivator = (name: string) => Promise<boolean> | undefined;
+
 interface Session {
   channel: Channel;
   application: string;
@@ -31,6 +38,7 @@ export class ApplicationRegistry {
   readonly #sessions = new Map<string, Session>();
   readonly #bus: EventBus;
   readonly #log: Logger;
+  #activator: ApplicationActivator | undefined;
 
   constructor(bus: EventBus, log: Logger) {
     this.#bus = bus;
@@ -86,11 +94,26 @@ export class ApplicationRegistry {
     return [...this.#apps.values()];
   }
 
+  /** Who opens connections for applications on demand (one activator; a later one replaces it). */
+  setActivator(activator: ApplicationActivator | undefined): void {
+    this.#activator = activator;
+  }
+
   /**
    * Puts a channel in an application; resolves when it leaves (continue, move, hangup).
-   * The application is subscribed to the channel at once (SPEC §6.3 rule 1).
+   * The application is subscribed to the channel at once (SPEC §6.3 rule 1). An unregistered
+   * application is first offered to the activator.
    */
   enter(channel: Channel, name: string, args: string[], options: { replaceChannel?: Channel } = {}): Promise<ApplicationExit> {
+    const activation = this.#apps.has(name) ? undefined : this.#activator?.(name);
+    if (!activation) return this.#enterRegistered(channel, name, args, options);
+    return activation.then(
+      () => this.#enterRegistered(channel, name, args, options),
+      () => this.#enterRegistered(channel, name, args, options),
+    );
+  }
+
+  #enterRegistered(channel: Channel, name: string, args: string[], options: { replaceChannel?: Channel }): Promise<ApplicationExit> {
     const app = this.#apps.get(name);
     if (!app) return Promise.resolve({ kind: 'failed', reason: `application '${name}' is not registered` });
     if (this.#sessions.has(channel.id)) return Promise.resolve({ kind: 'failed', reason: 'channel already in an application' });

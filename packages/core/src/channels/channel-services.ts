@@ -2,6 +2,7 @@
  * Builds the services behind the channel operations of the API (SPEC §4.4) from the parts of
  * the core they need, so that the core facade only holds them.
  */
+import type { MediaStreamGateway } from '../media/media-stream-gateway.js';
 import type { ApplicationRegistry } from '../apps/application-registry.js';
 import type { SwitchboardConfig } from '../config/types.js';
 import type { ChannelDriver, TransferDecision, TransferRequestInfo } from '../drivers/channel-technology.js';
@@ -50,6 +51,8 @@ export function createChannelServices(deps: {
   track(work: Promise<void>): void;
   /** A far end's transfer request on an originated channel (channel-transfer.ts). */
   offerTransfer?(channel: Channel, request: TransferRequestInfo): TransferDecision;
+  /** Runs externalMedia's WebSocket and AudioSocket streams. */
+  mediaStreams?: MediaStreamGateway;
 }): ChannelServices {
   const { bus, media, channels, applications, dialplanRunner, clock, log, track, driverFor } = deps;
   const snapshotVariables = () => deps.config().ari.channelVars;
@@ -99,6 +102,9 @@ export function createChannelServices(deps: {
       snapshotVariables,
       defaultLanguage: () => deps.config().general.defaultLanguage,
       track,
+      ...(deps.mediaStreams !== undefined ? { mediaStreams: deps.mediaStreams } : {}),
+      // AudioSocket digits carry no duration.
+      remoteDtmf: (channel, digit) => channelMedia.remoteDtmf(channel, digit, 0),
     }),
     snoops: new SnoopService({
       channels,

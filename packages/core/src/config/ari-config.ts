@@ -5,14 +5,17 @@
  *               websocket_write_timeout (milliseconds, as in Asterisk), auth_max_failures,
  *               auth_failure_window, auth_block_time, auth_max_global_failures (failed REST and
  *               events logins; see auth-limit-options.ts),
+ *               resume_window (seconds), resume_max_events (events per application),
  *               dialect = switchboard|asterisk (the naming API users are served in)
  *   [name]      type = user, password, password_format = plain|crypt, read_only, dialect,
  *               acl = <names in acl.conf>, permit = <address range>, deny = <address range>
  *               (Asterisk's per-user ACL: a login from an address the rules refuse is a failed
  *               login; the named lists' rules come first, then the section's own, in order)
+ *   [name]      type = outbound_websocket (outbound-websocket-config.ts)
  *
  * Defaults (also when the file is missing): enabled = yes, no channel variables, no extra origins,
- * websocket_write_timeout = 100 ms, dialect = switchboard, and no users (so no client can authenticate until one is added).
+ * websocket_write_timeout = 100 ms, resume_window = 60 s, resume_max_events = 10000,
+ * dialect = switchboard, and no users (so no client can authenticate until one is added).
  */
 import { ConfigError } from '../errors.js';
 import type { Logger } from '../util/logger.js';
@@ -22,11 +25,22 @@ import type { AuthFailureLimits } from '../security/auth-failure-limiter.js';
 import { aclRuleHandlers, type NamedAcls, namedAclRules } from './acl-config.js';
 import { authLimitHandlers } from './auth-limit-options.js';
 import { applyOptions, warnUnsupportedSection } from './option-table.js';
+import { readOutboundWebsocket } from './outbound-websocket-config.js';
 import type { ApiDialect, AriConfig, AriUser } from './types.js';
 import { invalid, parseBool, parseInteger, splitList } from './values.js';
 
 export function defaultAriConfig(): AriConfig {
-  return { enabled: true, channelVars: [], allowedOrigins: [], users: [], websocketWriteTimeoutMs: 100, dialect: 'switchboard' };
+  return {
+    enabled: true,
+    channelVars: [],
+    allowedOrigins: [],
+    users: [],
+    websocketWriteTimeoutMs: 100,
+    resumeWindowSeconds: 60,
+    resumeMaxEvents: 10_000,
+    outboundWebsockets: [],
+    dialect: 'switchboard',
+  };
 }
 
 export function readAriConfig(doc: IniDocument | undefined, log: Logger, acls: NamedAcls = new Map()): AriConfig {
@@ -41,6 +55,12 @@ export function readAriConfig(doc: IniDocument | undefined, log: Logger, acls: N
       readGeneral(section, config, log);
     } else if (!type) {
       warnUnsupportedSection(log, section);
+    } else if (type.value.toLowerCase() === 'outbound_websocket') {
+      const connection = readOutboundWebsocket(section, log);
+      if (config.outboundWebsockets.some((c) => c.name === connection.name)) {
+        throw new ConfigError(section.file, section.line, `outbound_websocket '${connection.name}' is defined twice`);
+      }
+      config.outboundWebsockets.push(connection);
     } else if (type.value.toLowerCase() === 'user') {
       const user = readUser(section, log, acls, ownDialect);
       if (config.users.some((u) => u.name === user.name)) {
@@ -48,7 +68,7 @@ export function readAriConfig(doc: IniDocument | undefined, log: Logger, acls: N
       }
       config.users.push(user);
     } else {
-      throw invalid(type, 'unknown type; ari.conf sections are [general] or type = user');
+      throw invalid(type, 'unknown type; ari.conf sections are [general], type = user or type = outbound_websocket');
     }
   }
   for (const user of config.users) user.dialect = ownDialect.get(user) ?? config.dialect;
@@ -72,6 +92,12 @@ function readGeneral(section: IniSection, config: AriConfig, log: Logger): void 
       },
       websocket_write_timeout: (o) => {
         config.websocketWriteTimeoutMs = parseInteger(o, 1, 3_600_000);
+      },
+      resume_window: (o) => {
+        config.resumeWindowSeconds = parseInteger(o, 0, 86_400);
+      },
+      resume_max_events: (o) => {
+        config.resumeMaxEvents = parseInteger(o, 1, 1_000_000);
       },
       ...authLimitHandlers(loginLimits),
       dialect: (o) => {

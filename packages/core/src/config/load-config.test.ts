@@ -58,6 +58,9 @@ describe('loadConfig', () => {
       users: [],
       websocketWriteTimeoutMs: 100,
       dialect: 'switchboard',
+      resumeWindowSeconds: 60,
+      resumeMaxEvents: 10_000,
+      outboundWebsockets: [],
     });
     assert.deepEqual(config.sip, { transports: [], endpoints: [], identifies: [], aors: [], auths: [] });
     assert.deepEqual(config.dialplan, { contexts: [], globals: {} });
@@ -70,7 +73,7 @@ describe('loadConfig', () => {
         '[directories]\nsounds = ../s1, /abs/s2\nrecordings = rec\n',
       'http.conf': '[general]\nenabled = no\nbindaddr = 0.0.0.0\nbindport = 8089\nprefix = /switchboard/\n',
       'ari.conf':
-        '[general]\nenabled = yes\nchannelvars = FOO, BAR\nallowed_origins = http://a.example\nwebsocket_write_timeout = 250\n' +
+        '[general]\nenabled = yes\nchannelvars = FOO, BAR\nallowed_origins = http://a.example\nwebsocket_write_timeout = 250\nresume_window = 5\nresume_max_events = 20\n' +
         '[alice]\ntype = user\npassword = secret\nread_only = on\n[bob]\ntype=user\npassword=$6$x\npassword_format=crypt\ndialect = switchboard\n' +
         '[general]\ndialect = Asterisk\n',
       'rtp.conf': '[general]\nrtpstart = 12000\nrtpend = 12100\n',
@@ -97,6 +100,9 @@ describe('loadConfig', () => {
       allowedOrigins: ['http://a.example'],
       websocketWriteTimeoutMs: 250,
       dialect: 'asterisk',
+      resumeWindowSeconds: 5,
+      resumeMaxEvents: 20,
+      outboundWebsockets: [],
       users: [
         // alice takes [general]'s dialect, even from a [general] written after her section.
         { name: 'alice', password: 'secret', passwordFormat: 'plain', readOnly: true, dialect: 'asterisk' },
@@ -276,6 +282,24 @@ describe('loadConfig', () => {
     assert.equal(sip.endpoints.find((e) => e.name === 'old')?.timers, 'always');
   });
 
+  it('reads media_encryption and media_encryption_optimistic of an endpoint', () => {
+    const dir = confDir({
+      'pjsip.conf': [
+        '[desk]',
+        'type = endpoint',
+        'media_encryption = SDES',
+        'media_encryption_optimistic = yes',
+        '[plain]',
+        'type = endpoint',
+      ].join('\n'),
+    });
+    const { sip } = loadConfig(dir);
+    const desk = sip.endpoints.find((e) => e.name === 'desk');
+    assert.equal(desk?.mediaEncryption, 'sdes');
+    assert.equal(desk?.mediaEncryptionOptimistic, true);
+    assert.equal(sip.endpoints.find((e) => e.name === 'plain')?.mediaEncryption, undefined);
+  });
+
   it('reads outbound registrations', () => {
     const dir = confDir({
       'pjsip.conf': [
@@ -343,6 +367,7 @@ describe('loadConfig', () => {
       ['pjsip.conf', '[x]\ncontext = a\n', 1, /no type/],
       ['pjsip.conf', '[i]\ntype = identify\nendpoint = i\nmatch = 10.0.0.0/33\n', 4, /prefix/],
       ['pjsip.conf', '[e]\ntype = endpoint\ndtmf_mode = morse\n', 3, /expected one of/],
+      ['pjsip.conf', '[e]\ntype = endpoint\nmedia_encryption = maybe\n', 3, /expected one of no, sdes, dtls/],
       ['pjsip.conf', '[e]\ntype = endpoint\ntimers = sometimes\n', 3, /expected one of/],
       ['pjsip.conf', '[e]\ntype = endpoint\ntimers_min_se = 30\n', 3, /90 to 86400/],
       ['pjsip.conf', '[e]\ntype = endpoint\ntimers_min_se = 600\ntimers_sess_expires = 300\n', 4, /below timers_min_se/],

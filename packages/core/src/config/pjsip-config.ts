@@ -77,6 +77,7 @@ const UNSUPPORTED_TYPES = new Set([
 const PROTOCOLS: readonly SipTransportProtocol[] = ['udp', 'tcp', 'tls', 'ws', 'wss'];
 const DTMF_MODES = ['rfc4733', 'info', 'inband', 'auto'] as const;
 const TIMER_MODES = ['no', 'yes', 'required', 'always'] as const;
+const MEDIA_ENCRYPTIONS = ['no', 'sdes', 'dtls'] as const;
 
 export function defaultSipConfig(): SipConfig {
   return { transports: [], endpoints: [], identifies: [], aors: [], auths: [] };
@@ -330,6 +331,21 @@ function readEndpoint(section: IniSection, refs: References, log: Logger): SipEn
         endpoint.subscribeContext = requireNonEmpty(o);
       },
       ...endpointIdentityHandlers(endpoint),
+      media_encryption: (o) => {
+        const mode = o.value.trim().toLowerCase();
+        const known = MEDIA_ENCRYPTIONS.find((m) => m === mode);
+        if (known === undefined) throw invalid(o, `expected one of ${MEDIA_ENCRYPTIONS.join(', ')}`);
+        if (known === 'dtls') {
+          log.warn(
+            { file: o.file, line: o.line },
+            'media_encryption = dtls is not supported yet: calls of this endpoint are refused (488)',
+          );
+        }
+        endpoint.mediaEncryption = known;
+      },
+      media_encryption_optimistic: (o) => {
+        endpoint.mediaEncryptionOptimistic = parseBool(o);
+      },
       outbound_auth: (o) => {
         const auths = splitList(o.value);
         if (auths.length > 1) {

@@ -78,6 +78,33 @@ export interface AriConfig {
   loginLimits?: Partial<AuthFailureLimits>;
   /** `[general] dialect`: the users' default. */
   dialect: ApiDialect;
+  /** Seconds an application's events stay available to a reconnecting client (`?resume=`); 0 turns resume off. */
+  resumeWindowSeconds: number;
+  /** Events kept per application for resume; older ones are dropped first. */
+  resumeMaxEvents: number;
+  /** Connections Switchboard opens to applications (`type = outbound_websocket`). */
+  outboundWebsockets: OutboundWebsocketConfig[];
+}
+
+/** ari.conf `type = outbound_websocket` (see outbound-websocket-config.ts for the options). */
+export interface OutboundWebsocketConfig {
+  name: string;
+  apps: string[];
+  uri: string;
+  protocols: string[];
+  connectionType: 'persistent' | 'per_call_config';
+  username?: string;
+  password?: string;
+  /** The ari.conf user REST-over-WebSocket requests on this connection run as ('' : none, every request 401). */
+  localAriUser: string;
+  subscribeAll: boolean;
+  connectionTimeoutMs: number;
+  reconnectIntervalMs: number;
+  reconnectAttempts: number;
+  tlsEnabled: boolean;
+  caListFile?: string;
+  verifyServerCert: boolean;
+  verifyServerHostname: boolean;
 }
 
 export type SipTransportProtocol = 'udp' | 'tcp' | 'tls' | 'ws' | 'wss';
@@ -163,6 +190,16 @@ export interface SipEndpointConfig {
   acl?: Array<{ action: 'deny' | 'permit'; range: string }>;
   /** `subscribe_context`: where the hints of this phone's busy-lamp subscriptions are looked up (default: `context`). */
   subscribeContext?: string;
+  /**
+   * `media_encryption`: `no` (plain RTP, the default), `sdes` (SRTP keyed by `a=crypto`, RFC 4568),
+   * `dtls` (DTLS-SRTP, RFC 5764). Absent means `no`.
+   */
+  mediaEncryption?: 'no' | 'sdes' | 'dtls';
+  /**
+   * `media_encryption_optimistic`: encrypt when the peer can, but offer RTP/AVP and accept plain
+   * RTP when it cannot, instead of refusing the call.
+   */
+  mediaEncryptionOptimistic?: boolean;
 }
 
 /** pjsip.conf `type=identify`: callers recognised by source address. */

@@ -3,7 +3,8 @@
  * (encapsulation `rtp`, transport `udp`), named `UnicastRTP/<host:port>-<8 hex>` like the
  * reference's, answered at once and placed in an application. The local address and port the
  * host must send to are the channel variables UNICASTRTP_LOCAL_ADDRESS/PORT, shown in its
- * `channelvars`. AudioSocket and WebSocket transports are refused as not implemented (501).
+ * `channelvars`. WebSocket and AudioSocket streams are in external-media-streams.ts; without a
+ * media stream gateway they are refused as not implemented (501).
  */
 import { randomBytes } from 'node:crypto';
 import { lookup } from 'node:dns/promises';
@@ -15,10 +16,12 @@ import type { ChannelVariableAccess, VariableSetting } from '../channels/variabl
 import type { ChannelTechnology } from '../drivers/channel-technology.js';
 import { invalidArgument, notImplemented } from '../errors.js';
 import type { AudioCodecName, CodecBinding, MediaEngine } from '../media/media-engine.js';
+import type { MediaStreamGateway } from '../media/media-stream-gateway.js';
 import { runInApplication } from '../pbx/application-session.js';
 import type { DialplanRunner } from '../pbx/dialplan-runner.js';
 import type { Logger } from '../util/logger.js';
 import { parseFormats } from './formats.js';
+import { type AcceptedMediaSocket, ExternalMediaStreams, planStreamChannel } from './external-media-streams.js';
 import { splitAppArgs } from './originate-service.js';
 
 export interface ExternalMediaRequest {
@@ -33,6 +36,8 @@ export interface ExternalMediaRequest {
   /** One format name (`ulaw`, `alaw`, `g722`, `opus`, `slin16`). */
   format: string | undefined;
   direction?: string;
+  /** AudioSocket: the stream's UUID. */
+  data?: string;
   variables?: readonly VariableSetting[];
 }
 
@@ -56,6 +61,10 @@ export interface ExternalMediaDeps {
   snapshotVariables(): readonly string[];
   defaultLanguage(): string;
   track(work: Promise<void>): void;
+  /** Runs WebSocket and AudioSocket streams; without it those transports answer 501. */
+  mediaStreams?: MediaStreamGateway;
+  /** A DTMF digit the far end sent outside the audio (AudioSocket 0x03). */
+  remoteDtmf?(channel: Channel, digit: string): void;
 }
 
 class ExternalMediaTechnology implements ChannelTechnology {
@@ -82,12 +91,22 @@ class ExternalMediaTechnology implements ChannelTechnology {
 
 export class ExternalMediaService {
   readonly #deps: ExternalMediaDeps;
+  readonly #streams: ExternalMediaStreams | undefined;
 
   constructor(deps: ExternalMediaDeps) {
     this.#deps = deps;
+    this.#streams =
+      deps.mediaStreams &&
+      new ExternalMediaStreams(deps.mediaStreams, deps.media, deps.log, (channel, digit) => deps.remoteDtmf?.(channel, digit));
+  }
+
+  /** An application connected to `<prefix>/media/<connectionId>` (WebSocket media, connection_type server). */
+  acceptMediaSocket(connectionId: string, socket: AcceptedMediaSocket) {
+    return this.#streams?.accept(connectionId, socket);
   }
 
   async create(request: ExternalMediaRequest): Promise<Channel> {
+    if ((request.encapsulation ?? 'rtp') !== 'rtp') return await this.#createStream(request);
     const { host, port, codec } = this.#validate(request);
     const app = request.app as string;
     const { channels, media } = this.#deps;
@@ -145,11 +164,76 @@ export class ExternalMediaService {
     if (connectionType === 'server' && transport !== 'websocket')
       throw invalidArgument('connection_type server requires websocket transport');
     if ((request.direction ?? 'both') !== 'both') throw invalidArgument('direction must be both');
-    if (encapsulation !== 'rtp') throw notImplemented(`External media over ${encapsulation}/${transport} is not implemented; use rtp/udp`);
+    if (encapsulation !== 'rtp' && !this.#streams) {
+      throw notImplemented(`External media over ${encapsulation}/${transport} is not available on this server; use rtp/udp`);
+    }
     const target = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(request.externalHost ?? '');
     const host = target?.[1] ?? target?.[2];
     const port = Number(target?.[3]);
     if (!host || !Number.isInteger(port) || port < 1 || port > 65535) throw invalidArgument('external_host must be host:port');
     return { host, port, codec: RTP_BINDINGS[codecName as AudioCodecName] };
+  }
+
+  async #createStream(request: ExternalMediaRequest): Promise<Channel> {
+    this.#validateCommon(request);
+    const streams = this.#streams as ExternalMediaStreams;
+    const plan = await planStreamChannel({
+      externalHost: request.externalHost,
+      encapsulation: request.encapsulation ?? 'rtp',
+      transport: request.transport ?? 'udp',
+      connectionType: request.connectionType ?? 'client',
+      format: request.format as string,
+      data: request.data,
+    });
+    const { channels } = this.#deps;
+    if (request.channelId !== undefined) channels.assertIdAvailable(request.channelId);
+    const { tech } = await streams.open(plan);
+    let channel: Channel;
+    try {
+      channel = channels.create({
+        id: request.channelId,
+        name: plan.channelName,
+        technology: plan.technology,
+        endpoint: plan.endpoint,
+        direction: 'outbound',
+        state: 'Up',
+        caller: { name: '', number: '' },
+        language: this.#deps.defaultLanguage(),
+        dialplan: { context: 'default', exten: 's', priority: 1 },
+        tech,
+        snapshotVariables: this.#deps.snapshotVariables(),
+      });
+    } catch (err) {
+      await tech.hangup(16);
+      throw err;
+    }
+    streams.bind(plan, channel);
+    try {
+      const settings = plan.variables.map((v) => ({ ...v, reportEvents: true }));
+      for (const setting of [...settings, ...(request.variables ?? [])]) await this.#deps.variables.set(channel, setting);
+    } catch (err) {
+      await channel.hangup();
+      throw err;
+    }
+    this.#deps.track(runInApplication(this.#deps, channel, request.app as string, splitAppArgs(request.appArgs)));
+    return channel;
+  }
+
+  /** What every transport checks first: the application, the format's presence, the combination. */
+  #validateCommon(request: ExternalMediaRequest): void {
+    if (!request.app) throw invalidArgument('app is required');
+    ApplicationRegistry.validateName(request.app);
+    if (!request.format) throw invalidArgument('format is required');
+    const encapsulation = request.encapsulation ?? 'rtp';
+    const transport = request.transport ?? 'udp';
+    const connectionType = request.connectionType ?? 'client';
+    if (encapsulation === 'audiosocket' && transport !== 'tcp') throw invalidArgument('audiosocket encapsulation requires tcp transport');
+    if (transport === 'websocket' && encapsulation !== 'none') throw invalidArgument('websocket transport requires encapsulation none');
+    if (encapsulation === 'none' && transport !== 'websocket') throw invalidArgument('encapsulation none requires websocket transport');
+    if (connectionType === 'server' && transport !== 'websocket')
+      throw invalidArgument('connection_type server requires websocket transport');
+    if ((request.direction ?? 'both') !== 'both') throw invalidArgument('direction must be both');
+    if (!this.#streams)
+      throw notImplemented(`External media over ${encapsulation}/${transport} is not available on this server; use rtp/udp`);
   }
 }

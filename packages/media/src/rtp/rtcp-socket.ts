@@ -26,26 +26,50 @@ export interface RtcpSocketHandlers {
   target(): { address: string; port: number } | null;
   /** A malformed datagram or socket problem, for the leg's counters and logs. */
   problem(what: string): void;
+  /** SRTCP (RFC 3711 §3.4): the received datagram as plain RTCP, or null when it does not authenticate. */
+  unprotect?(datagram: Buffer): Buffer | null;
+  /** SRTCP: the compound packet as it goes on the wire. */
+  protect?(datagram: Uint8Array): Uint8Array;
 }
 
 export class RtcpSocket {
   readonly #socket: dgram.Socket;
   readonly #handlers: RtcpSocketHandlers;
   readonly #intervalMs: number;
+  /** Multiplexed on the RTP socket (RFC 5761): the leg owns the socket and hands RTCP in. */
+  readonly #muxed: boolean;
   #timer: NodeJS.Timeout | null = null;
   #closed = false;
 
-  private constructor(socket: dgram.Socket, handlers: RtcpSocketHandlers, intervalMs: number) {
+  private constructor(socket: dgram.Socket, handlers: RtcpSocketHandlers, intervalMs: number, muxed = false) {
     this.#socket = socket;
     this.#handlers = handlers;
     this.#intervalMs = intervalMs;
-    socket.on('message', (datagram, rinfo) => {
-      const parsed = parseRtcp(datagram);
-      if (parsed.ok) handlers.received(parsed.packets, { address: rinfo.address, port: rinfo.port });
-      else handlers.problem(`malformed RTCP (${parsed.reason})`);
-    });
-    socket.on('error', (error) => handlers.problem(`RTCP socket: ${error.message}`));
+    this.#muxed = muxed;
+    if (!muxed) {
+      socket.on('message', (received, rinfo) => this.deliver(received, rinfo));
+      socket.on('error', (error) => handlers.problem(`RTCP socket: ${error.message}`));
+    }
     this.#schedule();
+  }
+
+  /** RFC 5761: RTCP on the RTP socket of `socket`, which stays the leg's (received RTCP comes in through `deliver`). */
+  static multiplexed(socket: dgram.Socket, handlers: RtcpSocketHandlers, intervalMs = 5000): RtcpSocket {
+    return new RtcpSocket(socket, handlers, intervalMs, true);
+  }
+
+  /** A received datagram: SRTCP is authenticated first, then the compound packet parsed. */
+  deliver(received: Buffer, from: { address: string; port: number }): void {
+    if (this.#closed) return;
+    const handlers = this.#handlers;
+    const datagram = handlers.unprotect === undefined ? received : handlers.unprotect(received);
+    if (datagram === null) {
+      handlers.problem('SRTCP packet refused');
+      return;
+    }
+    const parsed = parseRtcp(datagram);
+    if (parsed.ok) handlers.received(parsed.packets, { address: from.address, port: from.port });
+    else handlers.problem(`malformed RTCP (${parsed.reason})`);
   }
 
   /** Binds `address:port`; resolves null (after reporting the problem) when it cannot. */
@@ -79,7 +103,8 @@ export class RtcpSocket {
     const target = this.#handlers.target();
     const report = this.#handlers.report();
     if (target === null || report === null) return;
-    const datagram = extra === undefined ? report : Buffer.concat([report, extra]);
+    const compound = extra === undefined ? report : Buffer.concat([report, extra]);
+    const datagram = this.#handlers.protect === undefined ? compound : this.#handlers.protect(compound);
     this.#socket.send(datagram, target.port, target.address, (error) => {
       if (error) this.#handlers.problem(`RTCP send: ${error.message}`);
     });
@@ -97,7 +122,7 @@ export class RtcpSocket {
         this.#handlers.problem(`RTCP BYE: ${error instanceof Error ? error.message : String(error)}`);
       }
     }
-    // Close after the send has been queued (dgram sends asynchronously).
-    setImmediate(() => this.#socket.close());
+    // Close after the send has been queued (dgram sends asynchronously); a multiplexed socket is the leg's.
+    if (!this.#muxed) setImmediate(() => this.#socket.close());
   }
 }

@@ -16,11 +16,15 @@ import { MediaError } from '../errors.js';
 import type { LogLevel } from '../logger.js';
 import type { WorkerNotification } from '../protocol.js';
 import { RtpStatsTracker, type RtpStatisticsSnapshot } from '../rtp/rtcp-stats.js';
-import { RtcpSocket } from '../rtp/rtcp-socket.js';
+import { RtcpSocket, type RtcpSocketHandlers } from '../rtp/rtcp-socket.js';
 import { buildBye } from '../rtp/rtcp.js';
 import { RTP_HEADER_SIZE, type RtpPacketInfo, parseRtpPacket, writeRtpHeader } from '../rtp/rtp-header.js';
 import { hasPlainHeader, writeRelayedHeader } from '../rtp/rtp-header-in-place.js';
 import { literalAddressLookup } from '../rtp/literal-lookup.js';
+import { DtlsSrtpAssociation } from '../dtls/dtls-srtp.js';
+import { IceLiteAgent } from '../ice/ice-lite.js';
+import { looksLikeStun } from '../ice/stun.js';
+import { SrtpSession } from '../srtp/srtp-session.js';
 import {
   DtmfEndDetector,
   TELEPHONE_EVENT_SIZE,
@@ -28,7 +32,7 @@ import {
   parseTelephoneEvent,
   writeTelephoneEvent,
 } from '../rtp/telephone-event.js';
-import type { LegCounters, LegRemote } from '@switchboard/media-control';
+import type { LegCounters, LegDtls, LegIce, LegRemote, LegSrtp } from '@switchboard/media-control';
 import type { VideoStream } from './video-stream.js';
 
 /**
@@ -89,6 +93,8 @@ export class RtpLeg {
   #audio: LegAudio | null = null;
   /** RFC 3550 statistics of both directions, for RTCP reports and RTPstat. */
   #rtcp: RtcpSocket | null = null;
+  /** RTCP on the RTP socket (RFC 5761) once the remote asks for rtcp-mux; the port + 1 socket then stays quiet. */
+  #muxedRtcp: RtcpSocket | null = null;
   #rtcpLatched: Address | null = null;
   /** SDES CNAME (RFC 3550 §6.5.1), shared with the leg's video so that the phone can pair the two. */
   readonly cname = `switchboard-${this.#ssrc.toString(16)}`;
@@ -138,6 +144,19 @@ export class RtpLeg {
   };
   /** The leg's video socket pair, when it was created with one (one video stream per leg). */
   video: VideoStream | null = null;
+  /** SRTP of the audio stream and its RTCP (RFC 3711) when the remote carries keys; null for plain RTP. */
+  #srtp: SrtpSession | null = null;
+  #srtpKeys: LegSrtp | null = null;
+  #srtpFailureLogged = false;
+  /** ICE-lite (RFC 8445) when the remote carries our credentials: checks answered, media to the nominated address. */
+  #ice: IceLiteAgent | null = null;
+  #iceCredentials: LegIce | null = null;
+  /** DTLS-SRTP (RFC 5764): the handshake on this socket; SRTP keys come from it. */
+  #dtls: DtlsSrtpAssociation | null = null;
+  #dtlsParams: LegDtls | null = null;
+  #dtlsKeys: LegSrtp | null = null;
+  /** Where DTLS records come from (the server side answers there before media is flowing). */
+  #dtlsPeer: Address | null = null;
 
   private constructor(id: string, socket: dgram.Socket, host: LegHost) {
     this.id = id;
@@ -153,19 +172,36 @@ export class RtpLeg {
 
   /** RFC 3550 §11: RTCP on the next port; without it the leg still carries RTP. */
   #openRtcp(address: string, port: number): void {
-    void RtcpSocket.open(address, port, {
+    void RtcpSocket.open(address, port, this.#rtcpHandlers(false)).then((rtcp) => {
+      if (rtcp !== null && this.#closed) rtcp.close();
+      else this.#rtcp = rtcp;
+    });
+  }
+
+  #rtcpHandlers(muxed: boolean): RtcpSocketHandlers {
+    return {
+      unprotect: (datagram) => {
+        if (this.#srtp === null) return datagram;
+        const result = this.#srtp.unprotectRtcp(datagram);
+        return result.ok ? result.packet : null;
+      },
+      protect: (datagram) => (this.#srtp === null ? datagram : this.#srtp.protectRtcp(datagram)),
       received: (packets, from) => {
         // RFC 4961 symmetric RTCP: report back to where the peer's RTCP comes from.
         this.#rtcpLatched = from;
         this.#stats.onRtcp(packets, Date.now());
       },
-      report: () => (this.#remoteSsrc === 0 && this.#counters.packetsSent === 0 ? null : this.#stats.buildReport(Date.now())),
-      target: () => this.#rtcpLatched ?? (this.#remote === null ? null : { address: this.#remote.address, port: this.#remote.port + 1 }),
+      report: () => {
+        // One reporter per leg; and no RTCP before DTLS has keyed SRTCP.
+        if (muxed !== (this.#muxedRtcp !== null) || (this.#dtls !== null && this.#srtp === null)) return null;
+        return this.#remoteSsrc === 0 && this.#counters.packetsSent === 0 ? null : this.#stats.buildReport(Date.now());
+      },
+      target: () => {
+        if (muxed) return this.#ice === null ? (this.#latched ?? this.#remote) : this.#ice.consentValid() ? this.#ice.selected : null;
+        return this.#rtcpLatched ?? (this.#remote === null ? null : { address: this.#remote.address, port: this.#remote.port + 1 });
+      },
       problem: (what) => this.#host.log('debug', { legId: this.id }, what),
-    }).then((rtcp) => {
-      if (rtcp !== null && this.#closed) rtcp.close();
-      else this.#rtcp = rtcp;
-    });
+    };
   }
 
   /** Binds a socket for a new leg. Rejects with `port_in_use` when the port is taken. */
@@ -212,7 +248,89 @@ export class RtpLeg {
     // Without RFC 4733 the peer can only send digits as tones: listen for them in the audio.
     this.#audio.setInbandDtmf(remote.telephoneEventPayloadType === undefined);
     this.#remote = remote;
+    this.#setIce(remote.ice ?? null);
+    this.#setDtls(remote.dtls ?? null);
+    this.#setSrtp(remote.srtp ?? this.#dtlsKeys);
+    if (remote.rtcpMux === true && this.#muxedRtcp === null)
+      this.#muxedRtcp = RtcpSocket.multiplexed(this.#socket, this.#rtcpHandlers(true));
     this.video?.setRemote(remote.video ?? null);
+  }
+
+  /**
+   * New keys start a new SRTP session (RFC 4568 §7.1.4: a changed key restarts the crypto context);
+   * the same keys in a re-INVITE keep the session, its rollover counters and replay windows.
+   */
+  #setSrtp(keys: LegSrtp | null): void {
+    const previous = this.#srtpKeys;
+    const same =
+      keys !== null &&
+      previous !== null &&
+      previous.suite === keys.suite &&
+      previous.localMasterKey === keys.localMasterKey &&
+      previous.remoteMasterKey === keys.remoteMasterKey;
+    if (same) return;
+    this.#srtpKeys = keys;
+    this.#srtp =
+      keys === null
+        ? null
+        : new SrtpSession({
+            suite: keys.suite,
+            localMasterKey: Buffer.from(keys.localMasterKey, 'base64'),
+            remoteMasterKey: Buffer.from(keys.remoteMasterKey, 'base64'),
+          });
+  }
+
+  /** Same parameters keep the association (and its keys); new ones start a new handshake. */
+  #setDtls(params: LegDtls | null): void {
+    const previous = this.#dtlsParams;
+    const same =
+      params !== null &&
+      previous !== null &&
+      previous.role === params.role &&
+      previous.remoteFingerprint === params.remoteFingerprint &&
+      previous.certificate === params.certificate;
+    if (same) return;
+    this.#dtls?.close();
+    this.#dtls = null;
+    this.#dtlsKeys = null;
+    this.#dtlsParams = params;
+    if (params === null) return;
+    const association = new DtlsSrtpAssociation({
+      role: params.role,
+      certificate: { certPem: params.certificate, keyPem: params.privateKey },
+      remoteFingerprint: params.remoteFingerprint,
+      path: {
+        send: (datagram) => {
+          const target = this.#ice?.selected ?? this.#dtlsPeer ?? this.#latched ?? this.#remote;
+          if (target !== null && !this.#closed) this.#socket.send(datagram, target.port, target.address);
+        },
+      },
+    });
+    this.#dtls = association;
+    void association.establish().then((outcome) => {
+      if (this.#dtls !== association || this.#closed) return;
+      if (!outcome.ok) {
+        this.#host.log('warn', { legId: this.id, problem: outcome.reason }, 'DTLS-SRTP failed');
+        this.#host.notify({ type: 'legFailed', legId: this.id, error: `DTLS-SRTP: ${outcome.reason}` });
+        return;
+      }
+      this.#dtlsKeys = outcome.srtp;
+      this.#setSrtp(outcome.srtp);
+    });
+  }
+
+  /** The same credentials keep the agent (and its nominated pair); new ones start over (an ICE restart). */
+  #setIce(credentials: LegIce | null): void {
+    const previous = this.#iceCredentials;
+    if (credentials !== null && previous !== null && previous.ufrag === credentials.ufrag && previous.password === credentials.password)
+      return;
+    this.#iceCredentials = credentials;
+    this.#ice = credentials === null ? null : new IceLiteAgent(credentials, () => this.#host.now());
+  }
+
+  /** Whether the leg's audio is SRTP (for statistics and tests). */
+  get secure(): boolean {
+    return this.#srtp !== null;
   }
 
   /** In-band DTMF detection runs on decoded audio: the media tick must read this leg's frames. */
@@ -377,9 +495,14 @@ export class RtpLeg {
     if (this.#closed) return;
     this.#closed = true;
     this.packetTap = null;
-    this.#socket.close();
+    // RFC 3550 §6.6: a BYE tells the peer this source is leaving (on the RTP socket itself with rtcp-mux).
+    const muxed = this.#muxedRtcp !== null;
+    this.#muxedRtcp?.close(buildBye([this.#ssrc]));
+    this.#dtls?.close();
+    // A multiplexed BYE is queued on this socket: close it once the send has gone out.
+    if (muxed) setImmediate(() => this.#socket.close());
+    else this.#socket.close();
     this.video?.close();
-    // RFC 3550 §6.6: a BYE tells the peer this source is leaving.
     this.#rtcp?.close(buildBye([this.#ssrc]));
     this.#rtcp = null;
   }
@@ -426,19 +549,42 @@ export class RtpLeg {
     this.#transmit(packet);
   }
 
-  #transmit(packet: Buffer): void {
+  #transmit(plain: Buffer): void {
     const remote = this.#remote;
     if (remote === null) return;
-    const target = this.#latched ?? remote;
+    // With ICE, media goes only to the nominated address and only while consent is fresh (RFC 7675 §5.1).
+    const ice = this.#ice;
+    const target = ice === null ? (this.#latched ?? remote) : ice.consentValid() ? ice.selected : null;
+    if (target === null) return;
+    // DTLS-SRTP: never plain media while the handshake has not keyed SRTP yet.
+    if (this.#dtls !== null && this.#srtp === null) return;
+    // Encrypted here, on the way out, so relayed, played, mixed and DTMF packets are all covered.
+    const packet = this.#srtp === null ? plain : this.#srtp.protectRtp(plain);
     this.#socket.send(packet, target.port, target.address, this.#afterSend);
     this.#counters.packetsSent += 1;
     this.#counters.bytesSent += packet.length;
     // Our packets carry no CSRC or extension: the payload follows the 12-byte header.
-    this.#stats.onSend(packet.length - RTP_HEADER_SIZE, packet.readUInt32BE(4), Date.now());
+    this.#stats.onSend(plain.length - RTP_HEADER_SIZE, plain.readUInt32BE(4), Date.now());
   }
 
   #receive(datagram: Buffer, from: dgram.RemoteInfo): void {
     try {
+      // RFC 7983: STUN (first byte 0–3) shares the socket with RTP once ICE is on.
+      if (this.#ice !== null && looksLikeStun(datagram)) {
+        this.#answerCheck(this.#ice, datagram, from);
+        return;
+      }
+      // RFC 7983 §7: DTLS records start with 20–63.
+      if (this.#dtls !== null && datagram.length > 0 && datagram[0] >= 20 && datagram[0] <= 63) {
+        this.#dtlsPeer = { address: from.address, port: from.port };
+        this.#dtls.receive(datagram);
+        return;
+      }
+      // RFC 5761 §4: with rtcp-mux, RTCP packet types 200–204 (second byte 192–223) share the port.
+      if (this.#muxedRtcp !== null && datagram.length >= 8 && datagram[1] >= 192 && datagram[1] <= 223) {
+        this.#muxedRtcp.deliver(datagram, from);
+        return;
+      }
       this.#accept(datagram, from);
     } catch (error) {
       // A parsing bug must cost one packet, not the worker and every call on it.
@@ -447,8 +593,15 @@ export class RtpLeg {
     }
   }
 
-  #accept(datagram: Buffer, from: dgram.RemoteInfo): void {
+  #accept(received: Buffer, from: dgram.RemoteInfo): void {
     const remote = this.#remote;
+    // DTLS-SRTP before its keys exist: whatever arrives cannot be authenticated, so it is dropped.
+    const unkeyed = this.#dtls !== null && this.#srtp === null;
+    const datagram = unkeyed ? null : this.#srtp === null || remote === null ? received : this.#unprotect(received);
+    if (datagram === null) {
+      this.#counters.packetsDropped += 1;
+      return;
+    }
     const parsed = parseRtpPacket(datagram);
     // Before the remote is known there is no payload type to accept.
     if (this.#closed || remote === null || !parsed.ok) {
@@ -496,6 +649,24 @@ export class RtpLeg {
       const digit = this.#dtmf.push(packet.ssrc, packet.timestamp, event, remote.codec.clockRate);
       if (digit !== null) this.#host.notify({ type: 'dtmfReceived', legId: this.id, digit: digit.digit, durationMs: digit.durationMs });
     }
+  }
+
+  #answerCheck(ice: IceLiteAgent, datagram: Buffer, from: dgram.RemoteInfo): void {
+    const outcome = ice.handle(datagram, { address: from.address, port: from.port });
+    if (outcome.kind === 'ignored' || this.#closed) return;
+    this.#socket.send(outcome.response, from.port, from.address);
+  }
+
+  /** RFC 3711 §3.3: authenticate (and replay-check) before anything reads the packet. */
+  #unprotect(datagram: Buffer): Buffer | null {
+    const result = this.#srtp?.unprotectRtp(datagram);
+    if (result === undefined) return datagram;
+    if (result.ok) return result.packet;
+    if (!this.#srtpFailureLogged) {
+      this.#srtpFailureLogged = true; // once per leg: plain RTP from a peer that should encrypt would flood the log
+      this.#host.log('info', { legId: this.id, reason: result.reason }, 'SRTP packet refused');
+    }
+    return null;
   }
 
   #socketFailed(error: Error): void {

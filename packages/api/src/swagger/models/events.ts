@@ -6,6 +6,7 @@
  */
 import type { ApplicationEvent, ContactInfoSnapshot, PeerSnapshot } from '@switchboard/core';
 import { type ModelDecl, type ModelFor, type PropertyDecl, listOfAll } from '../types.js';
+import { CONNECTION_EVENT_MODELS, CONNECTION_MODELS } from './connection-events.js';
 
 export type WireEventType = ApplicationEvent['type'];
 
@@ -391,10 +392,15 @@ export const PeerModel = {
 export const EventModel: ModelDecl = {
   id: 'Event',
   description: 'Base type for asynchronous events.',
-  subTypes: Object.keys(EVENT_MODELS),
+  subTypes: [...Object.keys(EVENT_MODELS), ...CONNECTION_EVENT_MODELS.map((model) => model.id)],
   properties: {
     application: { type: 'string', description: 'Name of the application receiving the event.', required: true },
     timestamp: { type: 'Date', description: 'Time at which this event was created.', required: true },
+    sequence: {
+      type: 'long',
+      description: "Position of the event in the application's stream (1, 2, 3…); what ?resume= takes",
+      required: false,
+    },
   },
 };
 
@@ -454,4 +460,5 @@ export const EVENTS_RESOURCE_MODELS: readonly ModelDecl[] = [
   ReferToModel,
   ReferredByModel,
   ...Object.values(EVENT_MODELS),
+  ...CONNECTION_MODELS,
 ];

@@ -20,6 +20,7 @@ import type {
   LegRemote,
   Logger,
   MediaEngine,
+  SipEndpointConfig,
   SipTransportConfig,
   TransferProgressState,
   VideoCodecName,
@@ -42,6 +43,7 @@ import {
   offerFormats,
   type RemoteMedia,
 } from '../sdp/sdp.js';
+import { legSrtpOf, mediaSecurityOf, type SdesContext } from '../sdp/sdes.js';
 import { legVideo, localVideo, wantsVideo } from '../sdp/sdp-video.js';
 import { answerInfo } from './dtmf-info.js';
 import { CAUSE_NORMAL_CLEARING, CAUSE_RECOVERY_ON_TIMER_EXPIRY, causeFromReasonHeader, reasonHeaderForCause } from './hangup-causes.js';
@@ -221,6 +223,19 @@ export class SipCallCore {
     }
   }
 
+  /**
+   * What the offers and answers of the call are negotiated with: the endpoint's `media_encryption`
+   * and our SDES keys (sdes.ts), handed to negotiateOffer and negotiateAnswer.
+   */
+  get sdes(): SdesContext {
+    return this.#sdp;
+  }
+
+  /** The endpoint's `media_encryption` policy applies from now on (set once the endpoint is known). */
+  useEncryptionOf(endpoint: SipEndpointConfig): void {
+    this.#sdp.security = mediaSecurityOf(endpoint);
+  }
+
   /** Our first offer: every codec the endpoint allows (RFC 3264 §5). */
   initialOffer(codecs: readonly AudioCodecName[]): Buffer {
     return Buffer.from(this.#sdp.offer(this.#localAudio(offerFormats(codecs), 'sendrecv')));
@@ -242,7 +257,7 @@ export class SipCallCore {
   negotiateNewOffer(offer: string, codecs: readonly AudioCodecName[]): OfferOutcome {
     const current = this.remote;
     const preferences = current === undefined ? codecs : [current.codec.name, ...codecs.filter((c) => c !== current.codec.name)];
-    return negotiateOffer(offer, preferences, this.#options.videoCodecs());
+    return negotiateOffer(offer, preferences, this.#options.videoCodecs(), this.#sdp);
   }
 
   #localAudio(formats: Pick<LocalAudio, 'codecs' | 'telephoneEvents'>, direction: MediaDirection): LocalAudio {
@@ -263,6 +278,7 @@ export class SipCallCore {
       ...(remote.telephoneEventPayloadType !== undefined ? { telephoneEventPayloadType: remote.telephoneEventPayloadType } : {}),
       direction: remote.direction,
       ...legVideo(remote.video, this.#videoPort),
+      ...legSrtpOf(remote),
     };
   }
 
@@ -380,7 +396,7 @@ export class SipCallCore {
     if (result.kind !== 'answered' || !this.#options.owner.isLive()) return result;
     const answer = result.response;
     if (answer.body.length === 0 || answer.contentType !== SDP) return result;
-    const outcome = negotiateAnswer(answer.bodyText, codecs);
+    const outcome = negotiateAnswer(answer.bodyText, codecs, [], this.#sdp);
     if (outcome.ok) await this.applyRemote(outcome.remote);
     else this.log.info({ problem: outcome.reason }, 'answer to our re-INVITE unusable; session kept');
     return result;

@@ -183,6 +183,7 @@ export class InboundCall implements ChannelTechnology, TransferSource {
     }
     const endpoint = auth.endpoint;
     this.#endpoint = endpoint;
+    this.#core.useEncryptionOf(endpoint);
     if (endpoint.forceRport) {
       // force_rport: answer to the packet's source port even if the caller did not ask (RFC 3581).
       const updated = applyReceived(request.topVia, source, true);
@@ -215,7 +216,7 @@ export class InboundCall implements ChannelTechnology, TransferSource {
         this.#refuse(415, { headers: [['Accept', SDP]] });
         return;
       }
-      const outcome = negotiateOffer(request.bodyText, endpoint.codecs, endpoint.videoCodecs);
+      const outcome = negotiateOffer(request.bodyText, endpoint.codecs, endpoint.videoCodecs, this.#core.sdes);
       if (!outcome.ok) {
         this.#log.info({ endpoint: endpoint.name, problem: outcome.reason }, 'offer refused');
         // RFC 3261 §20.43: 305 "Incompatible media format".
@@ -562,7 +563,7 @@ export class InboundCall implements ChannelTechnology, TransferSource {
     if (endpoint === undefined || this.#core.legId === undefined || this.#pendingByeCause !== undefined) return;
     const outcome =
       ack.body.length > 0 && ack.contentType === SDP
-        ? negotiateAnswer(ack.bodyText, endpoint.codecs, endpoint.videoCodecs)
+        ? negotiateAnswer(ack.bodyText, endpoint.codecs, endpoint.videoCodecs, this.#core.sdes)
         : ({ ok: false, reason: `${what} carries no SDP answer` } as const);
     if (!outcome.ok) {
       this.#log.info({ problem: outcome.reason }, 'answer unusable; ending the call');

@@ -132,6 +132,7 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
       videoCodecs: () => env.endpoint.videoCodecs,
       findDialog: env.findDialog,
     });
+    this.#core.useEncryptionOf(env.endpoint);
     this.#timers = new OutboundSessionTimer(env.endpoint, this.#core.sessionTimer);
   }
 
@@ -336,7 +337,7 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
   /** 180 → ringing; 183 (or 180) with SDP → early media from the first branch that sends it. */
   async #provisional(response: SipResponse): Promise<void> {
     if (response.body.length > 0 && response.contentType === SDP && !this.#earlyMedia) {
-      const outcome = negotiateAnswer(response.bodyText, this.#env.codecs, this.#env.endpoint.videoCodecs);
+      const outcome = negotiateAnswer(response.bodyText, this.#env.codecs, this.#env.endpoint.videoCodecs, this.#core.sdes);
       if (outcome.ok) {
         this.#earlyMedia = true;
         await this.#core.applyRemote(outcome.remote);
@@ -385,7 +386,7 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
   async #applyAnswer(response: SipResponse): Promise<void> {
     const outcome =
       response.body.length > 0 && response.contentType === SDP
-        ? negotiateAnswer(response.bodyText, this.#env.codecs, this.#env.endpoint.videoCodecs)
+        ? negotiateAnswer(response.bodyText, this.#env.codecs, this.#env.endpoint.videoCodecs, this.#core.sdes)
         : ({ ok: false, reason: '2xx carries no SDP answer' } as const);
     if (!outcome.ok) {
       // RFC 3261 §13.2.1: we offered, so the 2xx must answer; without media the call cannot go on.

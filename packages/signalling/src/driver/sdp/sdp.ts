@@ -3,9 +3,11 @@
  * stream (RFC 3264, SDP syntax RFC 4566 via sdp-transform; video rules in sdp-video.ts).
  * Pure functions: an offer and the endpoint's codec preferences in, the media to set on the leg
  * and the SDP to send out. RFC 4733 telephone-event is accepted with the payload type offered.
+ * SRTP keys (RFC 4568 `a=crypto`) are agreed here too when the endpoint asks for SDES (sdes.ts).
  */
-import type { AudioCodecName, CodecBinding, VideoCodecName } from '@switchboard/core';
+import type { AudioCodecName, CodecBinding, LegSrtp, SrtpSuiteName, VideoCodecName } from '@switchboard/core';
 import { type MediaDescription, parse, type SessionDescription, write } from 'sdp-transform';
+import { type MediaSecurity, PLAIN_MEDIA, type SdesContext, SdesKeys, SECURE_PROFILES, usableCrypto } from './sdes.js';
 import { type AcceptedVideo, chooseVideo, videoAnswerMedia, videoFromAnswer, videoOfferMedia } from './sdp-video.js';
 
 export type MediaDirection = 'sendrecv' | 'sendonly' | 'recvonly' | 'inactive';
@@ -20,6 +22,8 @@ export interface RemoteMedia {
   direction: MediaDirection;
   /** The accepted video stream, when the endpoint allows video and the SDP carried a common codec. */
   video?: AcceptedVideo;
+  /** The audio stream's SRTP keys, when SDES was agreed. */
+  srtp?: LegSrtp;
 }
 
 /** One m-line of the offer, as the answer must mirror it (RFC 3264 §6: same number and order). */
@@ -31,6 +35,8 @@ export interface OfferedStream {
   accepted: boolean;
   /** Set when this is the video stream we accept. */
   video?: AcceptedVideo;
+  /** The offered `a=crypto` line we accepted (its tag and suite), answered with our key. */
+  crypto?: { tag: number; suite: SrtpSuiteName };
 }
 
 export type OfferOutcome = { ok: true; remote: RemoteMedia; streams: OfferedStream[] } | { ok: false; status: 488 | 400; reason: string };
@@ -69,7 +75,7 @@ const STATIC_PAYLOAD_TYPES = new Map<number, AudioCodecName>(
 
 /** First payload type we offer for telephone-event; one more per further clock rate. */
 export const DEFAULT_TELEPHONE_EVENT_PT = 101;
-/** Plain RTP profiles only: SRTP (SAVP) needs keys we cannot negotiate in this slice. */
+/** Plain RTP profiles; the SRTP ones (SAVP, SAVPF) only for audio of an endpoint with `media_encryption = sdes`. */
 const ACCEPTED_PROTOCOLS = new Set(['RTP/AVP', 'RTP/AVPF']);
 
 interface Format {
@@ -163,7 +169,9 @@ export function negotiateOffer(
   offerText: string,
   preferences: readonly AudioCodecName[],
   videoPreferences: readonly VideoCodecName[] = [],
+  sdes?: SdesContext,
 ): OfferOutcome {
+  const security = sdes?.security ?? PLAIN_MEDIA;
   const offer = parseSdp(offerText);
   if (offer === undefined) return { ok: false, status: 400, reason: 'SDP offer cannot be parsed' };
   let remote: RemoteMedia | undefined;
@@ -176,14 +184,17 @@ export function negotiateOffer(
       payloads: String(media.payloads ?? ''),
       accepted: false,
     };
-    if (media.type === 'video' && video === undefined && media.port !== 0 && videoPreferences.length > 0) {
+    // Video is carried as plain RTP only: an endpoint that encrypts its media takes none.
+    const videoAllowed = videoPreferences.length > 0 && security.encryption === 'no';
+    if (media.type === 'video' && video === undefined && media.port !== 0 && videoAllowed) {
       video = acceptVideo(offer, media, videoPreferences);
       if (video !== undefined) stream.video = video;
       return stream;
     }
     if (remote !== undefined || media.type !== 'audio' || media.port === 0) return stream;
-    if (!ACCEPTED_PROTOCOLS.has(media.protocol.toUpperCase())) {
-      failure = `unsupported media protocol ${media.protocol}`;
+    const keying = offeredKeying(media, security);
+    if (!keying.ok) {
+      failure = keying.reason;
       return stream;
     }
     const address = connectionAddress(offer, media);
@@ -204,6 +215,10 @@ export function negotiateOffer(
       };
       const te = telephoneEventPt(formats, clockRate);
       if (te !== undefined) remote.telephoneEventPayloadType = te;
+      if (keying.crypto !== undefined && sdes !== undefined) {
+        remote.srtp = sdes.keys.legSrtp(keying.crypto.suite, keying.crypto.key);
+        stream.crypto = { tag: keying.crypto.tag, suite: keying.crypto.suite };
+      }
       stream.accepted = true;
       return stream;
     }
@@ -213,6 +228,30 @@ export function negotiateOffer(
   if (remote === undefined) return { ok: false, status: 488, reason: failure };
   if (video !== undefined) remote.video = video;
   return { ok: true, remote, streams };
+}
+
+type OfferedKeying = { ok: true; crypto?: { tag: number; suite: SrtpSuiteName; key: string } } | { ok: false; reason: string };
+
+/**
+ * Whether an offered audio stream fits the endpoint's `media_encryption` (RFC 4568 §7.1.2): an
+ * SRTP profile needs SDES and a usable `a=crypto` line; plain RTP is refused by a mandatory `sdes`
+ * endpoint and keyed anyway when the offer carries `a=crypto` to an optimistic one.
+ */
+function offeredKeying(media: MediaDescription, security: MediaSecurity): OfferedKeying {
+  // Never a silent downgrade: an endpoint that asks for DTLS-SRTP gets no plain media instead.
+  if (security.encryption === 'dtls') return { ok: false, reason: 'DTLS-SRTP (media_encryption = dtls) is not implemented' };
+  const protocol = media.protocol.toUpperCase();
+  const sdes = security.encryption === 'sdes';
+  if (SECURE_PROFILES.has(protocol)) {
+    if (!sdes) return { ok: false, reason: `unsupported media protocol ${media.protocol} (media_encryption is not sdes)` };
+    const crypto = usableCrypto(media)[0];
+    return crypto === undefined ? { ok: false, reason: 'no usable a=crypto line' } : { ok: true, crypto };
+  }
+  if (!ACCEPTED_PROTOCOLS.has(protocol)) return { ok: false, reason: `unsupported media protocol ${media.protocol}` };
+  if (!sdes) return { ok: true };
+  const crypto = usableCrypto(media)[0];
+  if (crypto !== undefined) return { ok: true, crypto };
+  return security.optimistic ? { ok: true } : { ok: false, reason: 'the endpoint requires SRTP (media_encryption = sdes)' };
 }
 
 /** One offered (or answered) m=video, when its profile, address and a codec are usable. */
@@ -232,6 +271,7 @@ export function negotiateAnswer(
   answerText: string,
   offered: readonly AudioCodecName[],
   videoOffered: readonly VideoCodecName[] = [],
+  sdes?: SdesContext,
 ): AnswerOutcome {
   const answer = parseSdp(answerText);
   if (answer === undefined) return { ok: false, reason: 'SDP answer cannot be parsed' };
@@ -258,6 +298,15 @@ export function negotiateAnswer(
   };
   const te = telephoneEventPt(formats, clockRate);
   if (te !== undefined) remote.telephoneEventPayloadType = te;
+  if (sdes?.security.encryption === 'dtls') return { ok: false, reason: 'DTLS-SRTP (media_encryption = dtls) is not implemented' };
+  if (sdes !== undefined && sdes.security.encryption === 'sdes') {
+    // RFC 4568 §7.1.3: the answer names one of our tags with that tag's suite, and its own key.
+    const answered = usableCrypto(media).find((c) => sdes.keys.offeredSuite(c.tag) === c.suite);
+    if (answered !== undefined) remote.srtp = sdes.keys.legSrtp(answered.suite, answered.key);
+    else if (!sdes.security.optimistic || SECURE_PROFILES.has(media.protocol.toUpperCase())) {
+      return { ok: false, reason: 'answer carries no a=crypto line for a suite we offered' };
+    }
+  }
   const videoMedia = videoOffered.length === 0 ? undefined : answer.media.find((m) => m.type === 'video' && m.port !== 0);
   if (videoMedia !== undefined && ACCEPTED_PROTOCOLS.has(videoMedia.protocol.toUpperCase())) {
     const videoAddress = connectionAddress(answer, videoMedia);
@@ -307,8 +356,12 @@ export interface LocalCodec {
  * Our side of the session: the o= line keeps its session id and increments its version only
  * when the description changes (RFC 3264 §8, RFC 4566 §5.2).
  */
-export class LocalSdpSession {
+export class LocalSdpSession implements SdesContext {
   readonly sessionId: string;
+  /** The endpoint's `media_encryption` policy, set once the call knows its endpoint. */
+  security: MediaSecurity = PLAIN_MEDIA;
+  /** Our SDES master keys for this call (repeated in every offer and answer). */
+  readonly keys = new SdesKeys();
   #version: number;
   #lastBody: string | undefined;
 
@@ -327,7 +380,11 @@ export class LocalSdpSession {
    */
   answer(audio: LocalAudio, streams: readonly OfferedStream[]): string {
     const media = streams.map((stream) => {
-      if (stream.accepted) return audioMedia(audio, stream.protocol);
+      if (stream.accepted) {
+        const answer = audioMedia(audio, stream.protocol);
+        if (stream.crypto !== undefined) answer.crypto = [this.keys.answerLine(stream.crypto)];
+        return answer;
+      }
       if (stream.video !== undefined && audio.video !== undefined) {
         return videoAnswerMedia(stream.video, audio.video.port, stream.protocol, answerDirection(stream.video.direction));
       }
@@ -338,8 +395,13 @@ export class LocalSdpSession {
 
   /** An offer with every codec of `audio.codecs` and telephone-event, and m=video when video codecs are given. */
   offer(audio: LocalAudio): string {
-    const media = [audioMedia(audio, 'RTP/AVP')];
-    if (audio.video !== undefined && audio.video.codecs.length > 0) {
+    const sdes = this.security.encryption === 'sdes';
+    // RFC 4568 §7.1.1: SRTP is offered as RTP/SAVP; optimistic encryption offers keys on RTP/AVP.
+    const first = audioMedia(audio, sdes && !this.security.optimistic ? 'RTP/SAVP' : 'RTP/AVP');
+    if (sdes) first.crypto = this.keys.offerLines();
+    const media = [first];
+    // Video is carried as plain RTP only: an encrypted call does not offer it.
+    if (!sdes && audio.video !== undefined && audio.video.codecs.length > 0) {
       media.push(videoOfferMedia(audio.video.codecs, audio.video.port, audio.direction));
     }
     return this.#render(audio.address, media);

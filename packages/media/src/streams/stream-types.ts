@@ -1,0 +1,50 @@
+/**
+ * The media-stream gateway's control surface (external media for voice bots): a stream joins an
+ * RTP leg of the media engine to an application's audio connection — a WebSocket carrying the
+ * reference's WebSocket media channel protocol, or a TCP connection speaking AudioSocket.
+ * core declares the same shapes (core/src/media/media-stream-gateway.ts); this package imports
+ * nothing of ours.
+ */
+
+/** Audio as it crosses the application's connection: µ-law 8 kHz, or 16-bit little-endian linear PCM at 8 or 16 kHz. */
+export type StreamFormat = 'ulaw' | 'slin' | 'slin16';
+
+export type StreamConnection =
+  /** We connect to the application's WebSocket server (ws:// or wss://). */
+  | { kind: 'websocket-client'; url: string; headers?: Readonly<Record<string, string>> }
+  /** The application connects to us; frames are relayed by whoever accepted the socket (`input`, `streamOutput`). */
+  | { kind: 'websocket-server' }
+  /** We connect to the application's AudioSocket server over TCP. */
+  | { kind: 'audiosocket'; host: string; port: number; uuid: string };
+
+export interface OpenStreamRequest {
+  streamId: string;
+  /** Named in MEDIA_START (`channel:`). */
+  channelName: string;
+  format: StreamFormat;
+  connection: StreamConnection;
+  /** Where the engine's leg receives RTP. */
+  leg: { address: string; port: number };
+  /** Milliseconds to wait for a client connection. */
+  connectTimeoutMs?: number;
+}
+
+/** Where the engine's leg must send its RTP (setLegRemote), and how it is encoded. */
+export interface OpenedStream {
+  rtpAddress: string;
+  rtpPort: number;
+  codec: { name: 'PCMU' | 'L16'; payloadType: number; clockRate: number };
+}
+
+/** A frame for the accepted socket of a `websocket-server` stream. */
+export type StreamFrame = { binary: true; data: Uint8Array } | { binary: false; text: string };
+
+export type StreamNotification =
+  /** The connection ended (closed by the application, failed, or a protocol error); the channel should hang up. */
+  | { type: 'streamClosed'; streamId: string; reason: string }
+  /** The application asked to hang up (HANGUP, AudioSocket 0x00). */
+  | { type: 'streamHangup'; streamId: string }
+  /** A frame to send on a `websocket-server` stream's socket. */
+  | { type: 'streamOutput'; streamId: string; frame: StreamFrame }
+  /** A DTMF digit the application sent (AudioSocket 0x03). */
+  | { type: 'streamDtmf'; streamId: string; digit: string };
