@@ -61,6 +61,27 @@ export class RtpPeer {
   }
 
   /**
+   * Sends one DTMF digit as RFC 4733 telephone events (payload type `payloadType`): one packet
+   * every 20 ms with the same timestamp and a growing duration, the last three with the E bit
+   * (RFC 4733 §2.5.1.4), then moves the timestamp on so the next digit is a new event.
+   */
+  async sendDtmf(digit: string, payloadType = 101, ms = 120): Promise<void> {
+    const event = '0123456789*#ABCD'.indexOf(digit.toUpperCase());
+    if (event < 0) throw new Error(`not a DTMF digit: ${digit}`);
+    const frames = Math.round(ms / 20);
+    let sent = 0;
+    await this.sendFrames(ms + 40, payloadType, 0, () => {
+      sent += 1;
+      const payload = Buffer.alloc(4);
+      payload[0] = event;
+      payload[1] = (sent >= frames ? 0x80 : 0) | 10;
+      payload.writeUInt16BE(Math.min(sent, frames) * FRAME_SAMPLES, 2);
+      return payload;
+    });
+    this.#timestamp = (this.#timestamp + (frames + 10) * FRAME_SAMPLES) >>> 0;
+  }
+
+  /**
    * Sends one RTP packet every 20 ms for `ms` milliseconds to where the server's leg sends from,
    * the payload of each from `payload()`, the timestamp advancing by `timestampStep`.
    */

@@ -3,7 +3,7 @@ import type { Channel } from './channels/channel.js';
 import { ChannelRegistry } from './channels/channel-registry.js';
 import { CAUSE_NORMAL_CLEARING } from './channels/hangup-causes.js';
 import type { SwitchboardConfig } from './config/types.js';
-import { Dialplan } from './dialplan/dialplan.js';
+import { Dialplan, type DialplanOptions } from './dialplan/dialplan.js';
 import { expand } from './dialplan/expand.js';
 import { splitArgs } from './dialplan/split-args.js';
 import type {
@@ -24,6 +24,9 @@ import { DialplanRunner } from './pbx/dialplan-runner.js';
 import { acceptReplacement } from './pbx/replacement.js';
 import { channelToneZone } from './playback/channel-tone-zone.js';
 import { PlaybackManager } from './playback/playback-manager.js';
+import { withInstalledSounds } from './sounds/installed-sounds.js';
+import { type CdrService, installCdr } from './cdr/install-cdr.js';
+import { installDialplanLanguage } from './pbx/install-dialplan-language.js';
 import { SoundIndex } from './sounds/sound-index.js';
 import { SystemStatus } from './system.js';
 import { type Logger, silentLogger } from './util/logger.js';
@@ -71,6 +74,8 @@ export interface CoreOptions {
   logDirectory?: string;
   /** Recording formats the media engine can write; wav, ulaw, alaw, sln and g722 when absent. */
   recordingFormats?: readonly string[];
+  /** The wall clock of time conditions (GotoIfTime, timed includes, STRFTIME); default: the system's. */
+  dialplanClock?: () => Date;
 }
 
 /**
@@ -111,6 +116,8 @@ export class SwitchboardCore implements ChannelDriverHost {
   readonly originator: OriginateService;
   readonly snoops: SnoopService;
   readonly externalMedia: ExternalMediaService;
+  /** Call detail records (cdr/): the engine and its batched writer. */
+  readonly cdr: CdrService;
   readonly #drivers = new Map<string, ChannelDriver>();
   readonly #log: Logger;
   /** Far-end transfer requests nothing else serves (made when first needed). */
@@ -118,6 +125,7 @@ export class SwitchboardCore implements ChannelDriverHost {
   readonly #clock: Clock;
   #dialplan: Dialplan;
   readonly #running = new Set<Promise<void>>();
+  readonly #dialplanOptions: DialplanOptions;
 
   constructor(options: CoreOptions) {
     this.#clock = options.clock ?? systemClock;
@@ -129,7 +137,7 @@ export class SwitchboardCore implements ChannelDriverHost {
     this.channels = new ChannelRegistry(this.bus, log.child({ module: 'switchboard:core:channel' }));
     this.applications = new ApplicationRegistry(this.bus, log.child({ module: 'switchboard:core:applications' }));
     this.sounds = new SoundIndex(
-      options.config.general.soundDirs,
+      withInstalledSounds(options.config.general.soundDirs),
       options.config.general.defaultLanguage,
       log.child({ module: 'switchboard:core:sounds' }),
     );
@@ -172,7 +180,8 @@ export class SwitchboardCore implements ChannelDriverHost {
     });
     this.system = new SystemStatus(() => this.config);
     this.globals = new Map(Object.entries(options.config.dialplan.globals));
-    this.#dialplan = new Dialplan(options.config.dialplan);
+    this.#dialplanOptions = options.dialplanClock ? { now: options.dialplanClock } : {};
+    this.#dialplan = new Dialplan(options.config.dialplan, this.#dialplanOptions);
     this.dialplanRunner = new DialplanRunner({
       dialplan: () => this.#dialplan,
       text: { expand, splitArgs },
@@ -239,6 +248,32 @@ export class SwitchboardCore implements ChannelDriverHost {
     this.eventSources.setBridgeLookup((id) => this.bridges.get(id)?.snapshot());
     this.subscriptions = new SubscriptionService(this.applications, this.eventSources);
     this.userEvents = new UserEventService(this.bus, this.applications, this.eventSources);
+    installDialplanLanguage({
+      runner: this.dialplanRunner,
+      bus: this.bus,
+      media: this.media,
+      channelMedia: this.channelMedia,
+      recordings: this.recordings,
+      channels: this.channels,
+      endpointDeviceState: (name) => this.deviceStates.endpointDeviceState(name)?.state,
+      hintDevices: (context, exten) => this.hintDevices(context, exten),
+      ...(store?.astdb ? { astdb: store.astdb } : {}),
+      ...(options.dialplanClock ? { now: options.dialplanClock } : {}),
+      textMessages: this.textMessages,
+      bridges: this.bridges,
+      endpoints: () => this.config.sip.endpoints,
+      defaultLanguage: options.config.general.defaultLanguage,
+      log: log.child({ module: 'switchboard:core:dialplan' }),
+    });
+    this.cdr = installCdr({
+      bus: this.bus,
+      runner: this.dialplanRunner,
+      confDir: options.config.confDir,
+      store: store?.cdr,
+      logDirectory: options.logDirectory,
+      endpoints: () => this.config.sip.endpoints,
+      log: log.child({ module: 'switchboard:core:cdr' }),
+    });
     const logChannels = this.logChannels;
     defineBuiltinModules(this.modules, {
       applicationCount: () => this.applications.list().length,
@@ -259,6 +294,14 @@ export class SwitchboardCore implements ChannelDriverHost {
     for (const object of await this.dynamicConfig.stored('res_pjsip', 'endpoint')) this.endpoints.add('SIP', object.id);
   }
 
+  /**
+   * Reports unknown applications and functions of the dialplan with file and line; the server
+   * calls it once every driver has registered its applications (Dial), and reload calls it again.
+   */
+  checkDialplan(): number {
+    return this.dialplanRunner.checkAndReport();
+  }
+
   /** The devices of the dialplan hint for `exten` seen from `context` (what busy lamps follow), if any. */
   hintDevices(context: string, exten: string): readonly string[] | undefined {
     return this.#dialplan.hintDevices(context, exten);
@@ -270,10 +313,11 @@ export class SwitchboardCore implements ChannelDriverHost {
    */
   reloadDialplan(): void {
     const dialplan = loadDialplanConfig(this.config.confDir, this.#log);
-    this.#dialplan = new Dialplan(dialplan);
+    this.#dialplan = new Dialplan(dialplan, this.#dialplanOptions);
     for (const [name, value] of Object.entries(dialplan.globals)) this.globals.set(name, value);
     this.system.lastReloadAt = new Date();
     this.#log.info({ contexts: dialplan.contexts.length }, 'dialplan reloaded');
+    this.dialplanRunner.checkAndReport();
   }
 
   #track(work: Promise<void>): void {
@@ -366,6 +410,7 @@ export class SwitchboardCore implements ChannelDriverHost {
   async shutdown(): Promise<void> {
     await Promise.allSettled(this.channels.list().map((c) => c.hangup(CAUSE_NORMAL_CLEARING)));
     await Promise.allSettled([...this.#running]);
+    await this.cdr.flush();
     this.logChannels?.close();
   }
 }

@@ -85,3 +85,6 @@ export * from './snoop/snoop-service.js';
 export * from './pbx/application-session.js';
 export * from './recordings/record-targets.js';
 export * from './media/worker-failure.js';
+export * from './config/pjsip-global.js';
+export * from './store/astdb.js';
+export { inheritVariables, markInheritable } from './pbx/variable-inheritance.js';

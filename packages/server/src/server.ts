@@ -100,6 +100,8 @@ export async function startServer(options: {
     await sip.start();
     core.registerDriver(sip);
     registerDial(core);
+    // Every application is registered now: report what the dialplan uses but the server lacks.
+    core.checkDialplan();
     // Drivers close after the core has hung up every call, so the BYEs still go out.
     cleanups.splice(cleanups.length - 1, 0, () => sip.close());
     cleanups.push(registerSipServices(core, sip));

@@ -3,7 +3,7 @@
  * ContactStatusChange events, and the `Dial` dialplan application gets core's channels and bridges.
  */
 import type { SwitchboardCore } from '@switchboard/core';
-import { CoreError, systemClock } from '@switchboard/core';
+import { CoreError, inheritVariables, systemClock } from '@switchboard/core';
 import {
   type ContactChange,
   type DialBridges,
@@ -76,6 +76,8 @@ export function registerDial(core: SwitchboardCore): void {
       runDialplan: (channel, start) => {
         core.dialplanRunner.run(channel, start).catch(() => undefined);
       },
+      remoteHold: (channel, onHold) => core.channelMedia.remoteHold(channel, onHold),
+      inheritVariables,
     }),
   );
 }

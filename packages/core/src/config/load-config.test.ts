@@ -357,7 +357,7 @@ describe('loadConfig', () => {
     const dir = confDir({
       'http.conf': '[general]\nenabled = yes\ntlsenable = no\n',
       'pjsip.conf':
-        '[global]\ntype = global\nuser_agent = x\n[e]\ntype = endpoint\nfrom_user = me\n[i]\ntype = identify\nendpoint = e\nmatch = pbx.example.com\n',
+        '[sys]\ntype = system\n[e]\ntype = endpoint\nfrom_user = me\n[i]\ntype = identify\nendpoint = e\nmatch = pbx.example.com\n',
       'rtp.conf': '[general]\nicesupport = no\n[other]\n',
     });
     const config = loadConfig(dir, log);
@@ -365,7 +365,7 @@ describe('loadConfig', () => {
     assert.deepEqual(config.sip.identifies[0].match, []);
     const warnings = log.warnings().join('\n');
     assert.match(warnings, /'tlsenable' in \[general\] is not supported yet/);
-    assert.match(warnings, /type 'global' is not supported yet/);
+    assert.match(warnings, /type 'system' is not supported yet/);
     assert.match(warnings, /'from_user' in \[e\]/);
     assert.match(warnings, /host names are not supported yet/);
     assert.match(warnings, /'icesupport'/);
@@ -385,8 +385,13 @@ describe('loadConfig', () => {
     assert.deepEqual(config.sip.transports, [{ name: 'transport-udp', protocol: 'udp', bindAddress: '0.0.0.0', bindPort: 5060 }]);
     assert.deepEqual(
       config.sip.endpoints.map((e) => [e.name, e.context, e.codecs]),
-      [['local-phone', 'from-internal', ['PCMU', 'PCMA']]],
+      [
+        ['local-phone', 'from-internal', ['PCMU', 'PCMA']],
+        ['1001', 'from-internal', ['PCMU', 'PCMA']],
+        ['1002', 'from-internal', ['PCMU', 'PCMA']],
+      ],
     );
+    assert.deepEqual(config.sip.global?.endpointIdentifierOrder, ['username', 'ip', 'anonymous']);
     assert.deepEqual(config.sip.identifies, [{ name: 'local-phone', endpoint: 'local-phone', match: ['127.0.0.1', '::1'] }]);
     assert.deepEqual(config.general.soundDirs, [resolve(shipped, '../sounds')]);
     const internal = config.dialplan.contexts.find((c) => c.name === 'from-internal');
@@ -396,6 +401,7 @@ describe('loadConfig', () => {
       [
         ['100', ['1:App(demo)', '2:Hangup()']],
         ['200', ['1:Answer()', '2:Playback(hello-world)', '3:Hangup()']],
+        ['_10XX', [`1:Dial(SIP/\${EXTEN},30)`, '2:Hangup()']],
       ],
     );
   });

@@ -12,6 +12,7 @@
  */
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { installedMohFallback } from '../sounds/installed-sounds.js';
 import type { Logger } from '../util/logger.js';
 import type { IniDocument } from './ini.js';
 import { applyOptions, warnUnsupported } from './option-table.js';
@@ -28,11 +29,12 @@ export function defaultMusicOnHoldConfig(confDir: string): MusicOnHoldConfig {
 
 /** The WAV files of a class in play order (alphabetical, or shuffled for `sort = random`). */
 export function musicOnHoldFiles(mohClass: MusicOnHoldClass): string[] {
-  if (!existsSync(mohClass.directory) || !statSync(mohClass.directory).isDirectory()) return [];
-  const files = readdirSync(mohClass.directory)
+  const directory = installedMohFallback(mohClass.directory);
+  if (!existsSync(directory) || !statSync(directory).isDirectory()) return [];
+  const files = readdirSync(directory)
     .filter((f) => f.toLowerCase().endsWith('.wav'))
     .sort()
-    .map((f) => join(mohClass.directory, f));
+    .map((f) => join(directory, f));
   if (mohClass.sort === 'random') {
     for (let i = files.length - 1; i > 0; i--) {
       const j = Math.floor(Math.random() * (i + 1));

@@ -34,6 +34,7 @@ import { resolve } from 'node:path';
 import { ConfigError } from '../errors.js';
 import type { Logger } from '../util/logger.js';
 import { applyCodecOption, applyVideoCodecOption, DEFAULT_ENDPOINT_CODECS } from './codecs.js';
+import { endpointIdentityHandlers, identifyHeaderHandlers, readSipGlobal, transportNatHandlers } from './pjsip-global.js';
 import { type IniDocument, type IniOption, type IniSection, lastOption } from './ini.js';
 import { applyOptions } from './option-table.js';
 import type {
@@ -60,7 +61,6 @@ import {
 
 /** Types Asterisk has that we do not implement yet: the section is skipped with a warning. */
 const UNSUPPORTED_TYPES = new Set([
-  'global',
   'system',
   'domain_alias',
   'contact',
@@ -126,6 +126,10 @@ export function readSipConfig(doc: IniDocument | undefined, confDir: string, log
       case 'auth':
         addUnique(config.auths, readAuth(section, log), section, type);
         break;
+      case 'global':
+        if (config.global !== undefined) throw new ConfigError(section.file, section.line, 'type=global is defined twice');
+        config.global = readSipGlobal(section, log);
+        break;
       case 'registration':
         config.registrations ??= [];
         addUnique(config.registrations, readRegistration(section, refs, log), section, type);
@@ -173,6 +177,7 @@ function readTransport(section: IniSection, confDir: string, log: Logger): SipTr
       external_signaling_address: (o) => {
         transport.externalSignalingAddress = parseHost(o);
       },
+      ...transportNatHandlers(transport),
       cert_file: (o) => {
         transport.certFile = resolve(confDir, requireNonEmpty(o));
       },
@@ -304,6 +309,7 @@ function readEndpoint(section: IniSection, refs: References, log: Logger): SipEn
       subscribe_context: (o) => {
         endpoint.subscribeContext = requireNonEmpty(o);
       },
+      ...endpointIdentityHandlers(endpoint),
       outbound_auth: (o) => {
         const auths = splitList(o.value);
         if (auths.length > 1) {
@@ -340,6 +346,7 @@ function readIdentify(section: IniSection, refs: References, log: Logger): SipId
         identify.endpoint = requireNonEmpty(o);
         refs.identifyEndpoint.set(identify, o);
       },
+      ...identifyHeaderHandlers(identify),
       match: (o) => {
         for (const item of splitList(o.value)) {
           const range = parseMatch(o, item, log);
@@ -351,7 +358,7 @@ function readIdentify(section: IniSection, refs: References, log: Logger): SipId
   if (identify.endpoint === '') {
     throw new ConfigError(section.file, section.line, `identify '${section.name}' has no endpoint =`);
   }
-  if (identify.match.length === 0) {
+  if (identify.match.length === 0 && identify.matchHeader === undefined) {
     log.warn({ file: section.file, line: section.line }, `identify '${section.name}' matches no address`);
   }
   return identify;

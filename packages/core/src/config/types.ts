@@ -55,6 +55,13 @@ export interface SipTransportConfig {
   bindPort: number;
   externalSignalingAddress?: string;
   externalMediaAddress?: string;
+  /** `external_signaling_port`: the port advertised with `external_signaling_address` (default: the bound port). */
+  externalSignalingPort?: number;
+  /**
+   * `local_net` (repeatable): networks reached without NAT; peers inside them see our own
+   * addresses, everyone else the `external_*` ones. IP/prefix as written.
+   */
+  localNets?: string[];
   certFile?: string;
   privKeyFile?: string;
 }
@@ -97,6 +104,20 @@ export interface SipEndpointConfig {
   timersSessExpires?: number;
   /** `outbound_auth`: the type=auth section answering 401/407 challenges to requests we send. */
   outboundAuth?: string;
+  /** `identify_by`: how requests are matched to this endpoint (default `username,ip`). */
+  identifyBy?: SipIdentifyBy[];
+  /** `message_context`: where out-of-call MESSAGEs from this endpoint run the dialplan (default: `context`). */
+  messageContext?: string;
+  /** `moh_suggest`: the music-on-hold class played to the other party while this endpoint holds (default `default`). */
+  mohSuggest?: string;
+  /** `media_address`: the address written in our SDP for this endpoint's calls. */
+  mediaAddress?: string;
+  /** `bind_rtp_to_media_address`: RTP sockets bind to `media_address` (accepted; see the NAT notes). */
+  bindRtpToMediaAddress?: boolean;
+  /** `accountcode`: copied into this endpoint's channels and CDRs. */
+  accountCode?: string;
+  /** `deny`/`permit` (ACL): source ranges refused / allowed again, in order; absent: every address. */
+  acl?: Array<{ action: 'deny' | 'permit'; range: string }>;
   /** `subscribe_context`: where the hints of this phone's busy-lamp subscriptions are looked up (default: `context`). */
   subscribeContext?: string;
 }
@@ -107,6 +128,25 @@ export interface SipIdentifyConfig {
   endpoint: string;
   /** IP addresses or CIDR ranges (v4 or v6). */
   match: string[];
+  /** `match_header = Name: value`: requests carrying this header value belong to the endpoint. */
+  matchHeader?: { name: string; value: string };
+}
+
+/** How a request is matched to an endpoint (pjsip.conf `identify_by`, `endpoint_identifier_order`). */
+export type SipIdentifyBy = 'username' | 'auth_username' | 'ip' | 'header' | 'anonymous';
+
+/** pjsip.conf `type=global`. */
+export interface SipGlobalConfig {
+  /** `endpoint_identifier_order`: identifiers tried in turn (default `ip,username,anonymous`). */
+  endpointIdentifierOrder: SipIdentifyBy[];
+  /** `default_realm`: the digest realm of auths without their own (default `switchboard`). */
+  defaultRealm?: string;
+  /** `user_agent`: our User-Agent and Server header value. */
+  userAgent?: string;
+  /** `keep_alive_interval`: seconds between CRLF keep-alives on connection-oriented transports (0: none). */
+  keepAliveInterval: number;
+  /** `max_forwards`: Max-Forwards of requests we originate (default 70). */
+  maxForwards: number;
 }
 
 /** pjsip.conf `type=aor` */
@@ -171,6 +211,8 @@ export interface SipConfig {
   identifies: SipIdentifyConfig[];
   aors: SipAorConfig[];
   auths: SipAuthConfig[];
+  /** `type=global` (absent: the defaults of pjsip-global.ts). */
+  global?: SipGlobalConfig;
   /** Outbound registrations (absent when pjsip.conf has none). */
   registrations?: SipRegistrationConfig[];
 }
@@ -203,6 +245,8 @@ export interface DialplanContext {
   name: string;
   extensions: DialplanExtension[];
   includes: string[];
+  /** `include => ctx,<time condition>`: included context → its condition text (pbx/time-condition.ts). */
+  includeConditions?: Record<string, string>;
   /** `exten => 101,hint,SIP/alice&App:desk`: literal extension → its devices (absent: no hints). */
   hints?: Record<string, string[]>;
 }

@@ -8,7 +8,8 @@
  */
 import type { DialplanConfig, DialplanExtension, DialplanPriority } from '../config/types.js';
 import { findHint } from './hints.js';
-import { type CompiledPattern, comparePatterns, compilePattern, matchesPattern } from './pattern.js';
+import { parseTimeCondition, type TimeCondition, timeConditionMatches } from '../pbx/time-condition.js';
+import { type CompiledPattern, canExtend, comparePatterns, compilePattern, matchesPattern } from './pattern.js';
 
 export interface ExtensionMatch {
   /** The context the extension was found in (the searched one or one it includes). */
@@ -30,11 +31,15 @@ interface CompiledContext {
   /** Most specific first. */
   extensions: CompiledExtension[];
   includes: string[];
+  /** Time conditions of timed includes, by included context. */
+  conditions: Map<string, TimeCondition>;
 }
 
 export interface DialplanOptions {
   /** Nesting limit for includes; Asterisk stops at a similar depth. */
   maxIncludeDepth?: number;
+  /** The clock timed includes are checked against (default: the system clock). */
+  now?: () => Date;
 }
 
 const DEFAULT_MAX_INCLUDE_DEPTH = 64;
@@ -44,21 +49,27 @@ export class Dialplan {
   readonly #contexts = new Map<string, CompiledContext>();
   readonly #maxIncludeDepth: number;
   readonly #config: DialplanConfig;
+  readonly #now: () => Date;
 
   constructor(config: DialplanConfig, options: DialplanOptions = {}) {
     this.#config = config;
     this.globals = { ...config.globals };
     this.#maxIncludeDepth = options.maxIncludeDepth ?? DEFAULT_MAX_INCLUDE_DEPTH;
+    this.#now = options.now ?? (() => new Date());
     for (const context of config.contexts) {
       const existing = this.#contexts.get(context.name);
+      const conditions = new Map(
+        Object.entries(context.includeConditions ?? {}).map(([name, text]) => [name, parseTimeCondition(text)] as const),
+      );
       const extensions = context.extensions.map((extension) => ({ pattern: compilePattern(extension.pattern), extension }));
       if (existing) {
         existing.extensions.push(...extensions);
         existing.extensions.sort((a, b) => comparePatterns(a.pattern, b.pattern));
         existing.includes = [...existing.includes, ...context.includes];
+        for (const [name, condition] of conditions) existing.conditions.set(name, condition);
       } else {
         extensions.sort((a, b) => comparePatterns(a.pattern, b.pattern));
-        this.#contexts.set(context.name, { name: context.name, extensions, includes: [...context.includes] });
+        this.#contexts.set(context.name, { name: context.name, extensions, includes: [...context.includes], conditions });
       }
     }
   }
@@ -107,6 +118,37 @@ export class Dialplan {
     return this.findPriority(context, exten, priority + 1);
   }
 
+  /** Every extension pattern of a context (its own, not its includes'), for checks and listings. */
+  patterns(context: string): string[] {
+    return this.#contexts.get(context)?.extensions.map((e) => e.extension.pattern) ?? [];
+  }
+
+  /** The priorities of every extension of every context, with the context they belong to. */
+  *steps(): Generator<{ context: string; exten: string; priority: DialplanPriority }> {
+    for (const context of this.#contexts.values()) {
+      for (const { extension } of context.extensions) {
+        for (const priority of extension.priorities) yield { context: context.name, exten: extension.pattern, priority };
+      }
+    }
+  }
+
+  /**
+   * Whether some extension reachable from `context` starts with `prefix` and is longer (the
+   * caller may still be dialling), for WaitExten's digit collection.
+   */
+  canMatchMore(context: string, prefix: string): boolean {
+    const visited = new Set<string>();
+    const search = (name: string, depth: number): boolean => {
+      if (depth > this.#maxIncludeDepth || visited.has(name)) return false;
+      visited.add(name);
+      const found = this.#contexts.get(name);
+      if (!found) return false;
+      if (found.extensions.some(({ pattern }) => canExtend(pattern, prefix))) return true;
+      return found.includes.some((include) => search(include, depth + 1));
+    };
+    return search(context, 0);
+  }
+
   /** The devices of the hint for `exten` seen from `context` (through includes), if there is one. */
   hintDevices(context: string, exten: string): readonly string[] | undefined {
     return findHint(this.#config, context, exten);
@@ -125,6 +167,10 @@ export class Dialplan {
     for (const { pattern, extension } of context.extensions) {
       if (matchesPattern(pattern, exten)) yield { context: name, extension };
     }
-    for (const include of context.includes) yield* this.#search(include, exten, visited, depth + 1);
+    for (const include of context.includes) {
+      const condition = context.conditions.get(include);
+      if (condition !== undefined && !timeConditionMatches(condition, this.#now())) continue;
+      yield* this.#search(include, exten, visited, depth + 1);
+    }
   }
 }

@@ -2,11 +2,16 @@
  * `$[...]` expressions, evaluated after the `${...}` inside them have been expanded.
  *
  * Operators, lowest precedence first (as in Asterisk's expression parser):
+ *   c ? a :: b a when c is neither empty nor 0, else b
  *   a | b      a if a is neither empty nor 0, else b
  *   a & b      a if both are neither empty nor 0, else 0
  *   = == != < > <= >=   1 or 0; numeric when both sides are integers, else string comparison
  *   + -        integer arithmetic
- *   * / %      integer arithmetic (division truncates toward zero)
+ *   * / %      arithmetic: integers stay integers (division truncates toward zero); a decimal
+ *              operand gives a decimal result, as in Asterisk 1.6 and later
+ *   a : re     regular expression match anchored at the start of a; a =~ re anywhere in it:
+ *              the text of the first (group) when the pattern has one, else the number of
+ *              characters matched (0 when it does not match)
  *   - !        unary minus, logical not
  *   ( )        grouping; "quoted strings" may hold spaces and operator characters
  */
@@ -20,7 +25,7 @@ export class ExpressionError extends Error {
 
 type Token = { kind: 'value'; text: string } | { kind: 'op'; text: string };
 
-const OPERATORS = ['<=', '>=', '!=', '==', '=', '<', '>', '+', '-', '*', '/', '%', '&', '|', '!', '(', ')'];
+const OPERATORS = ['::', '=~', '<=', '>=', '!=', '==', '=', '<', '>', '+', '-', '*', '/', '%', '&', '|', '!', '(', ')', '?', ':'];
 const OPERATOR_START = new Set(OPERATORS.map((op) => op[0]));
 
 function tokenize(expression: string): Token[] {
@@ -56,6 +61,7 @@ function tokenize(expression: string): Token[] {
 }
 
 const INTEGER = /^[+-]?\d+$/;
+const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)$/;
 
 function isTrue(value: string): boolean {
   return value !== '' && !(INTEGER.test(value) && Number(value) === 0);
@@ -63,7 +69,7 @@ function isTrue(value: string): boolean {
 
 /** Numeric order when both are integers, else string order; -1, 0 or 1. */
 function compareValues(left: string, right: string): number {
-  if (INTEGER.test(left) && INTEGER.test(right)) return Math.sign(Number(left) - Number(right));
+  if (NUMBER.test(left) && NUMBER.test(right)) return Math.sign(Number(left) - Number(right));
   if (left === right) return 0;
   return left < right ? -1 : 1;
 }
@@ -87,9 +93,18 @@ class Parser {
 
   parse(): string {
     if (this.tokens.length === 0) return '';
-    const value = this.#or();
+    const value = this.#ternary();
     if (this.#pos < this.tokens.length) this.#fail(`unexpected '${this.tokens[this.#pos].text}'`);
     return value;
+  }
+
+  #ternary(): string {
+    const condition = this.#or();
+    if (!this.#accept('?')) return condition;
+    const whenTrue = this.#ternary();
+    if (!this.#accept('::')) this.#fail("missing '::' in ?: expression");
+    const whenFalse = this.#ternary();
+    return isTrue(condition) ? whenTrue : whenFalse;
   }
 
   #or(): string {
@@ -127,19 +142,40 @@ class Parser {
       if (!op) return left;
       const right = this.#multiplicative();
       const [a, b] = [this.#number(left), this.#number(right)];
-      left = String(op === '+' ? a + b : a - b);
+      left = formatNumber(op === '+' ? a + b : a - b, left, right);
     }
   }
 
   #multiplicative(): string {
-    let left = this.#unary();
+    let left = this.#match();
     for (;;) {
       const op = this.#acceptAny(['*', '/', '%']);
       if (!op) return left;
-      const right = this.#unary();
+      const right = this.#match();
       const [a, b] = [this.#number(left), this.#number(right)];
       if (op !== '*' && b === 0) this.#fail('division by zero');
-      left = String(op === '*' ? a * b : op === '/' ? Math.trunc(a / b) : a % b);
+      const integers = INTEGER.test(left) && INTEGER.test(right);
+      const value = op === '*' ? a * b : op === '/' ? (integers ? Math.trunc(a / b) : a / b) : a % b;
+      left = formatNumber(value, left, right);
+    }
+  }
+
+  /** `a : re` (anchored) and `a =~ re` (anywhere), as Asterisk's regex operators. */
+  #match(): string {
+    let left = this.#unary();
+    for (;;) {
+      const op = this.#acceptAny([':', '=~']);
+      if (!op) return left;
+      const pattern = this.#unary();
+      let regex: RegExp;
+      try {
+        regex = new RegExp(op === ':' ? `^(?:${pattern})` : pattern);
+      } catch {
+        this.#fail(`invalid regular expression '${pattern}'`);
+      }
+      const found = regex.exec(left);
+      if (/\((?!\?)/.test(pattern)) left = found?.[1] ?? '';
+      else left = String(found ? found[0].length : 0);
     }
   }
 
@@ -164,7 +200,7 @@ class Parser {
   }
 
   #number(value: string): number {
-    if (!INTEGER.test(value)) this.#fail(`'${value}' is not a number`);
+    if (!NUMBER.test(value)) this.#fail(`'${value}' is not a number`);
     return Number(value);
   }
 
@@ -189,6 +225,13 @@ class Parser {
   #fail(reason: string): never {
     throw new ExpressionError(this.source, reason);
   }
+}
+
+/** Integers print as integers; a result involving a decimal operand keeps up to 6 decimals. */
+function formatNumber(value: number, left: string, right: string): string {
+  if (INTEGER.test(left) && INTEGER.test(right)) return String(value);
+  if (Number.isInteger(value)) return String(value);
+  return value.toFixed(6).replace(/0+$/, '');
 }
 
 /** Evaluates an expression; throws ExpressionError on a syntax error, a non-number in arithmetic or division by zero. */

@@ -110,7 +110,7 @@ describe('parseDialplan', () => {
     );
   });
 
-  it('reads hints apart from the steps; skips time-conditional includes and unknown keys (warnings)', () => {
+  it('reads hints apart from the steps and time-conditional includes; warns about unknown keys', () => {
     const { config, log } = parse(
       '[ctx]\nexten => 100,hint,SIP/alice\nexten => 101,hint,SIP/bob & App:desk,CustomPresence:bob\nexten => 101,1,NoOp()\nexten => _1XX,hint,SIP/x\ninclude => day,09:00-17:00,mon-fri,*,*\nswitch => Realtime\n',
     );
@@ -119,9 +119,10 @@ describe('parseDialplan', () => {
       [['101', 1]],
     );
     assert.deepEqual(config.contexts[0].hints, { '100': ['SIP/alice'], '101': ['SIP/bob', 'App:desk'] });
-    assert.deepEqual(config.contexts[0].includes, []);
+    assert.deepEqual(config.contexts[0].includes, ['day']);
+    assert.deepEqual(config.contexts[0].includeConditions, { day: '09:00-17:00,mon-fri,*,*' });
+    assert.throws(() => parse('[ctx]\ninclude => day,25:00-26:00,mon-fri,*,*\n'), /not a time of day/);
     const warnings = log.warnings().join('\n');
-    assert.match(warnings, /time-conditional include of 'day'/);
     assert.match(warnings, /'switch'/);
     assert.match(warnings, /hints on extension patterns/);
   });

@@ -15,6 +15,7 @@
  * Errors carry the line: `n` with no previous priority, `same` with no previous `exten`, a priority
  * number or label used twice in one extension, a malformed pattern or priority.
  */
+import { parseTimeCondition, TimeConditionError } from '../pbx/time-condition.js';
 import { ConfigError } from '../errors.js';
 import type { DialplanConfig, DialplanContext, DialplanExtension, DialplanPriority } from '../config/types.js';
 import type { IniDocument, IniOption, IniSection } from '../config/ini.js';
@@ -135,14 +136,19 @@ function readSame(option: IniOption, state: SectionState, log: Logger): void {
   addPriority(state.lastExtension, priorityText, appText, option, log);
 }
 
-function readInclude(option: IniOption, context: DialplanContext, log: Logger): void {
+function readInclude(option: IniOption, context: DialplanContext, _log: Logger): void {
   const [name, timing] = splitFirst(option.value, ',');
   const target = name.trim();
   if (target === '') throw configError(option, 'include needs a context name');
   if (timing !== undefined) {
-    // Including it always would open the context outside its hours; leaving it out is the safe side.
-    log.warn({ file: option.file, line: option.line }, `time-conditional include of '${target}' is not supported yet; skipped`);
-    return;
+    // `include => ctx,9:00-17:00,mon-fri,*,*`: searched only while the condition holds.
+    try {
+      parseTimeCondition(timing);
+    } catch (err) {
+      if (err instanceof TimeConditionError) throw configError(option, err.message);
+      throw err;
+    }
+    context.includeConditions = { ...context.includeConditions, [target]: timing.trim() };
   }
   if (!context.includes.includes(target)) context.includes.push(target);
 }

@@ -102,6 +102,22 @@ export function matchesPattern(pattern: CompiledPattern, exten: string): boolean
 }
 
 /**
+ * Whether an extension matching `pattern` (given as written) could begin with `prefix` and be
+ * longer than it: the caller may still be dialling (WaitExten's "can match more").
+ */
+export function canExtend(pattern: CompiledPattern, prefix: string): boolean {
+  if (!pattern.isPattern) return pattern.text.length > prefix.length && pattern.text.startsWith(prefix);
+  let pos = 0;
+  for (const element of pattern.elements) {
+    if (element.kind !== 'set') return true;
+    if (pos >= prefix.length) return true;
+    if (!element.chars.has(prefix[pos])) return false;
+    pos++;
+  }
+  return false;
+}
+
+/**
  * Orders two extensions by specificity: negative when `a` is more specific (wins). A literal beats
  * any pattern; the end of a pattern weighs most, so a pattern that ends early yields to one that
  * continues with a wildcard (Asterisk's ordering).

@@ -35,11 +35,13 @@ const playback: DialplanApplication = async (ctx, [files = '', options = '']) =>
     return next;
   }
   if (!options.split('|').includes('noanswer')) await channel.answer();
-  const started = playbacks.playOnChannel(
+  // The promise exists before the playback starts: a missing sound fails at once, and the
+  // original then sets FAILED and goes on to the next priority.
+  const started = playbacks.playOnChannelTracked(
     channel,
     names.map((n) => `sound:${n}`),
   );
-  const finished = await waitOrHangup(ctx, playbacks.whenFinished(started.id));
+  const finished = await waitOrHangup(ctx, started.finished);
   channel.setVariable('PLAYBACKSTATUS', finished.phase === 'done' ? 'SUCCESS' : 'FAILED');
   return next;
 };
@@ -51,20 +53,6 @@ const wait: DialplanApplication = async ({ sleep }, [seconds]) => {
 };
 
 const noop: DialplanApplication = async () => next;
-
-/** Set(name=value[,…]); `GLOBAL(name)=value` writes a global variable. */
-const set: DialplanApplication = async ({ channel, globals }, args) => {
-  for (const assignment of args) {
-    const eq = assignment.indexOf('=');
-    if (eq <= 0) continue;
-    const name = assignment.slice(0, eq).trim();
-    const value = assignment.slice(eq + 1);
-    const global = /^GLOBAL\((.+)\)$/.exec(name);
-    if (global) globals.set(global[1], value);
-    else channel.setVariable(name, value);
-  }
-  return next;
-};
 
 /** Goto([[context,]exten,]priority-or-label). */
 const goto: DialplanApplication = async (_ctx, args) => parseGoto(args);
@@ -172,7 +160,6 @@ export const BUILTIN_APPLICATIONS: Record<string, DialplanApplication> = {
   playback,
   wait,
   noop,
-  set,
   goto,
   app,
   stasis: app,

@@ -101,11 +101,24 @@ export class PlaybackManager {
 
   /** Queues a media list on a channel; returns at once with the playback's first snapshot. */
   playOnChannel(channel: Channel, mediaUris: string[], options: PlayOptions = {}): PlaybackSnapshot {
+    return this.playOnChannelTracked(channel, mediaUris, options).snapshot;
+  }
+
+  /**
+   * As playOnChannel, with a promise for the end that is in place before the playback starts, so
+   * a playback that fails at once (a missing sound) still reports its phase to the dialplan.
+   */
+  playOnChannelTracked(
+    channel: Channel,
+    mediaUris: string[],
+    options: PlayOptions = {},
+  ): { snapshot: PlaybackSnapshot; finished: Promise<Playback> } {
     if (mediaUris.length === 0) throw invalidArgument('media is required');
     channel.assertReadyForMedia();
     const playback = this.#create(mediaUris, { kind: 'channel', id: channel.id }, options.lang ?? channel.language, options);
     this.#channels.set(channel.id, channel);
-    return this.#enqueue(playback, (stopAll) => channel.onHangup(stopAll));
+    const finished = new Promise<Playback>((resolve) => this.#waiters.set(playback.id, [resolve]));
+    return { snapshot: this.#enqueue(playback, (stopAll) => channel.onHangup(stopAll)), finished };
   }
 
   /**

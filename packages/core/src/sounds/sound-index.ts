@@ -56,26 +56,32 @@ export class SoundIndex {
         this.#log.warn({ dir, err: (err as Error).message }, 'sound directory not readable');
         continue;
       }
-      for (const language of languages) this.#scan(join(dir, language), join(dir, language), language, 0);
+      let prompts = 0;
+      for (const language of languages) prompts += this.#scan(join(dir, language), join(dir, language), language, 0);
+      this.#log.info({ directory: dir, languages, prompts }, 'sound directory');
     }
     this.#log.info({ sounds: this.#sounds.size, dirs: this.#dirs }, 'sounds indexed');
   }
 
-  #scan(root: string, dir: string, language: string, depth: number): void {
-    if (depth > MAX_SCAN_DEPTH) return;
+  /** Indexes one language tree; returns how many sound files it holds. */
+  #scan(root: string, dir: string, language: string, depth: number): number {
+    if (depth > MAX_SCAN_DEPTH) return 0;
+    let count = 0;
     for (const name of readdirSync(dir)) {
       const path = join(dir, name);
       if (isDirectory(path)) {
-        this.#scan(root, path, language, depth + 1);
+        count += this.#scan(root, path, language, depth + 1);
         continue;
       }
       const format = FORMAT_BY_EXTENSION[extname(name).toLowerCase()];
       if (!format) continue;
+      count++;
       const id = relative(root, path).slice(0, -extname(name).length).split(sep).join('/');
       const files = this.#sounds.get(id) ?? [];
       if (!files.some((f) => f.language === language && f.format === format)) files.push({ language, format, path });
       this.#sounds.set(id, files);
     }
+    return count;
   }
 
   list(filter: { lang?: string; format?: string } = {}): SoundSnapshot[] {

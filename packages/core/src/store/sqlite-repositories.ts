@@ -283,6 +283,9 @@ interface CdrRow {
   uniqueid: string;
   linkedid: string;
   userfield: string;
+  clid: string;
+  peeraccount: string;
+  sequence: number;
 }
 
 const CDR_TEXT_COLUMNS = [
@@ -299,6 +302,9 @@ const CDR_TEXT_COLUMNS = [
   'uniqueid',
   'linkedid',
   'userfield',
+  'clid',
+  'peeraccount',
+  'sequence',
 ] as const;
 
 function toCdr(row: CdrRow): StoredCdr {
@@ -311,8 +317,10 @@ function toCdr(row: CdrRow): StoredCdr {
 export class SqliteCdr implements CdrStore {
   readonly #insert;
   readonly #recent;
+  readonly #insertAll;
 
   constructor(db: Database) {
+    ensureCdrColumns(db);
     // Dates are stored as ISO 8601 text so operators can read and query them with the sqlite3 shell.
     this.#insert = db.prepare<[Omit<CdrRow, 'id'>]>(
       `INSERT INTO cdr (start, answer, "end", duration, billsec, ${CDR_TEXT_COLUMNS.join(', ')})
@@ -321,37 +329,71 @@ export class SqliteCdr implements CdrStore {
     this.#recent = db.prepare<[number], CdrRow>(
       `SELECT id, start, answer, "end", duration, billsec, ${CDR_TEXT_COLUMNS.join(', ')} FROM cdr ORDER BY id DESC LIMIT ?`,
     );
+    this.#insertAll = db.transaction((rows: Omit<CdrRow, 'id'>[]) => {
+      for (const row of rows) this.#insert.run(row);
+      return rows.length;
+    });
   }
 
   insert(record: CdrRecord): Promise<number> {
-    return settle(() => {
-      const row: Omit<CdrRow, 'id'> = {
-        start: record.start.toISOString(),
-        answer: record.answer ? record.answer.toISOString() : null,
-        end: record.end.toISOString(),
-        duration: Math.round(record.duration),
-        billsec: Math.round(record.billsec),
-        src: record.src,
-        dst: record.dst,
-        dcontext: record.dcontext,
-        channel: record.channel,
-        dstchannel: record.dstchannel,
-        lastapp: record.lastapp,
-        lastdata: record.lastdata,
-        disposition: record.disposition,
-        amaflags: record.amaflags,
-        accountcode: record.accountcode,
-        uniqueid: record.uniqueid,
-        linkedid: record.linkedid,
-        userfield: record.userfield,
-      };
-      return Number(this.#insert.run(row).lastInsertRowid);
-    });
+    return settle(() => Number(this.#insert.run(cdrRow(record)).lastInsertRowid));
+  }
+
+  insertMany(records: readonly CdrRecord[]): Promise<number> {
+    return settle(() => this.#insertAll(records.map(cdrRow)));
   }
 
   recent(limit: number): Promise<StoredCdr[]> {
     return settle(() => this.#recent.all(limit).map(toCdr));
   }
+}
+
+/**
+ * Fields the original has that the first schema lacked, added in place when missing (kept out
+ * of the migration list so the table's other users can evolve it independently).
+ */
+const ADDED_CDR_COLUMNS: ReadonlyArray<readonly [string, string]> = [
+  ['clid', "TEXT NOT NULL DEFAULT ''"],
+  ['peeraccount', "TEXT NOT NULL DEFAULT ''"],
+  ['sequence', 'INTEGER NOT NULL DEFAULT 0'],
+];
+
+function ensureCdrColumns(db: Database): void {
+  const existing = new Set(
+    db
+      .prepare<[], { name: string }>('PRAGMA table_info(cdr)')
+      .all()
+      .map((c) => c.name),
+  );
+  for (const [name, type] of ADDED_CDR_COLUMNS) {
+    if (!existing.has(name)) db.exec(`ALTER TABLE cdr ADD COLUMN ${name} ${type}`);
+  }
+}
+
+function cdrRow(record: CdrRecord): Omit<CdrRow, 'id'> {
+  return {
+    start: record.start.toISOString(),
+    answer: record.answer ? record.answer.toISOString() : null,
+    end: record.end.toISOString(),
+    duration: Math.round(record.duration),
+    billsec: Math.round(record.billsec),
+    src: record.src,
+    dst: record.dst,
+    dcontext: record.dcontext,
+    channel: record.channel,
+    dstchannel: record.dstchannel,
+    lastapp: record.lastapp,
+    lastdata: record.lastdata,
+    disposition: record.disposition,
+    amaflags: record.amaflags,
+    accountcode: record.accountcode,
+    uniqueid: record.uniqueid,
+    linkedid: record.linkedid,
+    userfield: record.userfield,
+    clid: record.clid ?? '',
+    peeraccount: record.peeraccount ?? '',
+    sequence: record.sequence ?? 0,
+  };
 }
 
 interface ConfigObjectRow {

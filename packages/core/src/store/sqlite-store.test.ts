@@ -55,7 +55,16 @@ describe('openStore', () => {
       .prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
       .all()
       .map((r) => r.name);
-    assert.deepEqual(tables, ['cdr', 'config_objects', 'contacts', 'device_states', 'global_variables', 'mailboxes', 'schema_migrations']);
+    assert.deepEqual(tables, [
+      'astdb',
+      'cdr',
+      'config_objects',
+      'contacts',
+      'device_states',
+      'global_variables',
+      'mailboxes',
+      'schema_migrations',
+    ]);
     raw.close();
   });
 
@@ -205,8 +214,15 @@ describe('repositories', () => {
     const id2 = await store.cdr.insert({ ...noAnswer, disposition: 'NO ANSWER', billsec: 0 });
     assert.ok(id2 > id1);
     const [latest, earlier] = await store.cdr.recent(10);
-    assert.deepEqual(earlier, { ...CDR, id: id1 });
+    assert.deepEqual(earlier, { ...CDR, clid: '', peeraccount: '', sequence: 0, id: id1 });
     assert.equal(latest.id, id2);
+    const batch = await store.cdr.insertMany?.([
+      { ...CDR, clid: '"A" <1>', peeraccount: 'p', sequence: 7 },
+      { ...CDR, sequence: 8 },
+    ]);
+    assert.equal(batch, 2);
+    const [newest, before] = await store.cdr.recent(2);
+    assert.deepEqual([before.clid, before.peeraccount, before.sequence, newest.sequence], ['"A" <1>', 'p', 7, 8]);
     assert.equal(latest.answer, undefined);
     assert.equal(latest.disposition, 'NO ANSWER');
     await store.close();

@@ -7,6 +7,7 @@ import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { type Logger, silentLogger } from '../util/logger.js';
+import { SqliteAstDb } from './astdb.js';
 import { MIGRATIONS, type Migration, migrate } from './migrations.js';
 import {
   SqliteCdr,
@@ -36,6 +37,7 @@ export class SqliteStore implements Store {
   readonly contacts: SqliteContacts;
   readonly cdr: SqliteCdr;
   readonly configObjects: SqliteConfigObjects;
+  readonly astdb: SqliteAstDb;
   readonly #db: Database.Database;
   readonly #log: Logger;
   #closed = false;
@@ -51,6 +53,7 @@ export class SqliteStore implements Store {
     this.contacts = new SqliteContacts(db);
     this.cdr = new SqliteCdr(db);
     this.configObjects = new SqliteConfigObjects(db);
+    this.astdb = new SqliteAstDb(db);
   }
 
   /** `journal_mode` as SQLite reports it (`wal` once open). */

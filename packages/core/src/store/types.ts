@@ -1,3 +1,5 @@
+import type { AstDb } from './astdb.js';
+
 /**
  * What must survive a restart, behind narrow interfaces: SQLite implements them today; PostgreSQL
  * or Redis can replace it for several nodes sharing state. Every operation returns a promise for
@@ -98,6 +100,12 @@ export interface CdrRecord {
   uniqueid: string;
   linkedid: string;
   userfield: string;
+  /** `"name" <number>` of the caller. */
+  clid?: string;
+  /** The accountcode of the other party. */
+  peeraccount?: string;
+  /** A number unique to each record, counting up. */
+  sequence?: number;
 }
 
 export interface StoredCdr extends CdrRecord {
@@ -107,6 +115,8 @@ export interface StoredCdr extends CdrRecord {
 export interface CdrStore {
   /** Returns the record's id. */
   insert(record: CdrRecord): Promise<number>;
+  /** Several records in one transaction (batched CDR writes); resolves with how many were written. */
+  insertMany?(records: readonly CdrRecord[]): Promise<number>;
   /** The most recent records, newest first. */
   recent(limit: number): Promise<StoredCdr[]>;
 }
@@ -141,6 +151,8 @@ export interface Store {
   readonly contacts: ContactStore;
   readonly cdr: CdrStore;
   readonly configObjects: ConfigObjectStore;
+  /** AstDB (store/astdb.ts): absent in stores that do not keep one. */
+  readonly astdb?: AstDb;
   /** Flushes and closes; calling it again does nothing. */
   close(): Promise<void>;
 }

@@ -17,6 +17,7 @@ import {
   type SipConfig,
   type SipEndpointConfig,
   type SipTransportConfig,
+  defaultSipGlobal,
   silentLogger,
   systemClock,
 } from '@switchboard/core';
@@ -32,7 +33,8 @@ import { UserAgentCore } from '../ua/user-agent-core.js';
 import { ChannelNamer } from './channel-names.js';
 import type { DigestAlgorithm } from './auth/digest.js';
 import { DigestAuthenticator, type DigestAuthenticatorOptions } from './auth/digest-auth.js';
-import { IdentifyByAddress, type InboundAuthenticator } from './auth/identify.js';
+import { EndpointIdentifier } from './auth/endpoint-identifier.js';
+import type { InboundAuthenticator } from './auth/identify.js';
 import { InboundCall, type SipMediaEngine } from './calls/inbound-call.js';
 import { OutboundSipCall, type OutboundTarget } from './calls/outbound-call.js';
 import { type ReplacesTarget, replacesMatches } from './calls/replaces.js';
@@ -53,7 +55,7 @@ export interface SipDriverOptions {
   clock?: Clock;
   /** Server/User-Agent header value. */
   userAgent?: string;
-  /** Authenticators tried after identification by source address (digest auth plugs in here). */
+  /** Authenticators tried before the endpoint identifiers of `endpoint_identifier_order`. */
   authenticators?: readonly InboundAuthenticator[];
   /** How long close() waits for the BYEs it sends to be answered. */
   closeTimeoutMs?: number;
@@ -115,11 +117,14 @@ export class SipDriver implements ChannelDriver {
   readonly #registrations: OutboundRegistration[] = [];
   /** Requests to a registration's `line` Contact belong to its endpoint. */
   readonly #lines: IdentifyByLine;
+  readonly #userAgent: string;
   #started = false;
   #closing = false;
 
   constructor(options: SipDriverOptions) {
     this.#options = options;
+    // pjsip.conf `[global] user_agent` wins over the server's default.
+    this.#userAgent = options.config.global?.userAgent ?? options.userAgent ?? 'Switchboard';
     const log = options.logger ?? silentLogger;
     this.#log = log.child({ module: 'switchboard:signalling:driver' });
     this.#clock = options.clock ?? systemClock;
@@ -133,7 +138,7 @@ export class SipDriver implements ChannelDriver {
       transactions: this.#transactions,
       clock: this.#clock,
       logger: log.child({ module: 'switchboard:signalling:dialog' }),
-      userAgent: options.userAgent ?? 'Switchboard',
+      userAgent: this.#userAgent,
       allow: ['INVITE', 'ACK', 'CANCEL', 'BYE', 'OPTIONS', 'REGISTER', 'INFO', 'MESSAGE', 'SUBSCRIBE', 'NOTIFY', 'REFER', 'UPDATE'],
       // RFC 4028: session timers are served for the calls we answer (driver/session-timer.ts);
       // RFC 3891: an INVITE may replace one of our dialogs (driver/replaces.ts).
@@ -160,32 +165,35 @@ export class SipDriver implements ChannelDriver {
     };
     const config = options.config;
     this.#endpoints = new Map(config.endpoints.map((endpoint) => [endpoint.name, endpoint]));
+    const global = config.global ?? defaultSipGlobal();
     const digest = config.endpoints.some((endpoint) => endpoint.auth !== undefined)
-      ? [
-          new DigestAuthenticator({
-            algorithms: challengeAlgorithms(config.auths),
-            ...options.digest,
-            endpoints: config.endpoints,
-            auths: config.auths,
-            clock: this.#clock,
-            logger: log.child({ module: 'switchboard:signalling:auth' }),
-          }),
-        ]
-      : [];
+      ? new DigestAuthenticator({
+          algorithms: challengeAlgorithms(config.auths),
+          ...(global.defaultRealm !== undefined ? { realm: global.defaultRealm } : {}),
+          ...options.digest,
+          endpoints: config.endpoints,
+          auths: config.auths,
+          clock: this.#clock,
+          logger: log.child({ module: 'switchboard:signalling:auth' }),
+        })
+      : undefined;
     this.#lines = new IdentifyByLine(config.registrations ?? [], this.#endpoints);
-    this.#authenticators = [
-      this.#lines,
-      new IdentifyByAddress(config.identifies, config.endpoints, this.#log),
-      ...digest,
-      ...(options.authenticators ?? []),
-    ];
+    // Identification in `endpoint_identifier_order`, then the identified endpoint's digest (endpoint-identifier.ts).
+    const identifier = new EndpointIdentifier({
+      order: global.endpointIdentifierOrder,
+      identifies: config.identifies,
+      endpoints: config.endpoints,
+      ...(digest !== undefined ? { digest } : {}),
+      log: log.child({ module: 'switchboard:signalling:identify' }),
+    });
+    this.#authenticators = [this.#lines, ...(options.authenticators ?? []), identifier];
     this.#registrar = new Registrar({
       config,
       store: options.contactStore ?? new InMemoryContactStore(),
       clock: this.#clock,
       logger: log.child({ module: 'switchboard:signalling:registrar' }),
       authenticators: this.#authenticators,
-      userAgent: options.userAgent ?? 'Switchboard',
+      userAgent: this.#userAgent,
       listener: {
         contactChanged: (change) => {
           // A new binding is pinged at once; a removed one is forgotten so it reports afresh.
@@ -206,7 +214,7 @@ export class SipDriver implements ChannelDriver {
       transportFor: (endpoint, uri) => (endpoint === undefined ? this.#transports[0] : this.#transportFor(endpoint, uri)),
       sink: options.textMessages,
       credentialsFor: (endpoint) => this.#outboundCredentials(endpoint),
-      userAgent: options.userAgent ?? 'Switchboard',
+      userAgent: this.#userAgent,
       logger: log.child({ module: 'switchboard:signalling:message' }),
     });
     this.#subscriptions = new SubscriptionServer({
@@ -218,7 +226,7 @@ export class SipDriver implements ChannelDriver {
       sources: options.presence ?? {},
       contactsOf: (endpoint) => this.#contactTargets(endpoint),
       transportFor: (endpoint, uri) => this.#transportFor(endpoint, uri),
-      userAgent: options.userAgent ?? 'Switchboard',
+      userAgent: this.#userAgent,
       credentialsFor: (endpoint) => this.#outboundCredentials(endpoint),
     });
   }
@@ -320,7 +328,7 @@ export class SipDriver implements ChannelDriver {
         contactsOf: async (aor, endpoint) => (await this.#contactTargets(endpoint)).filter((t) => t.aor === aor),
         transportFor: (endpoint, target) => this.#transportFor(endpoint, target.requestUri),
         listener: qualify,
-        userAgent: this.#options.userAgent ?? 'Switchboard',
+        userAgent: this.#userAgent,
       });
       this.#qualifier.start();
     }
@@ -352,7 +360,7 @@ export class SipDriver implements ChannelDriver {
         clock: this.#clock,
         logger: this.#log,
         credentials: auth === undefined ? undefined : { username: auth.username, password: auth.password },
-        userAgent: this.#options.userAgent ?? 'Switchboard',
+        userAgent: this.#userAgent,
         lineToken: this.#lines.tokenFor(registration.name),
       });
       this.#registrations.push(client);
@@ -471,7 +479,7 @@ export class SipDriver implements ChannelDriver {
       name: channelName,
       caller: endpoint.callerId !== undefined && request.caller.number === '' ? endpoint.callerId : request.caller,
       codecs,
-      userAgent: this.#options.userAgent ?? 'Switchboard',
+      userAgent: this.#userAgent,
       targets,
       outboundCredentials: this.#outboundCredentials(endpoint),
       onEnded: (ended) => this.#outbound.delete(ended),
@@ -551,7 +559,7 @@ export class SipDriver implements ChannelDriver {
       authenticators: this.#authenticators,
       transportConfig,
       channelName: (endpoint) => this.#namer.next(endpoint),
-      userAgent: this.#options.userAgent ?? 'Switchboard',
+      userAgent: this.#userAgent,
       clock: this.#clock,
       ua: this.#ua,
       credentialsFor: (endpoint) => this.#outboundCredentials(endpoint),

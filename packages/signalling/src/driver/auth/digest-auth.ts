@@ -186,15 +186,37 @@ export class DigestAuthenticator implements InboundAuthenticator {
     return this.#limiter;
   }
 
-  authenticate(request: SipRequest, source: PeerAddress): AuthOutcome {
+  /** Whether this endpoint has an auth to check (an endpoint without one is accepted as identified). */
+  hasAuth(endpoint: SipEndpointConfig): boolean {
+    return this.#byEndpoint.has(endpoint.name);
+  }
+
+  /** The endpoint whose auth has this username (identify_by = auth_username). */
+  endpointForUsername(username: string): SipEndpointConfig | undefined {
+    return this.#byUsername.get(username)?.endpoint;
+  }
+
+  /**
+   * Checks the request's credentials. `as` is the endpoint an identifier already chose (its auth
+   * is checked); `null` means no endpoint was identified (every answer is a challenge or a
+   * failure); absent, the From user names the endpoint.
+   */
+  authenticate(request: SipRequest, source: PeerAddress, as?: SipEndpointConfig | null): AuthOutcome {
     if (!this.#methods.has(request.method)) return { kind: 'continue' };
     const address = source.address;
     if (this.#limiter.isBlocked(address)) {
       this.#log.debug({ securityEvent: 'auth_blocked', address, method: request.method }, 'request from a blocked address refused');
       return { kind: 'reject', status: 403 };
     }
-    const claimed = this.#claimedUser(request);
-    const candidate = claimed === undefined ? undefined : (this.#byEndpoint.get(claimed) ?? this.#byUsername.get(claimed));
+    const claimed = as === null ? this.#claimedUser(request) : (as?.name ?? this.#claimedUser(request));
+    const candidate =
+      as === null
+        ? undefined
+        : as !== undefined
+          ? this.#byEndpoint.get(as.name)
+          : claimed === undefined
+            ? undefined
+            : (this.#byEndpoint.get(claimed) ?? this.#byUsername.get(claimed));
     const realm = candidate?.realm ?? this.#realm;
 
     const credentials = this.#credentialsFor(request, realm);

@@ -61,6 +61,10 @@ export interface DialAppDeps {
    * it only the callee can transfer (the caller then continues in its own dialplan).
    */
   runDialplan?(channel: Channel, start: { context: string; exten: string; priority: number }): void;
+  /** A callee put the call on hold or resumed it (core's channel media: ChannelHold/ChannelUnhold). */
+  remoteHold?(channel: Channel, onHold: boolean): void;
+  /** Copies the caller's inheritable (`_`/`__`) variables onto a callee. */
+  inheritVariables?(caller: Channel, callee: Channel): void;
 }
 
 export type DialStatus = 'ANSWER' | 'BUSY' | 'NOANSWER' | 'CONGESTION' | 'CHANUNAVAIL' | 'CANCEL';
@@ -163,9 +167,11 @@ export function createDialApplication(deps: DialAppDeps): DialplanApplication {
         tech: call.tech,
         snapshotVariables: deps.snapshotVariables ?? [],
       });
+      deps.inheritVariables?.(caller, channel);
       const peer: Peer = { channel, dialstring, status: undefined };
       peers.push(peer);
       const events: ChannelTechnologyEvents = {
+        held: (onHold) => deps.remoteHold?.(channel, onHold),
         ringing: () => {
           if (settled || channel.isDestroyed) return;
           channel.setState('Ringing');

@@ -251,7 +251,10 @@ export class Registrar {
     const aorName = toUri.kind === 'sip' ? toUri.user : undefined;
     const aor = aorName === undefined ? undefined : this.#aors.get(aorName);
     if (aorName === undefined || aor === undefined || !endpoint.aors.includes(aorName)) {
-      this.#log.info({ endpoint: endpoint.name, aor: aorName }, 'REGISTER for an AOR the endpoint does not own');
+      this.#log.warn(
+        { endpoint: endpoint.name, aor: aorName, source: `${source.address}:${source.port}` },
+        'REGISTER refused: the identified endpoint does not list this AOR in aors',
+      );
       this.#respond(transaction, request, 403);
       return;
     }
