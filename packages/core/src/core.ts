@@ -27,6 +27,8 @@ import { PlaybackManager } from './playback/playback-manager.js';
 import { withInstalledSounds } from './sounds/installed-sounds.js';
 import { type CdrService, installCdr } from './cdr/install-cdr.js';
 import { installDialplanLanguage } from './pbx/install-dialplan-language.js';
+import { installMixMonitor } from './pbx/apps/mixmonitor/install-mixmonitor.js';
+import type { MixMonitorService } from './pbx/apps/mixmonitor/mixmonitor-service.js';
 import { SoundIndex } from './sounds/sound-index.js';
 import { SystemStatus } from './system.js';
 import { type Logger, silentLogger } from './util/logger.js';
@@ -118,6 +120,8 @@ export class SwitchboardCore implements ChannelDriverHost {
   readonly externalMedia: ExternalMediaService;
   /** Call detail records (cdr/): the engine and its batched writer. */
   readonly cdr: CdrService;
+  /** MixMonitor/StopMixMonitor recordings of channels. */
+  readonly mixMonitors: MixMonitorService;
   readonly #drivers = new Map<string, ChannelDriver>();
   readonly #log: Logger;
   /** Far-end transfer requests nothing else serves (made when first needed). */
@@ -273,6 +277,14 @@ export class SwitchboardCore implements ChannelDriverHost {
       logDirectory: options.logDirectory,
       endpoints: () => this.config.sip.endpoints,
       log: log.child({ module: 'switchboard:core:cdr' }),
+    });
+    this.mixMonitors = installMixMonitor({
+      runner: this.dialplanRunner,
+      bus: this.bus,
+      media: this.media,
+      recordings: this.recordings,
+      isBridged: (channelId) => this.bridges.bridgeOf(channelId) !== undefined,
+      log: log.child({ module: 'switchboard:core:mixmonitor' }),
     });
     const logChannels = this.logChannels;
     defineBuiltinModules(this.modules, {

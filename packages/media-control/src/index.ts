@@ -190,6 +190,11 @@ export interface CreateSnoopRequest {
   spy: SnoopDirection;
   /** Which way audio written to the snoop leg is injected into the source. */
   whisper: SnoopDirection;
+  /**
+   * Gain factors applied to what the snoop leg hears, per direction (absent: 1); the result
+   * saturates at the 16-bit limits. Call recording uses it for its volume options.
+   */
+  spyGain?: { in: number; out: number };
 }
 
 export interface TalkDetectionOptions {

@@ -127,6 +127,15 @@ export function validateSnoopDirection(what: string, direction: SnoopDirection):
   return direction;
 }
 
+/** Snoop gains are finite factors from 0 to 16 (a recording's volume options go up to 4). */
+export function validateSpyGain(gain: { in: number; out: number }): { in: number; out: number } {
+  for (const value of [gain.in, gain.out]) {
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > 16)
+      throw new InvalidArgumentError(`spyGain factors must be numbers from 0 to 16, got ${String(value)}`);
+  }
+  return { in: gain.in, out: gain.out };
+}
+
 export function validateTalkDetection(options: TalkDetectionOptions | null): TalkDetectionOptions | null {
   if (options === null) return null;
   if (!isNonNegative(options.energyThreshold) || !isNonNegative(options.talkMs) || !isNonNegative(options.silenceMs)) {
