@@ -29,6 +29,9 @@ import { type CdrService, installCdr } from './cdr/install-cdr.js';
 import { installDialplanLanguage } from './pbx/install-dialplan-language.js';
 import { installMixMonitor } from './pbx/apps/mixmonitor/install-mixmonitor.js';
 import type { MixMonitorService } from './pbx/apps/mixmonitor/mixmonitor-service.js';
+import { installConfBridge } from './pbx/apps/confbridge/install-confbridge.js';
+import { readConfBridgeConfig } from './pbx/apps/confbridge/confbridge-config.js';
+import type { ConfBridgeService } from './pbx/apps/confbridge/confbridge-service.js';
 import { SoundIndex } from './sounds/sound-index.js';
 import { SystemStatus } from './system.js';
 import { type Logger, silentLogger } from './util/logger.js';
@@ -122,6 +125,8 @@ export class SwitchboardCore implements ChannelDriverHost {
   readonly cdr: CdrService;
   /** MixMonitor/StopMixMonitor recordings of channels. */
   readonly mixMonitors: MixMonitorService;
+  /** Conferences (ConfBridge) from confbridge.conf. */
+  readonly conferences: ConfBridgeService;
   readonly #drivers = new Map<string, ChannelDriver>();
   readonly #log: Logger;
   /** Far-end transfer requests nothing else serves (made when first needed). */
@@ -285,6 +290,22 @@ export class SwitchboardCore implements ChannelDriverHost {
       recordings: this.recordings,
       isBridged: (channelId) => this.bridges.bridgeOf(channelId) !== undefined,
       log: log.child({ module: 'switchboard:core:mixmonitor' }),
+    });
+    const confBridgeConfig = readConfBridgeConfig(options.config.confDir, log.child({ module: 'switchboard:core:confbridge' }));
+    this.conferences = installConfBridge({
+      runner: this.dialplanRunner,
+      bus: this.bus,
+      bridges: this.bridges,
+      playbacks: this.playbacks,
+      media: this.media,
+      recordings: this.recordings,
+      moh: {
+        start: (channel, mohClass) => this.channelMedia.startMoh(channel, mohClass),
+        stop: (channel) => this.channelMedia.stopMoh(channel),
+      },
+      config: () => confBridgeConfig,
+      defaultLanguage: options.config.general.defaultLanguage,
+      log: log.child({ module: 'switchboard:core:confbridge' }),
     });
     const logChannels = this.logChannels;
     defineBuiltinModules(this.modules, {

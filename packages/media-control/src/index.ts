@@ -153,6 +153,8 @@ export interface JoinBridgeOptions {
   mute?: boolean;
   /** DTMF from the leg is not passed to the other participants. */
   absorbDtmf?: boolean;
+  /** Gain factor applied to what the leg hears from the bridge (1: unchanged; conference listening volume). */
+  listenGain?: number;
 }
 
 export type RecordingFormat = 'wav' | 'ulaw' | 'alaw' | 'g722' | 'sln' | 'ogg' | 'mp3';

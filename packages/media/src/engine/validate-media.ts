@@ -75,6 +75,12 @@ export function validateJoinOptions(options: JoinBridgeOptions | undefined): Joi
   }
   if (options.mute !== undefined) copy.mute = options.mute === true;
   if (options.absorbDtmf !== undefined) copy.absorbDtmf = options.absorbDtmf === true;
+  if (options.listenGain !== undefined) {
+    const gain = options.listenGain;
+    if (typeof gain !== 'number' || !Number.isFinite(gain) || gain < 0 || gain > 16)
+      throw new InvalidArgumentError(`listenGain must be a number from 0 to 16, got ${String(gain)}`);
+    copy.listenGain = gain;
+  }
   return copy;
 }
 

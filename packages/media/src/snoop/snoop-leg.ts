@@ -13,6 +13,7 @@
  * Everything else (playback, recording, bridging) treats it as any other leg: it is an AudioIo.
  */
 import { mixAll } from '../bridge/mixer.js';
+import { applyGain } from '../dsp/gain.js';
 import type { SnoopDirection } from '@switchboard/media-control';
 import type { AudioIo, MediaEndpoint } from '../worker/media-endpoint.js';
 
@@ -71,12 +72,4 @@ export class SnoopLeg implements AudioIo {
   close(): void {
     this.detach();
   }
-}
-
-/** The frame scaled by `gain`, saturating at the 16-bit limits; the frame itself when the gain is 1. */
-export function applyGain(frame: Int16Array | null, gain: number): Int16Array | null {
-  if (frame === null || gain === 1) return frame;
-  const scaled = new Int16Array(frame.length);
-  for (let i = 0; i < frame.length; i++) scaled[i] = Math.max(-32768, Math.min(32767, Math.round(frame[i] * gain)));
-  return scaled;
 }
