@@ -32,6 +32,10 @@ import type { MixMonitorService } from './pbx/apps/mixmonitor/mixmonitor-service
 import { installConfBridge } from './pbx/apps/confbridge/install-confbridge.js';
 import { readConfBridgeConfig } from './pbx/apps/confbridge/confbridge-config.js';
 import type { ConfBridgeService } from './pbx/apps/confbridge/confbridge-service.js';
+import { installVoicemail } from './pbx/apps/voicemail/install-voicemail.js';
+import { readVoicemailConfig } from './pbx/apps/voicemail/voicemail-config.js';
+import type { VoicemailService } from './pbx/apps/voicemail/voicemail-service.js';
+import { MemoryVoicemailStore } from './pbx/apps/voicemail/voicemail-store.js';
 import { SoundIndex } from './sounds/sound-index.js';
 import { SystemStatus } from './system.js';
 import { type Logger, silentLogger } from './util/logger.js';
@@ -127,6 +131,8 @@ export class SwitchboardCore implements ChannelDriverHost {
   readonly mixMonitors: MixMonitorService;
   /** Conferences (ConfBridge) from confbridge.conf. */
   readonly conferences: ConfBridgeService;
+  /** Voicemail (VoiceMail, VoiceMailMain) from voicemail.conf. */
+  readonly voicemail: VoicemailService;
   readonly #drivers = new Map<string, ChannelDriver>();
   readonly #log: Logger;
   /** Far-end transfer requests nothing else serves (made when first needed). */
@@ -307,6 +313,17 @@ export class SwitchboardCore implements ChannelDriverHost {
       defaultLanguage: options.config.general.defaultLanguage,
       log: log.child({ module: 'switchboard:core:confbridge' }),
     });
+    const voicemailLog = log.child({ module: 'switchboard:core:voicemail' });
+    const voicemailConfig = readVoicemailConfig(options.config.confDir, voicemailLog);
+    this.voicemail = installVoicemail({
+      runner: this.dialplanRunner,
+      config: () => voicemailConfig,
+      store: store?.voicemail ?? new MemoryVoicemailStore(),
+      mailboxes: this.mailboxes,
+      bus: this.bus,
+      recordingRoot: this.recordings.stored.root,
+      log: voicemailLog,
+    });
     const logChannels = this.logChannels;
     defineBuiltinModules(this.modules, {
       applicationCount: () => this.applications.list().length,
@@ -324,6 +341,7 @@ export class SwitchboardCore implements ChannelDriverHost {
    */
   async restore(): Promise<void> {
     await this.globalVariables.restore();
+    await this.voicemail.publishAll();
     for (const object of await this.dynamicConfig.stored('res_pjsip', 'endpoint')) this.endpoints.add('SIP', object.id);
   }
 

@@ -17,6 +17,7 @@ import {
   SqliteGlobalVariables,
   SqliteMailboxes,
 } from './sqlite-repositories.js';
+import { SqliteVoicemail } from './sqlite-voicemail.js';
 import type { Store } from './types.js';
 
 export const DATABASE_FILE = 'switchboard.db';
@@ -38,6 +39,7 @@ export class SqliteStore implements Store {
   readonly cdr: SqliteCdr;
   readonly configObjects: SqliteConfigObjects;
   readonly astdb: SqliteAstDb;
+  readonly voicemail: SqliteVoicemail;
   readonly #db: Database.Database;
   readonly #log: Logger;
   #closed = false;
@@ -54,6 +56,7 @@ export class SqliteStore implements Store {
     this.cdr = new SqliteCdr(db);
     this.configObjects = new SqliteConfigObjects(db);
     this.astdb = new SqliteAstDb(db);
+    this.voicemail = new SqliteVoicemail(db);
   }
 
   /** `journal_mode` as SQLite reports it (`wal` once open). */

@@ -1,4 +1,5 @@
 import type { AstDb } from './astdb.js';
+import type { VoicemailStore } from '../pbx/apps/voicemail/voicemail-store.js';
 
 /**
  * What must survive a restart, behind narrow interfaces: SQLite implements them today; PostgreSQL
@@ -153,6 +154,8 @@ export interface Store {
   readonly configObjects: ConfigObjectStore;
   /** AstDB (store/astdb.ts): absent in stores that do not keep one. */
   readonly astdb?: AstDb;
+  /** Voicemail metadata (pbx/apps/voicemail): absent in stores that do not keep it. */
+  readonly voicemail?: VoicemailStore;
   /** Flushes and closes; calling it again does nothing. */
   close(): Promise<void>;
 }
