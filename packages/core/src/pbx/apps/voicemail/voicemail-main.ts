@@ -48,9 +48,11 @@ export function voiceMailMain(service: VoicemailService): DialplanApplication {
     await channel.answer();
     const box = await login(ctx, service, target, options.includes('s'));
     if (!box) return channel.isDestroyed ? { kind: 'stop' } : { kind: 'next' };
-    await announceCounts(ctx, service, box);
+    // A digit typed during the counts is the first menu choice.
+    let typed = await announceCounts(ctx, service, box);
     for (let idle = 0; idle < MENU_REPEATS && !channel.isDestroyed; ) {
-      const choice = await ask(ctx, ['sound:vm-instructions']);
+      const choice = typed ?? (await ask(ctx, ['sound:vm-instructions']));
+      typed = undefined;
       if (choice === undefined) {
         idle += 1;
         continue;
@@ -78,8 +80,8 @@ async function login(ctx: DialplanAppContext, service: VoicemailService, target:
   return undefined;
 }
 
-/** "You have <n> new and <m> old messages" (vm-no when none). */
-async function announceCounts(ctx: DialplanAppContext, service: VoicemailService, box: Box): Promise<void> {
+/** "You have <n> new and <m> old messages" (vm-no when none); returns a digit that interrupted it. */
+async function announceCounts(ctx: DialplanAppContext, service: VoicemailService, box: Box): Promise<string | undefined> {
   const fresh = service.count(box, 'INBOX');
   const old = service.count(box, 'Old');
   const count = (n: number, folder: string) => [
@@ -89,7 +91,8 @@ async function announceCounts(ctx: DialplanAppContext, service: VoicemailService
   ];
   const uris = ['sound:vm-youhave', ...count(fresh, 'INBOX')];
   if (old > 0) uris.push('sound:vm-and', ...count(old, 'Old'));
-  await playMedia(ctx, uris, true);
+  const outcome = await playMedia(ctx, uris, true);
+  return outcome.kind === 'digit' ? outcome.digit : undefined;
 }
 
 function envelope(message: VoicemailMessage): string[] {
