@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { ApplicationRegistry } from './apps/application-registry.js';
 import type { Channel } from './channels/channel.js';
 import { ChannelRegistry } from './channels/channel-registry.js';
@@ -36,6 +37,10 @@ import { installVoicemail } from './pbx/apps/voicemail/install-voicemail.js';
 import { readVoicemailConfig } from './pbx/apps/voicemail/voicemail-config.js';
 import type { VoicemailService } from './pbx/apps/voicemail/voicemail-service.js';
 import { MemoryVoicemailStore } from './pbx/apps/voicemail/voicemail-store.js';
+import { installQueues } from './pbx/apps/queue/install-queues.js';
+import { readQueuesConfig } from './pbx/apps/queue/queue-config.js';
+import type { QueueService } from './pbx/apps/queue/queue-service.js';
+import { MemoryQueueStore } from './pbx/apps/queue/queue-store.js';
 import { SoundIndex } from './sounds/sound-index.js';
 import { SystemStatus } from './system.js';
 import { type Logger, silentLogger } from './util/logger.js';
@@ -133,6 +138,8 @@ export class SwitchboardCore implements ChannelDriverHost {
   readonly conferences: ConfBridgeService;
   /** Voicemail (VoiceMail, VoiceMailMain) from voicemail.conf. */
   readonly voicemail: VoicemailService;
+  /** Call queues (Queue and the member applications) from queues.conf. */
+  readonly queues: QueueService;
   readonly #drivers = new Map<string, ChannelDriver>();
   readonly #log: Logger;
   /** Far-end transfer requests nothing else serves (made when first needed). */
@@ -323,6 +330,17 @@ export class SwitchboardCore implements ChannelDriverHost {
       bus: this.bus,
       recordingRoot: this.recordings.stored.root,
       log: voicemailLog,
+    });
+    const queueLog = log.child({ module: 'switchboard:core:queue' });
+    const queuesConfig = readQueuesConfig(options.config.confDir, queueLog);
+    this.queues = installQueues({
+      runner: this.dialplanRunner,
+      config: () => queuesConfig,
+      store: store?.queues ?? new MemoryQueueStore(),
+      bus: this.bus,
+      deviceState: (device) => this.dialplanRunner.pbx.deviceState?.(device) ?? 'UNKNOWN',
+      ...(options.logDirectory === undefined ? {} : { logFile: join(options.logDirectory, 'queue_log') }),
+      log: queueLog,
     });
     const logChannels = this.logChannels;
     defineBuiltinModules(this.modules, {

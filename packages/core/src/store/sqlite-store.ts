@@ -17,6 +17,7 @@ import {
   SqliteGlobalVariables,
   SqliteMailboxes,
 } from './sqlite-repositories.js';
+import { SqliteQueues } from './sqlite-queues.js';
 import { SqliteVoicemail } from './sqlite-voicemail.js';
 import type { Store } from './types.js';
 
@@ -40,6 +41,7 @@ export class SqliteStore implements Store {
   readonly configObjects: SqliteConfigObjects;
   readonly astdb: SqliteAstDb;
   readonly voicemail: SqliteVoicemail;
+  readonly queues: SqliteQueues;
   readonly #db: Database.Database;
   readonly #log: Logger;
   #closed = false;
@@ -57,6 +59,7 @@ export class SqliteStore implements Store {
     this.configObjects = new SqliteConfigObjects(db);
     this.astdb = new SqliteAstDb(db);
     this.voicemail = new SqliteVoicemail(db);
+    this.queues = new SqliteQueues(db);
   }
 
   /** `journal_mode` as SQLite reports it (`wal` once open). */
