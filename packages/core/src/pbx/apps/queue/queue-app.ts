@@ -176,13 +176,20 @@ async function ring(
     bus.publish({ type: 'AgentCalled', queue: config.name, channel: channel.snapshot(), member: m.name, interface: m.interface });
   }
   const ringStart = Date.now();
-  let answered: { member: QueueMember; at: number } | undefined;
+  let answered: { member: QueueMember; at: number; channelId: string } | undefined;
+  /** Who hung up first once connected (COMPLETECALLER or COMPLETEAGENT). */
+  let firstGone: 'caller' | 'agent' | undefined;
   const unsubscribe = bus.subscribe((event) => {
+    if (answered && firstGone === undefined && (event.type === 'ChannelHangupRequest' || event.type === 'ChannelDestroyed')) {
+      if (event.channel.id === channel.id) firstGone = 'caller';
+      else if (event.channel.id === answered.channelId) firstGone = 'agent';
+      return;
+    }
     if (answered || event.type !== 'ChannelEnteredBridge' || event.channel.id === channel.id) return;
     if (!event.bridge.channels.includes(channel.id)) return;
     const member = members.find((m) => event.channel.name.toLowerCase().startsWith(`${m.interface.toLowerCase()}-`));
     if (!member) return;
-    answered = { member, at: Date.now() };
+    answered = { member, at: Date.now(), channelId: event.channel.id };
     const hold = Math.round((answered.at - caller.joinedAt) / 1000);
     const index = queue.callers.indexOf(caller);
     if (index >= 0) queue.callers.splice(index, 1);
@@ -231,7 +238,7 @@ async function ring(
   const { member, at } = answered;
   const talk = Math.round((Date.now() - at) / 1000);
   const hold = Math.round((at - caller.joinedAt) / 1000);
-  const byCaller = channel.isDestroyed;
+  const byCaller = (firstGone ?? (channel.isDestroyed ? 'caller' : 'agent')) === 'caller';
   service.writeLog(config.name, channel.id, member.name, byCaller ? 'COMPLETECALLER' : 'COMPLETEAGENT', [
     hold,
     talk,
