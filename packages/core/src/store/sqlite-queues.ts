@@ -41,7 +41,7 @@ export class SqliteQueues implements QueueStore {
         PRIMARY KEY (queue, interface)
       );
       CREATE TABLE IF NOT EXISTS queue_log (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        id INTEGER PRIMARY KEY,
         time INTEGER NOT NULL,
         callid TEXT NOT NULL,
         queuename TEXT NOT NULL,

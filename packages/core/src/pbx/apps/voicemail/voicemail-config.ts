@@ -48,6 +48,11 @@ export interface VoicemailConfig {
   mailboxes: Map<string, MailboxConfig>;
 }
 
+/** `${VM_<name>}`: a variable of the original's email templates (voicemail-mailer.ts expands them). */
+const vm = (name: string) => `\${VM_${name}}`;
+const DEFAULT_SUBJECT = `New message ${vm('MSGNUM')} in mailbox ${vm('MAILBOX')}`;
+const DEFAULT_BODY = `Dear ${vm('NAME')},\n\nyou have a new message of ${vm('DUR')} from ${vm('CALLERID')} in mailbox ${vm('MAILBOX')}@${vm('CONTEXT')}, left ${vm('DATE')}.\n`;
+
 export function defaultVoicemailConfig(): VoicemailConfig {
   return {
     format: 'wav',
@@ -58,9 +63,8 @@ export function defaultVoicemailConfig(): VoicemailConfig {
     maxSeconds: 300,
     minSeconds: 1,
     maxSilence: 5,
-    emailSubject: 'New message ${VM_MSGNUM} in mailbox ${VM_MAILBOX}',
-    emailBody:
-      'Dear ${VM_NAME},\n\nyou have a new message of ${VM_DUR} from ${VM_CALLERID} in mailbox ${VM_MAILBOX}@${VM_CONTEXT}, left ${VM_DATE}.\n',
+    emailSubject: DEFAULT_SUBJECT,
+    emailBody: DEFAULT_BODY,
     mailboxes: new Map(),
   };
 }
