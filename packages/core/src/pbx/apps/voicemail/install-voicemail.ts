@@ -1,5 +1,5 @@
 /**
- * VoiceMail(mailbox[@context][,options]) leaves a message (options: `u` unavailable greeting,
+ * VoiceMail(mailbox[@context][&mailbox[@context]…][,options]) leaves a message (options: `u` unavailable greeting,
  * `b` busy greeting, `s` no greeting or instructions), VoiceMailMain([mailbox][@context][,s])
  * (voicemail-main.ts), VMCOUNT(mailbox[@context][,folder]) and MAILBOX_EXISTS(mailbox[@context]).
  * VMSTATUS is SUCCESS, USEREXIT or FAILED as in the original.
@@ -18,7 +18,9 @@ export function installVoicemail(deps: VoicemailDeps & { runner: DialplanRunner 
 
   const voiceMail: DialplanApplication = async (ctx, [target = '', options = '']) => {
     const { channel, log } = ctx;
-    const { mailbox, context } = mailboxKey(target.split('&')[0]);
+    // mailbox[@context][&mailbox[@context]…]: the greeting is the first one's, the message goes to each.
+    const [first, ...others] = target.split('&').map((t) => mailboxKey(t));
+    const { mailbox, context } = first ?? mailboxKey('');
     const box = service.mailbox(context, mailbox);
     if (!box) {
       log.warn({ mailbox: `${mailbox}@${context}` }, 'VoiceMail: no such mailbox');
@@ -52,6 +54,13 @@ export function installVoicemail(deps: VoicemailDeps & { runner: DialplanRunner 
     });
     const callerId = channel.caller.number === '' ? '' : `"${channel.caller.name}" <${channel.caller.number}>`;
     const message = outcome.endedBy === 'failed' ? undefined : service.deposit(box, id, recording, callerId);
+    if (message) {
+      for (const other of others) {
+        const copyTo = service.mailbox(other.context, other.mailbox);
+        if (copyTo) service.depositCopy(copyTo, message);
+        else log.warn({ mailbox: other.key }, 'VoiceMail: no such mailbox; no copy left there');
+      }
+    }
     if (!channel.isDestroyed) {
       channel.setVariable('VMSTATUS', message ? 'SUCCESS' : 'FAILED');
       if (message) await playMedia(ctx, ['sound:vm-goodbye'], false);

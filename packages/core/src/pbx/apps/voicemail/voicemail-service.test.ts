@@ -85,6 +85,21 @@ describe('voicemail service', () => {
     ]);
   });
 
+  it('copies a message into a second mailbox with its own file', () => {
+    const { root, service, record } = setup();
+    const other: MailboxConfig = { ...box, mailbox: '1002', fullName: 'Second' };
+    const { id, recording } = service.newMessageRecording(box);
+    record(recording, 2);
+    const message = service.deposit(box, id, recording, '');
+    assert.ok(message);
+    const copy = service.depositCopy(other, message);
+    assert.ok(copy);
+    assert.notEqual(copy.recording, message.recording);
+    assert.ok(existsSync(join(root, `${copy.recording}.wav`)));
+    assert.equal(service.count(other, 'INBOX'), 1);
+    assert.equal(service.count(box, 'INBOX'), 1);
+  });
+
   it('discards a message shorter than minsecs', () => {
     const { root, service, record } = setup();
     const { id, recording } = service.newMessageRecording(box);

@@ -7,7 +7,7 @@
  * attached, through the SMTP relay of voicemail.conf.
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, renameSync, statSync, unlinkSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, renameSync, statSync, unlinkSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { EventBus } from '../../../events/event-bus.js';
 import type { MailboxRegistry } from '../../../mailboxes/mailbox-registry.js';
@@ -141,6 +141,15 @@ export class VoicemailService {
       );
     }
     return message;
+  }
+
+  /** Leaves a copy of a message just deposited in another mailbox (VoiceMail with several mailboxes). */
+  depositCopy(box: MailboxConfig, original: VoicemailMessage): VoicemailMessage | undefined {
+    const { id, recording } = this.newMessageRecording(box);
+    const to = this.#file(recording, original.format);
+    mkdirSync(dirname(to), { recursive: true });
+    copyFileSync(this.#file(original.recording, original.format), to);
+    return this.deposit(box, id, recording, original.callerId);
   }
 
   /** Moves a message to another folder (its file too). */
