@@ -1,9 +1,10 @@
 /**
- * Audio checks shared by the end-to-end tests that drive real phones: a tone WAV to feed a phone's
- * file source, the samples of a WAV a phone recorded, and how loud and how much of one frequency
- * a block of samples holds.
+ * Audio checks shared by the end-to-end tests that drive real phones or read what the server wrote:
+ * a tone WAV to feed a phone's file source, the samples of a WAV, how loud and how much of one
+ * frequency a block of samples holds, and which of several tones dominates a signal.
  */
 import { readFileSync } from 'node:fs';
+import { ulawToLinear } from './rtp-receiver.js';
 
 /** A 16-bit mono PCM WAV of a sine tone (RIFF/WAVE, 44-byte header). */
 export function toneWav(frequency: number, seconds: number, sampleRate = 8000): Buffer {
@@ -25,9 +26,8 @@ export function toneWav(frequency: number, seconds: number, sampleRate = 8000): 
   return wav;
 }
 
-/** The 16-bit samples of a PCM WAV file, found by walking its chunks (sndfile writes more than fmt and data). */
-export function wavSamples(file: string): { rate: number; samples: Int16Array } {
-  const bytes = readFileSync(file);
+/** The 16-bit samples of a PCM WAV held in `bytes`, found by walking its chunks (sndfile writes more than fmt and data). */
+export function wavSamplesOf(bytes: Buffer): { rate: number; samples: Int16Array } {
   let offset = 12;
   let rate = 0;
   while (offset + 8 <= bytes.length) {
@@ -44,7 +44,12 @@ export function wavSamples(file: string): { rate: number; samples: Int16Array } 
     }
     offset += 8 + size + (size % 2);
   }
-  throw new Error(`${file} has no data chunk`);
+  throw new Error('the WAV data has no data chunk');
+}
+
+/** The samples of a WAV file (wavSamplesOf). */
+export function wavSamples(file: string): { rate: number; samples: Int16Array } {
+  return wavSamplesOf(readFileSync(file));
 }
 
 /** Power of one frequency in a block of samples (Goertzel), normalised by the block's energy. */
@@ -76,4 +81,27 @@ export async function waitFor(what: string, check: () => boolean | Promise<boole
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/**
+ * For each frequency, the number of 200 ms blocks (loud ones only: rms above `minRms`) in which
+ * it carries more than half the energy.
+ */
+export function dominantBlocks(samples: Int16Array, rate: number, frequencies: number[], minRms = 500): Map<number, number> {
+  const counts = new Map(frequencies.map((f) => [f, 0]));
+  const block = Math.round(rate / 5);
+  for (let start = 0; start + block <= samples.length; start += block) {
+    const part = samples.subarray(start, start + block);
+    if (rmsOf(part) < minRms) continue;
+    for (const f of frequencies) if (toneShare(part, rate, f) > 0.5) counts.set(f, (counts.get(f) ?? 0) + 1);
+  }
+  return counts;
+}
+
+/** µ-law payloads → linear samples. */
+export function ulawPayloadsToLinear(payloads: Buffer[]): Int16Array {
+  const out = new Int16Array(payloads.reduce((n, p) => n + p.length, 0));
+  let i = 0;
+  for (const payload of payloads) for (const byte of payload) out[i++] = ulawToLinear(byte);
+  return out;
 }

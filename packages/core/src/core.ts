@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { ApplicationRegistry } from './apps/application-registry.js';
 import type { Channel } from './channels/channel.js';
 import { ChannelRegistry } from './channels/channel-registry.js';
@@ -30,6 +31,19 @@ import { PlaybackManager } from './playback/playback-manager.js';
 import { type CdrService, installCdr } from './cdr/install-cdr.js';
 import { keepRequestHeaders } from './pbx/functions/request-headers.js';
 import { installDialplanLanguage } from './pbx/install-dialplan-language.js';
+import { installMixMonitor } from './pbx/apps/mixmonitor/install-mixmonitor.js';
+import type { MixMonitorService } from './pbx/apps/mixmonitor/mixmonitor-service.js';
+import { installConfBridge } from './pbx/apps/confbridge/install-confbridge.js';
+import { readConfBridgeConfig } from './pbx/apps/confbridge/confbridge-config.js';
+import type { ConfBridgeService } from './pbx/apps/confbridge/confbridge-service.js';
+import { installVoicemail } from './pbx/apps/voicemail/install-voicemail.js';
+import { readVoicemailConfig } from './pbx/apps/voicemail/voicemail-config.js';
+import type { VoicemailService } from './pbx/apps/voicemail/voicemail-service.js';
+import { MemoryVoicemailStore } from './pbx/apps/voicemail/voicemail-store.js';
+import { installQueues } from './pbx/apps/queue/install-queues.js';
+import { readQueuesConfig } from './pbx/apps/queue/queue-config.js';
+import type { QueueService } from './pbx/apps/queue/queue-service.js';
+import { MemoryQueueStore } from './pbx/apps/queue/queue-store.js';
 import { SoundIndex } from './sounds/sound-index.js';
 import { SystemStatus } from './system.js';
 import { type Logger, silentLogger } from './util/logger.js';
@@ -137,6 +151,14 @@ export class SwitchboardCore implements ChannelDriverHost {
   readonly attendedTransfers: AttendedTransferService;
   /** Call detail records (cdr/): the engine and its batched writer. */
   readonly cdr: CdrService;
+  /** MixMonitor/StopMixMonitor recordings of channels. */
+  readonly mixMonitors: MixMonitorService;
+  /** Conferences (ConfBridge) from confbridge.conf. */
+  readonly conferences: ConfBridgeService;
+  /** Voicemail (VoiceMail, VoiceMailMain) from voicemail.conf. */
+  readonly voicemail: VoicemailService;
+  /** Call queues (Queue and the member applications) from queues.conf. */
+  readonly queues: QueueService;
   readonly #drivers = new Map<string, ChannelDriver>();
   readonly #log: Logger;
   readonly #bridgeMusic: BridgeMusic;
@@ -320,6 +342,52 @@ export class SwitchboardCore implements ChannelDriverHost {
       endpoints: () => this.config.sip.endpoints,
       log: log.child({ module: 'switchboard:core:cdr' }),
     });
+    this.mixMonitors = installMixMonitor({
+      runner: this.dialplanRunner,
+      bus: this.bus,
+      media: this.media,
+      recordings: this.recordings,
+      isBridged: (channelId) => this.bridges.bridgeOf(channelId) !== undefined,
+      log: log.child({ module: 'switchboard:core:mixmonitor' }),
+    });
+    const confBridgeConfig = readConfBridgeConfig(options.config.confDir, log.child({ module: 'switchboard:core:confbridge' }));
+    this.conferences = installConfBridge({
+      runner: this.dialplanRunner,
+      bus: this.bus,
+      bridges: this.bridges,
+      playbacks: this.playbacks,
+      media: this.media,
+      recordings: this.recordings,
+      moh: {
+        start: (channel, mohClass) => this.channelMedia.startMoh(channel, mohClass),
+        stop: (channel) => this.channelMedia.stopMoh(channel),
+      },
+      config: () => confBridgeConfig,
+      defaultLanguage: options.config.general.defaultLanguage,
+      log: log.child({ module: 'switchboard:core:confbridge' }),
+    });
+    const voicemailLog = log.child({ module: 'switchboard:core:voicemail' });
+    const voicemailConfig = readVoicemailConfig(options.config.confDir, voicemailLog);
+    this.voicemail = installVoicemail({
+      runner: this.dialplanRunner,
+      config: () => voicemailConfig,
+      store: store?.voicemail ?? new MemoryVoicemailStore(),
+      mailboxes: this.mailboxes,
+      bus: this.bus,
+      recordingRoot: this.recordings.stored.root,
+      log: voicemailLog,
+    });
+    const queueLog = log.child({ module: 'switchboard:core:queue' });
+    const queuesConfig = readQueuesConfig(options.config.confDir, queueLog);
+    this.queues = installQueues({
+      runner: this.dialplanRunner,
+      config: () => queuesConfig,
+      store: store?.queues ?? new MemoryQueueStore(),
+      bus: this.bus,
+      deviceState: (device) => this.dialplanRunner.pbx.deviceState?.(device) ?? 'UNKNOWN',
+      ...(options.logDirectory === undefined ? {} : { logFile: join(options.logDirectory, 'queue_log') }),
+      log: queueLog,
+    });
     const logChannels = this.logChannels;
     defineBuiltinModules(this.modules, {
       applicationCount: () => this.applications.list().length,
@@ -350,6 +418,7 @@ export class SwitchboardCore implements ChannelDriverHost {
    */
   async restore(): Promise<void> {
     await this.globalVariables.restore();
+    await this.voicemail.publishAll();
     for (const object of await this.dynamicConfig.stored('res_pjsip', 'endpoint')) this.endpoints.add('SIP', object.id);
   }
 

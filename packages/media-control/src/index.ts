@@ -196,6 +196,8 @@ export interface JoinBridgeOptions {
   mute?: boolean;
   /** DTMF from the leg is not passed to the other participants. */
   absorbDtmf?: boolean;
+  /** Gain factor applied to what the leg hears from the bridge (1: unchanged; conference listening volume). */
+  listenGain?: number;
 }
 
 export type RecordingFormat = 'wav' | 'ulaw' | 'alaw' | 'g722' | 'sln' | 'ogg' | 'mp3';
@@ -233,6 +235,11 @@ export interface CreateSnoopRequest {
   spy: SnoopDirection;
   /** Which way audio written to the snoop leg is injected into the source. */
   whisper: SnoopDirection;
+  /**
+   * Gain factors applied to what the snoop leg hears, per direction (absent: 1); the result
+   * saturates at the 16-bit limits. Call recording uses it for its volume options.
+   */
+  spyGain?: { in: number; out: number };
 }
 
 export interface TalkDetectionOptions {

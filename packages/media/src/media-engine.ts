@@ -24,6 +24,7 @@ import {
   validateRecording,
   validateSegments,
   validateSnoopDirection,
+  validateSpyGain,
   validateTalkDetection,
   validateToneDetection,
   validateChannelFormat,
@@ -592,6 +593,7 @@ export class MediaEngine implements MediaEngineControl {
     const source = this.#leg(request.sourceLegId);
     const spy = validateSnoopDirection('spy', request.spy);
     const whisper = validateSnoopDirection('whisper', request.whisper);
+    const spyGain = request.spyGain === undefined ? undefined : validateSpyGain(request.spyGain);
     const record: LegRecord = {
       legId: randomUUID(),
       slot: source.slot,
@@ -607,7 +609,14 @@ export class MediaEngine implements MediaEngineControl {
     this.#legs.set(record.legId, record);
     this.#load[record.slot] += 1;
     try {
-      await record.channel.request({ type: 'createSnoopLeg', legId: record.legId, sourceLegId: source.legId, spy, whisper });
+      await record.channel.request({
+        type: 'createSnoopLeg',
+        legId: record.legId,
+        sourceLegId: source.legId,
+        spy,
+        whisper,
+        ...(spyGain === undefined ? {} : { spyGain }),
+      });
     } catch (error) {
       this.#forget(record);
       throw error;

@@ -45,7 +45,14 @@ export type WorkerCommand =
    */
   | { type: 'createLeg'; legId: string; bindAddress: string; port: number; videoPort?: number }
   /** A leg without a socket that hears and/or whispers into `sourceLegId` (on this worker). */
-  | { type: 'createSnoopLeg'; legId: string; sourceLegId: string; spy: SnoopDirection; whisper: SnoopDirection }
+  | {
+      type: 'createSnoopLeg';
+      legId: string;
+      sourceLegId: string;
+      spy: SnoopDirection;
+      whisper: SnoopDirection;
+      spyGain?: { in: number; out: number };
+    }
   /** Set or change where the leg sends, with which codec, and whether it may send or receive. */
   | { type: 'setLegRemote'; legId: string; remote: LegRemote }
   /** Stop the leg's playback (finished `stopped`), end its recordings, leave its bridge, close its socket. */

@@ -1,6 +1,7 @@
 import type { Channel } from '../channels/channel.js';
 import { conflict, invalidArgument, notFound } from '../errors.js';
 import type { TimedDomainEvent } from '../events/domain-events.js';
+import { isOfficeEvent, type OfficeEvent } from '../events/office-events.js';
 import type { BridgeSnapshot, ChannelSnapshot } from '../model/snapshots.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { Logger } from '../util/logger.js';
@@ -190,6 +191,8 @@ export class ApplicationRegistry {
   }
 
   #route(event: TimedDomainEvent): void {
+    // No wire event is declared for the office features' events yet (office-events.ts).
+    if (isOfficeEvent(event)) return;
     for (const app of this.#recipients(event)) {
       if (app.passesFilter(event.type)) this.#deliverSafely(app.sink, event);
     }
@@ -199,7 +202,7 @@ export class ApplicationRegistry {
   }
 
   /** The applications an event concerns (SPEC §6.3): named ones, or those subscribed to a source in it. */
-  #recipients(event: TimedDomainEvent): Application[] {
+  #recipients(event: Exclude<TimedDomainEvent, { type: OfficeEvent['type'] }>): Application[] {
     switch (event.type) {
       case 'AppStart':
       case 'AppEnd':

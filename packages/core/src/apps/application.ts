@@ -1,8 +1,12 @@
 import type { ApplicationSnapshot } from '../model/snapshots.js';
+import type { OfficeEvent } from '../events/office-events.js';
 import type { TimedDomainEvent } from '../events/domain-events.js';
 
-/** An event as an application receives it: a domain event, or a notice about the application itself. */
-export type ApplicationEvent = TimedDomainEvent | { type: 'ApplicationReplaced'; timestamp: Date };
+/**
+ * An event as an application receives it: a domain event (but not the office features' ones,
+ * office-events.ts), or a notice about the application itself.
+ */
+export type ApplicationEvent = Exclude<TimedDomainEvent, { type: OfficeEvent['type'] }> | { type: 'ApplicationReplaced'; timestamp: Date };
 
 /** Delivery of events to whatever connection serves the application (the events WebSocket). */
 export type ApplicationSink = (event: ApplicationEvent) => void;

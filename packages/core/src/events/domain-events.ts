@@ -14,6 +14,7 @@ import type {
   PlaybackSnapshot,
   TextMessageSnapshot,
 } from '../model/snapshots.js';
+import type { OfficeEvent } from './office-events.js';
 
 export type DomainEvent =
   | { type: 'ChannelCreated'; channel: ChannelSnapshot }
@@ -107,7 +108,9 @@ export type DomainEvent =
   | { type: 'EndpointStateChange'; endpoint: EndpointSnapshot }
   | { type: 'ContactStatusChange'; endpoint: EndpointSnapshot; contact_info: ContactInfoSnapshot }
   | { type: 'PeerStatusChange'; endpoint: EndpointSnapshot; peer: PeerSnapshot }
-  | { type: 'TextMessageReceived'; message: TextMessageSnapshot; endpoint?: EndpointSnapshot };
+  | { type: 'TextMessageReceived'; message: TextMessageSnapshot; endpoint?: EndpointSnapshot }
+  /** Conferences, queues and voicemail (office-events.ts). */
+  | OfficeEvent;
 
 export type DomainEventType = DomainEvent['type'];
 

@@ -65,7 +65,11 @@ describe('openStore', () => {
       'device_states',
       'global_variables',
       'mailboxes',
+      'queue_log',
+      'queue_members',
       'schema_migrations',
+      'voicemail_messages',
+      'voicemail_passwords',
     ]);
     raw.close();
   });

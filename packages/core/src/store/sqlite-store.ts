@@ -17,6 +17,8 @@ import {
   SqliteGlobalVariables,
   SqliteMailboxes,
 } from './sqlite-repositories.js';
+import { SqliteQueues } from './sqlite-queues.js';
+import { SqliteVoicemail } from './sqlite-voicemail.js';
 import type { Store } from './types.js';
 
 export const DATABASE_FILE = 'switchboard.db';
@@ -38,6 +40,8 @@ export class SqliteStore implements Store {
   readonly contacts: SqliteContacts;
   readonly cdr: SqliteCdr;
   readonly configObjects: SqliteConfigObjects;
+  readonly voicemail: SqliteVoicemail;
+  readonly queues: SqliteQueues;
   readonly #db: Database.Database;
   readonly #log: Logger;
   #closed = false;
@@ -54,6 +58,8 @@ export class SqliteStore implements Store {
     this.contacts = new SqliteContacts(db);
     this.cdr = new SqliteCdr(db);
     this.configObjects = new SqliteConfigObjects(db);
+    this.voicemail = new SqliteVoicemail(db);
+    this.queues = new SqliteQueues(db);
   }
 
   /** `journal_mode` as SQLite reports it (`wal` once open). */

@@ -1,4 +1,6 @@
 import type { AstDb } from './astdb.js';
+import type { VoicemailStore } from '../pbx/apps/voicemail/voicemail-store.js';
+import type { QueueStore } from '../pbx/apps/queue/queue-store.js';
 
 /**
  * What must survive a restart, behind narrow interfaces: SQLite implements them today; PostgreSQL
@@ -153,6 +155,10 @@ export interface Store {
   readonly contacts: ContactStore;
   readonly cdr: CdrStore;
   readonly configObjects: ConfigObjectStore;
+  /** Voicemail metadata (pbx/apps/voicemail): absent in stores that do not keep it. */
+  readonly voicemail?: VoicemailStore;
+  /** Dynamic queue members and the queue log (pbx/apps/queue): absent in stores that do not keep them. */
+  readonly queues?: QueueStore;
   /** Flushes and closes; calling it again does nothing. */
   close(): Promise<void>;
 }

@@ -34,6 +34,7 @@ import type { RtpLeg, TappedPacket } from '../worker/rtp-leg.js';
 import { BridgeVideo } from './bridge-video.js';
 import type { BridgeMember } from './members.js';
 import { MAX_MIX_RATE } from './mix-rate.js';
+import { applyGain } from '../dsp/gain.js';
 import { mixAll } from './mixer.js';
 import { RateMixer, type RateMixMedia } from './rate-mix.js';
 import { RelayRewriter } from './relay-rewriter.js';
@@ -48,6 +49,7 @@ export function memberOptions(options: JoinBridgeOptions | undefined, previous?:
     role: options?.role ?? previous?.role ?? 'participant',
     mute: options?.mute ?? previous?.mute ?? false,
     absorbDtmf: options?.absorbDtmf ?? previous?.absorbDtmf ?? false,
+    listenGain: options?.listenGain ?? previous?.listenGain ?? 1,
   };
 }
 
@@ -211,7 +213,7 @@ export class Bridge {
     });
     const recordRates = [...new Set([...this.recorders].map((recorder) => recorder.captureRate))];
     const { outputs, full } = this.#mixer.mix(inputs, this.#media(), recordRates);
-    for (const [index, { member }] of memberships.entries()) member.output(outputs[index]);
+    for (const [index, { member, options }] of memberships.entries()) member.output(applyGain(outputs[index], options.listenGain));
     for (const recorder of this.recorders) recorder.feed(full.get(recorder.captureRate) ?? null);
     const playback = this.#playback;
     if (playback !== null && playback.state === 'playing' && playback.exhausted) this.endPlayback('complete');
@@ -259,6 +261,8 @@ export class Bridge {
     if (this.kind !== 'mixing' || this.#members.size !== 2 || this.#playback !== null || this.recorders.size > 0) return null;
     const [first, second] = [...this.#members.values()];
     if (first.options.mute || second.options.mute) return null;
+    // A changed listening volume needs the decoded audio.
+    if (first.options.listenGain !== 1 || second.options.listenGain !== 1) return null;
     if (first.options.role === 'announcer' || second.options.role === 'announcer') return null;
     if (first.member.endpoint?.busy !== false || second.member.endpoint?.busy !== false) return null;
     const a = this.#legOf(first.member);

@@ -76,6 +76,12 @@ export function validateJoinOptions(options: JoinBridgeOptions | undefined): Joi
   }
   if (options.mute !== undefined) copy.mute = options.mute === true;
   if (options.absorbDtmf !== undefined) copy.absorbDtmf = options.absorbDtmf === true;
+  if (options.listenGain !== undefined) {
+    const gain = options.listenGain;
+    if (typeof gain !== 'number' || !Number.isFinite(gain) || gain < 0 || gain > 16)
+      throw new InvalidArgumentError(`listenGain must be a number from 0 to 16, got ${String(gain)}`);
+    copy.listenGain = gain;
+  }
   return copy;
 }
 
@@ -139,6 +145,15 @@ export function validateToneDetection(options: ToneDetectionOptions | null): Ton
     throw new InvalidArgumentError('tone detection needs a duration of 0 to 60000 ms');
   }
   return { frequencyHz, durationMs };
+}
+
+/** Snoop gains are finite factors from 0 to 16 (a recording's volume options go up to 4). */
+export function validateSpyGain(gain: { in: number; out: number }): { in: number; out: number } {
+  for (const value of [gain.in, gain.out]) {
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > 16)
+      throw new InvalidArgumentError(`spyGain factors must be numbers from 0 to 16, got ${String(value)}`);
+  }
+  return { in: gain.in, out: gain.out };
 }
 
 export function validateTalkDetection(options: TalkDetectionOptions | null): TalkDetectionOptions | null {

@@ -8,9 +8,12 @@
  *   whisper    what is written to the snoop leg (its playback, its bridge's mix) is added, on the
  *              next tick, to what the source sends on (`in`), to what its phone hears (`out`), or both.
  *
+ *   spyGain    a factor per direction applied to what is heard (call recording's volume options).
+ *
  * Everything else (playback, recording, bridging) treats it as any other leg: it is an AudioIo.
  */
 import { mixAll } from '../bridge/mixer.js';
+import { applyGain } from '../dsp/gain.js';
 import type { SnoopDirection } from '@switchboard/media-control';
 import type { AudioIo, MediaEndpoint } from '../worker/media-endpoint.js';
 
@@ -20,10 +23,12 @@ export class SnoopLeg implements AudioIo {
   readonly id: string;
   readonly spy: SnoopDirection;
   readonly whisper: SnoopDirection;
+  readonly #gain: { in: number; out: number };
   #source: MediaEndpoint | null;
 
-  constructor(id: string, source: MediaEndpoint, spy: SnoopDirection, whisper: SnoopDirection) {
+  constructor(id: string, source: MediaEndpoint, spy: SnoopDirection, whisper: SnoopDirection, gain = { in: 1, out: 1 }) {
     this.id = id;
+    this.#gain = gain;
     this.#source = source;
     this.spy = spy;
     this.whisper = whisper;
@@ -44,8 +49,8 @@ export class SnoopLeg implements AudioIo {
     if (rateHz !== 8000) throw new RangeError(`snoop frames are 8000 Hz, asked for ${rateHz}`);
     const source = this.#source;
     if (source === null) return null;
-    const heardIn = this.spy === 'in' || this.spy === 'both' ? source.inFrame8k() : null;
-    const heardOut = this.spy === 'out' || this.spy === 'both' ? source.lastOut8k() : null;
+    const heardIn = this.spy === 'in' || this.spy === 'both' ? applyGain(source.inFrame8k(), this.#gain.in) : null;
+    const heardOut = this.spy === 'out' || this.spy === 'both' ? applyGain(source.lastOut8k(), this.#gain.out) : null;
     if (heardIn === null) return heardOut;
     if (heardOut === null) return heardIn;
     return mixAll([heardIn, heardOut], FRAME_SAMPLES);

@@ -174,7 +174,7 @@ export class WorkerHost implements LegHost {
       case 'createSnoopLeg': {
         if (this.#endpoints.has(command.legId)) throw new InvalidArgumentError(`media leg ${command.legId} already exists`);
         const source = this.#endpoint(command.sourceLegId);
-        const snoop = new SnoopLeg(command.legId, source, command.spy, command.whisper);
+        const snoop = new SnoopLeg(command.legId, source, command.spy, command.whisper, command.spyGain);
         this.#endpoints.set(command.legId, new MediaEndpoint(snoop, (n) => this.notify(n)));
         this.#wake();
         return null;

@@ -1,0 +1,322 @@
+/**
+ * Conferences: each one is a core mixing bridge (GET /bridges lists it, bridge_class `confbridge`,
+ * named after the conference), so applications may subscribe to it. The service admits users
+ * (max_members, locked, wait_marked), announces joins and leaves, plays music while someone is
+ * alone, ends marked-only conferences (end_marked), records (record_conference), runs the menu
+ * actions and publishes the Confbridge* office events.
+ */
+import type { BridgeRegistry } from '../../../bridges/bridge-registry.js';
+import type { Channel } from '../../../channels/channel.js';
+import type { EventBus } from '../../../events/event-bus.js';
+import type { MediaEngine } from '../../../media/media-engine.js';
+import type { PlaybackManager } from '../../../playback/playback-manager.js';
+import { bridgeRecordTarget } from '../../../recordings/record-targets.js';
+import type { RecordingManager } from '../../../recordings/recording-manager.js';
+import type { Logger } from '../../../util/logger.js';
+import { volumeFactor } from '../mixmonitor/mixmonitor-options.js';
+import type { BridgeProfile, ConfBridgeConfig, MenuAction, MenuProfile, UserProfile } from './confbridge-config.js';
+import { Conference, type ConferenceSnapshot, ConferenceUser, type ConfBridgeResult, conferenceSnapshot } from './conference.js';
+
+export interface ConfBridgeDeps {
+  bus: EventBus;
+  bridges: BridgeRegistry;
+  playbacks: PlaybackManager;
+  media: MediaEngine;
+  recordings: RecordingManager;
+  moh: { start(channel: Channel, mohClass: string | undefined): Promise<void>; stop(channel: Channel): Promise<void> };
+  config: () => ConfBridgeConfig;
+  defaultLanguage: string;
+  log: Logger;
+}
+
+export interface JoinProfiles {
+  bridge: BridgeProfile;
+  user: UserProfile;
+  menu: MenuProfile | undefined;
+}
+
+export class ConfBridgeService {
+  readonly #conferences = new Map<string, Conference>();
+  readonly #deps: ConfBridgeDeps;
+
+  constructor(deps: ConfBridgeDeps) {
+    this.#deps = deps;
+    deps.bus.subscribe((event) => {
+      if (event.type !== 'ChannelTalkingStarted' && event.type !== 'ChannelTalkingFinished') return;
+      for (const conference of this.#conferences.values()) {
+        const user = conference.users.get(event.channel.id);
+        if (user?.state !== 'in' || !user.profile.talkDetectionEvents) continue;
+        deps.bus.publish({
+          type: 'ConfbridgeTalking',
+          conference: conference.name,
+          channel: event.channel,
+          talking: event.type === 'ChannelTalkingStarted',
+        });
+      }
+    });
+  }
+
+  /** Every conference with its participants (console: confbridge list). */
+  list(): ConferenceSnapshot[] {
+    return [...this.#conferences.values()].map(conferenceSnapshot);
+  }
+
+  get(name: string): Conference | undefined {
+    return this.#conferences.get(name);
+  }
+
+  /**
+   * Puts the channel into the conference and resolves when it has left, with CONFBRIDGE_RESULT.
+   * The menu (if any) is served by `serveMenu` while the user is in.
+   */
+  async join(
+    channel: Channel,
+    name: string,
+    profiles: JoinProfiles,
+    serveMenu: (user: ConferenceUser, conference: Conference) => Promise<void>,
+  ): Promise<ConfBridgeResult> {
+    const conference = this.#conferences.get(name) ?? (await this.#start(name, profiles.bridge));
+    const admitted = conference.present().length + conference.waiting().length;
+    if (!profiles.user.admin && (conference.locked || (conference.profile.maxMembers > 0 && admitted >= conference.profile.maxMembers))) {
+      await this.#playTo(channel, ['conf-locked']);
+      this.#endIfEmpty(conference);
+      return 'FAILED';
+    }
+    const user = new ConferenceUser(channel, profiles.user, profiles.menu);
+    conference.users.set(channel.id, user);
+    channel.onHangup(() => user.leave('HANGUP'));
+    try {
+      if (profiles.user.waitMarked && !conference.markedPresent()) {
+        if (!profiles.user.quiet) await this.#playTo(channel, ['conf-waitforleader']);
+        if (user.state === 'waiting')
+          await this.#deps.moh.start(channel, profiles.user.musicOnHoldClass || undefined).catch(() => undefined);
+        await user.whenEntered();
+        await this.#deps.moh.stop(channel).catch(() => undefined);
+        if (user.state === 'left') return user.result;
+      } else {
+        user.transition('in');
+      }
+      await this.#enterBridge(conference, user);
+      if (user.state === 'in') await serveMenu(user, conference);
+      await untilAborted(user.left);
+      return user.result;
+    } finally {
+      await this.#afterLeave(conference, user);
+    }
+  }
+
+  /** Runs one menu action for a user who is in the conference. */
+  async runAction(conference: Conference, user: ConferenceUser, action: MenuAction): Promise<void> {
+    switch (action.kind) {
+      case 'toggle_mute':
+        await this.setMuted(conference, user, !user.muted);
+        await this.#playTo(user.channel, [user.muted ? 'conf-muted' : 'conf-unmuted']);
+        return;
+      case 'leave_conference':
+        user.leave('DTMF');
+        return;
+      case 'admin_kick_last': {
+        if (!user.profile.admin) return;
+        const last = conference
+          .present()
+          .filter((u) => u !== user && !u.profile.admin)
+          .at(-1);
+        if (last) await this.kick(conference, last);
+        return;
+      }
+      case 'increase_listening_volume':
+      case 'decrease_listening_volume':
+      case 'reset_listening_volume': {
+        const step = action.kind === 'increase_listening_volume' ? 1 : action.kind === 'decrease_listening_volume' ? -1 : 0;
+        user.listenVolume = step === 0 ? 0 : Math.max(-4, Math.min(4, user.listenVolume + step));
+        // Between -1 and 1 nothing changes in the original's scale; skip over it as it does.
+        if (user.listenVolume === -1 && step === 1) user.listenVolume = 1;
+        if (user.listenVolume === 1 && step === -1) user.listenVolume = -1;
+        const legId = user.channel.tech.mediaLegId;
+        if (legId) {
+          await this.#deps.media
+            .setBridgeParticipant(conference.bridge.id, legId, { listenGain: volumeFactor(user.listenVolume) })
+            .catch((err: unknown) => this.#deps.log.warn({ err }, 'could not change the listening volume'));
+        }
+        return;
+      }
+      case 'playback':
+        await this.#playTo(user.channel, action.file.split('&'));
+        return;
+      case 'no_op':
+        return;
+    }
+  }
+
+  async setMuted(conference: Conference, user: ConferenceUser, muted: boolean): Promise<void> {
+    user.muted = muted;
+    if (user.state === 'in') {
+      await this.#deps.bridges.addChannels(conference.bridge, [user.channel], { mute: muted, absorbDtmf: !user.profile.dtmfPassage });
+    }
+    this.#deps.bus.publish({ type: 'ConfbridgeMute', conference: conference.name, channel: user.channel.snapshot(), muted });
+  }
+
+  async kick(conference: Conference, user: ConferenceUser, result: ConfBridgeResult = 'KICKED'): Promise<void> {
+    if (user.state === 'left') return;
+    if (user.state === 'in') {
+      await this.#deps.bridges.removeChannels(conference.bridge, [user.channel]).catch(() => undefined);
+      await this.#playTo(user.channel, [result === 'ENDMARKED' ? 'conf-leaderhasleft' : 'conf-kicked']);
+    }
+    user.leave(result);
+  }
+
+  async #start(name: string, profile: BridgeProfile): Promise<Conference> {
+    const bridge = await this.#deps.bridges.create({
+      type: 'mixing',
+      name,
+      appOwned: false,
+      bridgeClass: 'confbridge',
+      creator: 'ConfBridge',
+    });
+    // Another caller may have started the same conference while the bridge was being made.
+    const raced = this.#conferences.get(name);
+    if (raced) {
+      await this.#deps.bridges.destroy(bridge).catch(() => undefined);
+      return raced;
+    }
+    const conference = new Conference(name, profile, bridge);
+    this.#conferences.set(name, conference);
+    this.#deps.bus.publish({ type: 'ConfbridgeStart', conference: name, bridge: bridge.snapshot() });
+    if (profile.recordConference) this.#record(conference);
+    return conference;
+  }
+
+  #record(conference: Conference): void {
+    const file = conference.profile.recordFile;
+    const dot = file.lastIndexOf('.');
+    const hasFormat = dot > file.lastIndexOf('/') + 1 && this.#deps.recordings.formats.includes(file.slice(dot + 1));
+    const base = file === '' ? `confbridge/${conference.name}` : hasFormat ? file.slice(0, dot) : file;
+    const format = hasFormat ? file.slice(dot + 1) : 'wav';
+    // The original appends the start time so that each run of a conference keeps its own file.
+    const name = `${base}-${Math.floor(conference.startedAt / 1000)}`;
+    try {
+      this.#deps.recordings.record(bridgeRecordTarget(conference.bridge), { name, format, ifExists: 'overwrite' });
+      conference.recordingName = name;
+      this.#deps.bus.publish({ type: 'ConfbridgeRecord', conference: conference.name, recording_name: name, recording_state: 'started' });
+    } catch (err) {
+      this.#deps.log.warn({ err, conference: conference.name }, 'could not record the conference');
+    }
+  }
+
+  async #enterBridge(conference: Conference, user: ConferenceUser): Promise<void> {
+    const { channel, profile } = user;
+    await this.#deps.bridges.addChannels(conference.bridge, [channel], { mute: user.muted, absorbDtmf: !profile.dtmfPassage });
+    const legId = channel.tech.mediaLegId;
+    if (profile.talkDetectionEvents && legId) {
+      await this.#deps.media
+        .setTalkDetection(legId, { energyThreshold: profile.talkingThreshold, talkMs: 160, silenceMs: profile.silenceThresholdMs })
+        .catch((err: unknown) => this.#deps.log.warn({ err }, 'talk detection could not start'));
+    }
+    this.#deps.bus.publish({
+      type: 'ConfbridgeJoin',
+      conference: conference.name,
+      bridge: conference.bridge.snapshot(),
+      channel: channel.snapshot(),
+      admin: profile.admin,
+      marked: profile.marked,
+      muted: user.muted,
+    });
+    const present = conference.present();
+    if (present.length === 2) await this.#deps.bridges.stopMusic(conference.bridge).catch(() => undefined);
+    if (profile.marked) for (const waiting of conference.waiting()) void this.#letIn(waiting);
+    if (present.length === 1) {
+      if (!profile.quiet && profile.announceOnlyUser) await this.#playTo(channel, ['conf-onlyperson']);
+      if (profile.musicOnHoldWhenEmpty && conference.present().length === 1) {
+        await this.#deps.bridges.startMusic(conference.bridge, profile.musicOnHoldClass || undefined).catch(() => undefined);
+      }
+    } else if (profile.announceJoinLeave && !profile.quiet) {
+      this.#playToBridge(conference, ['conf-hasjoin']);
+    }
+  }
+
+  async #letIn(user: ConferenceUser): Promise<void> {
+    if (user.state !== 'waiting') return;
+    await this.#deps.moh.stop(user.channel).catch(() => undefined);
+    if (!user.profile.quiet) await this.#playTo(user.channel, ['conf-placeintoconf']);
+    if (user.state === 'waiting') user.transition('in');
+  }
+
+  async #afterLeave(conference: Conference, user: ConferenceUser): Promise<void> {
+    user.leave(user.result);
+    conference.users.delete(user.channel.id);
+    const wasIn = conference.bridge.participants.has(user.channel.id);
+    if (wasIn && !user.channel.isDestroyed)
+      await this.#deps.bridges.removeChannels(conference.bridge, [user.channel]).catch(() => undefined);
+    this.#deps.bus.publish({
+      type: 'ConfbridgeLeave',
+      conference: conference.name,
+      bridge: conference.bridge.snapshot(),
+      channel: user.channel.snapshot(),
+    });
+    const remaining = conference.present();
+    if (user.profile.marked && !conference.markedPresent()) {
+      // The last marked user is gone: end_marked users leave with it (the original's ENDMARKED).
+      await Promise.all(remaining.filter((u) => u.profile.endMarked).map((u) => this.kick(conference, u, 'ENDMARKED')));
+    }
+    const stillIn = conference.present();
+    if (stillIn.length > 0 && wasIn) {
+      if (user.profile.announceJoinLeave && !user.profile.quiet) this.#playToBridge(conference, ['conf-hasleft']);
+      const last = stillIn[0];
+      if (stillIn.length === 1 && last.profile.musicOnHoldWhenEmpty) {
+        await this.#deps.bridges.startMusic(conference.bridge, last.profile.musicOnHoldClass || undefined).catch(() => undefined);
+      }
+    }
+    this.#endIfEmpty(conference);
+  }
+
+  #endIfEmpty(conference: Conference): void {
+    if (conference.users.size > 0 || conference.ended) return;
+    conference.ended = true;
+    this.#conferences.delete(conference.name);
+    const recording = conference.recordingName;
+    if (recording !== undefined) {
+      void this.#deps.recordings.stop(recording).catch(() => undefined);
+      this.#deps.bus.publish({
+        type: 'ConfbridgeRecord',
+        conference: conference.name,
+        recording_name: recording,
+        recording_state: 'stopped',
+      });
+    }
+    this.#deps.bus.publish({ type: 'ConfbridgeEnd', conference: conference.name, bridge: conference.bridge.snapshot() });
+    void this.#deps.bridges.destroy(conference.bridge).catch(() => undefined);
+  }
+
+  /** Plays prompts to one channel and waits for them (a hangup ends the wait). */
+  async #playTo(channel: Channel, sounds: string[]): Promise<void> {
+    if (channel.isDestroyed) return;
+    try {
+      const { finished } = this.#deps.playbacks.playOnChannelTracked(
+        channel,
+        sounds.map((s) => `sound:${s}`),
+      );
+      await Promise.race([finished, untilAborted(channel.hangupSignal)]);
+    } catch (err) {
+      this.#deps.log.debug({ err, channel: channel.name }, 'conference prompt not played');
+    }
+  }
+
+  #playToBridge(conference: Conference, sounds: string[]): void {
+    try {
+      this.#deps.playbacks.playOnBridge(
+        conference.bridge,
+        sounds.map((s) => `sound:${s}`),
+        { defaultLanguage: conference.profile.language || this.#deps.defaultLanguage },
+      );
+    } catch (err) {
+      this.#deps.log.debug({ err, conference: conference.name }, 'conference announcement not played');
+    }
+  }
+}
+
+function untilAborted(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) resolve();
+    else signal.addEventListener('abort', () => resolve(), { once: true });
+  });
+}

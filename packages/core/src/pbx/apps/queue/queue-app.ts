@@ -1,0 +1,294 @@
+/**
+ * Queue(queuename[,options[,URL[,announceoverride[,timeout]]]]): the caller waits with music on
+ * hold and announcements until a member answers, rings members by the queue's strategy through
+ * the dialplan's Dial() (so members are reached like any dialled device), and leaves with
+ * QUEUESTATUS (TIMEOUT, FULL, JOINEMPTY, LEAVEEMPTY, JOINUNAVAIL, CONTINUE) when no one answered.
+ *
+ *   join ──► waiting ──(a member can be rung)──► ringing ──(answer)──► connected ──► done
+ *              ▲                                    │ no answer
+ *              └──────────────── retry s ◄──────────┘
+ *
+ * Several callers ring at once while there are members for them (the original's autofill); a
+ * member being rung or talking to a queue caller is not rung again, and with ringinuse = no
+ * neither is one whose device state says it is busy elsewhere.
+ */
+import type { Channel } from '../../../channels/channel.js';
+import type { EventBus } from '../../../events/event-bus.js';
+import type { DialplanAppContext, DialplanApplication } from '../../dialplan-app.js';
+import { playMedia } from '../ivr-apps.js';
+import { isAvailable, isEmpty, orderMembers, type QueueMember } from './queue-members.js';
+import type { QueueCaller, QueueService, QueueState } from './queue-service.js';
+
+/** How often a waiting caller looks at the members again. */
+const POLL_MS = 500;
+
+interface Waiting extends QueueCaller {
+  ringing: boolean;
+}
+
+export function queueApplication(service: QueueService, bus: EventBus): DialplanApplication {
+  return async (ctx, [name = '', _options = '', _url = '', _announce = '', timeoutText = '']) => {
+    const { channel } = ctx;
+    const queue = service.get(name.trim());
+    if (!queue) {
+      ctx.log.warn({ queue: name }, 'Queue: no such queue in queues.conf');
+      channel.setVariable('QUEUESTATUS', 'UNKNOWN');
+      return { kind: 'next' };
+    }
+    const now = Date.now();
+    const config = queue.config;
+    if (config.maxLen > 0 && queue.callers.length >= config.maxLen) {
+      channel.setVariable('QUEUESTATUS', 'FULL');
+      return { kind: 'next' };
+    }
+    if (config.joinEmpty && isEmpty(queue.members, config.joinEmpty, config, (d) => service.deviceState(d), now)) {
+      channel.setVariable('QUEUESTATUS', 'JOINEMPTY');
+      return { kind: 'next' };
+    }
+    await channel.answer();
+    const caller: Waiting = { channel, joinedAt: now, originalPosition: queue.callers.length + 1, ringing: false };
+    queue.callers.push(caller);
+    service.writeLog(config.name, channel.id, 'NONE', 'ENTERQUEUE', ['', channel.caller.number]);
+    bus.publish({
+      type: 'QueueCallerJoin',
+      queue: config.name,
+      channel: channel.snapshot(),
+      position: caller.originalPosition,
+      count: queue.callers.length,
+    });
+    const timeoutMs = Math.max(0, Number(timeoutText) || 0) * 1000;
+    let connected = false;
+    let status = 'CONTINUE';
+    try {
+      await startMusic(ctx, queue);
+      let nextAnnounce = config.announceFrequency > 0 ? now + config.announceFrequency * 1000 : Number.POSITIVE_INFINITY;
+      let nextPeriodic = config.periodicAnnounceFrequency > 0 ? now + config.periodicAnnounceFrequency * 1000 : Number.POSITIVE_INFINITY;
+      let nextAttempt = 0;
+      while (!channel.isDestroyed) {
+        const t = Date.now();
+        if (timeoutMs > 0 && t - caller.joinedAt >= timeoutMs) {
+          status = 'TIMEOUT';
+          service.writeLog(config.name, channel.id, 'NONE', 'EXITWITHTIMEOUT', [
+            position(queue, caller),
+            caller.originalPosition,
+            waited(caller),
+          ]);
+          break;
+        }
+        if (config.leaveEmpty && isEmpty(queue.members, config.leaveEmpty, config, (d) => service.deviceState(d), t)) {
+          status = 'LEAVEEMPTY';
+          service.writeLog(config.name, channel.id, 'NONE', 'EXITEMPTY', [
+            position(queue, caller),
+            caller.originalPosition,
+            waited(caller),
+          ]);
+          break;
+        }
+        if (t >= nextAnnounce) {
+          await announce(ctx, queue, caller, positionAnnouncement(queue, caller));
+          nextAnnounce = Date.now() + config.announceFrequency * 1000;
+        } else if (t >= nextPeriodic) {
+          await announce(
+            ctx,
+            queue,
+            caller,
+            config.periodicAnnounce.map((s) => `sound:${s}`),
+          );
+          nextPeriodic = Date.now() + config.periodicAnnounceFrequency * 1000;
+        }
+        const members = t >= nextAttempt ? membersToRing(service, queue, caller, t) : [];
+        if (members.length > 0) {
+          connected = await ring(ctx, service, bus, queue, caller, members);
+          if (connected || channel.isDestroyed) break;
+          nextAttempt = Date.now() + config.retry * 1000;
+          await startMusic(ctx, queue);
+          continue;
+        }
+        await ctx.sleep(POLL_MS);
+      }
+    } catch (err) {
+      if (!channel.isDestroyed) throw err;
+    } finally {
+      const index = queue.callers.indexOf(caller);
+      if (index >= 0) {
+        queue.callers.splice(index, 1);
+        if (channel.isDestroyed && !connected) {
+          queue.abandoned += 1;
+          service.writeLog(config.name, channel.id, 'NONE', 'ABANDON', [index + 1, caller.originalPosition, waited(caller)]);
+          bus.publish({
+            type: 'QueueCallerAbandon',
+            queue: config.name,
+            channel: channel.snapshot(),
+            position: index + 1,
+            original_position: caller.originalPosition,
+            hold_time: waited(caller),
+          });
+        }
+        bus.publish({
+          type: 'QueueCallerLeave',
+          queue: config.name,
+          channel: channel.snapshot(),
+          position: index + 1,
+          count: queue.callers.length,
+        });
+      }
+      if (!channel.isDestroyed && !connected) await ctx.pbx.media?.stopMoh(channel).catch(() => undefined);
+    }
+    if (channel.isDestroyed) return { kind: 'stop' };
+    if (!connected) channel.setVariable('QUEUESTATUS', status);
+    return { kind: 'next' };
+  };
+}
+
+function position(queue: QueueState, caller: QueueCaller): number {
+  return queue.callers.indexOf(caller) + 1;
+}
+
+function waited(caller: QueueCaller): number {
+  return Math.round((Date.now() - caller.joinedAt) / 1000);
+}
+
+/** The members this caller may ring now: none while callers ahead of it wait for the same members. */
+function membersToRing(service: QueueService, queue: QueueState, caller: Waiting, now: number): QueueMember[] {
+  const { config } = queue;
+  const available = queue.members.filter((m) => isAvailable(m, config, service.deviceState(m.stateInterface), now));
+  const waitingAhead = queue.callers.slice(0, queue.callers.indexOf(caller)).filter((c) => !(c as Waiting).ringing).length;
+  if (waitingAhead >= available.length) return [];
+  const ordered = orderMembers(config.strategy, available, queue.members, queue.rrIndex);
+  return config.strategy === 'ringall' ? ordered : ordered.slice(0, 1);
+}
+
+/** One ring attempt through Dial(); true when a member answered and the call took place. */
+async function ring(
+  ctx: DialplanAppContext,
+  service: QueueService,
+  bus: EventBus,
+  queue: QueueState,
+  caller: Waiting,
+  members: QueueMember[],
+): Promise<boolean> {
+  const { channel } = ctx;
+  const config = queue.config;
+  caller.ringing = true;
+  for (const m of members) {
+    m.busy = true;
+    service.memberStatusChanged(queue, m);
+    bus.publish({ type: 'AgentCalled', queue: config.name, channel: channel.snapshot(), member: m.name, interface: m.interface });
+  }
+  const ringStart = Date.now();
+  let answered: { member: QueueMember; at: number; channelId: string } | undefined;
+  /** Who hung up first once connected (COMPLETECALLER or COMPLETEAGENT). */
+  let firstGone: 'caller' | 'agent' | undefined;
+  const unsubscribe = bus.subscribe((event) => {
+    if (answered && firstGone === undefined && (event.type === 'ChannelHangupRequest' || event.type === 'ChannelDestroyed')) {
+      if (event.channel.id === channel.id) firstGone = 'caller';
+      else if (event.channel.id === answered.channelId) firstGone = 'agent';
+      return;
+    }
+    if (answered || event.type !== 'ChannelEnteredBridge' || event.channel.id === channel.id) return;
+    if (!event.bridge.channels.includes(channel.id)) return;
+    const member = members.find((m) => event.channel.name.toLowerCase().startsWith(`${m.interface.toLowerCase()}-`));
+    if (!member) return;
+    answered = { member, at: Date.now(), channelId: event.channel.id };
+    const hold = Math.round((answered.at - caller.joinedAt) / 1000);
+    const index = queue.callers.indexOf(caller);
+    if (index >= 0) queue.callers.splice(index, 1);
+    queue.totalHoldSeconds += hold;
+    service.writeLog(config.name, channel.id, member.name, 'CONNECT', [
+      hold,
+      event.channel.id,
+      Math.round((answered.at - ringStart) / 1000),
+    ]);
+    bus.publish({
+      type: 'AgentConnect',
+      queue: config.name,
+      channel: channel.snapshot(),
+      member: member.name,
+      interface: member.interface,
+      hold_time: hold,
+      ring_time: Math.round((answered.at - ringStart) / 1000),
+    });
+    for (const other of members) if (other !== member) other.busy = false;
+  });
+  try {
+    await ctx.pbx.media?.stopMoh(channel).catch(() => undefined);
+    await ctx.pbx.runApplication(ctx, 'Dial', `${members.map((m) => m.interface).join('&')},${config.timeout}`);
+  } finally {
+    unsubscribe();
+    caller.ringing = false;
+  }
+  const rung = members.at(-1);
+  if (rung) queue.rrIndex = queue.members.indexOf(answered?.member ?? rung);
+  if (!answered) {
+    for (const m of members) {
+      m.busy = false;
+      service.writeLog(config.name, channel.id, m.name, 'RINGNOANSWER', [Date.now() - ringStart]);
+      bus.publish({
+        type: 'AgentRingNoAnswer',
+        queue: config.name,
+        channel: channel.snapshot(),
+        member: m.name,
+        interface: m.interface,
+        ring_time: Math.round((Date.now() - ringStart) / 1000),
+      });
+      service.memberStatusChanged(queue, m);
+    }
+    return false;
+  }
+  const { member, at } = answered;
+  const talk = Math.round((Date.now() - at) / 1000);
+  const hold = Math.round((at - caller.joinedAt) / 1000);
+  const byCaller = (firstGone ?? (channel.isDestroyed ? 'caller' : 'agent')) === 'caller';
+  service.writeLog(config.name, channel.id, member.name, byCaller ? 'COMPLETECALLER' : 'COMPLETEAGENT', [
+    hold,
+    talk,
+    caller.originalPosition,
+  ]);
+  bus.publish({
+    type: 'AgentComplete',
+    queue: config.name,
+    channel: channel.snapshot(),
+    member: member.name,
+    interface: member.interface,
+    talk_time: talk,
+    reason: byCaller ? 'caller' : 'agent',
+  });
+  member.busy = false;
+  member.callsTaken += 1;
+  member.lastCall = Date.now();
+  queue.completed += 1;
+  if (hold <= config.serviceLevel) queue.completedInServiceLevel += 1;
+  service.memberStatusChanged(queue, member);
+  return true;
+}
+
+async function startMusic(ctx: DialplanAppContext, queue: QueueState): Promise<void> {
+  await ctx.pbx.media?.startMoh(ctx.channel, queue.config.musicClass || undefined).catch(() => undefined);
+}
+
+async function announce(ctx: DialplanAppContext, queue: QueueState, _caller: QueueCaller, uris: string[]): Promise<void> {
+  if (uris.length === 0) return;
+  const channel: Channel = ctx.channel;
+  await ctx.pbx.media?.stopMoh(channel).catch(() => undefined);
+  await playMedia(ctx, uris, false);
+  await startMusic(ctx, queue);
+}
+
+/** "You are now first in line" or "you are caller number N", then the estimated hold time. */
+function positionAnnouncement(queue: QueueState, caller: QueueCaller): string[] {
+  const uris: string[] = [];
+  const pos = position(queue, caller);
+  if (queue.config.announcePosition && pos > 0) {
+    uris.push(...(pos === 1 ? ['sound:queue-youarenext'] : ['sound:queue-thereare', `number:${pos}`, 'sound:queue-callswaiting']));
+  }
+  if (queue.config.announceHoldTime && queue.completed > 0) {
+    const minutes = Math.round(queue.totalHoldSeconds / queue.completed / 60);
+    uris.push(
+      'sound:queue-holdtime',
+      ...(minutes < 1 ? ['sound:queue-less-than', 'number:1'] : [`number:${minutes}`]),
+      'sound:queue-minutes',
+    );
+  }
+  if (uris.length > 0) uris.push('sound:queue-thankyou');
+  return uris;
+}
