@@ -1,3 +1,4 @@
+// Over 500 lines: the object model's composition root; it builds and wires every core service, and each of those lives in its own file.
 import { join } from 'node:path';
 import { ApplicationRegistry } from './apps/application-registry.js';
 import type { Channel } from './channels/channel.js';

@@ -1,3 +1,4 @@
+// Over 500 lines: the hot path of one RTP leg (receive, validate, decrypt, tap, send, encrypt) stays in one class so that a packet touches one object.
 /**
  * One RTP leg inside a worker: its UDP socket, its outgoing stream (SSRC, sequence, timestamp), its
  * send target (symmetric RTP), its counters and its DTMF detector. What it plays is decided

@@ -1,12 +1,11 @@
 /**
- * Who is calling: the chain of checks an inbound request passes before it becomes a call.
- * This slice identifies endpoints by source address (`type=identify`, `match = ...`); digest
- * authentication (`type=auth`) slots in as another `InboundAuthenticator` in the same chain.
+ * Who is calling: the chain of checks an inbound request passes before it becomes a call. Each
+ * link is an `InboundAuthenticator` (registration lines, then endpoint-identifier.ts, which
+ * identifies in `endpoint_identifier_order` and checks the endpoint's digest).
  */
-import type { Logger, SipEndpointConfig, SipIdentifyConfig } from '@switchboard/core';
+import type { SipEndpointConfig } from '@switchboard/core';
 import type { SipRequest } from '../../message/sip-message.js';
 import type { PeerAddress } from '../../transport/transport.js';
-import { type AddressRange, parseAddressRange, rangeContains } from './ip-match.js';
 
 export type AuthOutcome =
   /** The request comes from this endpoint. */
@@ -31,53 +30,4 @@ export async function authenticateInbound(
     if (outcome.kind !== 'continue') return outcome;
   }
   return { kind: 'reject', status: 403 };
-}
-
-interface IdentifyRule {
-  name: string;
-  endpoint: string;
-  ranges: AddressRange[];
-}
-
-/** `type=identify`: the first rule whose `match` covers the source address names the endpoint. */
-export class IdentifyByAddress implements InboundAuthenticator {
-  readonly #rules: IdentifyRule[];
-  readonly #endpoints: ReadonlyMap<string, SipEndpointConfig>;
-  readonly #log: Logger;
-
-  constructor(identifies: readonly SipIdentifyConfig[], endpoints: readonly SipEndpointConfig[], log: Logger) {
-    this.#log = log;
-    this.#endpoints = new Map(endpoints.map((endpoint) => [endpoint.name, endpoint]));
-    this.#rules = identifies.map((identify) => {
-      const ranges: AddressRange[] = [];
-      for (const entry of identify.match) {
-        const range = parseAddressRange(entry);
-        if (range === undefined) {
-          log.warn({ identify: identify.name, match: entry }, 'identify match by host name is not supported yet; entry ignored');
-        } else {
-          ranges.push(range);
-        }
-      }
-      if (!this.#endpoints.has(identify.endpoint)) {
-        log.warn({ identify: identify.name, endpoint: identify.endpoint }, 'identify names an endpoint that is not configured');
-      }
-      return { name: identify.name, endpoint: identify.endpoint, ranges };
-    });
-  }
-
-  authenticate(_request: SipRequest, source: PeerAddress): AuthOutcome {
-    for (const rule of this.#rules) {
-      if (!rule.ranges.some((range) => rangeContains(range, source.address))) continue;
-      const endpoint = this.#endpoints.get(rule.endpoint);
-      if (endpoint === undefined) {
-        this.#log.info(
-          { identify: rule.name, endpoint: rule.endpoint, source: source.address },
-          'caller identified as an unknown endpoint',
-        );
-        return { kind: 'reject', status: 403 };
-      }
-      return { kind: 'accept', endpoint };
-    }
-    return { kind: 'continue' };
-  }
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type SipConfig, type SipEndpointConfig, silentLogger } from '@switchboard/core';
-import { LiveIdentifyByAddress, LiveSipConfig } from './live-config.js';
+import type { SipConfig, SipEndpointConfig } from '@switchboard/core';
+import { LiveSipConfig } from './live-config.js';
 
 const endpoint = (name: string, context = 'default') => ({ name, context, aors: [] }) as unknown as SipEndpointConfig;
 const config = (endpoints: SipEndpointConfig[], match?: string): SipConfig => ({
@@ -23,15 +23,5 @@ describe('LiveSipConfig', () => {
     assert.deepEqual([...live.endpoints.keys()], ['alice', 'carol']);
     // An object handed out before the change is left as it was (calls in progress keep theirs).
     assert.equal(first[0]?.context, 'default');
-  });
-
-  it('identifies by address on the rules in force', async () => {
-    const live = new LiveSipConfig(config([endpoint('alice')]));
-    const identify = new LiveIdentifyByAddress(live, silentLogger);
-    const source = { address: '192.0.2.7', port: 5060 } as never;
-    assert.equal(identify.authenticate({} as never, source).kind, 'continue');
-    live.apply(config([endpoint('alice')], '192.0.2.0/24'));
-    const outcome = identify.authenticate({} as never, source);
-    assert.ok(outcome.kind === 'accept' && outcome.endpoint.name === 'alice');
   });
 });

@@ -7,10 +7,7 @@
  *
  * Transports and outbound registrations are bound at start and stay as they are until a restart.
  */
-import type { Logger, SipConfig, SipEndpointConfig, SipIdentifyConfig } from '@switchboard/core';
-import type { SipRequest } from '../../message/sip-message.js';
-import type { PeerAddress } from '../../transport/transport.js';
-import { type AuthOutcome, IdentifyByAddress, type InboundAuthenticator } from './identify.js';
+import type { SipConfig, SipEndpointConfig } from '@switchboard/core';
 
 export type SipObjectsListener = (config: SipConfig) => void;
 
@@ -56,26 +53,4 @@ export class LiveSipConfig {
 
 function replaceAll<T>(target: T[], items: readonly T[]): void {
   target.splice(0, target.length, ...items);
-}
-
-/** `type=identify` matching on the identifies in force (rebuilt when they change). */
-export class LiveIdentifyByAddress implements InboundAuthenticator {
-  readonly #log: Logger;
-  #current: IdentifyByAddress;
-
-  constructor(live: LiveSipConfig, log: Logger) {
-    this.#log = log;
-    this.#current = this.#build(live.config.identifies, live.config.endpoints);
-    live.onChange((config) => {
-      this.#current = this.#build(config.identifies, config.endpoints);
-    });
-  }
-
-  authenticate(request: SipRequest, source: PeerAddress): AuthOutcome {
-    return this.#current.authenticate(request, source);
-  }
-
-  #build(identifies: readonly SipIdentifyConfig[], endpoints: readonly SipEndpointConfig[]): IdentifyByAddress {
-    return new IdentifyByAddress(identifies, endpoints, this.#log);
-  }
 }

@@ -1,3 +1,4 @@
+// Just over 500 lines: one RFC 3261 §10.3 state (bindings per AOR) and its refresh, expiry and persistence belong together.
 /**
  * The registrar (RFC 3261 §10.3) for `type=aor` objects: REGISTER binds Contact URIs to the AOR
  * named by the To user, after the request passed the driver's authenticator chain and the
