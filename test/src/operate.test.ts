@@ -301,7 +301,7 @@ describe('core stop gracefully', () => {
     await sb?.stop();
   });
 
-  it('waits for the last call to end, then exits 0', { timeout: 60_000 }, async () => {
+  it('refuses new calls, waits for the last call to end, then exits 0', { timeout: 60_000 }, async () => {
     const rtp = await RtpReceiver.open();
     try {
       const call = runSipp('uac-wait-bye.xml', { host: '127.0.0.1', port: sb.sipPort }, { service: '300', keys: { rtpport: rtp.port } });
@@ -310,6 +310,9 @@ describe('core stop gracefully', () => {
       await new Promise((resolve) => setTimeout(resolve, 1000));
       assert.equal(sb.process.exitCode, null, 'still running while the call lasts');
       assert.match(await rx(sb, 'core show calls'), /^1 active call\n/);
+      // As in the original: no new call is accepted while stopping gracefully.
+      const refused = await runSipp('uac-refused-503.xml', { host: '127.0.0.1', port: sb.sipPort }, { service: '300' });
+      assert.equal(refused.code, 0, refused.stdout.slice(-2000));
       await rx(sb, 'channel request hangup all');
       const sipp = await call;
       assert.equal(sipp.code, 0, sipp.stdout.slice(-2000));

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { ApplicationRegistry } from './apps/application-registry.js';
 import type { Channel } from './channels/channel.js';
 import { ChannelRegistry } from './channels/channel-registry.js';
+import { CoreError } from './errors.js';
 import { CAUSE_NORMAL_CLEARING } from './channels/hangup-causes.js';
 import type { DialplanConfig, SipConfig, SwitchboardConfig } from './config/types.js';
 import { Dialplan, type DialplanOptions } from './dialplan/dialplan.js';
@@ -161,6 +162,7 @@ export class SwitchboardCore implements ChannelDriverHost {
   /** Call queues (Queue and the member applications) from queues.conf. */
   readonly queues: QueueService;
   readonly #drivers = new Map<string, ChannelDriver>();
+  #refusingNewCalls = false;
   readonly #log: Logger;
   readonly #bridgeMusic: BridgeMusic;
   /** Far-end transfer requests nothing else serves (made when first needed). */
@@ -500,7 +502,20 @@ export class SwitchboardCore implements ChannelDriverHost {
     return this.#drivers.get(technology.toUpperCase());
   }
 
+  /**
+   * `core stop gracefully`: from now on a new inbound call is refused (the driver answers it 503,
+   * SIP) while the calls in progress go on.
+   */
+  refuseNewCalls(): void {
+    this.#refusingNewCalls = true;
+  }
+
+  get refusingNewCalls(): boolean {
+    return this.#refusingNewCalls;
+  }
+
   acceptInbound(call: InboundCall): ChannelTechnologyEvents {
+    if (this.#refusingNewCalls) throw new CoreError('unavailable', 'the server is stopping: no new calls');
     const { channel, events } = this.#createInbound(call);
     if (call.requestHeaders !== undefined) keepRequestHeaders(channel, call.requestHeaders);
     this.#startDialplan(channel, call.context, call.exten);

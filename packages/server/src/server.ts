@@ -252,6 +252,7 @@ export async function startServer(options: {
           setTimeout(() => requestStop('now'), 100);
           return;
         }
+        core.refuseNewCalls();
         const whenIdle = () => {
           if (core.channels.list().length > 0) return;
           unsubscribe();

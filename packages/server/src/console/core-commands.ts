@@ -181,7 +181,7 @@ export function registerCoreCommands(commands: ConsoleCommands, services: Consol
   commands.register({
     words: ['core', 'stop'],
     args: 'gracefully|now',
-    summary: 'Shut down the server (gracefully: once the last call has ended)',
+    summary: 'Shut down the server (gracefully: refuse new calls, stop once the last call has ended)',
     completeArg: (i) => (i === 0 ? ['gracefully', 'now'] : []),
     run: (args) => {
       const mode = args[0]?.toLowerCase();

@@ -32,7 +32,7 @@ export interface ConsoleServices {
   callsProcessed(): number;
   /** Directories shown by `core show settings`. */
   paths: { conf: string; data: string; log: string; controlSocket: string };
-  /** `gracefully`: once no channel is left; `now`: at once (live calls are hung up). */
+  /** `gracefully`: refuse new calls, stop once no channel is left; `now`: at once (live calls are hung up). */
   stop(mode: 'now' | 'gracefully'): void;
   /** Re-reads logger.conf and applies it to the console and the log channels. */
   reloadLogger(): Promise<void>;

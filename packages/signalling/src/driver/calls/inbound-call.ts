@@ -274,8 +274,14 @@ export class InboundCall implements ChannelTechnology, TransferSource {
     try {
       events = this.#env.host.acceptInbound(presented);
     } catch (err) {
-      this.#log.error({ err }, 'core refused the inbound call');
       this.#core.hangupRequested = true;
+      // The server is stopping (or a subsystem is down): 503 tells the phone to try elsewhere or later.
+      if (err instanceof CoreError && err.code === 'unavailable') {
+        this.#log.info({ reason: err.message }, 'inbound call refused: unavailable');
+        this.#refuse(503);
+        return;
+      }
+      this.#log.error({ err }, 'core refused the inbound call');
       this.#refuse(500);
       return;
     }
