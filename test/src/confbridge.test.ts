@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { rmsOf, toneShare, ulawPayloadsToLinear } from './audio-analysis.js';
-import { basicAuth, type RunningSwitchboard, runSipp, startSwitchboard } from './harness.js';
+import { basicAuth, type RunningSwitchboard, runSipp, startSwitchboard, switchboardCli } from './harness.js';
 import { RtpPeer } from './rtp-peer.js';
 
 const PIN = '4321';
@@ -94,6 +94,11 @@ exten => 702,1,Answer()
         20_000,
       );
       assert.equal(conference?.bridge_class, 'confbridge');
+      // The operator's view: `confbridge list` on the console, then the participants of one.
+      const listed = (await switchboardCli(sb, ['-rx', 'confbridge list'])).stdout;
+      assert.match(listed, /^office\s+3\s+1\s+No\s+No$/m, listed);
+      const participants = (await switchboardCli(sb, ['-rx', 'confbridge list office'])).stdout.trim().split('\n');
+      assert.equal(participants.length, 4, participants.join('\n'));
 
       const info = await runSipp('uac-wait-bye.xml', target, { service: '702', keys: { rtpport: 4990 } });
       assert.equal(info.code, 0, info.stdout.slice(-1500));

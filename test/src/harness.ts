@@ -256,3 +256,31 @@ export async function runSipp(
 export function basicAuth(user = API_USER, password = API_PASSWORD): string {
   return `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 }
+
+/** The `switchboard` command of this checkout. */
+const SWITCHBOARD_BIN = join(REPO_ROOT, 'packages/server/bin/switchboard.js');
+
+/** Runs the `switchboard` command against a running test server's data directory (its control socket). */
+export function switchboardCli(
+  sb: RunningSwitchboard,
+  args: string[],
+  input?: string,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [SWITCHBOARD_BIN, '--data', sb.dataDir, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => {
+      stdout += c.toString();
+    });
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c.toString();
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+    child.stdin.end(input ?? '');
+  });
+}

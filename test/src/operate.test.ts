@@ -5,16 +5,13 @@
  * /healthz and /readyz.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { freePort, REPO_ROOT, type RunningSwitchboard, runSipp, startSwitchboard } from './harness.js';
+import { freePort, REPO_ROOT, type RunningSwitchboard, runSipp, startSwitchboard, switchboardCli } from './harness.js';
 import { digestPhone, udpTransport } from './pjsip-phones.js';
 import { RtpReceiver } from './rtp-receiver.js';
-
-const BIN = join(REPO_ROOT, 'packages/server/bin/switchboard.js');
 
 const DIALPLAN = `
 exten => 200,1,Answer()
@@ -36,28 +33,8 @@ const FAIL2BAN_RULES = [
   ),
 ];
 
-function cli(sb: RunningSwitchboard, args: string[], input?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, '--data', sb.dataDir, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => {
-      stdout += c.toString();
-    });
-    child.stderr.on('data', (c: Buffer) => {
-      stderr += c.toString();
-    });
-    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-    child.stdin.end(input ?? '');
-  });
-}
-
 const rx = async (sb: RunningSwitchboard, command: string) => {
-  const result = await cli(sb, ['-rx', command]);
+  const result = await switchboardCli(sb, ['-rx', command]);
   assert.equal(result.code, 0, result.stderr);
   return result.stdout;
 };
@@ -92,11 +69,11 @@ describe('operating the server', () => {
   });
 
   it('prints its version and usage without a server', async () => {
-    const version = await cli(sb, ['--version']);
+    const version = await switchboardCli(sb, ['--version']);
     assert.match(version.stdout, /^Switchboard \d+\.\d+\.\d+\n$/);
-    const help = await cli(sb, ['--help']);
+    const help = await switchboardCli(sb, ['--help']);
     assert.match(help.stdout, /switchboard -rx "<command>"/);
-    const bad = await cli(sb, ['--bogus']);
+    const bad = await switchboardCli(sb, ['--bogus']);
     assert.equal(bad.code, 2);
   });
 
@@ -159,7 +136,7 @@ describe('operating the server', () => {
   });
 
   it('takes commands interactively with -r and ends on quit', async () => {
-    const session = await cli(sb, ['-r'], 'core show calls\nquit\n');
+    const session = await switchboardCli(sb, ['-r'], 'core show calls\nquit\n');
     assert.equal(session.code, 0, session.stderr);
     assert.match(session.stdout, /Connected to Switchboard/);
     assert.match(session.stdout, /0 active calls/);
@@ -285,7 +262,7 @@ describe('operating the server', () => {
       else sb.process.once('exit', (c) => resolve(c));
     });
     assert.equal(code, 0);
-    const refused = await cli(sb, ['-rx', 'core show uptime']);
+    const refused = await switchboardCli(sb, ['-rx', 'core show uptime']);
     assert.equal(refused.code, 1);
     assert.match(refused.stderr, /Unable to connect to remote switchboard/);
   });

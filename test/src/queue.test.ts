@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { freePort, type RunningSwitchboard, runSipp, startSwitchboard } from './harness.js';
+import { freePort, type RunningSwitchboard, runSipp, startSwitchboard, switchboardCli } from './harness.js';
 import { digestPhone, udpTransport } from './pjsip-phones.js';
 
 const QUEUES_CONF = `
@@ -105,5 +105,12 @@ exten => 900,1,Queue(support,,,,60)
     const holds = connects.map((l) => Number(l[5])).sort((x, y) => x - y);
     assert.ok(holds[0] <= 2 && holds[1] <= 2, `the first two were answered at once: ${holds}`);
     assert.ok(holds[2] >= 3 && holds[3] >= 3, `the last two waited for a free agent: ${holds}`);
+
+    // The operator's view: `queue show` on the console.
+    const shown = (await switchboardCli(sb, ['-rx', 'queue show support'])).stdout;
+    assert.match(shown, /^support has 0 calls \(max unlimited\) in 'leastrecent' strategy/m, shown);
+    assert.match(shown, /agent1.* has taken 2 calls/, shown);
+    assert.match(shown, /agent2.* has taken 2 calls/, shown);
+    assert.match(shown, /No Callers/, shown);
   });
 });

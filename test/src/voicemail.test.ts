@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { SMTPServer } from 'smtp-server';
 import { dominantBlocks, toneShare, ulawPayloadsToLinear } from './audio-analysis.js';
-import { basicAuth, freePort, type RunningSwitchboard, runSipp, startSwitchboard } from './harness.js';
+import { basicAuth, freePort, type RunningSwitchboard, runSipp, startSwitchboard, switchboardCli } from './harness.js';
 import { digestPhone, udpTransport } from './pjsip-phones.js';
 import { RtpPeer } from './rtp-peer.js';
 
@@ -98,6 +98,9 @@ describe('voicemail', () => {
     assert.equal(registered.code, 0, registered.stdout.slice(-2000));
     const atRegistration = await runSipp('notify-mwi-off-uas.xml', target(), { service: 'olive', extra: ['-p', String(olivePort)] });
     assert.equal(atRegistration.code, 0, atRegistration.stdout.slice(-2000));
+    const users = (await switchboardCli(sb, ['-rx', 'voicemail show users'])).stdout;
+    assert.match(users, /^default\s+1001\s+Olive Owner\s+0$/m, users);
+    assert.match(users, /1 voicemail user configured in 1 context/, users);
     const lampOn = runSipp('notify-mwi-uas.xml', target(), { service: 'olive', extra: ['-p', String(olivePort)], timeoutSeconds: 60 });
 
     // Carl calls 800, hears the greeting and the beep, speaks a tone and presses #.
