@@ -1,2 +1,3 @@
 export * from './address-acl.js';
 export * from './auth-failure-limiter.js';
+export * from './address-range.js';
