@@ -559,7 +559,10 @@ describe('manager interface', () => {
     ]);
     assert.deepEqual([reply.get('Response'), reply.get('Message')], ['Success', 'Endpoint found, will qualify']);
     const status = await admin.waitFor((m) => m.get('Event') === 'ContactStatus' && m.get('EndpointName') === 'desk');
-    assert.deepEqual([status.get('URI'), status.get('ContactStatus'), status.get('AOR')], [`sip:desk@127.0.0.1:${deskPort}`, 'Reachable', 'desk']);
+    assert.deepEqual(
+      [status.get('URI'), status.get('ContactStatus'), status.get('AOR')],
+      [`sip:desk@127.0.0.1:${deskPort}`, 'Reachable', 'desk'],
+    );
     const sipp = await desk;
     assert.equal(sipp.code, 0, `sipp failed:\n${sipp.stdout.slice(-2000)}\n${sipp.stderr}`);
   });
