@@ -161,7 +161,7 @@ describe('ManagerServer queue and ConfBridge actions', { timeout: 30_000 }, () =
     assert.deepEqual([abandon.get('queue'), abandon.get('originalposition')], ['support', '1']);
   });
 
-  it('ConfbridgeList, ConfbridgeMute/Unmute and ConfbridgeKick, with the ConfBridge events', async () => {
+  it('ConfbridgeList, ConfbridgeLock/Unlock, ConfbridgeMute/Unmute and ConfbridgeKick, with the ConfBridge events', async () => {
     const client = await login();
     const none = await client.action('l0', ['Action: ConfbridgeList', 'Conference: office']);
     assert.deepEqual([none.get('response'), none.get('message')], ['Error', 'No active conferences.']);
@@ -190,7 +190,13 @@ describe('ManagerServer queue and ConfBridge actions', { timeout: 30_000 }, () =
     const users = await list(client, 'l', ['Action: ConfbridgeList', 'Conference: office'], 'ConfbridgeListComplete');
     assert.deepEqual(users.map((u) => u.get('channel')).sort(), joins.map((j) => j.get('channel')).sort());
     const rooms = await list(client, 'lr', ['Action: ConfbridgeListRooms'], 'ConfbridgeListRoomsComplete');
-    assert.deepEqual([rooms[0]?.get('conference'), rooms[0]?.get('parties')], ['office', '2']);
+    assert.deepEqual([rooms[0]?.get('conference'), rooms[0]?.get('parties'), rooms[0]?.get('locked')], ['office', '2', 'No']);
+    const locked = await client.action('lk', ['Action: ConfbridgeLock', 'Conference: office']);
+    assert.equal(locked.get('message'), 'Conference locked');
+    const lockedRooms = await list(client, 'lr2', ['Action: ConfbridgeListRooms'], 'ConfbridgeListRoomsComplete');
+    assert.equal(lockedRooms[0]?.get('locked'), 'Yes');
+    const unlocked = await client.action('ul', ['Action: ConfbridgeUnlock', 'Conference: office']);
+    assert.equal(unlocked.get('message'), 'Conference unlocked');
     const unknown = await client.action('l2', ['Action: ConfbridgeList', 'Conference: nowhere']);
     assert.equal(unknown.get('message'), 'No Conference by that name found.');
 

@@ -1,7 +1,7 @@
 /**
  * The queue family (QueueStatus, QueueSummary, QueueAdd, QueueRemove, QueuePause) and the
  * conference family (ConfbridgeList, ConfbridgeListRooms, ConfbridgeKick, ConfbridgeMute,
- * ConfbridgeUnmute) over core's queue and ConfBridge services, with the original's replies.
+ * ConfbridgeUnmute, ConfbridgeLock, ConfbridgeUnlock) over core's queue and ConfBridge services, with the original's replies.
  */
 import type { SwitchboardCore } from '@switchboard/core';
 import { channelFields } from '../fields.js';
@@ -104,6 +104,11 @@ async function setConferenceMute(ctx: ActionContext, muted: boolean): Promise<Re
   const users = conferenceUsers(ctx, conference);
   for (const user of users) await ctx.services.core.conferences.setMuted(conference, user, muted);
   return message(muted ? 'User muted' : 'User unmuted');
+}
+
+function setConferenceLock(ctx: ActionContext, locked: boolean): Reply {
+  ctx.services.core.conferences.setLocked(conferenceOf(ctx), locked);
+  return message(locked ? 'Conference locked' : 'Conference unlocked');
 }
 
 export function officeActions(): ActionDefinition[] {
@@ -272,6 +277,8 @@ export function officeActions(): ActionDefinition[] {
       },
     },
     { name: 'ConfbridgeMute', privilege: ['call'], run: (ctx) => setConferenceMute(ctx, true) },
+    { name: 'ConfbridgeLock', privilege: ['call'], run: (ctx) => setConferenceLock(ctx, true) },
+    { name: 'ConfbridgeUnlock', privilege: ['call'], run: (ctx) => setConferenceLock(ctx, false) },
     { name: 'ConfbridgeUnmute', privilege: ['call'], run: (ctx) => setConferenceMute(ctx, false) },
   ];
 }
