@@ -594,10 +594,6 @@ export class SipDriver implements ChannelDriver {
     return this.#transports[0];
   }
 
-  /**
-   * Ends every call (BYE for answered ones, 503 for unanswered ones), waits up to closeTimeoutMs
-   * for the BYEs to be answered, then stops the transactions and closes the sockets.
-   */
   /** PJSIPQualify: an OPTIONS ping to each contact of the endpoint now (qualify.ts). */
   qualify(endpointName: string): Promise<EndpointContactQualify[]> {
     const endpoint = this.#live.config.endpoints.find((e) => e.name === endpointName);
@@ -606,6 +602,10 @@ export class SipDriver implements ChannelDriver {
     return this.#qualifier.qualifyEndpoint(endpoint);
   }
 
+  /**
+   * Ends every call (BYE for answered ones, 503 for unanswered ones), waits up to closeTimeoutMs
+   * for the BYEs to be answered, then stops the transactions and closes the sockets.
+   */
   async close(): Promise<void> {
     if (this.#closing) return;
     this.#closing = true;
