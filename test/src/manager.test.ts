@@ -101,6 +101,8 @@ async function waitUntil<T>(find: () => T | undefined | Promise<T | undefined>, 
 describe('manager interface', () => {
   let sb: RunningSwitchboard;
   let port: number;
+  /** The UDP port of the `desk` endpoint's static contact, which PJSIPQualify pings. */
+  let deskPort: number;
   const open: RawAmi[] = [];
 
   async function raw(): Promise<RawAmi> {
@@ -111,7 +113,25 @@ describe('manager interface', () => {
 
   before(async () => {
     port = await freePort('tcp');
-    sb = await startSwitchboard({ dialplan: DIALPLAN, extraFiles: { 'manager.conf': managerConf(port) } });
+    deskPort = await freePort('udp');
+    sb = await startSwitchboard({
+      dialplan: DIALPLAN,
+      extraFiles: { 'manager.conf': managerConf(port) },
+      // A second endpoint with a static contact and no periodic qualify, for PJSIPQualify.
+      endpointLines: [
+        '',
+        '[desk]',
+        'type = endpoint',
+        'context = from-internal',
+        'disallow = all',
+        'allow = ulaw',
+        'aors = desk',
+        '',
+        '[desk]',
+        'type = aor',
+        `contact = sip:desk@127.0.0.1:${deskPort}`,
+      ],
+    });
   });
 
   after(async () => {
@@ -474,5 +494,76 @@ describe('manager interface', () => {
     await slow.waitClosed(10000);
     const ping = await sender.action([['Action', 'Ping']]);
     assert.equal(ping.get('Ping'), 'Pong');
+  });
+  it('SendText sends a MESSAGE inside the call to the sipp phone', { timeout: 60_000 }, async () => {
+    const admin = await raw();
+    await admin.login('admin', 'admin-secret');
+    const phonePort = await freePort('udp');
+    const phone = runSipp(
+      'uas-answer-message-bye.xml',
+      { host: '127.0.0.1', port: sb.sipPort },
+      { service: 'bob', keys: { rtpport: await freePort('udp') }, extra: ['-p', String(phonePort)] },
+    );
+    await sleep(500);
+    const originate = await admin.action([
+      ['Action', 'Originate'],
+      ['Channel', `PJSIP/local-phone/sip:bob@127.0.0.1:${phonePort}`],
+      ['Exten', '300'],
+      ['Context', 'from-internal'],
+      ['ChannelId', 'ami-text-1'],
+      ['Async', 'true'],
+    ]);
+    assert.equal(originate.get('Message'), 'Originate successfully queued');
+    await admin.waitFor((m) => m.get('Event') === 'Newexten' && m.get('Uniqueid') === 'ami-text-1' && m.get('Application') === 'Wait');
+    const noText = await admin.action([
+      ['Action', 'SendText'],
+      ['Channel', 'ami-text-1'],
+    ]);
+    assert.deepEqual([noText.get('Response'), noText.get('Message')], ['Error', 'No Message specified']);
+    const noChannel = await admin.action([
+      ['Action', 'SendText'],
+      ['Channel', 'PJSIP/nobody-00000000'],
+      ['Message', 'x'],
+    ]);
+    assert.equal(noChannel.get('Response'), 'Error');
+    const sent = await admin.action([
+      ['Action', 'SendText'],
+      ['Channel', 'ami-text-1'],
+      ['Message', 'Hello from the manager'],
+    ]);
+    assert.deepEqual([sent.get('Response'), sent.get('Message')], ['Success', 'Success']);
+    const hangup = await admin.action([
+      ['Action', 'Hangup'],
+      ['Channel', 'ami-text-1'],
+    ]);
+    assert.equal(hangup.get('Response'), 'Success');
+    const sipp = await phone;
+    assert.equal(sipp.code, 0, `sipp failed:\n${sipp.stdout.slice(-2000)}\n${sipp.stderr}`);
+  });
+
+  it('PJSIPQualify pings the endpoint contact now and reports it with ContactStatus', { timeout: 60_000 }, async () => {
+    const admin = await raw();
+    await admin.login('admin', 'admin-secret');
+    const missing = await admin.action([['Action', 'PJSIPQualify']]);
+    assert.deepEqual([missing.get('Response'), missing.get('Message')], ['Error', 'Endpoint parameter missing.']);
+    const unknown = await admin.action([
+      ['Action', 'PJSIPQualify'],
+      ['Endpoint', 'nobody'],
+    ]);
+    assert.deepEqual([unknown.get('Response'), unknown.get('Message')], ['Error', 'Unable to retrieve endpoint nobody']);
+    const desk = runSipp('options-uas.xml', { host: '127.0.0.1', port: sb.sipPort }, { service: 'desk', extra: ['-p', String(deskPort)] });
+    await sleep(500);
+    const reply = await admin.action([
+      ['Action', 'PJSIPQualify'],
+      ['Endpoint', 'desk'],
+    ]);
+    assert.deepEqual([reply.get('Response'), reply.get('Message')], ['Success', 'Endpoint found, will qualify']);
+    const status = await admin.waitFor((m) => m.get('Event') === 'ContactStatus' && m.get('EndpointName') === 'desk');
+    assert.deepEqual(
+      [status.get('URI'), status.get('ContactStatus'), status.get('AOR')],
+      [`sip:desk@127.0.0.1:${deskPort}`, 'Reachable', 'desk'],
+    );
+    const sipp = await desk;
+    assert.equal(sipp.code, 0, `sipp failed:\n${sipp.stdout.slice(-2000)}\n${sipp.stderr}`);
   });
 });

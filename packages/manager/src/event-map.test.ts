@@ -63,4 +63,24 @@ describe('EventTranslator', () => {
     assert.equal(field(dtmf[1]?.fields ?? [], 'DurationMs'), '120');
     assert.equal(field(dtmf[1]?.fields ?? [], 'ChannelState'), '6');
   });
+  it('maps the agent events of a queue call with the original names, class agent and the caller block', () => {
+    const t = new EventTranslator();
+    const caller = channel('2.1', 'SIP/carol-00000003', 'Up');
+    const base = { queue: 'support', channel: caller, member: 'Alice', interface: 'SIP/alice' };
+    const [called] = t.translate({ type: 'AgentCalled', ...base });
+    assert.deepEqual([called?.name, called?.classes, field(called?.fields ?? [], 'MemberName')], ['AgentCalled', ['agent'], 'Alice']);
+    const [connect] = t.translate({ type: 'AgentConnect', ...base, hold_time: 4, ring_time: 2 });
+    assert.deepEqual(
+      ['Channel', 'Queue', 'Interface', 'HoldTime', 'RingTime'].map((n) => field(connect?.fields ?? [], n)),
+      ['SIP/carol-00000003', 'support', 'SIP/alice', '4', '2'],
+    );
+    const [complete] = t.translate({ type: 'AgentComplete', ...base, talk_time: 30, reason: 'agent' });
+    assert.deepEqual([field(complete?.fields ?? [], 'TalkTime'), field(complete?.fields ?? [], 'Reason')], ['30', 'agent']);
+    const [noAnswer] = t.translate({ type: 'AgentRingNoAnswer', ...base, ring_time: 15 });
+    assert.equal(field(noAnswer?.fields ?? [], 'RingTime'), '15');
+    const [talking] = t.translate({ type: 'ConfbridgeTalking', conference: 'office', channel: caller, talking: true });
+    assert.deepEqual([talking?.name, field(talking?.fields ?? [], 'TalkingStatus')], ['ConfbridgeTalking', 'on']);
+    // The mailbox change already reaches clients as MessageWaiting from core's mailboxes.
+    assert.deepEqual(t.translate({ type: 'MessageWaiting', mailbox: '1001', context: 'default', new_messages: 1, old_messages: 0 }), []);
+  });
 });

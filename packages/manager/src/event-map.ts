@@ -6,6 +6,7 @@
  */
 import type { BridgeSnapshot, ChannelSnapshot, DomainEvent } from '@switchboard/core';
 import { bridgeFields, channelFields, type ManagerEvent } from './fields.js';
+import { translateOfficeEvent } from './office-event-map.js';
 import type { Field } from './wire.js';
 
 /** Dial statuses that end a dial attempt (DialEnd); the others are progress (DialState). */
@@ -162,7 +163,7 @@ export class EventTranslator {
           },
         ];
       default:
-        return [];
+        return translateOfficeEvent(event, (channel, prefix) => this.#channel(channel, prefix)) ?? [];
     }
   }
 

@@ -9,6 +9,7 @@ import { createServer as createTlsServer } from 'node:tls';
 import type { Logger, Store, SwitchboardCore, TimedDomainEvent } from '@switchboard/core';
 import { callActions } from './actions/call-actions.js';
 import { coreActions } from './actions/core-actions.js';
+import { officeActions } from './actions/office-actions.js';
 import { originateAction } from './actions/originate.js';
 import { pjsipActions } from './actions/pjsip-actions.js';
 import { sessionActions } from './actions/session-actions.js';
@@ -108,6 +109,7 @@ export class ManagerServer {
       ...callActions(),
       ...stateActions(),
       ...pjsipActions(),
+      ...officeActions(),
     ];
     this.#dispatcher = new ActionDispatcher(definitions, services, this.#log);
   }

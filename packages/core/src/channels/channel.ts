@@ -238,6 +238,13 @@ export class Channel {
     await this.tech.transferProgress(state);
   }
 
+  /** Sends a text message to the far end inside the call; 501 when the technology cannot. */
+  async sendText(text: string): Promise<void> {
+    this.#assertAlive();
+    if (!this.tech.sendText) throw notImplemented(`Technology ${this.technology} cannot send text`);
+    await this.tech.sendText(text);
+  }
+
   onHangup(hook: ChannelHangupHook): void {
     this.#hooks.push(hook);
   }

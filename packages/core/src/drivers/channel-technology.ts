@@ -37,6 +37,11 @@ export interface ChannelTechnology {
    * answers 501.
    */
   transferProgress?(state: TransferProgressState): Promise<void>;
+  /**
+   * Optional: send a text message to the far end inside the call (SIP: a MESSAGE in the dialog,
+   * RFC 3428 §4); rejects when the far end refuses it. Without it the manager's SendText fails.
+   */
+  sendText?(text: string): Promise<void>;
 }
 
 /** Progress of a transfer, as the API's transfer_progress names it. */
@@ -155,12 +160,27 @@ export interface OutboundCall {
 }
 
 /** A registered channel driver. */
+/** One contact's answer to an on-demand qualify. */
+export interface EndpointContactQualify {
+  aor: string;
+  uri: string;
+  status: 'Reachable' | 'Unreachable';
+  roundtripUsec?: number;
+}
+
 export interface ChannelDriver {
   readonly technology: string;
   /** Other names accepted in dial strings and endpoint paths (`PJSIP` for `SIP`). */
   readonly aliases: readonly string[];
   /** Builds an outbound call for `resource`; throws CoreError not_found for an unknown endpoint. */
   prepareOutbound?(request: OutboundCallRequest): OutboundCall;
+  /**
+   * Optional: checks every contact of the endpoint now (SIP: an OPTIONS ping to each, whatever its
+   * qualify_frequency) and resolves with their answers; changes are reported as usual
+   * (ContactStatusChange). Throws CoreError not_found for an unknown endpoint at once (not through
+   * the promise), so a caller can answer before the pings end.
+   */
+  qualify?(endpoint: string): Promise<EndpointContactQualify[]>;
   /** Stops accepting calls and releases sockets. */
   close(): Promise<void>;
 }

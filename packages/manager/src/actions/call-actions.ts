@@ -1,6 +1,6 @@
 /**
  * Actions on live calls: Hangup, Redirect (with ExtraChannel), Setvar, Getvar, BlindTransfer,
- * Atxfer, Bridge, PlayDTMF, UserEvent, MixMonitor and StopMixMonitor. Channels are named by their name
+ * Atxfer, Bridge, PlayDTMF, SendText, UserEvent, MixMonitor and StopMixMonitor. Channels are named by their name
  * (`SIP/alice-00000001`) or their unique id.
  */
 import {
@@ -179,6 +179,24 @@ export function callActions(): ActionDefinition[] {
           for (const remaining of bridge.participants.values()) void remaining.channel.hangup(HANGUP_REASONS.normal);
         });
         return message('Channels have been bridged');
+      },
+    },
+    {
+      // A text message to the channel's far end inside its call (SIP: an in-dialog MESSAGE).
+      name: 'SendText',
+      privilege: ['call'],
+      run: async (ctx) => {
+        const channel = channelArg(ctx);
+        const text = ctx.message.get('Message');
+        if (text === undefined || text === '') throw new ActionError('No Message specified');
+        try {
+          await channel.sendText(text);
+        } catch (err) {
+          // The original answers a refusal, or a technology that cannot send text, with "Failure".
+          if (err instanceof CoreError) throw new ActionError('Failure');
+          throw err;
+        }
+        return message('Success');
       },
     },
     {

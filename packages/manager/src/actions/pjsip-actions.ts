@@ -1,10 +1,11 @@
 /**
  * The SIP listings an operator panel reads: PJSIPShowEndpoints, PJSIPShowContacts and
- * PJSIPShowRegistrationsInbound, from pjsip.conf and the registrations in the store.
+ * PJSIPShowRegistrationsInbound, from pjsip.conf and the registrations in the store; PJSIPQualify
+ * through the SIP driver.
  */
 import type { ContactRecord, DeviceStateValue } from '@switchboard/core';
 import type { Field } from '../wire.js';
-import { type ActionContext, type ActionDefinition, ActionError, type Reply } from './types.js';
+import { type ActionContext, type ActionDefinition, ActionError, message, type Reply } from './types.js';
 
 /** The original's device state texts of endpoint listings. */
 const DEVICE_STATE_TEXT: Record<DeviceStateValue, string> = {
@@ -135,6 +136,26 @@ export function pjsipActions(): ActionDefinition[] {
           complete: 'InboundRegistrationDetailComplete',
           items,
         };
+      },
+    },
+    {
+      // Answered at once, as the original does; the answers arrive as ContactStatus events when a
+      // contact's reachability changes.
+      name: 'PJSIPQualify',
+      privilege: ['system'],
+      run: (ctx) => {
+        const name = ctx.message.get('Endpoint')?.trim();
+        if (!name) throw new ActionError('Endpoint parameter missing.');
+        const driver = ctx.services.core.driverFor('SIP');
+        if (driver?.qualify === undefined) throw new ActionError('Qualify is not available');
+        const work = driver.qualify(name);
+        ctx.services.track(
+          work.then(
+            () => undefined,
+            () => undefined,
+          ),
+        );
+        return message('Endpoint found, will qualify');
       },
     },
   ];

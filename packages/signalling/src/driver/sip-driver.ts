@@ -7,6 +7,7 @@
  */
 import {
   type ChannelDriver,
+  type EndpointContactQualify,
   type ChannelDriverHost,
   type Clock,
   CoreError,
@@ -383,7 +384,8 @@ export class SipDriver implements ChannelDriver {
     }
     this.#startRegistrations();
     const qualify = this.#options.qualify;
-    if (qualify !== undefined && this.#live.config.aors.some((aor) => aor.qualifyFrequency > 0)) {
+    // Kept even when no AOR qualifies periodically: PJSIPQualify asks for a round on demand.
+    if (qualify !== undefined) {
       this.#qualifier = new Qualifier({
         ua: this.#ua,
         clock: this.#clock,
@@ -590,6 +592,14 @@ export class SipDriver implements ChannelDriver {
       if (named !== undefined) return named;
     }
     return this.#transports[0];
+  }
+
+  /** PJSIPQualify: an OPTIONS ping to each contact of the endpoint now (qualify.ts). */
+  qualify(endpointName: string): Promise<EndpointContactQualify[]> {
+    const endpoint = this.#live.config.endpoints.find((e) => e.name === endpointName);
+    if (endpoint === undefined) throw new CoreError('not_found', `Unable to retrieve endpoint ${endpointName}`);
+    if (this.#qualifier === undefined) throw new CoreError('unavailable', 'Qualify is not available');
+    return this.#qualifier.qualifyEndpoint(endpoint);
   }
 
   /**

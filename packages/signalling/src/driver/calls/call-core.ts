@@ -423,6 +423,18 @@ export class SipCallCore {
     await refer.send();
   }
 
+  /**
+   * A text message to the far end inside the call: a MESSAGE in the dialog (RFC 3428 §4), text/plain
+   * in UTF-8. A final response other than 2xx, or none, is reported as an error.
+   */
+  async sendText(dialog: Dialog | undefined, text: string): Promise<void> {
+    if (dialog === undefined || dialog.state === 'terminated') throw new CoreError('not_found', 'Channel not found');
+    const outcome = await dialog.sendRequest('MESSAGE', { body: Buffer.from(text, 'utf8'), contentType: 'text/plain;charset=UTF-8' });
+    if (outcome.kind !== 'response') throw new CoreError('unavailable', 'The far end did not answer the MESSAGE');
+    const { status, reason } = outcome.response;
+    if (status < 200 || status >= 300) throw new CoreError('unprocessable', `The far end refused the MESSAGE: ${status} ${reason}`);
+  }
+
   /** The application's transfer_progress for a REFER it took over: a sipfrag NOTIFY (RFC 3515 §2.4.4). */
   async transferProgress(state: TransferProgressState): Promise<void> {
     const subscription = this.#referSubscription;

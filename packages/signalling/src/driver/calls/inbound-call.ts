@@ -324,6 +324,12 @@ export class InboundCall implements ChannelTechnology, TransferSource {
     await this.#core.transferProgress(state);
   }
 
+  /** The manager's SendText: a MESSAGE inside the dialog once the call is answered. */
+  async sendText(text: string): Promise<void> {
+    if (this.#state !== 'answered' && this.#state !== 'up') throw new CoreError('precondition_failed', 'Channel is not answered');
+    await this.#core.sendText(this.invite.dialog, text);
+  }
+
   async indicateRinging(): Promise<void> {
     if (this.#state !== 'offered') return;
     this.invite.progress(180);

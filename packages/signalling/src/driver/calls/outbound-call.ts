@@ -205,6 +205,13 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
     await this.#core.transferProgress(state);
   }
 
+  /** The manager's SendText: a MESSAGE inside the dialog of the answered call. */
+  async sendText(text: string): Promise<void> {
+    const dialog = this.#winner?.dialog;
+    if (this.#state !== 'up' || dialog === undefined) throw new CoreError('precondition_failed', 'Channel is not answered');
+    await this.#core.sendText(dialog, text);
+  }
+
   async indicateRinging(): Promise<void> {}
 
   async indicateProgress(): Promise<void> {}

@@ -2,7 +2,7 @@
  * Qualify over real UDP on loopback with protocol time on a fake clock: a static contact of an AOR
  * with qualify_frequency is pinged with OPTIONS at start and every period; an answer makes it
  * Reachable (with a round trip), silence past the qualify timeout Unreachable; only changes are
- * reported; close() leaves no timer behind.
+ * reported; an endpoint is qualified on demand; close() leaves no timer behind.
  */
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
@@ -130,6 +130,18 @@ describe('qualify', { timeout: 20_000 }, () => {
     clock.advance(QUALIFY_TIMEOUT_MS);
     await waitFor(() => reports.length === 4, 'unreachable reported');
     assert.deepEqual(reports.slice(2), [`desk ${uri} Unreachable`, 'peer desk Unreachable']);
+  });
+
+  it('qualifies an endpoint on demand (PJSIPQualify) and refuses an unknown one at once', async () => {
+    const uri = `sip:desk@127.0.0.1:${phone.port}`;
+    assert.throws(() => driver.qualify('nobody'), /Unable to retrieve endpoint nobody/);
+    // The clock is not advanced: the periodic schedule has not pinged; this ping is the on-demand one.
+    const answers = driver.qualify('desk');
+    await phone.send(okTo(await phone.expect(isOptions, 'the OPTIONS')), driver.listening()[0].port);
+    const [answer] = await answers;
+    assert.deepEqual([answer?.aor, answer?.uri, answer?.status], ['desk', uri, 'Reachable']);
+    assert.ok(answer?.roundtripUsec !== undefined && answer.roundtripUsec >= 0);
+    assert.deepEqual(reports, [`desk ${uri} Reachable`, 'peer desk Reachable']);
   });
 
   it('leaves no timer behind when the driver closes', async () => {

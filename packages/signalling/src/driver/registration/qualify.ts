@@ -22,6 +22,14 @@ export const MAX_CONCURRENT_PINGS = 16;
 
 export type ContactReachability = 'Reachable' | 'Unreachable';
 
+/** One contact's answer to an on-demand qualify (PJSIPQualify). */
+export interface ContactQualifyResult {
+  aor: string;
+  uri: string;
+  status: ContactReachability;
+  roundtripUsec?: number;
+}
+
 export interface QualifyListener {
   contactStatus(change: { endpoint: string; aor: string; uri: string; status: ContactReachability; roundtripUsec?: number }): void;
   peerStatus(endpoint: string, status: ContactReachability): void;
@@ -73,6 +81,34 @@ export class Qualifier {
     void this.#round(aor, endpoint);
   }
 
+  /**
+   * Pings every contact of the endpoint's AORs now, whatever their qualify_frequency (the
+   * manager's PJSIPQualify); resolves with each contact's answer once all have answered or timed
+   * out. Changes are reported to the listener as for the periodic pings.
+   */
+  async qualifyEndpoint(endpoint: SipEndpointConfig): Promise<ContactQualifyResult[]> {
+    const results: ContactQualifyResult[] = [];
+    for (const aor of endpoint.aors) {
+      let targets: OutboundTarget[];
+      try {
+        targets = await this.#options.contactsOf(aor, endpoint);
+      } catch (err) {
+        this.#options.logger.warn({ err, aor }, 'qualify: contacts could not be read');
+        continue;
+      }
+      await Promise.all(
+        targets.map((target) =>
+          this.#limited(async () => {
+            const result = await this.#ping(aor, endpoint, target);
+            if (result !== undefined) results.push(result);
+          }),
+        ),
+      );
+    }
+    this.#updatePeer(endpoint);
+    return results;
+  }
+
   /** Stops every timer; pings still in flight report nothing. */
   close(): void {
     this.#closed = true;
@@ -97,7 +133,7 @@ export class Qualifier {
       this.#options.logger.warn({ err, aor: aor.name }, 'qualify: contacts could not be read');
       return;
     }
-    await Promise.all(targets.map((target) => this.#limited(() => this.#ping(aor, endpoint, target))));
+    await Promise.all(targets.map((target) => this.#limited(async () => void (await this.#ping(aor.name, endpoint, target)))));
     this.#updatePeer(endpoint);
   }
 
@@ -120,10 +156,11 @@ export class Qualifier {
     });
   }
 
-  async #ping(aor: SipAorConfig, endpoint: SipEndpointConfig, target: OutboundTarget): Promise<void> {
-    if (this.#closed) return;
+  /** One OPTIONS ping; reports a change to the listener and returns the answer (undefined: not sent). */
+  async #ping(aorName: string, endpoint: SipEndpointConfig, target: OutboundTarget): Promise<ContactQualifyResult | undefined> {
+    if (this.#closed) return undefined;
     const transport = target.transport ?? this.#options.transportFor(endpoint, target);
-    if (transport === undefined) return;
+    if (transport === undefined) return undefined;
     const clock = this.#options.clock;
     const started = clock.now();
     const startedHr = process.hrtime.bigint();
@@ -142,27 +179,23 @@ export class Qualifier {
       timeout,
     ]);
     clock.clearTimeout(timer);
-    if (this.#closed) return;
+    if (this.#closed) return undefined;
     const uri = target.requestUri.toString();
     const reachable = outcome !== 'timeout' && outcome.kind === 'response';
     // The wall-clock difference on a fake clock is 0; the monotonic clock gives the real figure.
     const elapsedUsec = Math.max(Number((process.hrtime.bigint() - startedHr) / 1000n), (clock.now() - started) * 1000);
     const status: ContactReachability = reachable ? 'Reachable' : 'Unreachable';
-    const key = `${aor.name}|${uri}`;
-    if (this.#contactStatus.get(key) === status) return;
+    const result: ContactQualifyResult = { aor: aorName, uri, status, ...(reachable ? { roundtripUsec: elapsedUsec } : {}) };
+    const key = `${aorName}|${uri}`;
+    if (this.#contactStatus.get(key) === status) return result;
     this.#contactStatus.set(key, status);
-    this.#options.logger.info({ aor: aor.name, uri, status }, 'contact status');
+    this.#options.logger.info({ aor: aorName, uri, status }, 'contact status');
     try {
-      this.#options.listener.contactStatus({
-        endpoint: endpoint.name,
-        aor: aor.name,
-        uri,
-        status,
-        ...(reachable ? { roundtripUsec: elapsedUsec } : {}),
-      });
+      this.#options.listener.contactStatus({ endpoint: endpoint.name, ...result });
     } catch (err) {
       this.#options.logger.error({ err }, 'qualify listener failed');
     }
+    return result;
   }
 
   #updatePeer(endpoint: SipEndpointConfig): void {

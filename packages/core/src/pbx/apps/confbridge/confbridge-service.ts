@@ -156,6 +156,11 @@ export class ConfBridgeService {
     this.#deps.bus.publish({ type: 'ConfbridgeMute', conference: conference.name, channel: user.channel.snapshot(), muted });
   }
 
+  /** A locked conference admits only admins (the manager's ConfbridgeLock/ConfbridgeUnlock). */
+  setLocked(conference: Conference, locked: boolean): void {
+    conference.locked = locked;
+  }
+
   async kick(conference: Conference, user: ConferenceUser, result: ConfBridgeResult = 'KICKED'): Promise<void> {
     if (user.state === 'left') return;
     if (user.state === 'in') {

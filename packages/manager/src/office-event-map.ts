@@ -1,0 +1,130 @@
+/**
+ * The office features' events of the core bus (queues, conferences) → the original's manager
+ * events: the queue family (class agent) and the ConfBridge family (class call), with the
+ * original's names and fields. Core's voicemail message events have no counterpart in the
+ * original's manager; a mailbox change reaches clients as MessageWaiting (manager-server.ts).
+ */
+import type { ChannelSnapshot, DomainEvent } from '@switchboard/core';
+import { bridgeFields, type ManagerEvent } from './fields.js';
+import type { Field } from './wire.js';
+
+type ChannelFieldsOf = (channel: ChannelSnapshot, prefix?: string) => Field[];
+type QueueMemberSnapshot = Extract<DomainEvent, { type: 'QueueMemberAdded' }>['member'];
+
+const yesNo = (value: boolean): string => (value ? 'Yes' : 'No');
+
+/** The member block of QueueMember* events and of QueueStatus's QueueMember items. */
+export function queueMemberFields(queue: string, member: QueueMemberSnapshot): Field[] {
+  return [
+    ['Queue', queue],
+    ['MemberName', member.name],
+    ['Interface', member.interface],
+    ['StateInterface', member.state_interface],
+    ['Membership', member.membership],
+    ['Penalty', String(member.penalty)],
+    ['CallsTaken', String(member.calls_taken)],
+    ['LastCall', String(member.last_call)],
+    ['InCall', member.in_call ? '1' : '0'],
+    ['Status', String(member.status)],
+    ['Paused', member.paused ? '1' : '0'],
+    ['PausedReason', member.paused_reason],
+    ['Wrapuptime', String(member.wrapup_time)],
+  ];
+}
+
+/** The manager events of an office event; undefined when the event is not one of them. */
+export function translateOfficeEvent(event: DomainEvent, channel: ChannelFieldsOf): ManagerEvent[] | undefined {
+  const agent = (name: string, fields: Field[]): ManagerEvent[] => [{ name, classes: ['agent'], fields }];
+  const call = (name: string, fields: Field[]): ManagerEvent[] => [{ name, classes: ['call'], fields }];
+  switch (event.type) {
+    case 'QueueCallerJoin':
+    case 'QueueCallerLeave':
+      return agent(event.type, [
+        ...channel(event.channel),
+        ['Queue', event.queue],
+        ['Position', String(event.position)],
+        ['Count', String(event.count)],
+      ]);
+    case 'QueueCallerAbandon':
+      return agent(event.type, [
+        ...channel(event.channel),
+        ['Queue', event.queue],
+        ['Position', String(event.position)],
+        ['OriginalPosition', String(event.original_position)],
+        ['HoldTime', String(event.hold_time)],
+      ]);
+    case 'AgentCalled':
+      return agent(event.type, [
+        ...channel(event.channel),
+        ['Queue', event.queue],
+        ['MemberName', event.member],
+        ['Interface', event.interface],
+      ]);
+    case 'AgentConnect':
+      return agent(event.type, [
+        ...channel(event.channel),
+        ['Queue', event.queue],
+        ['MemberName', event.member],
+        ['Interface', event.interface],
+        ['HoldTime', String(event.hold_time)],
+        ['RingTime', String(event.ring_time)],
+      ]);
+    case 'AgentComplete':
+      return agent(event.type, [
+        ...channel(event.channel),
+        ['Queue', event.queue],
+        ['MemberName', event.member],
+        ['Interface', event.interface],
+        ['TalkTime', String(event.talk_time)],
+        ['Reason', event.reason],
+      ]);
+    case 'AgentRingNoAnswer':
+      return agent(event.type, [
+        ...channel(event.channel),
+        ['Queue', event.queue],
+        ['MemberName', event.member],
+        ['Interface', event.interface],
+        ['RingTime', String(event.ring_time)],
+      ]);
+    case 'QueueMemberAdded':
+    case 'QueueMemberRemoved':
+    case 'QueueMemberStatus':
+      return agent(event.type, queueMemberFields(event.queue, event.member));
+    case 'QueueMemberPause':
+      return agent(event.type, [...queueMemberFields(event.queue, event.member), ['Reason', event.reason]]);
+    case 'ConfbridgeStart':
+    case 'ConfbridgeEnd':
+      return call(event.type, [['Conference', event.conference], ...bridgeFields(event.bridge)]);
+    case 'ConfbridgeJoin':
+      return call(event.type, [
+        ['Conference', event.conference],
+        ...bridgeFields(event.bridge),
+        ...channel(event.channel),
+        ['Admin', yesNo(event.admin)],
+        ['Muted', yesNo(event.muted)],
+      ]);
+    case 'ConfbridgeLeave':
+      return call(event.type, [['Conference', event.conference], ...bridgeFields(event.bridge), ...channel(event.channel)]);
+    case 'ConfbridgeMute':
+      // The original has two events, ConfbridgeMute and ConfbridgeUnmute.
+      return call(event.muted ? 'ConfbridgeMute' : 'ConfbridgeUnmute', [['Conference', event.conference], ...channel(event.channel)]);
+    case 'ConfbridgeTalking':
+      return call(event.type, [
+        ['Conference', event.conference],
+        ...channel(event.channel),
+        ['TalkingStatus', event.talking ? 'on' : 'off'],
+      ]);
+    case 'ConfbridgeRecord':
+      return call(event.recording_state === 'started' ? 'ConfbridgeRecord' : 'ConfbridgeStopRecord', [
+        ['Conference', event.conference],
+        ['RecordFile', event.recording_name],
+      ]);
+    case 'VoicemailMessageStored':
+    case 'VoicemailMessageRemoved':
+    case 'VoicemailMessageMoved':
+    case 'MessageWaiting':
+      return [];
+    default:
+      return undefined;
+  }
+}
