@@ -112,5 +112,8 @@ exten => 900,1,Queue(support,,,,60)
     assert.match(shown, /agent1.* has taken 2 calls/, shown);
     assert.match(shown, /agent2.* has taken 2 calls/, shown);
     assert.match(shown, /No Callers/, shown);
+    // Averages of the four completed calls: each agent call lasted seconds, so the talk time is not 0.
+    const [, talk] = /\((\d+)s holdtime, (\d+)s talktime\), C:4, A:0/.exec(shown)?.slice(1) ?? [];
+    assert.ok(Number(talk) >= 1, `talk time in: ${shown}`);
   });
 });

@@ -100,3 +100,4 @@ export * from './security/index.js';
 export * from './config/http-config.js';
 export * from './config/pjsip-global.js';
 export { inheritVariables, markInheritable } from './pbx/variable-inheritance.js';
+export { queueAverages, type QueueState } from './pbx/apps/queue/queue-service.js';

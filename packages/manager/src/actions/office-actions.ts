@@ -3,7 +3,7 @@
  * conference family (ConfbridgeList, ConfbridgeListRooms, ConfbridgeKick, ConfbridgeMute,
  * ConfbridgeUnmute, ConfbridgeLock, ConfbridgeUnlock) over core's queue and ConfBridge services, with the original's replies.
  */
-import type { SwitchboardCore } from '@switchboard/core';
+import { type QueueState, queueAverages, type SwitchboardCore } from '@switchboard/core';
 import { channelFields } from '../fields.js';
 import { queueMemberFields } from '../office-event-map.js';
 import type { Field } from '../wire.js';
@@ -11,7 +11,6 @@ import { type ActionContext, type ActionDefinition, ActionError, isTrue, message
 
 type Conference = NonNullable<ReturnType<SwitchboardCore['conferences']['get']>>;
 type ConferenceUser = Conference['users'] extends Map<string, infer U> ? U : never;
-type QueueState = NonNullable<ReturnType<SwitchboardCore['queues']['get']>>;
 
 /** Queues named by an optional `Queue` header (all when absent). */
 function selectedQueues(ctx: ActionContext): QueueState[] {
@@ -28,8 +27,7 @@ function selectedQueues(ctx: ActionContext): QueueState[] {
 }
 
 function queueStatusItems(ctx: ActionContext, queue: QueueState): { name: string; fields: Field[] }[] {
-  const core = ctx.services.core;
-  const summary = core.queues.list().find((q) => q.name === queue.config.name);
+  const { holdtime, talktime } = queueAverages(queue);
   const name = queue.config.name;
   const completed = queue.completed;
   const serviceLevelPerf = completed === 0 ? 0 : (queue.completedInServiceLevel / completed) * 100;
@@ -41,8 +39,8 @@ function queueStatusItems(ctx: ActionContext, queue: QueueState): { name: string
         ['Max', String(queue.config.maxLen)],
         ['Strategy', queue.config.strategy],
         ['Calls', String(queue.callers.length)],
-        ['Holdtime', String(summary?.holdtime ?? 0)],
-        ['TalkTime', '0'],
+        ['Holdtime', String(holdtime)],
+        ['TalkTime', String(talktime)],
         ['Completed', String(completed)],
         ['Abandoned', String(queue.abandoned)],
         ['ServiceLevel', String(queue.config.serviceLevel)],
@@ -54,7 +52,7 @@ function queueStatusItems(ctx: ActionContext, queue: QueueState): { name: string
   const memberFilter = ctx.message.get('Member')?.trim().toLowerCase();
   for (const member of queue.members) {
     if (memberFilter && member.interface.toLowerCase() !== memberFilter) continue;
-    const snapshot = core.queues.memberSnapshot(queue, member);
+    const snapshot = ctx.services.core.queues.memberSnapshot(queue, member);
     // QueueStatus names the member block Name/Location where the events say MemberName/Interface.
     const fields = queueMemberFields(name, snapshot).map(([field, value]): Field => {
       if (field === 'MemberName') return ['Name', value];
@@ -139,7 +137,7 @@ export function officeActions(): ActionDefinition[] {
             const loggedIn = members.filter((m) => m.status !== 5).length;
             const available = members.filter((m) => m.status === 1 && !m.paused && !m.in_call).length;
             const longest = queue.callers.reduce((max, c) => Math.max(max, Math.round((now - c.joinedAt) / 1000)), 0);
-            const summary = queues.list().find((q) => q.name === queue.config.name);
+            const { holdtime, talktime } = queueAverages(queue);
             return {
               name: 'QueueSummary',
               fields: [
@@ -147,8 +145,8 @@ export function officeActions(): ActionDefinition[] {
                 ['LoggedIn', String(loggedIn)],
                 ['Available', String(available)],
                 ['Callers', String(queue.callers.length)],
-                ['HoldTime', String(summary?.holdtime ?? 0)],
-                ['TalkTime', '0'],
+                ['HoldTime', String(holdtime)],
+                ['TalkTime', String(talktime)],
                 ['LongestHoldTime', String(longest)],
               ],
             };

@@ -25,7 +25,7 @@ export function registerOfficeCommands(commands: ConsoleCommands, services: Cons
       for (const queue of queues) {
         out.push(
           `${queue.name} has ${count(queue.callers.length, 'call')} (max unlimited) in '${queue.strategy}' strategy ` +
-            `(${Math.round(queue.holdtime)}s holdtime), C:${queue.completed}, A:${queue.abandoned}`,
+            `(${queue.holdtime}s holdtime, ${queue.talktime}s talktime), C:${queue.completed}, A:${queue.abandoned}`,
         );
         if (queue.members.length === 0) out.push('   No Members');
         else {

@@ -2,7 +2,7 @@
  * pjsip.conf transport `local_net`: peers inside these networks reach us without NAT, so they see
  * our own addresses; everyone else sees `external_signaling_address` / `external_media_address`.
  */
-import { type AddressRange, parseAddressRange, rangeContains } from '../driver/auth/ip-match.js';
+import { type AddressRange, parseAddressRange, rangeContains } from '@switchboard/core';
 
 const NONE: readonly string[] = [];
 const parsed = new WeakMap<readonly string[], LocalNetworks>();

@@ -17,7 +17,7 @@ import type { DialplanRunner } from '../../dialplan-runner.js';
 import type { DialplanFunction } from '../../pbx-services.js';
 import { queueApplication } from './queue-app.js';
 import { isAvailable } from './queue-members.js';
-import { type QueueDeps, QueueService } from './queue-service.js';
+import { type QueueDeps, QueueService, queueAverages } from './queue-service.js';
 
 function deviceOf(channel: Channel): string {
   return `${channel.technology}/${channel.endpoint}`;
@@ -98,7 +98,7 @@ export function installQueues(deps: QueueDeps & { runner: DialplanRunner }): Que
       channel.setVariable('QUEUEMAX', String(queue.config.maxLen));
       channel.setVariable('QUEUESTRATEGY', queue.config.strategy);
       channel.setVariable('QUEUECALLS', String(queue.callers.length));
-      channel.setVariable('QUEUEHOLDTIME', String(queue.completed === 0 ? 0 : Math.round(queue.totalHoldSeconds / queue.completed)));
+      channel.setVariable('QUEUEHOLDTIME', String(queueAverages(queue).holdtime));
       channel.setVariable('QUEUECOMPLETED', String(queue.completed));
       channel.setVariable('QUEUEABANDONED', String(queue.abandoned));
       channel.setVariable('QUEUESRVLEVEL', String(queue.config.serviceLevel));

@@ -257,6 +257,7 @@ async function ring(
   member.callsTaken += 1;
   member.lastCall = Date.now();
   queue.completed += 1;
+  queue.totalTalkSeconds += talk;
   if (hold <= config.serviceLevel) queue.completedInServiceLevel += 1;
   service.memberStatusChanged(queue, member);
   return true;

@@ -40,6 +40,17 @@ export interface QueueState {
   completedInServiceLevel: number;
   /** Sum of hold times of answered calls, for QUEUEHOLDTIME. */
   totalHoldSeconds: number;
+  /** Sum of talk times of completed calls. */
+  totalTalkSeconds: number;
+}
+
+/** Average hold and talk time (s) of a queue's completed calls, as the original reports them. */
+export function queueAverages(queue: QueueState): { holdtime: number; talktime: number } {
+  if (queue.completed === 0) return { holdtime: 0, talktime: 0 };
+  return {
+    holdtime: Math.round(queue.totalHoldSeconds / queue.completed),
+    talktime: Math.round(queue.totalTalkSeconds / queue.completed),
+  };
 }
 
 /** A queue as the operator console lists it. */
@@ -50,6 +61,7 @@ export interface QueueSummary {
   completed: number;
   abandoned: number;
   holdtime: number;
+  talktime: number;
   members: QueueMemberEventSnapshot[];
   callers: Array<{ channel: string; position: number; wait: number }>;
 }
@@ -70,6 +82,7 @@ export class QueueService {
         abandoned: 0,
         completedInServiceLevel: 0,
         totalHoldSeconds: 0,
+        totalTalkSeconds: 0,
       });
     }
     if (deps.config().persistentMembers) {
@@ -106,7 +119,7 @@ export class QueueService {
       calls: q.callers.length,
       completed: q.completed,
       abandoned: q.abandoned,
-      holdtime: q.completed === 0 ? 0 : Math.round(q.totalHoldSeconds / q.completed),
+      ...queueAverages(q),
       members: q.members.map((m) => this.memberSnapshot(q, m)),
       callers: q.callers.map((c, i) => ({ channel: c.channel.name, position: i + 1, wait: Math.round((now - c.joinedAt) / 1000) })),
     }));
