@@ -365,7 +365,7 @@ export class SipDriver implements ChannelDriver {
         const keys = { certFile: config.certFile, privKeyFile: config.privKeyFile, connectionLimits: connectionLimitsOf(config) };
         const transport =
           protocol === 'udp'
-            ? new UdpTransport(common)
+            ? new UdpTransport({ ...common, ...(this.#options.clock === undefined ? { queueDelayProbeMs: QUEUE_DELAY_PROBE_MS } : {}) })
             : protocol === 'tcp' || protocol === 'tls'
               ? new StreamTransport({ ...common, ...keys, protocol })
               : new WsTransport({ ...common, ...keys, protocol });
@@ -688,6 +688,9 @@ function connectionLimitsOf(config: SipTransportConfig): Partial<StreamConnectio
   if (config.messageTimeoutMs !== undefined) limits.messageTimeoutMs = config.messageTimeoutMs;
   return limits;
 }
+
+/** How often each UDP transport measures its receive queue's delay (overload control). */
+const QUEUE_DELAY_PROBE_MS = 50;
 
 /** pjsip.conf `type = global` overload options (unset ones keep OverloadControl's defaults). */
 function overloadLimitsOf(global: SipGlobalConfig | undefined): Partial<OverloadLimits> {

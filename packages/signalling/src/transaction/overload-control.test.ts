@@ -27,20 +27,58 @@ function invite(n: number, toTag?: string): SipRequest {
 }
 
 describe('overload control', () => {
-  it('sheds once the smoothed loop lag passes its limit and recovers below half of it', () => {
-    const control = new OverloadControl({ maxLoopLagMs: 100, maxInvitesInProgress: 1000 });
+  it('limits new calls once the smoothed loop lag passes its limit and recovers once it is low', () => {
+    const clock = new FakeClock();
+    const control = new OverloadControl({ maxLoopLagMs: 100, maxInvitesInProgress: 1000 }, clock);
     control.recordLag(150);
     assert.equal(control.shouldShed(0), false, 'one late timer is smoothed away');
     for (let i = 0; i < 15; i++) control.recordLag(150);
     assert.equal(control.shouldShed(0), true);
+    assert.equal(control.state, 'limiting');
     assert.equal(control.shouldShed(0, true), false, 'an answer to our challenge is still admitted');
     for (let i = 0; i < 20; i++) control.recordLag(300);
-    assert.equal(control.shouldShed(0, true), true, 'unless the lag passes twice the limit');
+    assert.equal(control.shouldShed(0, true), true, 'unless the delay passes twice the limit');
     for (let i = 0; i < 20; i++) control.recordLag(60);
-    assert.equal(control.shouldShed(0), true, 'still over half the limit');
+    clock.advance(500);
+    assert.equal(control.state, 'limiting', 'still over a quarter of the limit');
     for (let i = 0; i < 20; i++) control.recordLag(0);
+    clock.advance(2000);
     assert.equal(control.shouldShed(0), false);
+    assert.equal(control.state, 'normal');
     assert.ok(control.takeShedCount() >= 2);
+  });
+
+  it('admits new calls at an adaptive rate while limiting: cut while behind, raised once caught up', () => {
+    const clock = new FakeClock();
+    const control = new OverloadControl({ maxLoopLagMs: 100 }, clock);
+    // 300 new calls per second admitted before the overload.
+    for (let i = 0; i < 300; i++) {
+      assert.equal(control.shouldShed(0), false);
+      clock.advance(1000 / 300);
+    }
+    control.recordQueueDelay(1000);
+    assert.equal(control.shouldShed(0), true, 'the bucket starts empty');
+    const startRate = control.admissionRate;
+    assert.ok(startRate > 150 && startRate < 250, `starts at 70 % of the admitted rate, got ${startRate}`);
+    // Offered 600/s while the queue stays deep: the rate falls and admissions follow it.
+    let admitted = 0;
+    for (let i = 0; i < 600; i++) {
+      clock.advance(1000 / 600);
+      control.recordQueueDelay(1000);
+      if (!control.shouldShed(0)) admitted++;
+    }
+    assert.ok(control.admissionRate < startRate / 3, `rate cut to ${control.admissionRate}`);
+    assert.ok(admitted > 0 && admitted < startRate, `admitted ${admitted} in the second`);
+    // The queue drains: the rate climbs back until nothing is refused, and then limiting ends.
+    const low = control.admissionRate;
+    let admittedLastSecond = 0;
+    for (let i = 0; i < 6 * 600; i++) {
+      clock.advance(1000 / 600);
+      control.recordQueueDelay(5);
+      if (!control.shouldShed(0) && i >= 5 * 600) admittedLastSecond++;
+    }
+    assert.equal(control.state, 'normal', `rate raised from ${low}`);
+    assert.equal(admittedLastSecond, 600);
   });
 
   it('answers new INVITEs 503 with Retry-After and no transaction while too many calls are in setup', () => {
@@ -75,13 +113,13 @@ describe('overload control', () => {
     layer.close();
   });
 
-  it('answers new INVITEs 503 while the loop lags, and lets BYE through', () => {
+  it('answers new INVITEs 503 while requests wait in the receive queue, and lets BYE through', () => {
     const clock = new FakeClock();
     const transport = new RecordingTransport();
     const layer = new TransactionLayer({ clock, logger: silentLogger, overload: { maxLoopLagMs: 100 } });
     const seen: string[] = [];
     layer.user = { onRequest: (request) => seen.push(request.method), onStrayResponse: () => {} };
-    for (let i = 0; i < 20; i++) layer.overload.recordLag(400);
+    for (let i = 0; i < 20; i++) layer.overload.recordQueueDelay(400);
     layer.onRequest(invite(1), { transport, source: SOURCE });
     assert.equal((transport.sent.at(-1)?.message as SipResponse).status, 503);
     const bye = invite(2, 'x');

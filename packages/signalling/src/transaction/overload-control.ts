@@ -1,64 +1,121 @@
 /**
- * Overload control for new calls (in the spirit of RFC 6357 §5: refuse excess load early and
- * cheaply, so that the calls already admitted still complete). Two measures of how far behind the
- * server is:
- * - main-loop lag, the delay of a timer that should fire every `sampleIntervalMs` (smoothed);
- * - INVITE server transactions still in Proceeding (calls being set up, each costing work to come).
- * Past either limit a new INVITE outside a dialog is answered 503 with Retry-After before any
- * transaction or call exists (RFC 3261 §21.5.4); in-dialog requests, ACK, BYE and CANCEL are never
- * shed, so calls in progress end normally. Shedding stops only once the lag is back under half its
- * limit and the calls in setup under 90 % of theirs (hysteresis: no flapping at the edge).
- * An INVITE that carries credentials answers our own challenge: work has been spent on that call
- * already, so while shedding it is still admitted unless the load is past twice the lag limit or
- * 120 % of the calls in setup. New callers are turned away first, admitted ones complete.
+ * Overload control for new calls (RFC 6357 §5: refuse excess load early and cheaply, so that the
+ * calls already admitted still complete; the admitted rate adapts as RFC 7415's rate-based control
+ * does, applied inside one server).
  *
- *            lag ≥ max or inProgress ≥ max
- *   normal ────────────────────────────────► shedding
- *      ▲                                        │
- *      └────────── lag < max/2 and ─────────────┘
- *                  inProgress < 0.9·max
+ * How far behind the server runs is its *delay*, the larger of two smoothed measures:
+ * - main-loop lag: how late a timer due every 20 ms fires;
+ * - queue delay: how long a probe datagram waited in the SIP socket's receive queue and the loop
+ *   (transport/queue-delay-probe.ts). A queue in the kernel does not show as loop lag.
+ * Calls in setup (INVITE server transactions in Proceeding) are capped on their own: at the limit
+ * every new INVITE is refused until they are back under 90 % of it.
  *
- * The decision is pure over its inputs and an injected clock; LoopLagSampler feeds it the lag.
+ * States:
+ * - `normal`: every new INVITE is admitted.
+ * - `limiting`: a new INVITE without credentials passes a token bucket filled at `rate` per
+ *   second; the others are answered 503 with Retry-After before any transaction or call exists
+ *   (RFC 3261 §21.5.4). Every 100 ms the rate is cut by 15 % while the delay is at or above its
+ *   target (half the limit) and raised by 10 % below it, so it settles where the server keeps up.
+ *   The rate starts at 70 % of the new INVITEs admitted over the last second.
+ *
+ * An INVITE that carries credentials answers our own challenge: that caller was admitted already,
+ * so it passes without a token unless the delay is past twice the limit or the calls in setup are
+ * past 120 % of theirs. In-dialog requests, ACK, BYE and CANCEL are never shed (the transaction
+ * layer only asks about INVITEs outside a dialog), so calls in progress end normally.
+ *
+ *                     delay ≥ max
+ *   normal ───────────────────────────────► limiting ◄─┐ every 100 ms:
+ *      ▲                                       │       │  delay ≥ max/2 → rate × 0.85
+ *      │                                       │       │  delay < max/2 → rate × 1.1
+ *      └── delay < max/4 and no refusal ───────┘───────┘
+ *          for 2 s
+ *
+ * | state    | condition                                    | next     |
+ * |----------|----------------------------------------------|----------|
+ * | normal   | delay ≥ max                                  | limiting |
+ * | limiting | delay < max/4 and no refusal for RECOVERY_MS | normal   |
+ *
+ * The decisions are pure over their inputs and the injected clock.
  */
 import type { Clock } from '@switchboard/core';
 
 export interface OverloadLimits {
-  /** Smoothed main-loop lag at which new INVITEs are refused (ms). 0 turns the lag test off. */
+  /** Smoothed delay (loop lag or receive queue) at which admission is limited (ms). 0 turns delay off. */
   maxLoopLagMs: number;
-  /** INVITE server transactions in Proceeding at which new INVITEs are refused. */
+  /** INVITE server transactions in Proceeding at which admission is limited. */
   maxInvitesInProgress: number;
   /** Retry-After of the 503 (seconds). */
   retryAfterS: number;
 }
 
 export const DEFAULT_OVERLOAD_LIMITS: Readonly<OverloadLimits> = Object.freeze({
-  maxLoopLagMs: 150,
+  maxLoopLagMs: 100,
   maxInvitesInProgress: 2000,
   retryAfterS: 5,
 });
 
-/** Weight of a new lag sample in the smoothed lag. */
-const LAG_SMOOTHING = 0.3;
+/** Weight of a new sample in a smoothed measure. */
+const SMOOTHING = 0.3;
+const ADJUST_INTERVAL_MS = 100;
+const RATE_CUT = 0.85;
+const RATE_RAISE = 1.1;
+const START_SHARE = 0.7;
+/** The admission rate never goes below this (new calls per second): recovery must stay possible. */
+const MIN_RATE = 5;
+/** Tokens the bucket holds at most, in ms of its rate: a short burst, not a second's worth. */
+const BURST_MS = 100;
+const RECOVERY_MS = 2000;
+/** Steps applied at most when a long time passed between two decisions (an idle server). */
+const MAX_CATCH_UP_STEPS = 50;
 
-export type OverloadState = 'normal' | 'shedding';
+export type OverloadState = 'normal' | 'limiting';
 
 export class OverloadControl {
   readonly limits: OverloadLimits;
+  readonly #clock: Pick<Clock, 'now'>;
   #state: OverloadState = 'normal';
+  #setupFull = false;
   #lagMs = 0;
+  #queueDelayMs = 0;
   #shed = 0;
+  #rate = 0;
+  #tokens = 0;
+  #lastRefill = 0;
+  #lastAdjust = 0;
+  #lastRefusal = Number.NEGATIVE_INFINITY;
+  /** New INVITEs admitted in the current one-second window, and the rate of the window before. */
+  #windowStart = 0;
+  #windowAdmitted = 0;
+  #previousWindowRate = 0;
 
-  constructor(limits: Partial<OverloadLimits> = {}) {
+  constructor(limits: Partial<OverloadLimits> = {}, clock: Pick<Clock, 'now'> = { now: () => performance.now() }) {
     this.limits = { ...DEFAULT_OVERLOAD_LIMITS, ...limits };
+    this.#clock = clock;
+    this.#windowStart = clock.now();
   }
 
   get state(): OverloadState {
     return this.#state;
   }
 
-  /** The smoothed lag. */
+  /** The smoothed main-loop lag. */
   get loopLagMs(): number {
     return this.#lagMs;
+  }
+
+  /** The smoothed receive-queue delay. */
+  get queueDelayMs(): number {
+    return this.#queueDelayMs;
+  }
+
+  /** The delay admission is judged by. */
+  get delayMs(): number {
+    return Math.max(this.#lagMs, this.#queueDelayMs);
+  }
+
+  /** New calls per second admitted while limiting (0 while normal). */
+  get admissionRate(): number {
+    return this.#state === 'limiting' ? this.#rate : 0;
   }
 
   /** INVITEs refused since the last call (for a log line per interval). */
@@ -69,7 +126,13 @@ export class OverloadControl {
   }
 
   recordLag(lagMs: number): void {
-    this.#lagMs = this.#lagMs * (1 - LAG_SMOOTHING) + Math.max(0, lagMs) * LAG_SMOOTHING;
+    this.#lagMs = this.#lagMs * (1 - SMOOTHING) + Math.max(0, lagMs) * SMOOTHING;
+    this.#adjust(this.#clock.now());
+  }
+
+  recordQueueDelay(delayMs: number): void {
+    this.#queueDelayMs = this.#queueDelayMs * (1 - SMOOTHING) + Math.max(0, delayMs) * SMOOTHING;
+    this.#adjust(this.#clock.now());
   }
 
   /**
@@ -77,23 +140,68 @@ export class OverloadControl {
    * `answersChallenge`: it carries credentials (see above).
    */
   shouldShed(invitesInProgress: number, answersChallenge = false): boolean {
+    const now = this.#clock.now();
     const { maxLoopLagMs, maxInvitesInProgress } = this.limits;
-    const lagHigh = maxLoopLagMs > 0 && this.#lagMs >= maxLoopLagMs;
-    const busy = invitesInProgress >= maxInvitesInProgress;
-    if (this.#state === 'normal' && (lagHigh || busy)) this.#state = 'shedding';
-    else if (
-      this.#state === 'shedding' &&
-      (maxLoopLagMs === 0 || this.#lagMs < maxLoopLagMs / 2) &&
-      invitesInProgress < maxInvitesInProgress * 0.9
-    ) {
-      this.#state = 'normal';
+    const delay = maxLoopLagMs > 0 ? this.delayMs : 0;
+    this.#rollWindow(now);
+    if (this.#state === 'normal' && maxLoopLagMs > 0 && delay >= maxLoopLagMs) this.#enterLimiting(now);
+    this.#adjust(now);
+    if (this.#state === 'limiting' && delay < maxLoopLagMs / 4 && now - this.#lastRefusal >= RECOVERY_MS) this.#state = 'normal';
+    // Calls in setup are a cap of their own, with hysteresis: full at the limit, open below 90 %.
+    if (invitesInProgress >= maxInvitesInProgress) this.#setupFull = true;
+    else if (invitesInProgress < maxInvitesInProgress * 0.9) this.#setupFull = false;
+    let shed: boolean;
+    if (answersChallenge) {
+      shed = invitesInProgress >= maxInvitesInProgress * 1.2 || (this.#state === 'limiting' && delay >= 2 * maxLoopLagMs);
+    } else if (this.#setupFull) {
+      shed = true;
+    } else if (this.#state === 'limiting') {
+      shed = this.#tokens < 1;
+      if (!shed) this.#tokens -= 1;
+    } else {
+      shed = false;
     }
-    let shed = this.#state === 'shedding';
-    if (shed && answersChallenge) {
-      shed = (maxLoopLagMs > 0 && this.#lagMs >= 2 * maxLoopLagMs) || invitesInProgress >= maxInvitesInProgress * 1.2;
+    if (shed) {
+      this.#shed++;
+      this.#lastRefusal = now;
+    } else if (!answersChallenge) {
+      this.#windowAdmitted++;
     }
-    if (shed) this.#shed++;
     return shed;
+  }
+
+  #enterLimiting(now: number): void {
+    this.#state = 'limiting';
+    const elapsed = Math.max(1, now - this.#windowStart);
+    const recent = Math.max(this.#previousWindowRate, (this.#windowAdmitted * 1000) / elapsed);
+    this.#rate = Math.max(MIN_RATE, recent * START_SHARE);
+    this.#tokens = 0;
+    this.#lastRefill = now;
+    this.#lastAdjust = now;
+  }
+
+  /** Refills the bucket and applies the rate steps due since the last adjustment. */
+  #adjust(now: number): void {
+    if (this.#state !== 'limiting') return;
+    const { maxLoopLagMs } = this.limits;
+    let steps = Math.floor((now - this.#lastAdjust) / ADJUST_INTERVAL_MS);
+    if (steps > 0) {
+      this.#lastAdjust += steps * ADJUST_INTERVAL_MS;
+      steps = Math.min(steps, MAX_CATCH_UP_STEPS);
+      const behind = maxLoopLagMs > 0 && this.delayMs >= maxLoopLagMs / 2;
+      for (let i = 0; i < steps; i++) this.#rate = behind ? Math.max(MIN_RATE, this.#rate * RATE_CUT) : this.#rate * RATE_RAISE;
+    }
+    const burst = Math.max(1, (this.#rate * BURST_MS) / 1000);
+    this.#tokens = Math.min(burst, this.#tokens + (this.#rate * (now - this.#lastRefill)) / 1000);
+    this.#lastRefill = now;
+  }
+
+  #rollWindow(now: number): void {
+    const elapsed = now - this.#windowStart;
+    if (elapsed < 1000) return;
+    this.#previousWindowRate = (this.#windowAdmitted * 1000) / elapsed;
+    this.#windowAdmitted = 0;
+    this.#windowStart = now;
   }
 }
 

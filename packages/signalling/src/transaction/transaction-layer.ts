@@ -99,7 +99,7 @@ export class TransactionLayer implements TransportDelegate {
       },
     };
     this.#unregisterCounts = registerTransactionCounts(() => ({ server: this.#servers.size, client: this.#clients.size }));
-    this.overload = new OverloadControl(options.overload);
+    this.overload = new OverloadControl(options.overload, options.clock);
     if (options.measureLoopLag === true) {
       this.#lagSampler = new LoopLagSampler(options.clock, LAG_SAMPLE_INTERVAL_MS, (lag) => this.overload.recordLag(lag));
       this.#lagSampler.start();
@@ -203,6 +203,10 @@ export class TransactionLayer implements TransportDelegate {
     }
   }
 
+  onQueueDelay(delayMs: number): void {
+    this.overload.recordQueueDelay(delayMs);
+  }
+
   onResponse(response: SipResponse, context: IncomingContext): void {
     const key = responseClientKey(response);
     const transaction = key === undefined ? undefined : this.#clients.get(key);
@@ -274,6 +278,8 @@ export class TransactionLayer implements TransportDelegate {
           limit: this.#maxServerTransactions,
           invitesInProgress: this.#invitesInProgress,
           loopLagMs: Math.round(this.overload.loopLagMs),
+          queueDelayMs: Math.round(this.overload.queueDelayMs),
+          admissionRate: Math.round(this.overload.admissionRate),
           refused: this.#refusedSinceLog,
         },
         message,

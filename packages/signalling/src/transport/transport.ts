@@ -23,6 +23,8 @@ export interface TransportDelegate {
   /** A request whose top Via already carries received/rport (RFC 3261 §18.2.1, RFC 3581). */
   onRequest(request: SipRequest, context: IncomingContext): void;
   onResponse(response: SipResponse, context: IncomingContext): void;
+  /** How long a datagram waited in the receive queue and the loop before it was read (ms). */
+  onQueueDelay?(delayMs: number): void;
 }
 
 export interface Transport {

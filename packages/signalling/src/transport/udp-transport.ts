@@ -15,12 +15,16 @@ import type { EncodedResponse } from '../message/encoded-response.js';
 import type { SipMessage, SipResponse } from '../message/sip-message.js';
 import type { PeerAddress, Transport } from './transport.js';
 import { BoundTransport, type BoundTransportOptions } from './transport-base.js';
+import { QueueDelayProbe } from './queue-delay-probe.js';
 import { applyReceived, normaliseAddress, responseDestination } from './via-received.js';
 
 /** Requested SO_RCVBUF/SO_SNDBUF of a SIP UDP socket. */
 const SOCKET_BUFFER_BYTES = 4 * 1024 * 1024;
 
-export type UdpTransportOptions = BoundTransportOptions;
+export interface UdpTransportOptions extends BoundTransportOptions {
+  /** Measure the receive queue's delay with a probe datagram this often (ms); see queue-delay-probe.ts. */
+  queueDelayProbeMs?: number;
+}
 
 /** Largest UDP payload over IPv4 (65535 − 8 byte UDP header − 20 byte IP header). */
 const MAX_DATAGRAM = 65507;
@@ -34,6 +38,7 @@ export class UdpTransport extends BoundTransport implements Transport {
   #socket: Socket | undefined;
   #ipv6 = false;
   #closed = false;
+  #probe: QueueDelayProbe | undefined;
 
   constructor(options: UdpTransportOptions) {
     super(options);
@@ -56,7 +61,7 @@ export class UdpTransport extends BoundTransport implements Transport {
       lookup: literalAddressLookup,
     });
     this.#socket = socket;
-    return new Promise((resolve, reject) => {
+    return new Promise<PeerAddress>((resolve, reject) => {
       const onError = (err: Error) => {
         reject(new SipTransportError(`cannot bind ${this.name} to ${bindAddress}:${bindPort}`, { cause: err }));
       };
@@ -65,6 +70,7 @@ export class UdpTransport extends BoundTransport implements Transport {
         socket.off('error', onError);
         socket.on('error', (err) => this.log.error({ err, transport: this.name }, 'socket error'));
         socket.on('message', (data, rinfo) => {
+          if (this.#probe?.receive(data, rinfo) === true) return;
           try {
             this.#receive(data, rinfo);
           } catch (err) {
@@ -76,7 +82,22 @@ export class UdpTransport extends BoundTransport implements Transport {
         const bound = socket.address();
         resolve(this.bound({ address: bound.address, port: bound.port }));
       });
-    });
+    }).then((local) => this.#startProbe(local));
+  }
+
+  async #startProbe(local: PeerAddress): Promise<PeerAddress> {
+    const interval = this.#options.queueDelayProbeMs;
+    if (interval === undefined || interval <= 0) return local;
+    const probe = new QueueDelayProbe(local.address, local.port, interval, (delayMs) => this.delegate?.onQueueDelay?.(delayMs));
+    try {
+      await probe.start();
+      this.#probe = probe;
+    } catch (err) {
+      // Without the probe only the loop lag measures overload; the transport itself works.
+      probe.close();
+      this.log.warn({ err, transport: this.name }, 'receive queue delay not measured');
+    }
+    return local;
   }
 
   async send(message: SipMessage | EncodedResponse, destination: PeerAddress): Promise<void> {
@@ -104,6 +125,7 @@ export class UdpTransport extends BoundTransport implements Transport {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#probe?.close();
     const socket = this.#socket;
     if (socket === undefined) return;
     await new Promise<void>((resolve) => socket.close(() => resolve()));
