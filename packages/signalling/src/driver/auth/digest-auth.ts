@@ -202,17 +202,18 @@ export class DigestAuthenticator implements InboundAuthenticator {
       nc: credentials.nc,
       cnonce: credentials.cnonce,
     });
-    const responseMatches = digestsEqual(expected, credentials.response);
-    // Only an algorithm we offered counts: a client may not fall back to one the operator left out.
-    // RFC 7616 §3.4.6: the digest-uri must name the resource of the request.
-    if (
-      candidate === undefined ||
-      credentials.username !== candidate.auth.username ||
-      !this.#algorithms.includes(credentials.algorithm) ||
-      !this.#nonces.isOurs(credentials.nonce) ||
-      !digestUriMatches(credentials.uri, request) ||
-      !responseMatches
-    ) {
+    // Every check runs whatever the others found (no short-circuit): a known user with a wrong
+    // answer and an unknown one take the same path and the same time.
+    const checks = [
+      digestsEqual(expected, credentials.response),
+      credentials.username === (candidate?.auth.username ?? credentials.username),
+      // Only an algorithm we offered counts: a client may not fall back to one the operator left out.
+      this.#algorithms.includes(credentials.algorithm),
+      this.#nonces.isOurs(credentials.nonce),
+      // RFC 7616 §3.4.6: the digest-uri must name the resource of the request.
+      digestUriMatches(credentials.uri, request),
+    ];
+    if (candidate === undefined || checks.includes(false)) {
       return this.#fail(request, source, claimed, realm);
     }
 
