@@ -1,3 +1,4 @@
+import { canonicalTechnology } from '../endpoints/technology.js';
 import { conflict, invalidArgument, notFound } from '../errors.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { Logger } from '../util/logger.js';
@@ -12,6 +13,11 @@ export const MAX_CHANNEL_ID_LENGTH = 149;
  */
 export class ChannelRegistry {
   readonly #channels = new Map<string, Channel>();
+  /**
+   * `TECH/resource` → its live channels, in creation order: endpoint snapshots and device states
+   * are read on every channel event, and a scan of all channels made each O(channels).
+   */
+  readonly #byEndpoint = new Map<string, Set<Channel>>();
   readonly #bus: EventBus;
   readonly #log: Logger;
   readonly #epoch = Math.floor(Date.now() / 1000);
@@ -44,7 +50,19 @@ export class ChannelRegistry {
     this.assertIdAvailable(id);
     const channel = new Channel({ ...init, id }, this.#bus, this.#log);
     this.#channels.set(id, channel);
-    channel.onHangup(() => this.#channels.delete(id));
+    const endpointKey = `${canonicalTechnology(channel.technology)}/${channel.endpoint}`;
+    let ofEndpoint = this.#byEndpoint.get(endpointKey);
+    if (ofEndpoint === undefined) {
+      ofEndpoint = new Set();
+      this.#byEndpoint.set(endpointKey, ofEndpoint);
+    }
+    ofEndpoint.add(channel);
+    channel.onHangup(() => {
+      this.#channels.delete(id);
+      const set = this.#byEndpoint.get(endpointKey);
+      set?.delete(channel);
+      if (set?.size === 0) this.#byEndpoint.delete(endpointKey);
+    });
     this.#bus.publish({ type: 'ChannelCreated', channel: channel.snapshot() });
     return channel;
   }
@@ -70,5 +88,11 @@ export class ChannelRegistry {
 
   list(): Channel[] {
     return [...this.#channels.values()];
+  }
+
+  /** The live channels of one endpoint (`technology` as canonicalTechnology gives it), oldest first. */
+  ofEndpoint(technology: string, resource: string): Channel[] {
+    const set = this.#byEndpoint.get(`${technology}/${resource}`);
+    return set === undefined ? [] : [...set];
   }
 }

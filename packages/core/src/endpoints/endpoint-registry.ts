@@ -107,8 +107,8 @@ export class EndpointRegistry implements EndpointStateReporter {
   #snapshot(technology: string, resource: string, without?: string): EndpointSnapshot {
     const entry = this.#endpoints.get(key(technology, resource));
     const channel_ids = this.#channels
-      .list()
-      .filter((c) => !c.isDestroyed && c.id !== without && canonicalTechnology(c.technology) === technology && c.endpoint === resource)
+      .ofEndpoint(technology, resource)
+      .filter((c) => !c.isDestroyed && c.id !== without)
       .map((c) => c.id);
     return { technology, resource, state: entry?.state ?? 'unknown', channel_ids };
   }
