@@ -49,7 +49,7 @@ export interface OverloadLimits {
 }
 
 export const DEFAULT_OVERLOAD_LIMITS: Readonly<OverloadLimits> = Object.freeze({
-  maxLoopLagMs: 100,
+  maxLoopLagMs: 150,
   maxInvitesInProgress: 2000,
   retryAfterS: 5,
 });
@@ -172,10 +172,12 @@ export class OverloadControl {
 
   #enterLimiting(now: number): void {
     this.#state = 'limiting';
-    const elapsed = Math.max(1, now - this.#windowStart);
+    // A window just begun would overstate its rate: it counts as a whole second.
+    const elapsed = Math.max(1000, now - this.#windowStart);
     const recent = Math.max(this.#previousWindowRate, (this.#windowAdmitted * 1000) / elapsed);
     this.#rate = Math.max(MIN_RATE, recent * START_SHARE);
-    this.#tokens = 0;
+    // A full (short) burst: the call that tips the measure over is not the one refused.
+    this.#tokens = Math.max(1, (this.#rate * BURST_MS) / 1000);
     this.#lastRefill = now;
     this.#lastAdjust = now;
   }
