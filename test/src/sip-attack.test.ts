@@ -95,7 +95,7 @@ describe('SIP flood of malformed INVITEs from one address', () => {
     const during = await call();
     const sent = await flooding;
     const overloaded = sb.logs.filter((line) => String(line.msg).startsWith('overloaded'));
-    assert.equal(during.code, 0, `call during the flood failed (${overloaded.length} overload lines):\n${during.stderr.slice(-1500)}`);
+    assert.equal(during.code, 0, `call during the flood failed (${JSON.stringify(overloaded)}):\n${during.stderr.slice(-1500)}`);
     const after = await call();
     assert.equal(after.code, 0, `call after the flood failed:\n${after.stdout.slice(-1500)}`);
 

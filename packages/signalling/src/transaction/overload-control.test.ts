@@ -33,8 +33,9 @@ describe('overload control', () => {
     control.recordLag(150);
     assert.equal(control.shouldShed(0), false, 'one late timer is smoothed away');
     for (let i = 0; i < 15; i++) control.recordLag(150);
-    assert.equal(control.shouldShed(0), false, 'the first call of the burst passes');
+    assert.equal(control.shouldShed(0), false, 'the first calls of a short burst pass');
     assert.equal(control.state, 'limiting');
+    assert.equal(control.shouldShed(0), false);
     assert.equal(control.shouldShed(0), true);
     assert.equal(control.shouldShed(0, true), false, 'an answer to our challenge is still admitted');
     for (let i = 0; i < 20; i++) control.recordLag(300);
@@ -123,14 +124,15 @@ describe('overload control', () => {
     layer.user = { onRequest: (request) => seen.push(request.method), onStrayResponse: () => {} };
     for (let i = 0; i < 20; i++) layer.overload.recordQueueDelay(400);
     layer.onRequest(invite(1), { transport, source: SOURCE });
-    assert.deepEqual(seen, ['INVITE'], 'the first call of the burst passes');
-    layer.onRequest(invite(3), { transport, source: SOURCE });
+    layer.onRequest(invite(3), { transport, source: { address: '192.0.2.10', port: 5060 } });
+    assert.deepEqual(seen, ['INVITE', 'INVITE'], 'the first calls of a short burst pass');
+    layer.onRequest(invite(4), { transport, source: SOURCE });
     assert.equal((transport.sent.at(-1)?.message as SipResponse).status, 503);
     const bye = invite(2, 'x');
     bye.method = 'BYE';
     bye.setHeader('CSeq', '2 BYE');
     layer.onRequest(bye, { transport, source: SOURCE });
-    assert.deepEqual(seen, ['INVITE', 'BYE']);
+    assert.deepEqual(seen, ['INVITE', 'INVITE', 'BYE']);
     layer.close();
   });
 
@@ -146,5 +148,24 @@ describe('overload control', () => {
     await new Promise((resolve) => setTimeout(resolve, 40));
     sampler.stop();
     assert.ok(Math.max(...samples) >= 180, `largest lag ${Math.max(...samples)} ms`);
+  });
+
+  it('keeps admitting other callers while one address floods call attempts', () => {
+    const clock = new FakeClock();
+    const control = new OverloadControl({ maxLoopLagMs: 100 }, clock);
+    control.recordQueueDelay(500);
+    let flooderAdmitted = 0;
+    let callerAdmitted = 0;
+    // 2,000 attempts a second from one address, one every 100 ms from another, for 3 s.
+    for (let ms = 0; ms < 3000; ms++) {
+      clock.advance(1);
+      control.recordQueueDelay(120);
+      if (!control.shouldShed(0, false, '192.0.2.66')) flooderAdmitted++;
+      if (!control.shouldShed(0, false, '192.0.2.66')) flooderAdmitted++;
+      if (ms % 100 === 0 && !control.shouldShed(0, false, '198.51.100.7')) callerAdmitted++;
+    }
+    // Asking 30 times against 6,000, the caller still gets a fair part of what is admitted.
+    const share = callerAdmitted / (callerAdmitted + flooderAdmitted);
+    assert.ok(callerAdmitted >= 5 && share >= 1 / 3, `caller ${callerAdmitted}, flooder ${flooderAdmitted}`);
   });
 });

@@ -65,6 +65,10 @@ const MIN_RATE = 5;
 /** Tokens the bucket holds at most, in ms of its rate: a short burst, not a second's worth. */
 const BURST_MS = 100;
 const RECOVERY_MS = 2000;
+/** The share of the admission rate one source address may take while others want it too. */
+const SOURCE_SHARE = 0.5;
+/** Source buckets kept at most (spoofed addresses must not grow the map): others count as past their share. */
+const MAX_SOURCES_TRACKED = 10_000;
 /** Steps applied at most when a long time passed between two decisions (an idle server). */
 const MAX_CATCH_UP_STEPS = 50;
 
@@ -87,6 +91,8 @@ export class OverloadControl {
   #windowStart = 0;
   #windowAdmitted = 0;
   #previousWindowRate = 0;
+  /** Each source address's own bucket while limiting (one token at most); reset every second. */
+  readonly #bySource = new Map<string, { tokens: number; at: number }>();
 
   constructor(limits: Partial<OverloadLimits> = {}, clock: Pick<Clock, 'now'> = { now: () => performance.now() }) {
     this.limits = { ...DEFAULT_OVERLOAD_LIMITS, ...limits };
@@ -139,7 +145,7 @@ export class OverloadControl {
    * Whether a new INVITE arriving now, with `invitesInProgress` calls in setup, is refused.
    * `answersChallenge`: it carries credentials (see above).
    */
-  shouldShed(invitesInProgress: number, answersChallenge = false): boolean {
+  shouldShed(invitesInProgress: number, answersChallenge = false, source?: string): boolean {
     const now = this.#clock.now();
     const { maxLoopLagMs, maxInvitesInProgress } = this.limits;
     const delay = maxLoopLagMs > 0 ? this.delayMs : 0;
@@ -156,8 +162,7 @@ export class OverloadControl {
     } else if (this.#setupFull) {
       shed = true;
     } else if (this.#state === 'limiting') {
-      shed = this.#tokens < 1;
-      if (!shed) this.#tokens -= 1;
+      shed = !this.#takeToken(source, now);
     } else {
       shed = false;
     }
@@ -170,6 +175,33 @@ export class OverloadControl {
     return shed;
   }
 
+  /**
+   * A source has a bucket of its own, filled at SOURCE_SHARE of the rate; past it a source takes
+   * only from a full shared bucket, and a full one holds at least two tokens, so one is always left
+   * for other sources: a flood of call attempts from one address does not starve other callers.
+   */
+  #takeToken(source: string | undefined, now: number): boolean {
+    if (this.#tokens < 1) return false;
+    let own = source === undefined ? undefined : this.#bySource.get(source);
+    if (own === undefined && source !== undefined && this.#bySource.size < MAX_SOURCES_TRACKED) {
+      own = { tokens: 1, at: now };
+      this.#bySource.set(source, own);
+    }
+    if (own !== undefined) {
+      own.tokens = Math.min(1, own.tokens + (this.#rate * SOURCE_SHARE * (now - own.at)) / 1000);
+      own.at = now;
+    }
+    const withinShare = source === undefined || (own !== undefined && own.tokens >= 1);
+    if (!withinShare && this.#tokens < this.#burst()) return false;
+    this.#tokens -= 1;
+    if (own !== undefined && own.tokens >= 1) own.tokens -= 1;
+    return true;
+  }
+
+  #burst(): number {
+    return Math.max(2, (this.#rate * BURST_MS) / 1000);
+  }
+
   #enterLimiting(now: number): void {
     this.#state = 'limiting';
     // A window just begun would overstate its rate: it counts as a whole second.
@@ -177,7 +209,8 @@ export class OverloadControl {
     const recent = Math.max(this.#previousWindowRate, (this.#windowAdmitted * 1000) / elapsed);
     this.#rate = Math.max(MIN_RATE, recent * START_SHARE);
     // A full (short) burst: the call that tips the measure over is not the one refused.
-    this.#tokens = Math.max(1, (this.#rate * BURST_MS) / 1000);
+    this.#tokens = this.#burst();
+    this.#bySource.clear();
     this.#lastRefill = now;
     this.#lastAdjust = now;
   }
@@ -193,8 +226,7 @@ export class OverloadControl {
       const behind = maxLoopLagMs > 0 && this.delayMs >= maxLoopLagMs / 2;
       for (let i = 0; i < steps; i++) this.#rate = behind ? Math.max(MIN_RATE, this.#rate * RATE_CUT) : this.#rate * RATE_RAISE;
     }
-    const burst = Math.max(1, (this.#rate * BURST_MS) / 1000);
-    this.#tokens = Math.min(burst, this.#tokens + (this.#rate * (now - this.#lastRefill)) / 1000);
+    this.#tokens = Math.min(this.#burst(), this.#tokens + (this.#rate * (now - this.#lastRefill)) / 1000);
     this.#lastRefill = now;
   }
 
@@ -204,6 +236,7 @@ export class OverloadControl {
     this.#previousWindowRate = (this.#windowAdmitted * 1000) / elapsed;
     this.#windowAdmitted = 0;
     this.#windowStart = now;
+    this.#bySource.clear();
   }
 }
 

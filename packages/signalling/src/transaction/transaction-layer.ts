@@ -151,7 +151,11 @@ export class TransactionLayer implements TransportDelegate {
     if (
       request.method === 'INVITE' &&
       request.to.tag === undefined &&
-      this.overload.shouldShed(this.#invitesInProgress, request.hasHeader('Authorization') || request.hasHeader('Proxy-Authorization'))
+      this.overload.shouldShed(
+        this.#invitesInProgress,
+        request.hasHeader('Authorization') || request.hasHeader('Proxy-Authorization'),
+        context.source.address,
+      )
     ) {
       this.#refuseOverloaded(request, context, this.overload.limits.retryAfterS, 'overloaded; new calls refused with 503');
       return;
@@ -280,6 +284,7 @@ export class TransactionLayer implements TransportDelegate {
           loopLagMs: Math.round(this.overload.loopLagMs),
           queueDelayMs: Math.round(this.overload.queueDelayMs),
           admissionRate: Math.round(this.overload.admissionRate),
+          state: this.overload.state,
           refused: this.#refusedSinceLog,
         },
         message,
