@@ -161,7 +161,7 @@ describe('ManagerServer queue and ConfBridge actions', { timeout: 30_000 }, () =
     assert.deepEqual([abandon.get('queue'), abandon.get('originalposition')], ['support', '1']);
   });
 
-  it('ConfbridgeList, ConfbridgeLock/Unlock, ConfbridgeMute/Unmute and ConfbridgeKick, with the ConfBridge events', async () => {
+  it('ConfbridgeList, ConfbridgeLock/Unlock, ConfbridgeStartRecord/StopRecord, ConfbridgeMute/Unmute and ConfbridgeKick, with the ConfBridge events', async () => {
     const client = await login();
     const none = await client.action('l0', ['Action: ConfbridgeList', 'Conference: office']);
     assert.deepEqual([none.get('response'), none.get('message')], ['Error', 'No active conferences.']);
@@ -193,10 +193,33 @@ describe('ManagerServer queue and ConfBridge actions', { timeout: 30_000 }, () =
     assert.deepEqual([rooms[0]?.get('conference'), rooms[0]?.get('parties'), rooms[0]?.get('locked')], ['office', '2', 'No']);
     const locked = await client.action('lk', ['Action: ConfbridgeLock', 'Conference: office']);
     assert.equal(locked.get('message'), 'Conference locked');
+    const lockEvent = await client.waitFor((b) => b.get('event') === 'ConfbridgeLock', 'ConfbridgeLock');
+    assert.deepEqual([lockEvent.get('conference'), lockEvent.get('bridgeuniqueid')], ['office', start.get('bridgeuniqueid')]);
     const lockedRooms = await list(client, 'lr2', ['Action: ConfbridgeListRooms'], 'ConfbridgeListRoomsComplete');
     assert.equal(lockedRooms[0]?.get('locked'), 'Yes');
     const unlocked = await client.action('ul', ['Action: ConfbridgeUnlock', 'Conference: office']);
     assert.equal(unlocked.get('message'), 'Conference unlocked');
+    await client.waitFor((b) => b.get('event') === 'ConfbridgeUnlock' && b.get('conference') === 'office', 'ConfbridgeUnlock');
+
+    const notRecording = await client.action('sr0', ['Action: ConfbridgeStopRecord', 'Conference: office']);
+    assert.deepEqual([notRecording.get('response'), notRecording.get('message')], ['Error', 'Internal error while stopping recording.']);
+    const badFile = await client.action('sr1', ['Action: ConfbridgeStartRecord', 'Conference: office', 'RecordFile: ../outside']);
+    assert.equal(badFile.get('response'), 'Error');
+    const recording = await client.action('sr2', [
+      'Action: ConfbridgeStartRecord',
+      'Conference: office',
+      'RecordFile: meetings/office.wav',
+    ]);
+    assert.equal(recording.get('message'), 'Conference Recording Started.');
+    const recordEvent = await client.waitFor((b) => b.get('event') === 'ConfbridgeRecord', 'ConfbridgeRecord');
+    assert.deepEqual([recordEvent.get('conference'), recordEvent.get('bridgeuniqueid')], ['office', start.get('bridgeuniqueid')]);
+    const live = core.conferences.list().find((c) => c.name === 'office')?.recording ?? '';
+    assert.match(live, /^meetings\/office-\d+$/);
+    const twice = await client.action('sr3', ['Action: ConfbridgeStartRecord', 'Conference: office']);
+    assert.equal(twice.get('message'), 'Conference is already being recorded.');
+    const stopped = await client.action('sr4', ['Action: ConfbridgeStopRecord', 'Conference: office']);
+    assert.equal(stopped.get('message'), 'Conference Recording Stopped.');
+    await client.waitFor((b) => b.get('event') === 'ConfbridgeStopRecord' && b.get('conference') === 'office', 'ConfbridgeStopRecord');
     const unknown = await client.action('l2', ['Action: ConfbridgeList', 'Conference: nowhere']);
     assert.equal(unknown.get('message'), 'No Conference by that name found.');
 

@@ -1,7 +1,7 @@
 /**
  * The queue family (QueueStatus, QueueSummary, QueueAdd, QueueRemove, QueuePause) and the
  * conference family (ConfbridgeList, ConfbridgeListRooms, ConfbridgeKick, ConfbridgeMute,
- * ConfbridgeUnmute, ConfbridgeLock, ConfbridgeUnlock) over core's queue and ConfBridge services, with the original's replies.
+ * ConfbridgeUnmute, ConfbridgeLock, ConfbridgeUnlock, ConfbridgeStartRecord, ConfbridgeStopRecord) over core's queue and ConfBridge services, with the original's replies.
  */
 import { type QueueState, queueAverages, type SwitchboardCore } from '@switchboard/core';
 import { channelFields } from '../fields.js';
@@ -278,5 +278,27 @@ export function officeActions(): ActionDefinition[] {
     { name: 'ConfbridgeLock', privilege: ['call'], run: (ctx) => setConferenceLock(ctx, true) },
     { name: 'ConfbridgeUnlock', privilege: ['call'], run: (ctx) => setConferenceLock(ctx, false) },
     { name: 'ConfbridgeUnmute', privilege: ['call'], run: (ctx) => setConferenceMute(ctx, false) },
+    {
+      name: 'ConfbridgeStartRecord',
+      privilege: ['system'],
+      run: (ctx) => {
+        const conference = conferenceOf(ctx);
+        const file = ctx.message.get('RecordFile')?.trim();
+        // A bad file name is answered with the recording manager's reason (a CoreError).
+        if (!ctx.services.core.conferences.startRecording(conference, file || undefined)) {
+          throw new ActionError('Conference is already being recorded.');
+        }
+        return message('Conference Recording Started.');
+      },
+    },
+    {
+      name: 'ConfbridgeStopRecord',
+      privilege: ['system'],
+      run: (ctx) => {
+        if (!ctx.services.core.conferences.stopRecording(conferenceOf(ctx)))
+          throw new ActionError('Internal error while stopping recording.');
+        return message('Conference Recording Stopped.');
+      },
+    },
   ];
 }
