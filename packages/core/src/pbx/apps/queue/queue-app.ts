@@ -216,8 +216,18 @@ async function ring(
     const { member } = seen;
     answered = { rung: seen, at: Date.now() };
     const hold = Math.round((answered.at - caller.joinedAt) / 1000);
+    // The original drops the caller out of the queue (QueueCallerLeave) before AgentConnect.
     const index = queue.callers.indexOf(caller);
-    if (index >= 0) queue.callers.splice(index, 1);
+    if (index >= 0) {
+      queue.callers.splice(index, 1);
+      bus.publish({
+        type: 'QueueCallerLeave',
+        queue: config.name,
+        channel: channel.snapshot(),
+        position: index + 1,
+        count: queue.callers.length,
+      });
+    }
     queue.totalHoldSeconds += hold;
     service.writeLog(config.name, channel.id, member.name, 'CONNECT', [
       hold,
