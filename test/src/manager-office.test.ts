@@ -147,7 +147,7 @@ describe('manager: queue and ConfBridge families with sipp phones', () => {
         const dialBegin = mine.find((e) => e.event === 'DialBegin');
         assert.deepEqual([called?.queue, called?.membername, called?.interface], ['support', 'Agent Smith', 'PJSIP/agent']);
         // Channels of the SIP driver are named SIP/<endpoint>-<id> whichever technology name dialled them.
-      assert.match(String(called?.destchannel), /^SIP\/agent-/);
+        assert.match(String(called?.destchannel), /^SIP\/agent-/);
         assert.equal(called?.destuniqueid, dialBegin?.destuniqueid, 'AgentCalled names the channel Dial() made for the member');
         assert.equal(called?.destlinkedid, callerId, 'the member channel belongs to the caller’s call');
         for (const name of ['destchannelstate', 'destchannelstatedesc', 'destcalleridnum', 'destcontext', 'destexten', 'destpriority']) {
