@@ -160,6 +160,10 @@ describe('manager: queue and ConfBridge families with sipp phones', () => {
         assert.equal(complete.reason, 'agent');
         assert.ok(Number(complete.talktime) >= 3, `talk time ${complete.talktime}`);
 
+        // The call's detail record (core's CDR engine) names the member's channel as its destination.
+        const cdr = await waitUntil(() => events.find((e) => e.event === 'Cdr' && e.uniqueid === callerId), 'the Cdr');
+        assert.deepEqual([cdr.destination, cdr.disposition, cdr.destinationchannel], ['900', 'ANSWERED', called?.destchannel]);
+
         const after = await npmAction(ami, { action: 'QueueStatus', queue: 'support' });
         const params = await waitUntil(() => events.find((e) => e.event === 'QueueParams' && e.actionid === after.actionid), 'QueueParams');
         assert.deepEqual([params.calls, params.completed], ['0', '1']);
