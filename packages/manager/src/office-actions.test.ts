@@ -110,6 +110,9 @@ describe('ManagerServer queue and ConfBridge actions', { timeout: 30_000 }, () =
     assert.equal(paused.get('message'), 'Interface paused successfully');
     const pauseEvent = await client.waitFor((b) => b.get('event') === 'QueueMemberPause', 'QueueMemberPause');
     assert.deepEqual([pauseEvent.get('paused'), pauseEvent.get('pausedreason')], ['1', 'lunch']);
+    assert.ok(Number(pauseEvent.get('lastpause')) > 0, 'LastPause set by the pause');
+    assert.ok(Number(pauseEvent.get('logintime')) >= Number(addedEvent.get('logintime')) && Number(addedEvent.get('logintime')) > 0);
+    assert.equal(pauseEvent.get('ringinuse'), '1');
     const missing = await client.action('p2', ['Action: QueuePause', 'Interface: SIP/nobody', 'Paused: false']);
     assert.equal(missing.get('message'), 'Interface not found');
     const noPaused = await client.action('p3', ['Action: QueuePause', 'Interface: SIP/alice']);
@@ -189,6 +192,26 @@ describe('ManagerServer queue and ConfBridge actions', { timeout: 30_000 }, () =
 
     const users = await list(client, 'l', ['Action: ConfbridgeList', 'Conference: office'], 'ConfbridgeListComplete');
     assert.deepEqual(users.map((u) => u.get('channel')).sort(), joins.map((j) => j.get('channel')).sort());
+    // The original's order: Conference, the user's flags (Talking included), AnsweredTime, then the channel block.
+    const keys = [...(users[0]?.keys() ?? [])];
+    const flags = [
+      'conference',
+      'admin',
+      'markeduser',
+      'waitmarked',
+      'endmarked',
+      'waiting',
+      'muted',
+      'talking',
+      'answeredtime',
+      'channel',
+    ];
+    assert.deepEqual(
+      flags.map((k) => keys.indexOf(k)),
+      flags.map((k) => keys.indexOf(k)).sort((x, y) => x - y),
+      keys.join(','),
+    );
+    assert.equal(users[0]?.get('talking'), 'No');
     const rooms = await list(client, 'lr', ['Action: ConfbridgeListRooms'], 'ConfbridgeListRoomsComplete');
     assert.deepEqual([rooms[0]?.get('conference'), rooms[0]?.get('parties'), rooms[0]?.get('locked')], ['office', '2', 'No']);
     const locked = await client.action('lk', ['Action: ConfbridgeLock', 'Conference: office']);

@@ -26,10 +26,13 @@ export function queueMemberFields(queue: string, member: QueueMemberSnapshot): F
     ['Penalty', String(member.penalty)],
     ['CallsTaken', String(member.calls_taken)],
     ['LastCall', String(member.last_call)],
+    ['LastPause', String(member.last_pause)],
+    ['LoginTime', String(member.login_time)],
     ['InCall', member.in_call ? '1' : '0'],
     ['Status', String(member.status)],
     ['Paused', member.paused ? '1' : '0'],
     ['PausedReason', member.paused_reason],
+    ['Ringinuse', member.ringinuse ? '1' : '0'],
     ['Wrapuptime', String(member.wrapup_time)],
   ];
 }

@@ -91,10 +91,16 @@ export interface QueueMemberEventSnapshot {
   penalty: number;
   calls_taken: number;
   last_call: number;
+  /** Seconds since the epoch of the last pause (0: never). */
+  last_pause: number;
+  /** Seconds since the epoch since which the member is in the queue. */
+  login_time: number;
   in_call: boolean;
   status: number;
   paused: boolean;
   paused_reason: string;
+  /** Whether the member is rung while its device is in use (the queue's ringinuse). */
+  ringinuse: boolean;
   wrapup_time: number;
 }
 

@@ -222,16 +222,18 @@ export function officeActions(): ActionDefinition[] {
             const channel = user.channel.snapshot();
             return {
               name: 'ConfbridgeList',
+              // The original's order: the user's flags first, then the channel block.
               fields: [
                 ['Conference', conference.name],
-                ...channelFields(channel, ctx.services.linkedId(channel.id)),
                 ['Admin', user.profile.admin ? 'Yes' : 'No'],
                 ['MarkedUser', user.profile.marked ? 'Yes' : 'No'],
                 ['WaitMarked', user.profile.waitMarked ? 'Yes' : 'No'],
                 ['EndMarked', user.profile.endMarked ? 'Yes' : 'No'],
                 ['Waiting', user.state === 'waiting' ? 'Yes' : 'No'],
                 ['Muted', user.muted ? 'Yes' : 'No'],
+                ['Talking', user.talking ? 'Yes' : 'No'],
                 ['AnsweredTime', String(Math.round((now - user.joinedAt) / 1000))],
+                ...channelFields(channel, ctx.services.linkedId(channel.id)),
               ],
             };
           }),

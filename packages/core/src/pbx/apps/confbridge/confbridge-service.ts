@@ -46,6 +46,7 @@ export class ConfBridgeService {
       for (const conference of this.#conferences.values()) {
         const user = conference.users.get(event.channel.id);
         if (user?.state !== 'in' || !user.profile.talkDetectionEvents) continue;
+        user.talking = event.type === 'ChannelTalkingStarted';
         deps.bus.publish({
           type: 'ConfbridgeTalking',
           conference: conference.name,

@@ -99,6 +99,8 @@ export class QueueService {
           pausedReason: record.pausedReason,
           callsTaken: 0,
           lastCall: 0,
+          lastPause: 0,
+          loginTime: Date.now(),
           busy: false,
         });
       }
@@ -134,10 +136,13 @@ export class QueueService {
       penalty: m.penalty,
       calls_taken: m.callsTaken,
       last_call: Math.floor(m.lastCall / 1000),
+      last_pause: Math.floor(m.lastPause / 1000),
+      login_time: Math.floor(m.loginTime / 1000),
       in_call: m.busy,
       status: memberStatus(this.#deps.deviceState(m.stateInterface)),
       paused: m.paused,
       paused_reason: m.pausedReason,
+      ringinuse: queue.config.ringInUse,
       wrapup_time: queue.config.wrapupTime,
     };
   }
@@ -184,6 +189,7 @@ export class QueueService {
       found = true;
       member.paused = paused;
       member.pausedReason = paused ? reason : '';
+      if (paused) member.lastPause = Date.now();
       if (member.membership === 'dynamic') this.#persist(queue, member);
       this.writeLog(queue.config.name, 'NONE', member.name, paused ? 'PAUSE' : 'UNPAUSE', [reason]);
       this.#deps.bus.publish({ type: 'QueueMemberPause', queue: queue.config.name, member: this.memberSnapshot(queue, member), reason });
@@ -238,6 +244,8 @@ function staticMember(m: StaticMember): QueueMember {
     pausedReason: '',
     callsTaken: 0,
     lastCall: 0,
+    lastPause: 0,
+    loginTime: Date.now(),
     busy: false,
   };
 }
