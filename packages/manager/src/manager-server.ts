@@ -10,6 +10,7 @@ import type { Logger, Store, SwitchboardCore, TimedDomainEvent } from '@switchbo
 import { callActions } from './actions/call-actions.js';
 import { coreActions } from './actions/core-actions.js';
 import { officeActions } from './actions/office-actions.js';
+import { voicemailActions } from './actions/voicemail-actions.js';
 import { originateAction } from './actions/originate.js';
 import { pjsipActions } from './actions/pjsip-actions.js';
 import { sessionActions } from './actions/session-actions.js';
@@ -109,6 +110,7 @@ export class ManagerServer {
       ...stateActions(),
       ...pjsipActions(),
       ...officeActions(),
+      ...voicemailActions(),
     ];
     this.#dispatcher = new ActionDispatcher(definitions, services, this.#log);
   }

@@ -2,7 +2,7 @@
  * The queue and ConfBridge action and event families over real TCP sockets on a core built in
  * the test with queues.conf and confbridge.conf: members added, paused and removed with their
  * events, a caller waiting in a queue listed by QueueStatus, and a conference listed, muted and
- * kicked from with its events.
+ * kicked from with its events; voicemail.conf's mailboxes listed and refreshed.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -52,6 +52,10 @@ describe('ManagerServer queue and ConfBridge actions', { timeout: 30_000 }, () =
       '[general]\npersistentmembers = yes\n\n[support]\nstrategy = ringall\nmember => SIP/desk,0,Desk\n',
     );
     writeFileSync(join(dir, 'confbridge.conf'), '[quiet_user]\ntype = user\nquiet = yes\nannounce_only_user = no\n');
+    writeFileSync(
+      join(dir, 'voicemail.conf'),
+      '[general]\nserveremail = pbx@example.com\n\n[default]\n1001 => 4242,Alice,alice@example.com\n',
+    );
     store = openStore(join(dir, 'var'));
     const step = (priority: number, app: string, appData: string) => ({ priority, app, appData, file: 'test', line: priority });
     const dialplan = {
@@ -264,5 +268,22 @@ describe('ManagerServer queue and ConfBridge actions', { timeout: 30_000 }, () =
     const kickAll = await client.action('k2', ['Action: ConfbridgeKick', 'Conference: office', 'Channel: all']);
     assert.equal(kickAll.get('message'), 'User kicked');
     await client.waitFor((b) => b.get('event') === 'ConfbridgeEnd' && b.get('conference') === 'office', 'ConfbridgeEnd', 5000);
+  });
+
+  it('VoicemailUsersList lists the mailboxes with their counts; VoicemailRefresh sends their MessageWaiting again', async () => {
+    const client = await login();
+    const [entry, ...others] = await list(client, 'v', ['Action: VoicemailUsersList'], 'VoicemailUsersListComplete');
+    assert.equal(others.length, 0);
+    assert.deepEqual(
+      ['vmcontext', 'voicemailbox', 'fullname', 'email', 'serveremail', 'newmessagecount', 'oldmessagecount'].map((k) => entry?.get(k)),
+      ['default', '1001', 'Alice', 'alice@example.com', 'pbx@example.com', '0', '0'],
+    );
+    const refreshed = await client.action('r', ['Action: VoicemailRefresh', 'Context: default', 'Mailbox: 1001']);
+    assert.equal(refreshed.get('response'), 'Success');
+    const waiting = await client.waitFor(
+      (b) => b.get('event') === 'MessageWaiting' && b.get('mailbox') === '1001@default',
+      'MessageWaiting',
+    );
+    assert.deepEqual([waiting.get('waiting'), waiting.get('new')], ['0', '0']);
   });
 });
