@@ -189,7 +189,9 @@ async function ring(
   let firstGone: 'caller' | 'agent' | undefined;
   const unsubscribe = bus.subscribe((event) => {
     if (event.type === 'Dial' && event.caller?.id === channel.id) {
-      if (event.dialstatus !== '' || rung.has(event.peer.id)) return;
+      const known = rung.get(event.peer.id);
+      if (known) known.snapshot = event.peer;
+      if (event.dialstatus !== '' || known) return;
       const member = members.find((m) => m.interface.toLowerCase() === event.dialstring?.toLowerCase());
       if (!member) return;
       rung.set(event.peer.id, { member, snapshot: event.peer });
