@@ -57,12 +57,19 @@ export function translateOfficeEvent(event: DomainEvent, channel: ChannelFieldsO
   const call = (name: string, fields: Field[]): ManagerEvent[] => [{ name, classes: ['call'], fields }];
   switch (event.type) {
     case 'QueueCallerJoin':
-    case 'QueueCallerLeave':
       return agent(event.type, [
         ...channel(event.channel),
         ['Queue', event.queue],
         ['Position', String(event.position)],
         ['Count', String(event.count)],
+      ]);
+    case 'QueueCallerLeave':
+      // The original's order differs from QueueCallerJoin's here.
+      return agent(event.type, [
+        ...channel(event.channel),
+        ['Queue', event.queue],
+        ['Count', String(event.count)],
+        ['Position', String(event.position)],
       ]);
     case 'QueueCallerAbandon':
       return agent(event.type, [
