@@ -158,6 +158,7 @@ describe('ManagerServer queue and ConfBridge actions', { timeout: 30_000 }, () =
       [entry?.get('position'), entry?.get('channel'), entry?.get('uniqueid')],
       ['1', join.get('channel'), join.get('uniqueid')],
     );
+    assert.deepEqual([entry?.get('priority'), entry?.has('channelstate')], ['0', false], 'the original QueueEntry fields');
 
     const [summary] = await list(client, 'q', ['Action: QueueSummary', 'Queue: support'], 'QueueSummaryComplete');
     assert.deepEqual([summary?.get('queue'), summary?.get('callers')], ['support', '1']);

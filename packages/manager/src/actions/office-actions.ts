@@ -12,6 +12,8 @@ import { type ActionContext, type ActionDefinition, ActionError, isTrue, message
 type Conference = NonNullable<ReturnType<SwitchboardCore['conferences']['get']>>;
 type ConferenceUser = Conference['users'] extends Map<string, infer U> ? U : never;
 
+const QUEUE_ENTRY_CHANNEL_FIELDS = ['Channel', 'Uniqueid', 'CallerIDNum', 'CallerIDName', 'ConnectedLineNum', 'ConnectedLineName'] as const;
+
 /** Queues named by an optional `Queue` header (all when absent). */
 function selectedQueues(ctx: ActionContext): QueueState[] {
   const name = ctx.message.get('Queue')?.trim();
@@ -64,13 +66,18 @@ function queueStatusItems(ctx: ActionContext, queue: QueueState): { name: string
   const now = Date.now();
   queue.callers.forEach((caller, index) => {
     const channel = caller.channel.snapshot();
+    // The original's QueueEntry has a part of the channel block only, then Wait and Priority.
+    const byName = new Map(channelFields(channel, ctx.services.linkedId(channel.id)));
+    const block = QUEUE_ENTRY_CHANNEL_FIELDS.map((field): Field => [field, byName.get(field) ?? '']);
     items.push({
       name: 'QueueEntry',
       fields: [
         ['Queue', name],
         ['Position', String(index + 1)],
-        ...channelFields(channel, ctx.services.linkedId(channel.id)),
+        ...block,
         ['Wait', String(Math.round((now - caller.joinedAt) / 1000))],
+        // Callers have no queue priority (QUEUE_PRIO) yet: all are equal.
+        ['Priority', '0'],
       ],
     });
   });
