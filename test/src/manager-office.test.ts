@@ -1,7 +1,8 @@
 /**
  * The manager's queue and ConfBridge families end to end with sipp phones: a caller waits in a
  * queue whose member is a sipp UAS, and the npm `asterisk-manager` client sees the call's agent
- * events in the original's order with the member's channel as the Dest… block; two callers in a
+ * events in the original's order with the member's channel as the Dest… block, and a member who
+ * lets it ring gives AgentRingNoAnswer; two callers in a
  * ConfBridge are listed, muted, recorded and kicked over a raw manager connection.
  */
 import assert from 'node:assert/strict';
@@ -17,6 +18,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const DIALPLAN = `
 exten => 900,1,Queue(support,,,,20)
  same => n,Hangup()
+exten => 901,1,Queue(sales,,,,4)
+ same => n,Hangup()
 exten => 800,1,ConfBridge(office,,quiet_user)
  same => n,Hangup()
 `;
@@ -26,6 +29,12 @@ const QUEUES_CONF = `
 strategy = ringall
 timeout = 10
 retry = 1
+member => PJSIP/agent,0,Agent Smith
+
+[sales]
+strategy = ringall
+timeout = 2
+retry = 10
 member => PJSIP/agent,0,Agent Smith
 `;
 
@@ -171,6 +180,44 @@ describe('manager: queue and ConfBridge families with sipp phones', () => {
         assert.equal(taken.callstaken, '1');
       } finally {
         ami.disconnect();
+      }
+    },
+  );
+
+  it(
+    'a member who does not answer: AgentCalled, then AgentRingNoAnswer with the member as Dest…, and no AgentConnect',
+    { timeout: 60_000 },
+    async () => {
+      const admin = await RawAmi.connect(port);
+      try {
+        await admin.login('admin', 'admin-secret');
+        // The member rings until Dial() gives up after the queue's timeout (2 s) and cancels it.
+        const agent = runSipp('uas-ring-cancel.xml', target(), { service: 'agent', timeoutSeconds: 30, extra: ['-p', String(agentPort)] });
+        await sleep(300);
+        const caller = runSipp('uac-wait-bye.xml', target(), {
+          service: '901',
+          keys: { rtpport: await freePort('udp') },
+          timeoutSeconds: 30,
+        });
+        const [agentResult, callerResult] = await Promise.all([agent, caller]);
+        assert.equal(agentResult.code, 0, agentResult.stdout.slice(-1500));
+        assert.equal(callerResult.code, 0, callerResult.stdout.slice(-1500));
+        const noAnswer = await admin.waitFor((m) => m.get('Event') === 'AgentRingNoAnswer', 5000, 'AgentRingNoAnswer');
+        const called = admin.received.find((m) => m.get('Event') === 'AgentCalled');
+        assert.deepEqual(
+          [noAnswer.get('Queue'), noAnswer.get('MemberName'), noAnswer.get('Interface')],
+          ['sales', 'Agent Smith', 'PJSIP/agent'],
+        );
+        assert.match(noAnswer.get('DestChannel') ?? '', /^SIP\/agent-/);
+        assert.equal(noAnswer.get('DestUniqueid'), called?.get('DestUniqueid'));
+        assert.equal(noAnswer.get('Uniqueid'), called?.get('Uniqueid'));
+        assert.ok(Number(noAnswer.get('RingTime')) >= 1, `RingTime ${noAnswer.get('RingTime')}`);
+        const mine = admin.received.filter((m) => m.get('Uniqueid') === called?.get('Uniqueid')).map((m) => m.get('Event'));
+        assert.ok(mine.indexOf('AgentCalled') < mine.indexOf('AgentRingNoAnswer'), mine.join(','));
+        assert.ok(!mine.includes('AgentConnect'), mine.join(','));
+        assert.ok(mine.includes('QueueCallerLeave'), mine.join(','));
+      } finally {
+        admin.close();
       }
     },
   );
