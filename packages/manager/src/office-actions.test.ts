@@ -167,6 +167,13 @@ describe('ManagerServer queue and ConfBridge actions', { timeout: 30_000 }, () =
     assert.equal(hangup.get('response'), 'Success');
     const abandon = await client.waitFor((b) => b.get('event') === 'QueueCallerAbandon', 'QueueCallerAbandon', 5000);
     assert.deepEqual([abandon.get('queue'), abandon.get('originalposition')], ['support', '1']);
+    const afterAbandon = await list(client, 's2', ['Action: QueueStatus', 'Queue: support'], 'QueueStatusComplete');
+    const counted = afterAbandon.find((b) => b.get('event') === 'QueueParams');
+    // Abandoned within the service level counts as met in the second measure only.
+    assert.deepEqual(
+      ['abandoned', 'servicelevelperf', 'servicelevelperf2'].map((k) => counted?.get(k)),
+      ['1', '0.0', '100.0'],
+    );
   });
 
   it('ConfbridgeList, ConfbridgeLock/Unlock, ConfbridgeStartRecord/StopRecord, ConfbridgeMute/Unmute and ConfbridgeKick, with the ConfBridge events', async () => {

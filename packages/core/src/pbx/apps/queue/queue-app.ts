@@ -121,6 +121,7 @@ export function queueApplication(service: QueueService, bus: EventBus): Dialplan
         queue.callers.splice(index, 1);
         if (channel.isDestroyed && !connected) {
           queue.abandoned += 1;
+          if (waited(caller) <= config.serviceLevel) queue.abandonedInServiceLevel += 1;
           service.writeLog(config.name, channel.id, 'NONE', 'ABANDON', [index + 1, caller.originalPosition, waited(caller)]);
           bus.publish({
             type: 'QueueCallerAbandon',

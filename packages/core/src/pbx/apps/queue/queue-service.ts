@@ -38,6 +38,8 @@ export interface QueueState {
   completed: number;
   abandoned: number;
   completedInServiceLevel: number;
+  /** Callers who hung up before an answer within `servicelevel` seconds of joining. */
+  abandonedInServiceLevel: number;
   /** Sum of hold times of answered calls, for QUEUEHOLDTIME. */
   totalHoldSeconds: number;
   /** Sum of talk times of completed calls. */
@@ -81,6 +83,7 @@ export class QueueService {
         completed: 0,
         abandoned: 0,
         completedInServiceLevel: 0,
+        abandonedInServiceLevel: 0,
         totalHoldSeconds: 0,
         totalTalkSeconds: 0,
       });
