@@ -2,7 +2,8 @@
  * Conferences: each one is a core mixing bridge (GET /bridges lists it, bridge_class `confbridge`,
  * named after the conference), so applications may subscribe to it. The service admits users
  * (max_members, locked, wait_marked), announces joins and leaves, plays music while someone is
- * alone, ends marked-only conferences (end_marked), records (record_conference), runs the menu
+ * alone, ends marked-only conferences (end_marked), records (record_conference, or on demand from
+ * the manager's ConfbridgeStartRecord), runs the menu
  * actions and publishes the Confbridge* office events.
  */
 import type { BridgeRegistry } from '../../../bridges/bridge-registry.js';
@@ -242,7 +243,7 @@ export class ConfBridgeService {
     const hasFormat = dot > file.lastIndexOf('/') + 1 && this.#deps.recordings.formats.includes(file.slice(dot + 1));
     const base = file === '' ? `confbridge/${conference.name}` : hasFormat ? file.slice(0, dot) : file;
     const format = hasFormat ? file.slice(dot + 1) : 'wav';
-    // The original appends the start time so that each run of a conference keeps its own file.
+    // The original appends the time the recording starts, so that each recording keeps its own file.
     const name = `${base}-${Math.floor(Date.now() / 1000)}`;
     this.#deps.recordings.record(bridgeRecordTarget(conference.bridge), { name, format, ifExists: 'overwrite' });
     conference.recordingName = name;
