@@ -3,8 +3,8 @@
  * named after the conference), so applications may subscribe to it. The service admits users
  * (max_members, locked, wait_marked), announces joins and leaves, plays music while someone is
  * alone, ends marked-only conferences (end_marked), records (record_conference, or on demand from
- * the manager's ConfbridgeStartRecord), runs the menu
- * actions and publishes the Confbridge* office events.
+ * the manager's ConfbridgeStartRecord), runs the menu actions and publishes the Confbridge* office
+ * events.
  */
 import type { BridgeRegistry } from '../../../bridges/bridge-registry.js';
 import type { Channel } from '../../../channels/channel.js';
