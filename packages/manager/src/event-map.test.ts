@@ -38,7 +38,14 @@ describe('EventTranslator', () => {
     const [hangup] = t.translate({ type: 'ChannelDestroyed', channel: peer, cause: 16, cause_txt: 'Normal Clearing' });
     assert.equal(field(hangup?.fields ?? [], 'Linkedid'), '1.1');
     assert.equal(field(hangup?.fields ?? [], 'Cause-txt'), 'Normal Clearing');
-    assert.equal(t.linkedId('1.2'), '1.2', 'forgotten after the hangup');
+    assert.equal(t.linkedId('1.2'), '1.1', 'still known just after the hangup, for events that follow it');
+    for (let i = 0; i < 1000; i++) {
+      const other = channel(`9.${i}`, `SIP/other-${i}`);
+      t.translate({ type: 'Dial', caller, peer: other, dialstatus: '' });
+      t.translate({ type: 'ChannelDestroyed', channel: other, cause: 16, cause_txt: 'Normal Clearing' });
+    }
+    assert.equal(t.linkedId('1.2'), '1.2', 'forgotten once a thousand more channels have ended');
+    assert.equal(t.linkedId('9.999'), '1.1');
   });
 
   it('sends a user event only with a channel, and a received digit as DTMFBegin and DTMFEnd', () => {
