@@ -166,7 +166,7 @@ describe('manager: queue and ConfBridge families with sipp phones', () => {
         assert.equal(connect?.destchannelstatedesc, 'Up');
         assert.ok(Number(connect?.ringtime) >= 0 && Number(connect?.holdtime) >= 0);
         assert.equal(complete.destuniqueid, called?.destuniqueid);
-      assert.equal(complete.destlinkedid, callerId, 'the member who hung up first is still linked to the call');
+        assert.equal(complete.destlinkedid, callerId, 'the member who hung up first is still linked to the call');
         assert.equal(complete.reason, 'agent');
         assert.ok(Number(complete.talktime) >= 3, `talk time ${complete.talktime}`);
 
