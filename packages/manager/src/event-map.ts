@@ -20,8 +20,16 @@ const DEST_TYPES: Record<string, string> = {
   fail: 'Fail',
 };
 
+/**
+ * How many ended channels keep their linked id: events sent after a hangup still name the channel
+ * (AgentComplete's Dest… block names a member who hung up first), and memory stays bounded.
+ */
+const ENDED_CHANNELS_REMEMBERED = 1000;
+
 export class EventTranslator {
   readonly #linked = new Map<string, string>();
+  /** Ended channels with a linked id, oldest first. */
+  readonly #ended: string[] = [];
 
   linkedId(channelId: string): string {
     return this.#linked.get(channelId) ?? channelId;
@@ -68,7 +76,7 @@ export class EventTranslator {
         ];
       case 'ChannelDestroyed': {
         const fields = this.#channel(event.channel);
-        this.#linked.delete(event.channel.id);
+        this.#forgetLater(event.channel.id);
         return [call('Hangup', [...fields, ['Cause', String(event.cause)], ['Cause-txt', event.cause_txt]])];
       }
       case 'ChannelDtmfReceived': {
@@ -164,6 +172,15 @@ export class EventTranslator {
         ];
       default:
         return translateOfficeEvent(event, (channel, prefix) => this.#channel(channel, prefix)) ?? [];
+    }
+  }
+
+  #forgetLater(channelId: string): void {
+    if (!this.#linked.has(channelId)) return;
+    this.#ended.push(channelId);
+    if (this.#ended.length > ENDED_CHANNELS_REMEMBERED) {
+      const oldest = this.#ended.shift();
+      if (oldest !== undefined) this.#linked.delete(oldest);
     }
   }
 

@@ -10,13 +10,14 @@ import type { Logger, Store, SwitchboardCore, TimedDomainEvent } from '@switchbo
 import { callActions } from './actions/call-actions.js';
 import { coreActions } from './actions/core-actions.js';
 import { officeActions } from './actions/office-actions.js';
+import { voicemailActions } from './actions/voicemail-actions.js';
 import { originateAction } from './actions/originate.js';
 import { pjsipActions } from './actions/pjsip-actions.js';
 import { sessionActions } from './actions/session-actions.js';
 import { stateActions } from './actions/state-actions.js';
 import type { ActionDefinition, CommandRunner, ManagerServices } from './actions/types.js';
 import { normalizeAddress } from './acl.js';
-import { CdrEvents } from './cdr-events.js';
+import { cdrEvent } from './cdr-events.js';
 import { loadManagerConfig, type ManagerConfig, MANAGER_DEFAULTS } from './config.js';
 import { ActionDispatcher } from './dispatcher.js';
 import { EventTranslator } from './event-map.js';
@@ -81,7 +82,6 @@ export class ManagerServer {
   readonly #sessions = new Set<ManagerSession>();
   readonly #servers: Server[] = [];
   readonly #translator = new EventTranslator();
-  readonly #cdrs = new CdrEvents();
   readonly #dispatcher: ActionDispatcher;
   readonly #unsubscribe: (() => void)[] = [];
   readonly #pending = new Set<Promise<void>>();
@@ -110,6 +110,7 @@ export class ManagerServer {
       ...stateActions(),
       ...pjsipActions(),
       ...officeActions(),
+      ...voicemailActions(),
     ];
     this.#dispatcher = new ActionDispatcher(definitions, services, this.#log);
   }
@@ -139,6 +140,7 @@ export class ManagerServer {
   async listen(): Promise<ManagerListeningAddress[]> {
     const core = this.#options.core;
     this.#unsubscribe.push(core.bus.subscribe((event) => this.#onDomainEvent(event)));
+    this.#unsubscribe.push(core.cdr.onRecord((record) => this.broadcast(cdrEvent(record))));
     this.#unsubscribe.push(
       core.mailboxes.onMailboxChanged((name, mailbox) =>
         this.broadcast({
@@ -196,11 +198,8 @@ export class ManagerServer {
   }
 
   #onDomainEvent(event: TimedDomainEvent): void {
-    // Records are kept before the translation forgets the channel's linked id at its hangup.
-    const cdrs = this.#cdrs.observe(event, (id) => this.#translator.linkedId(id));
     // The translator keeps linked ids even with nobody connected, so later listings stay right.
     for (const managerEvent of this.#translator.translate(event)) this.broadcast(managerEvent);
-    for (const cdr of cdrs) this.broadcast(cdr);
     if (event.type === 'DeviceStateChanged' && this.#sessions.size > 0) {
       const core = this.#options.core;
       for (const { context, exten } of hintsWithDevice(core, event.device_state.name)) {

@@ -2,7 +2,7 @@
  * The queue and ConfBridge action and event families over real TCP sockets on a core built in
  * the test with queues.conf and confbridge.conf: members added, paused and removed with their
  * events, a caller waiting in a queue listed by QueueStatus, and a conference listed, muted and
- * kicked from with its events.
+ * kicked from with its events; voicemail.conf's mailboxes listed and refreshed.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -52,6 +52,10 @@ describe('ManagerServer queue and ConfBridge actions', { timeout: 30_000 }, () =
       '[general]\npersistentmembers = yes\n\n[support]\nstrategy = ringall\nmember => SIP/desk,0,Desk\n',
     );
     writeFileSync(join(dir, 'confbridge.conf'), '[quiet_user]\ntype = user\nquiet = yes\nannounce_only_user = no\n');
+    writeFileSync(
+      join(dir, 'voicemail.conf'),
+      '[general]\nserveremail = pbx@example.com\n\n[default]\n1001 => 4242,Alice,alice@example.com\n',
+    );
     store = openStore(join(dir, 'var'));
     const step = (priority: number, app: string, appData: string) => ({ priority, app, appData, file: 'test', line: priority });
     const dialplan = {
@@ -110,6 +114,9 @@ describe('ManagerServer queue and ConfBridge actions', { timeout: 30_000 }, () =
     assert.equal(paused.get('message'), 'Interface paused successfully');
     const pauseEvent = await client.waitFor((b) => b.get('event') === 'QueueMemberPause', 'QueueMemberPause');
     assert.deepEqual([pauseEvent.get('paused'), pauseEvent.get('pausedreason')], ['1', 'lunch']);
+    assert.ok(Number(pauseEvent.get('lastpause')) > 0, 'LastPause set by the pause');
+    assert.ok(Number(pauseEvent.get('logintime')) >= Number(addedEvent.get('logintime')) && Number(addedEvent.get('logintime')) > 0);
+    assert.equal(pauseEvent.get('ringinuse'), '1');
     const missing = await client.action('p2', ['Action: QueuePause', 'Interface: SIP/nobody', 'Paused: false']);
     assert.equal(missing.get('message'), 'Interface not found');
     const noPaused = await client.action('p3', ['Action: QueuePause', 'Interface: SIP/alice']);
@@ -151,6 +158,7 @@ describe('ManagerServer queue and ConfBridge actions', { timeout: 30_000 }, () =
       [entry?.get('position'), entry?.get('channel'), entry?.get('uniqueid')],
       ['1', join.get('channel'), join.get('uniqueid')],
     );
+    assert.deepEqual([entry?.get('priority'), entry?.has('channelstate')], ['0', false], 'the original QueueEntry fields');
 
     const [summary] = await list(client, 'q', ['Action: QueueSummary', 'Queue: support'], 'QueueSummaryComplete');
     assert.deepEqual([summary?.get('queue'), summary?.get('callers')], ['support', '1']);
@@ -159,9 +167,16 @@ describe('ManagerServer queue and ConfBridge actions', { timeout: 30_000 }, () =
     assert.equal(hangup.get('response'), 'Success');
     const abandon = await client.waitFor((b) => b.get('event') === 'QueueCallerAbandon', 'QueueCallerAbandon', 5000);
     assert.deepEqual([abandon.get('queue'), abandon.get('originalposition')], ['support', '1']);
+    const afterAbandon = await list(client, 's2', ['Action: QueueStatus', 'Queue: support'], 'QueueStatusComplete');
+    const counted = afterAbandon.find((b) => b.get('event') === 'QueueParams');
+    // Abandoned within the service level counts as met in the second measure only.
+    assert.deepEqual(
+      ['abandoned', 'servicelevelperf', 'servicelevelperf2'].map((k) => counted?.get(k)),
+      ['1', '0.0', '100.0'],
+    );
   });
 
-  it('ConfbridgeList, ConfbridgeLock/Unlock, ConfbridgeMute/Unmute and ConfbridgeKick, with the ConfBridge events', async () => {
+  it('ConfbridgeList, ConfbridgeLock/Unlock, ConfbridgeStartRecord/StopRecord, ConfbridgeMute/Unmute and ConfbridgeKick, with the ConfBridge events', async () => {
     const client = await login();
     const none = await client.action('l0', ['Action: ConfbridgeList', 'Conference: office']);
     assert.deepEqual([none.get('response'), none.get('message')], ['Error', 'No active conferences.']);
@@ -189,14 +204,57 @@ describe('ManagerServer queue and ConfBridge actions', { timeout: 30_000 }, () =
 
     const users = await list(client, 'l', ['Action: ConfbridgeList', 'Conference: office'], 'ConfbridgeListComplete');
     assert.deepEqual(users.map((u) => u.get('channel')).sort(), joins.map((j) => j.get('channel')).sort());
+    // The original's order: Conference, the user's flags (Talking included), AnsweredTime, then the channel block.
+    const keys = [...(users[0]?.keys() ?? [])];
+    const flags = [
+      'conference',
+      'admin',
+      'markeduser',
+      'waitmarked',
+      'endmarked',
+      'waiting',
+      'muted',
+      'talking',
+      'answeredtime',
+      'channel',
+    ];
+    assert.deepEqual(
+      flags.map((k) => keys.indexOf(k)),
+      flags.map((k) => keys.indexOf(k)).sort((x, y) => x - y),
+      keys.join(','),
+    );
+    assert.equal(users[0]?.get('talking'), 'No');
     const rooms = await list(client, 'lr', ['Action: ConfbridgeListRooms'], 'ConfbridgeListRoomsComplete');
     assert.deepEqual([rooms[0]?.get('conference'), rooms[0]?.get('parties'), rooms[0]?.get('locked')], ['office', '2', 'No']);
     const locked = await client.action('lk', ['Action: ConfbridgeLock', 'Conference: office']);
     assert.equal(locked.get('message'), 'Conference locked');
+    const lockEvent = await client.waitFor((b) => b.get('event') === 'ConfbridgeLock', 'ConfbridgeLock');
+    assert.deepEqual([lockEvent.get('conference'), lockEvent.get('bridgeuniqueid')], ['office', start.get('bridgeuniqueid')]);
     const lockedRooms = await list(client, 'lr2', ['Action: ConfbridgeListRooms'], 'ConfbridgeListRoomsComplete');
     assert.equal(lockedRooms[0]?.get('locked'), 'Yes');
     const unlocked = await client.action('ul', ['Action: ConfbridgeUnlock', 'Conference: office']);
     assert.equal(unlocked.get('message'), 'Conference unlocked');
+    await client.waitFor((b) => b.get('event') === 'ConfbridgeUnlock' && b.get('conference') === 'office', 'ConfbridgeUnlock');
+
+    const notRecording = await client.action('sr0', ['Action: ConfbridgeStopRecord', 'Conference: office']);
+    assert.deepEqual([notRecording.get('response'), notRecording.get('message')], ['Error', 'Internal error while stopping recording.']);
+    const badFile = await client.action('sr1', ['Action: ConfbridgeStartRecord', 'Conference: office', 'RecordFile: ../outside']);
+    assert.equal(badFile.get('response'), 'Error');
+    const recording = await client.action('sr2', [
+      'Action: ConfbridgeStartRecord',
+      'Conference: office',
+      'RecordFile: meetings/office.wav',
+    ]);
+    assert.equal(recording.get('message'), 'Conference Recording Started.');
+    const recordEvent = await client.waitFor((b) => b.get('event') === 'ConfbridgeRecord', 'ConfbridgeRecord');
+    assert.deepEqual([recordEvent.get('conference'), recordEvent.get('bridgeuniqueid')], ['office', start.get('bridgeuniqueid')]);
+    const live = core.conferences.list().find((c) => c.name === 'office')?.recording ?? '';
+    assert.match(live, /^meetings\/office-\d+$/);
+    const twice = await client.action('sr3', ['Action: ConfbridgeStartRecord', 'Conference: office']);
+    assert.equal(twice.get('message'), 'Conference is already being recorded.');
+    const stopped = await client.action('sr4', ['Action: ConfbridgeStopRecord', 'Conference: office']);
+    assert.equal(stopped.get('message'), 'Conference Recording Stopped.');
+    await client.waitFor((b) => b.get('event') === 'ConfbridgeStopRecord' && b.get('conference') === 'office', 'ConfbridgeStopRecord');
     const unknown = await client.action('l2', ['Action: ConfbridgeList', 'Conference: nowhere']);
     assert.equal(unknown.get('message'), 'No Conference by that name found.');
 
@@ -218,5 +276,22 @@ describe('ManagerServer queue and ConfBridge actions', { timeout: 30_000 }, () =
     const kickAll = await client.action('k2', ['Action: ConfbridgeKick', 'Conference: office', 'Channel: all']);
     assert.equal(kickAll.get('message'), 'User kicked');
     await client.waitFor((b) => b.get('event') === 'ConfbridgeEnd' && b.get('conference') === 'office', 'ConfbridgeEnd', 5000);
+  });
+
+  it('VoicemailUsersList lists the mailboxes with their counts; VoicemailRefresh sends their MessageWaiting again', async () => {
+    const client = await login();
+    const [entry, ...others] = await list(client, 'v', ['Action: VoicemailUsersList'], 'VoicemailUsersListComplete');
+    assert.equal(others.length, 0);
+    assert.deepEqual(
+      ['vmcontext', 'voicemailbox', 'fullname', 'email', 'serveremail', 'newmessagecount', 'oldmessagecount'].map((k) => entry?.get(k)),
+      ['default', '1001', 'Alice', 'alice@example.com', 'pbx@example.com', '0', '0'],
+    );
+    const refreshed = await client.action('r', ['Action: VoicemailRefresh', 'Context: default', 'Mailbox: 1001']);
+    assert.equal(refreshed.get('response'), 'Success');
+    const waiting = await client.waitFor(
+      (b) => b.get('event') === 'MessageWaiting' && b.get('mailbox') === '1001@default',
+      'MessageWaiting',
+    );
+    assert.deepEqual([waiting.get('waiting'), waiting.get('new')], ['0', '0']);
   });
 });

@@ -18,18 +18,28 @@ export type OfficeEvent =
       marked: boolean;
       muted: boolean;
     }
-  | { type: 'ConfbridgeLeave'; conference: string; bridge: BridgeSnapshot; channel: ChannelSnapshot }
-  | { type: 'ConfbridgeMute'; conference: string; channel: ChannelSnapshot; muted: boolean }
-  | { type: 'ConfbridgeTalking'; conference: string; channel: ChannelSnapshot; talking: boolean }
-  | { type: 'ConfbridgeRecord'; conference: string; recording_name: string; recording_state: 'started' | 'stopped' }
+  | { type: 'ConfbridgeLeave'; conference: string; bridge: BridgeSnapshot; channel: ChannelSnapshot; admin: boolean }
+  | { type: 'ConfbridgeMute'; conference: string; bridge: BridgeSnapshot; channel: ChannelSnapshot; admin: boolean; muted: boolean }
+  | { type: 'ConfbridgeTalking'; conference: string; bridge: BridgeSnapshot; channel: ChannelSnapshot; admin: boolean; talking: boolean }
+  | {
+      type: 'ConfbridgeRecord';
+      conference: string;
+      bridge: BridgeSnapshot;
+      recording_name: string;
+      recording_state: 'started' | 'stopped';
+    }
+  /** The conference was locked (only admins get in) or unlocked. */
+  | { type: 'ConfbridgeLock'; conference: string; bridge: BridgeSnapshot; locked: boolean }
   | { type: 'QueueCallerJoin'; queue: string; channel: ChannelSnapshot; position: number; count: number }
   | { type: 'QueueCallerLeave'; queue: string; channel: ChannelSnapshot; position: number; count: number }
   | { type: 'QueueCallerAbandon'; queue: string; channel: ChannelSnapshot; position: number; original_position: number; hold_time: number }
-  | { type: 'AgentCalled'; queue: string; channel: ChannelSnapshot; member: string; interface: string }
+  /** `member_channel`: the channel that rings the member (the original's Dest… block). */
+  | { type: 'AgentCalled'; queue: string; channel: ChannelSnapshot; member_channel: ChannelSnapshot; member: string; interface: string }
   | {
       type: 'AgentConnect';
       queue: string;
       channel: ChannelSnapshot;
+      member_channel: ChannelSnapshot;
       member: string;
       interface: string;
       hold_time: number;
@@ -39,12 +49,22 @@ export type OfficeEvent =
       type: 'AgentComplete';
       queue: string;
       channel: ChannelSnapshot;
+      member_channel: ChannelSnapshot;
       member: string;
       interface: string;
+      hold_time: number;
       talk_time: number;
       reason: 'caller' | 'agent' | 'transfer';
     }
-  | { type: 'AgentRingNoAnswer'; queue: string; channel: ChannelSnapshot; member: string; interface: string; ring_time: number }
+  | {
+      type: 'AgentRingNoAnswer';
+      queue: string;
+      channel: ChannelSnapshot;
+      member_channel: ChannelSnapshot;
+      member: string;
+      interface: string;
+      ring_time: number;
+    }
   | { type: 'QueueMemberAdded'; queue: string; member: QueueMemberEventSnapshot }
   | { type: 'QueueMemberRemoved'; queue: string; member: QueueMemberEventSnapshot }
   | { type: 'QueueMemberPause'; queue: string; member: QueueMemberEventSnapshot; reason: string }
@@ -71,10 +91,16 @@ export interface QueueMemberEventSnapshot {
   penalty: number;
   calls_taken: number;
   last_call: number;
+  /** Seconds since the epoch of the last pause (0: never). */
+  last_pause: number;
+  /** Seconds since the epoch since which the member is in the queue. */
+  login_time: number;
   in_call: boolean;
   status: number;
   paused: boolean;
   paused_reason: string;
+  /** Whether the member is rung while its device is in use (the queue's ringinuse). */
+  ringinuse: boolean;
   wrapup_time: number;
 }
 
@@ -86,6 +112,7 @@ const OFFICE_EVENT_TYPES: ReadonlySet<string> = new Set<OfficeEvent['type']>([
   'ConfbridgeMute',
   'ConfbridgeTalking',
   'ConfbridgeRecord',
+  'ConfbridgeLock',
   'QueueCallerJoin',
   'QueueCallerLeave',
   'QueueCallerAbandon',

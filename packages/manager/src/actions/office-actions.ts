@@ -1,7 +1,7 @@
 /**
  * The queue family (QueueStatus, QueueSummary, QueueAdd, QueueRemove, QueuePause) and the
  * conference family (ConfbridgeList, ConfbridgeListRooms, ConfbridgeKick, ConfbridgeMute,
- * ConfbridgeUnmute, ConfbridgeLock, ConfbridgeUnlock) over core's queue and ConfBridge services, with the original's replies.
+ * ConfbridgeUnmute, ConfbridgeLock, ConfbridgeUnlock, ConfbridgeStartRecord, ConfbridgeStopRecord) over core's queue and ConfBridge services, with the original's replies.
  */
 import { type QueueState, queueAverages, type SwitchboardCore } from '@switchboard/core';
 import { channelFields } from '../fields.js';
@@ -11,6 +11,8 @@ import { type ActionContext, type ActionDefinition, ActionError, isTrue, message
 
 type Conference = NonNullable<ReturnType<SwitchboardCore['conferences']['get']>>;
 type ConferenceUser = Conference['users'] extends Map<string, infer U> ? U : never;
+
+const QUEUE_ENTRY_CHANNEL_FIELDS = ['Channel', 'Uniqueid', 'CallerIDNum', 'CallerIDName', 'ConnectedLineNum', 'ConnectedLineName'] as const;
 
 /** Queues named by an optional `Queue` header (all when absent). */
 function selectedQueues(ctx: ActionContext): QueueState[] {
@@ -31,6 +33,9 @@ function queueStatusItems(ctx: ActionContext, queue: QueueState): { name: string
   const name = queue.config.name;
   const completed = queue.completed;
   const serviceLevelPerf = completed === 0 ? 0 : (queue.completedInServiceLevel / completed) * 100;
+  // The original's second measure counts the calls abandoned within the service level as met.
+  const ended = completed + queue.abandoned;
+  const serviceLevelPerf2 = ended === 0 ? 0 : ((queue.completedInServiceLevel + queue.abandonedInServiceLevel) / ended) * 100;
   const items: { name: string; fields: Field[] }[] = [
     {
       name: 'QueueParams',
@@ -45,6 +50,7 @@ function queueStatusItems(ctx: ActionContext, queue: QueueState): { name: string
         ['Abandoned', String(queue.abandoned)],
         ['ServiceLevel', String(queue.config.serviceLevel)],
         ['ServicelevelPerf', serviceLevelPerf.toFixed(1)],
+        ['ServicelevelPerf2', serviceLevelPerf2.toFixed(1)],
         ['Weight', String(queue.config.weight)],
       ],
     },
@@ -64,13 +70,18 @@ function queueStatusItems(ctx: ActionContext, queue: QueueState): { name: string
   const now = Date.now();
   queue.callers.forEach((caller, index) => {
     const channel = caller.channel.snapshot();
+    // The original's QueueEntry has a part of the channel block only, then Wait and Priority.
+    const byName = new Map(channelFields(channel, ctx.services.linkedId(channel.id)));
+    const block = QUEUE_ENTRY_CHANNEL_FIELDS.map((field): Field => [field, byName.get(field) ?? '']);
     items.push({
       name: 'QueueEntry',
       fields: [
         ['Queue', name],
         ['Position', String(index + 1)],
-        ...channelFields(channel, ctx.services.linkedId(channel.id)),
+        ...block,
         ['Wait', String(Math.round((now - caller.joinedAt) / 1000))],
+        // Callers have no queue priority (QUEUE_PRIO) yet: all are equal.
+        ['Priority', '0'],
       ],
     });
   });
@@ -222,16 +233,18 @@ export function officeActions(): ActionDefinition[] {
             const channel = user.channel.snapshot();
             return {
               name: 'ConfbridgeList',
+              // The original's order: the user's flags first, then the channel block.
               fields: [
                 ['Conference', conference.name],
-                ...channelFields(channel, ctx.services.linkedId(channel.id)),
                 ['Admin', user.profile.admin ? 'Yes' : 'No'],
                 ['MarkedUser', user.profile.marked ? 'Yes' : 'No'],
                 ['WaitMarked', user.profile.waitMarked ? 'Yes' : 'No'],
                 ['EndMarked', user.profile.endMarked ? 'Yes' : 'No'],
                 ['Waiting', user.state === 'waiting' ? 'Yes' : 'No'],
                 ['Muted', user.muted ? 'Yes' : 'No'],
+                ['Talking', user.talking ? 'Yes' : 'No'],
                 ['AnsweredTime', String(Math.round((now - user.joinedAt) / 1000))],
+                ...channelFields(channel, ctx.services.linkedId(channel.id)),
               ],
             };
           }),
@@ -278,5 +291,27 @@ export function officeActions(): ActionDefinition[] {
     { name: 'ConfbridgeLock', privilege: ['call'], run: (ctx) => setConferenceLock(ctx, true) },
     { name: 'ConfbridgeUnlock', privilege: ['call'], run: (ctx) => setConferenceLock(ctx, false) },
     { name: 'ConfbridgeUnmute', privilege: ['call'], run: (ctx) => setConferenceMute(ctx, false) },
+    {
+      name: 'ConfbridgeStartRecord',
+      privilege: ['system'],
+      run: (ctx) => {
+        const conference = conferenceOf(ctx);
+        const file = ctx.message.get('RecordFile')?.trim();
+        // A bad file name is answered with the recording manager's reason (a CoreError).
+        if (!ctx.services.core.conferences.startRecording(conference, file || undefined)) {
+          throw new ActionError('Conference is already being recorded.');
+        }
+        return message('Conference Recording Started.');
+      },
+    },
+    {
+      name: 'ConfbridgeStopRecord',
+      privilege: ['system'],
+      run: (ctx) => {
+        if (!ctx.services.core.conferences.stopRecording(conferenceOf(ctx)))
+          throw new ActionError('Internal error while stopping recording.');
+        return message('Conference Recording Stopped.');
+      },
+    },
   ];
 }

@@ -2,8 +2,9 @@
  * Conferences: each one is a core mixing bridge (GET /bridges lists it, bridge_class `confbridge`,
  * named after the conference), so applications may subscribe to it. The service admits users
  * (max_members, locked, wait_marked), announces joins and leaves, plays music while someone is
- * alone, ends marked-only conferences (end_marked), records (record_conference), runs the menu
- * actions and publishes the Confbridge* office events.
+ * alone, ends marked-only conferences (end_marked), records (record_conference, or on demand from
+ * the manager's ConfbridgeStartRecord), runs the menu actions and publishes the Confbridge* office
+ * events.
  */
 import type { BridgeRegistry } from '../../../bridges/bridge-registry.js';
 import type { Channel } from '../../../channels/channel.js';
@@ -46,10 +47,13 @@ export class ConfBridgeService {
       for (const conference of this.#conferences.values()) {
         const user = conference.users.get(event.channel.id);
         if (user?.state !== 'in' || !user.profile.talkDetectionEvents) continue;
+        user.talking = event.type === 'ChannelTalkingStarted';
         deps.bus.publish({
           type: 'ConfbridgeTalking',
           conference: conference.name,
+          bridge: conference.bridge.snapshot(),
           channel: event.channel,
+          admin: user.profile.admin,
           talking: event.type === 'ChannelTalkingStarted',
         });
       }
@@ -153,12 +157,49 @@ export class ConfBridgeService {
     if (user.state === 'in') {
       await this.#deps.bridges.addChannels(conference.bridge, [user.channel], { mute: muted, absorbDtmf: !user.profile.dtmfPassage });
     }
-    this.#deps.bus.publish({ type: 'ConfbridgeMute', conference: conference.name, channel: user.channel.snapshot(), muted });
+    this.#deps.bus.publish({
+      type: 'ConfbridgeMute',
+      conference: conference.name,
+      bridge: conference.bridge.snapshot(),
+      channel: user.channel.snapshot(),
+      admin: user.profile.admin,
+      muted,
+    });
   }
 
   /** A locked conference admits only admins (the manager's ConfbridgeLock/ConfbridgeUnlock). */
   setLocked(conference: Conference, locked: boolean): void {
+    if (conference.locked === locked) return;
     conference.locked = locked;
+    this.#deps.bus.publish({ type: 'ConfbridgeLock', conference: conference.name, bridge: conference.bridge.snapshot(), locked });
+  }
+
+  /**
+   * Starts recording the conference's mix (the manager's ConfbridgeStartRecord): `file` as the
+   * bridge profile's record_file, a name under the recordings directory with an optional format
+   * (the profile's when absent). False when it is already being recorded; a bad name throws the
+   * recording manager's error.
+   */
+  startRecording(conference: Conference, file: string = conference.profile.recordFile): boolean {
+    if (conference.recordingName !== undefined) return false;
+    this.#record(conference, file);
+    return true;
+  }
+
+  /** Stops the conference's recording and keeps the file; false when nothing is being recorded. */
+  stopRecording(conference: Conference): boolean {
+    const name = conference.recordingName;
+    if (name === undefined) return false;
+    conference.recordingName = undefined;
+    void this.#deps.recordings.stop(name).catch(() => undefined);
+    this.#deps.bus.publish({
+      type: 'ConfbridgeRecord',
+      conference: conference.name,
+      bridge: conference.bridge.snapshot(),
+      recording_name: name,
+      recording_state: 'stopped',
+    });
+    return true;
   }
 
   async kick(conference: Conference, user: ConferenceUser, result: ConfBridgeResult = 'KICKED'): Promise<void> {
@@ -187,25 +228,32 @@ export class ConfBridgeService {
     const conference = new Conference(name, profile, bridge);
     this.#conferences.set(name, conference);
     this.#deps.bus.publish({ type: 'ConfbridgeStart', conference: name, bridge: bridge.snapshot() });
-    if (profile.recordConference) this.#record(conference);
+    if (profile.recordConference) {
+      try {
+        this.#record(conference, profile.recordFile);
+      } catch (err) {
+        this.#deps.log.warn({ err, conference: name }, 'could not record the conference');
+      }
+    }
     return conference;
   }
 
-  #record(conference: Conference): void {
-    const file = conference.profile.recordFile;
+  #record(conference: Conference, file: string): void {
     const dot = file.lastIndexOf('.');
     const hasFormat = dot > file.lastIndexOf('/') + 1 && this.#deps.recordings.formats.includes(file.slice(dot + 1));
     const base = file === '' ? `confbridge/${conference.name}` : hasFormat ? file.slice(0, dot) : file;
     const format = hasFormat ? file.slice(dot + 1) : 'wav';
-    // The original appends the start time so that each run of a conference keeps its own file.
-    const name = `${base}-${Math.floor(conference.startedAt / 1000)}`;
-    try {
-      this.#deps.recordings.record(bridgeRecordTarget(conference.bridge), { name, format, ifExists: 'overwrite' });
-      conference.recordingName = name;
-      this.#deps.bus.publish({ type: 'ConfbridgeRecord', conference: conference.name, recording_name: name, recording_state: 'started' });
-    } catch (err) {
-      this.#deps.log.warn({ err, conference: conference.name }, 'could not record the conference');
-    }
+    // The original appends the time the recording starts, so that each recording keeps its own file.
+    const name = `${base}-${Math.floor(Date.now() / 1000)}`;
+    this.#deps.recordings.record(bridgeRecordTarget(conference.bridge), { name, format, ifExists: 'overwrite' });
+    conference.recordingName = name;
+    this.#deps.bus.publish({
+      type: 'ConfbridgeRecord',
+      conference: conference.name,
+      bridge: conference.bridge.snapshot(),
+      recording_name: name,
+      recording_state: 'started',
+    });
   }
 
   async #enterBridge(conference: Conference, user: ConferenceUser): Promise<void> {
@@ -257,6 +305,7 @@ export class ConfBridgeService {
       conference: conference.name,
       bridge: conference.bridge.snapshot(),
       channel: user.channel.snapshot(),
+      admin: user.profile.admin,
     });
     const remaining = conference.present();
     if (user.profile.marked && !conference.markedPresent()) {
@@ -278,16 +327,7 @@ export class ConfBridgeService {
     if (conference.users.size > 0 || conference.ended) return;
     conference.ended = true;
     this.#conferences.delete(conference.name);
-    const recording = conference.recordingName;
-    if (recording !== undefined) {
-      void this.#deps.recordings.stop(recording).catch(() => undefined);
-      this.#deps.bus.publish({
-        type: 'ConfbridgeRecord',
-        conference: conference.name,
-        recording_name: recording,
-        recording_state: 'stopped',
-      });
-    }
+    this.stopRecording(conference);
     this.#deps.bus.publish({ type: 'ConfbridgeEnd', conference: conference.name, bridge: conference.bridge.snapshot() });
     void this.#deps.bridges.destroy(conference.bridge).catch(() => undefined);
   }

@@ -30,6 +30,8 @@ export class ConferenceUser {
   muted: boolean;
   /** -4..4, as the original's listening volume steps. */
   listenVolume = 0;
+  /** Talking now, by talk detection (talk_detection_events); false without it. */
+  talking = false;
   result: ConfBridgeResult = 'HANGUP';
   #state: UserState = 'waiting';
   readonly #left = new AbortController();

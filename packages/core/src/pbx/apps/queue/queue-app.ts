@@ -14,6 +14,7 @@
  */
 import type { Channel } from '../../../channels/channel.js';
 import type { EventBus } from '../../../events/event-bus.js';
+import type { ChannelSnapshot } from '../../../model/snapshots.js';
 import type { DialplanAppContext, DialplanApplication } from '../../dialplan-app.js';
 import { playMedia } from '../ivr-apps.js';
 import { isAvailable, isEmpty, orderMembers, type QueueMember } from './queue-members.js';
@@ -24,6 +25,12 @@ const POLL_MS = 500;
 
 interface Waiting extends QueueCaller {
   ringing: boolean;
+}
+
+/** A member's channel made by Dial(), with its latest snapshot from the bus. */
+interface RungMember {
+  member: QueueMember;
+  snapshot: ChannelSnapshot;
 }
 
 export function queueApplication(service: QueueService, bus: EventBus): DialplanApplication {
@@ -114,6 +121,7 @@ export function queueApplication(service: QueueService, bus: EventBus): Dialplan
         queue.callers.splice(index, 1);
         if (channel.isDestroyed && !connected) {
           queue.abandoned += 1;
+          if (waited(caller) <= config.serviceLevel) queue.abandonedInServiceLevel += 1;
           service.writeLog(config.name, channel.id, 'NONE', 'ABANDON', [index + 1, caller.originalPosition, waited(caller)]);
           bus.publish({
             type: 'QueueCallerAbandon',
@@ -173,26 +181,56 @@ async function ring(
   for (const m of members) {
     m.busy = true;
     service.memberStatusChanged(queue, m);
-    bus.publish({ type: 'AgentCalled', queue: config.name, channel: channel.snapshot(), member: m.name, interface: m.interface });
   }
   const ringStart = Date.now();
-  let answered: { member: QueueMember; at: number; channelId: string } | undefined;
+  /** The channel Dial() made for each member it rang, as last seen on the bus (channel id → member). */
+  const rung = new Map<string, RungMember>();
+  let answered: { rung: RungMember; at: number } | undefined;
   /** Who hung up first once connected (COMPLETECALLER or COMPLETEAGENT). */
   let firstGone: 'caller' | 'agent' | undefined;
   const unsubscribe = bus.subscribe((event) => {
+    if (event.type === 'Dial' && event.caller?.id === channel.id) {
+      const known = rung.get(event.peer.id);
+      if (known) known.snapshot = event.peer;
+      if (event.dialstatus !== '' || known) return;
+      const member = members.find((m) => m.interface.toLowerCase() === event.dialstring?.toLowerCase());
+      if (!member) return;
+      rung.set(event.peer.id, { member, snapshot: event.peer });
+      // The original raises AgentCalled once the member's channel exists, after its DialBegin.
+      bus.publish({
+        type: 'AgentCalled',
+        queue: config.name,
+        channel: channel.snapshot(),
+        member_channel: event.peer,
+        member: member.name,
+        interface: member.interface,
+      });
+      return;
+    }
+    const seen = 'channel' in event && event.channel ? rung.get(event.channel.id) : undefined;
+    if (seen && 'channel' in event && event.channel) seen.snapshot = event.channel;
     if (answered && firstGone === undefined && (event.type === 'ChannelHangupRequest' || event.type === 'ChannelDestroyed')) {
       if (event.channel.id === channel.id) firstGone = 'caller';
-      else if (event.channel.id === answered.channelId) firstGone = 'agent';
+      else if (event.channel.id === answered.rung.snapshot.id) firstGone = 'agent';
       return;
     }
     if (answered || event.type !== 'ChannelEnteredBridge' || event.channel.id === channel.id) return;
-    if (!event.bridge.channels.includes(channel.id)) return;
-    const member = members.find((m) => event.channel.name.toLowerCase().startsWith(`${m.interface.toLowerCase()}-`));
-    if (!member) return;
-    answered = { member, at: Date.now(), channelId: event.channel.id };
+    if (!event.bridge.channels.includes(channel.id) || !seen) return;
+    const { member } = seen;
+    answered = { rung: seen, at: Date.now() };
     const hold = Math.round((answered.at - caller.joinedAt) / 1000);
+    // The original drops the caller out of the queue (QueueCallerLeave) before AgentConnect.
     const index = queue.callers.indexOf(caller);
-    if (index >= 0) queue.callers.splice(index, 1);
+    if (index >= 0) {
+      queue.callers.splice(index, 1);
+      bus.publish({
+        type: 'QueueCallerLeave',
+        queue: config.name,
+        channel: channel.snapshot(),
+        position: index + 1,
+        count: queue.callers.length,
+      });
+    }
     queue.totalHoldSeconds += hold;
     service.writeLog(config.name, channel.id, member.name, 'CONNECT', [
       hold,
@@ -203,6 +241,7 @@ async function ring(
       type: 'AgentConnect',
       queue: config.name,
       channel: channel.snapshot(),
+      member_channel: event.channel,
       member: member.name,
       interface: member.interface,
       hold_time: hold,
@@ -217,25 +256,28 @@ async function ring(
     unsubscribe();
     caller.ringing = false;
   }
-  const rung = members.at(-1);
-  if (rung) queue.rrIndex = queue.members.indexOf(answered?.member ?? rung);
+  const last = members.at(-1);
+  if (last) queue.rrIndex = queue.members.indexOf(answered?.rung.member ?? last);
   if (!answered) {
-    for (const m of members) {
-      m.busy = false;
-      service.writeLog(config.name, channel.id, m.name, 'RINGNOANSWER', [Date.now() - ringStart]);
+    for (const m of members) m.busy = false;
+    // Only a member whose channel was made was rung; one Dial() could not reach has no ring to report.
+    for (const { member, snapshot } of rung.values()) {
+      service.writeLog(config.name, channel.id, member.name, 'RINGNOANSWER', [Date.now() - ringStart]);
       bus.publish({
         type: 'AgentRingNoAnswer',
         queue: config.name,
         channel: channel.snapshot(),
-        member: m.name,
-        interface: m.interface,
+        member_channel: snapshot,
+        member: member.name,
+        interface: member.interface,
         ring_time: Math.round((Date.now() - ringStart) / 1000),
       });
-      service.memberStatusChanged(queue, m);
     }
+    for (const m of members) service.memberStatusChanged(queue, m);
     return false;
   }
-  const { member, at } = answered;
+  const { member, snapshot: memberChannel } = answered.rung;
+  const { at } = answered;
   const talk = Math.round((Date.now() - at) / 1000);
   const hold = Math.round((at - caller.joinedAt) / 1000);
   const byCaller = (firstGone ?? (channel.isDestroyed ? 'caller' : 'agent')) === 'caller';
@@ -248,8 +290,10 @@ async function ring(
     type: 'AgentComplete',
     queue: config.name,
     channel: channel.snapshot(),
+    member_channel: memberChannel,
     member: member.name,
     interface: member.interface,
+    hold_time: hold,
     talk_time: talk,
     reason: byCaller ? 'caller' : 'agent',
   });

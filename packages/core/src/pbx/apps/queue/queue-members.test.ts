@@ -14,6 +14,8 @@ function member(name: string, fields: Partial<QueueMember> = {}): QueueMember {
     pausedReason: '',
     callsTaken: 0,
     lastCall: 0,
+    lastPause: 0,
+    loginTime: 0,
     busy: false,
     ...fields,
   };

@@ -16,6 +16,10 @@ export interface QueueMember {
   callsTaken: number;
   /** Unix ms of the end of the last call (0: never). */
   lastCall: number;
+  /** Unix ms of the last pause (0: never). */
+  lastPause: number;
+  /** Unix ms since which the member is in the queue (loaded or added). */
+  loginTime: number;
   /** Being rung or talking to a caller of this queue. */
   busy: boolean;
 }

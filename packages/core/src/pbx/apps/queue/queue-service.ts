@@ -38,6 +38,8 @@ export interface QueueState {
   completed: number;
   abandoned: number;
   completedInServiceLevel: number;
+  /** Callers who hung up before an answer within `servicelevel` seconds of joining. */
+  abandonedInServiceLevel: number;
   /** Sum of hold times of answered calls, for QUEUEHOLDTIME. */
   totalHoldSeconds: number;
   /** Sum of talk times of completed calls. */
@@ -81,6 +83,7 @@ export class QueueService {
         completed: 0,
         abandoned: 0,
         completedInServiceLevel: 0,
+        abandonedInServiceLevel: 0,
         totalHoldSeconds: 0,
         totalTalkSeconds: 0,
       });
@@ -99,6 +102,8 @@ export class QueueService {
           pausedReason: record.pausedReason,
           callsTaken: 0,
           lastCall: 0,
+          lastPause: 0,
+          loginTime: Date.now(),
           busy: false,
         });
       }
@@ -134,10 +139,13 @@ export class QueueService {
       penalty: m.penalty,
       calls_taken: m.callsTaken,
       last_call: Math.floor(m.lastCall / 1000),
+      last_pause: Math.floor(m.lastPause / 1000),
+      login_time: Math.floor(m.loginTime / 1000),
       in_call: m.busy,
       status: memberStatus(this.#deps.deviceState(m.stateInterface)),
       paused: m.paused,
       paused_reason: m.pausedReason,
+      ringinuse: queue.config.ringInUse,
       wrapup_time: queue.config.wrapupTime,
     };
   }
@@ -184,6 +192,7 @@ export class QueueService {
       found = true;
       member.paused = paused;
       member.pausedReason = paused ? reason : '';
+      if (paused) member.lastPause = Date.now();
       if (member.membership === 'dynamic') this.#persist(queue, member);
       this.writeLog(queue.config.name, 'NONE', member.name, paused ? 'PAUSE' : 'UNPAUSE', [reason]);
       this.#deps.bus.publish({ type: 'QueueMemberPause', queue: queue.config.name, member: this.memberSnapshot(queue, member), reason });
@@ -238,6 +247,8 @@ function staticMember(m: StaticMember): QueueMember {
     pausedReason: '',
     callsTaken: 0,
     lastCall: 0,
+    lastPause: 0,
+    loginTime: Date.now(),
     busy: false,
   };
 }
