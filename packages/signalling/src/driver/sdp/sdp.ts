@@ -9,6 +9,19 @@ import type { AudioCodecName, CodecBinding, LegSrtp, SrtpSuiteName, VideoCodecNa
 import { type MediaDescription, parse, type SessionDescription, write } from 'sdp-transform';
 import { type MediaSecurity, PLAIN_MEDIA, type SdesContext, SdesKeys, SECURE_PROFILES, usableCrypto } from './sdes.js';
 import { type AcceptedVideo, chooseVideo, videoAnswerMedia, videoFromAnswer, videoOfferMedia } from './sdp-video.js';
+import {
+  type AnsweredTransport,
+  answeredTransport,
+  DTLS_PROFILES,
+  decorateAudio,
+  decorateSession,
+  iceDefaultAddress,
+  midOf,
+  offeredTransport,
+  preferOpus,
+  type RemoteTransport,
+  WebrtcSession,
+} from './webrtc-sdp.js';
 
 export type MediaDirection = 'sendrecv' | 'sendonly' | 'recvonly' | 'inactive';
 
@@ -24,6 +37,8 @@ export interface RemoteMedia {
   video?: AcceptedVideo;
   /** The audio stream's SRTP keys, when SDES was agreed. */
   srtp?: LegSrtp;
+  /** ICE, DTLS-SRTP and rtcp-mux of the audio stream, when agreed (webrtc-sdp.ts). */
+  transport?: RemoteTransport;
 }
 
 /** One m-line of the offer, as the answer must mirror it (RFC 3264 §6: same number and order). */
@@ -37,6 +52,12 @@ export interface OfferedStream {
   video?: AcceptedVideo;
   /** The offered `a=crypto` line we accepted (its tag and suite), answered with our key. */
   crypto?: { tag: number; suite: SrtpSuiteName };
+  /** The offer's a=mid of the stream, repeated in the answer (RFC 8843 §7.3.1). */
+  mid?: string;
+  /** The stream is in the offer's BUNDLE group. */
+  bundled?: boolean;
+  /** ICE, DTLS and rtcp-mux of the accepted audio stream's answer. */
+  transport?: AnsweredTransport;
 }
 
 export type OfferOutcome = { ok: true; remote: RemoteMedia; streams: OfferedStream[] } | { ok: false; status: 488 | 400; reason: string };
@@ -172,6 +193,8 @@ export function negotiateOffer(
   sdes?: SdesContext,
 ): OfferOutcome {
   const security = sdes?.security ?? PLAIN_MEDIA;
+  const webrtc = sdes?.webrtc ?? new WebrtcSession();
+  const ordered = preferOpus(preferences, webrtc.policy);
   const offer = parseSdp(offerText);
   if (offer === undefined) return { ok: false, status: 400, reason: 'SDP offer cannot be parsed' };
   let remote: RemoteMedia | undefined;
@@ -183,6 +206,7 @@ export function negotiateOffer(
       protocol: media.protocol,
       payloads: String(media.payloads ?? ''),
       accepted: false,
+      ...bundleOf(offer, media),
     };
     // Video is carried as plain RTP only: an endpoint that encrypts its media takes none.
     const videoAllowed = videoPreferences.length > 0 && security.encryption === 'no';
@@ -197,22 +221,31 @@ export function negotiateOffer(
       failure = keying.reason;
       return stream;
     }
+    const transport = offeredTransport(offer, media, webrtc, keying.dtls === true);
+    if (!transport.ok) {
+      failure = transport.reason;
+      return stream;
+    }
     const address = connectionAddress(offer, media);
     if (address === undefined) {
       failure = 'audio stream without a connection address';
       return stream;
     }
+    // An ICE offer made before its candidates were gathered says c=0.0.0.0: that is no hold.
+    const iceDefault = transport.remote.ice === undefined ? undefined : iceDefaultAddress(media, address);
     const formats = formatsOf(media);
-    for (const name of preferences) {
+    for (const name of ordered) {
       const format = formats.find((f) => formatMatches(f, name));
       if (format === undefined) continue;
       const clockRate = CODECS[name].clockRate;
       remote = {
-        address,
-        port: media.port,
+        address: iceDefault?.address ?? address,
+        port: iceDefault?.port ?? media.port,
         codec: { name, payloadType: format.pt, clockRate },
-        direction: directionOf(offer, media, address),
+        direction: directionOf(offer, media, iceDefault?.address ?? address),
       };
+      if (Object.keys(transport.remote).length > 0) remote.transport = transport.remote;
+      stream.transport = transport.answer;
       const te = telephoneEventPt(formats, clockRate);
       if (te !== undefined) remote.telephoneEventPayloadType = te;
       if (keying.crypto !== undefined && sdes !== undefined) {
@@ -230,7 +263,15 @@ export function negotiateOffer(
   return { ok: true, remote, streams };
 }
 
-type OfferedKeying = { ok: true; crypto?: { tag: number; suite: SrtpSuiteName; key: string } } | { ok: false; reason: string };
+type OfferedKeying = { ok: true; crypto?: { tag: number; suite: SrtpSuiteName; key: string }; dtls?: boolean } | { ok: false; reason: string };
+
+/** The stream's a=mid and whether the offer's BUNDLE group names it. */
+function bundleOf(session: SessionDescription, media: MediaDescription): { mid?: string; bundled?: boolean } {
+  const mid = midOf(media);
+  if (mid === undefined) return {};
+  const bundled = (session.groups ?? []).some((g) => String(g.type) === 'BUNDLE' && String(g.mids).split(' ').includes(mid));
+  return bundled ? { mid, bundled } : { mid };
+}
 
 /**
  * Whether an offered audio stream fits the endpoint's `media_encryption` (RFC 4568 §7.1.2): an
@@ -238,9 +279,14 @@ type OfferedKeying = { ok: true; crypto?: { tag: number; suite: SrtpSuiteName; k
  * endpoint and keyed anyway when the offer carries `a=crypto` to an optimistic one.
  */
 function offeredKeying(media: MediaDescription, security: MediaSecurity): OfferedKeying {
-  // Never a silent downgrade: an endpoint that asks for DTLS-SRTP gets no plain media instead.
-  if (security.encryption === 'dtls') return { ok: false, reason: 'DTLS-SRTP (media_encryption = dtls) is not implemented' };
   const protocol = media.protocol.toUpperCase();
+  if (security.encryption === 'dtls') {
+    // RFC 5764 §8: DTLS-SRTP runs on the UDP/TLS/RTP profiles; plain RTP only for an optimistic endpoint.
+    if (DTLS_PROFILES.has(protocol)) return { ok: true, dtls: true };
+    if (security.optimistic && ACCEPTED_PROTOCOLS.has(protocol)) return { ok: true };
+    return { ok: false, reason: `the endpoint requires DTLS-SRTP (media_encryption = dtls), offered ${media.protocol}` };
+  }
+  if (DTLS_PROFILES.has(protocol)) return { ok: false, reason: `unsupported media protocol ${media.protocol} (media_encryption is not dtls)` };
   const sdes = security.encryption === 'sdes';
   if (SECURE_PROFILES.has(protocol)) {
     if (!sdes) return { ok: false, reason: `unsupported media protocol ${media.protocol} (media_encryption is not sdes)` };
@@ -298,7 +344,21 @@ export function negotiateAnswer(
   };
   const te = telephoneEventPt(formats, clockRate);
   if (te !== undefined) remote.telephoneEventPayloadType = te;
-  if (sdes?.security.encryption === 'dtls') return { ok: false, reason: 'DTLS-SRTP (media_encryption = dtls) is not implemented' };
+  if (sdes?.webrtc !== undefined) {
+    const dtls = sdes.security.encryption === 'dtls' && DTLS_PROFILES.has(media.protocol.toUpperCase());
+    if (sdes.security.encryption === 'dtls' && !dtls && !(sdes.security.optimistic && ACCEPTED_PROTOCOLS.has(media.protocol.toUpperCase()))) {
+      return { ok: false, reason: `answer uses ${media.protocol}, not DTLS-SRTP` };
+    }
+    const transport = answeredTransport(answer, media, sdes.webrtc, dtls);
+    if (!transport.ok) return transport;
+    if (Object.keys(transport.remote).length > 0) remote.transport = transport.remote;
+    const iceDefault = transport.remote.ice === undefined ? undefined : iceDefaultAddress(media, address);
+    if (iceDefault !== undefined) {
+      remote.address = iceDefault.address;
+      remote.port = iceDefault.port;
+      remote.direction = directionOf(answer, media, iceDefault.address);
+    }
+  }
   if (sdes !== undefined && sdes.security.encryption === 'sdes') {
     // RFC 4568 §7.1.3: the answer names one of our tags with that tag's suite, and its own key.
     const answered = usableCrypto(media).find((c) => sdes.keys.offeredSuite(c.tag) === c.suite);
@@ -362,6 +422,8 @@ export class LocalSdpSession implements SdesContext {
   security: MediaSecurity = PLAIN_MEDIA;
   /** Our SDES master keys for this call (repeated in every offer and answer). */
   readonly keys = new SdesKeys();
+  /** ICE credentials, certificate and the endpoint's WebRTC options for this call. */
+  readonly webrtc = new WebrtcSession();
   #version: number;
   #lastBody: string | undefined;
 
@@ -379,49 +441,76 @@ export class LocalSdpSession implements SdesContext {
    * (when the leg has a video port) the offerer's video format, every other m-line port 0.
    */
   answer(audio: LocalAudio, streams: readonly OfferedStream[]): string {
+    let iceLite = false;
+    const bundle: string[] = [];
     const media = streams.map((stream) => {
+      let answer: MediaDescription;
       if (stream.accepted) {
-        const answer = audioMedia(audio, stream.protocol);
+        answer = audioMedia(audio, stream.protocol);
         if (stream.crypto !== undefined) answer.crypto = [this.keys.answerLine(stream.crypto)];
-        return answer;
+        const transport = stream.transport ?? { ice: false, rtcpMux: false };
+        decorateAudio(answer, this.webrtc, transport, audio.address);
+        iceLite ||= transport.ice;
+        if (stream.bundled === true && stream.mid !== undefined) bundle.push(stream.mid);
+      } else if (stream.video !== undefined && audio.video !== undefined) {
+        answer = videoAnswerMedia(stream.video, audio.video.port, stream.protocol, answerDirection(stream.video.direction));
+      } else {
+        answer = { type: stream.type, port: 0, protocol: stream.protocol, payloads: stream.payloads, rtp: [], fmtp: [] } as MediaDescription;
       }
-      if (stream.video !== undefined && audio.video !== undefined) {
-        return videoAnswerMedia(stream.video, audio.video.port, stream.protocol, answerDirection(stream.video.direction));
-      }
-      return { type: stream.type, port: 0, protocol: stream.protocol, payloads: stream.payloads, rtp: [], fmtp: [] } as MediaDescription;
+      if (stream.mid !== undefined) answer.mid = stream.mid;
+      return answer;
     });
-    return this.#render(audio.address, media);
+    return this.#render(audio.address, media, (description) => decorateSession(description, iceLite, bundle));
   }
 
   /** An offer with every codec of `audio.codecs` and telephone-event, and m=video when video codecs are given. */
   offer(audio: LocalAudio): string {
     const sdes = this.security.encryption === 'sdes';
-    // RFC 4568 §7.1.1: SRTP is offered as RTP/SAVP; optimistic encryption offers keys on RTP/AVP.
-    const first = audioMedia(audio, sdes && !this.security.optimistic ? 'RTP/SAVP' : 'RTP/AVP');
+    const dtls = this.security.encryption === 'dtls';
+    const policy = this.webrtc.policy;
+    const first = audioMedia(audio, offerProfile(this.security.encryption, this.security.optimistic, policy.avpf));
     if (sdes) first.crypto = this.keys.offerLines();
+    // One audio stream, BUNDLEd alone (RFC 9143) so that browsers find the mid they expect.
+    const bundled = dtls || policy.ice;
+    const transport = { ice: policy.ice, rtcpMux: policy.rtcpMux, ...(dtls ? { setup: policy.dtlsSetup } : {}) };
+    decorateAudio(first, this.webrtc, bundled ? { ...transport, mid: '0' } : transport, audio.address);
     const media = [first];
     // Video is carried as plain RTP only: an encrypted call does not offer it.
-    if (!sdes && audio.video !== undefined && audio.video.codecs.length > 0) {
+    if (!sdes && !dtls && audio.video !== undefined && audio.video.codecs.length > 0) {
       media.push(videoOfferMedia(audio.video.codecs, audio.video.port, audio.direction));
     }
-    return this.#render(audio.address, media);
+    return this.#render(audio.address, media, (description) => decorateSession(description, policy.ice, bundled ? ['0'] : []));
   }
 
-  #render(address: string, media: MediaDescription[]): string {
+  #render(address: string, media: MediaDescription[], decorate?: (description: SessionDescription) => void): string {
     const ipVer = address.includes(':') ? 6 : 4;
-    const description = (version: number): SessionDescription => ({
-      version: 0,
-      origin: { username: '-', sessionId: this.sessionId, sessionVersion: version, netType: 'IN', ipVer, address },
-      name: 'Switchboard',
-      connection: { version: ipVer, ip: address },
-      timing: { start: 0, stop: 0 },
-      media,
-    });
+    const description = (version: number): SessionDescription => {
+      const made: SessionDescription = {
+        version: 0,
+        origin: { username: '-', sessionId: this.sessionId, sessionVersion: version, netType: 'IN', ipVer, address },
+        name: 'Switchboard',
+        connection: { version: ipVer, ip: address },
+        timing: { start: 0, stop: 0 },
+        media,
+      };
+      decorate?.(made);
+      return made;
+    };
     const body = write(description(0));
     if (this.#lastBody !== undefined && this.#lastBody !== body) this.#version++;
     this.#lastBody = body;
     return write(description(this.#version));
   }
+}
+
+/**
+ * The profile of our offer: DTLS-SRTP on UDP/TLS/RTP/SAVP (RFC 5764 §8), SDES on RTP/SAVP, or plain
+ * RTP/AVP (also for optimistic encryption, RFC 4568 §7.1.1); with `use_avpf` the feedback variant
+ * of each (RFC 4585, RFC 5124).
+ */
+function offerProfile(encryption: 'no' | 'sdes' | 'dtls', optimistic: boolean, avpf: boolean): string {
+  const base = optimistic || encryption === 'no' ? 'RTP/AVP' : encryption === 'sdes' ? 'RTP/SAVP' : 'UDP/TLS/RTP/SAVP';
+  return avpf ? `${base}F` : base;
 }
 
 function audioMedia(audio: LocalAudio, protocol: string): MediaDescription {
