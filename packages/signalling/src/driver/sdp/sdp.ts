@@ -263,7 +263,9 @@ export function negotiateOffer(
   return { ok: true, remote, streams };
 }
 
-type OfferedKeying = { ok: true; crypto?: { tag: number; suite: SrtpSuiteName; key: string }; dtls?: boolean } | { ok: false; reason: string };
+type OfferedKeying =
+  | { ok: true; crypto?: { tag: number; suite: SrtpSuiteName; key: string }; dtls?: boolean }
+  | { ok: false; reason: string };
 
 /** The stream's a=mid and whether the offer's BUNDLE group names it. */
 function bundleOf(session: SessionDescription, media: MediaDescription): { mid?: string; bundled?: boolean } {
@@ -286,7 +288,8 @@ function offeredKeying(media: MediaDescription, security: MediaSecurity): Offere
     if (security.optimistic && ACCEPTED_PROTOCOLS.has(protocol)) return { ok: true };
     return { ok: false, reason: `the endpoint requires DTLS-SRTP (media_encryption = dtls), offered ${media.protocol}` };
   }
-  if (DTLS_PROFILES.has(protocol)) return { ok: false, reason: `unsupported media protocol ${media.protocol} (media_encryption is not dtls)` };
+  if (DTLS_PROFILES.has(protocol))
+    return { ok: false, reason: `unsupported media protocol ${media.protocol} (media_encryption is not dtls)` };
   const sdes = security.encryption === 'sdes';
   if (SECURE_PROFILES.has(protocol)) {
     if (!sdes) return { ok: false, reason: `unsupported media protocol ${media.protocol} (media_encryption is not sdes)` };
@@ -346,7 +349,11 @@ export function negotiateAnswer(
   if (te !== undefined) remote.telephoneEventPayloadType = te;
   if (sdes?.webrtc !== undefined) {
     const dtls = sdes.security.encryption === 'dtls' && DTLS_PROFILES.has(media.protocol.toUpperCase());
-    if (sdes.security.encryption === 'dtls' && !dtls && !(sdes.security.optimistic && ACCEPTED_PROTOCOLS.has(media.protocol.toUpperCase()))) {
+    if (
+      sdes.security.encryption === 'dtls' &&
+      !dtls &&
+      !(sdes.security.optimistic && ACCEPTED_PROTOCOLS.has(media.protocol.toUpperCase()))
+    ) {
       return { ok: false, reason: `answer uses ${media.protocol}, not DTLS-SRTP` };
     }
     const transport = answeredTransport(answer, media, sdes.webrtc, dtls);
@@ -455,7 +462,14 @@ export class LocalSdpSession implements SdesContext {
       } else if (stream.video !== undefined && audio.video !== undefined) {
         answer = videoAnswerMedia(stream.video, audio.video.port, stream.protocol, answerDirection(stream.video.direction));
       } else {
-        answer = { type: stream.type, port: 0, protocol: stream.protocol, payloads: stream.payloads, rtp: [], fmtp: [] } as MediaDescription;
+        answer = {
+          type: stream.type,
+          port: 0,
+          protocol: stream.protocol,
+          payloads: stream.payloads,
+          rtp: [],
+          fmtp: [],
+        } as MediaDescription;
       }
       if (stream.mid !== undefined) answer.mid = stream.mid;
       return answer;

@@ -95,7 +95,8 @@ function peerTransport(session: SessionDescription, media: MediaDescription): Pe
   const setup = media.setup ?? (session as { setup?: string }).setup;
   return {
     ice: ufrag === undefined || password === undefined ? undefined : { ufrag: String(ufrag), password: String(password) },
-    fingerprint: fingerprint === undefined ? undefined : `${String(fingerprint.type).toLowerCase()} ${String(fingerprint.hash).toUpperCase()}`,
+    fingerprint:
+      fingerprint === undefined ? undefined : `${String(fingerprint.type).toLowerCase()} ${String(fingerprint.hash).toUpperCase()}`,
     setup: setup === undefined ? undefined : String(setup).toLowerCase(),
     rtcpMux: media.rtcpMux !== undefined,
   };
@@ -132,7 +133,8 @@ export function offeredTransport(
   if (!SHA256_FINGERPRINT.test(peer.fingerprint)) return { ok: false, reason: 'DTLS offer without a sha-256 a=fingerprint' };
   // RFC 4145 §4.1: no a=setup means active.
   const theirs = peer.setup ?? 'active';
-  if (theirs !== 'active' && theirs !== 'passive' && theirs !== 'actpass') return { ok: false, reason: `a=setup:${theirs} cannot be answered` };
+  if (theirs !== 'active' && theirs !== 'passive' && theirs !== 'actpass')
+    return { ok: false, reason: `a=setup:${theirs} cannot be answered` };
   const ours = theirs === 'passive' ? 'active' : 'passive';
   const legDtls = webrtc.legDtls(ours === 'active' ? 'client' : 'server', peer.fingerprint);
   if (legDtls === undefined) return { ok: false, reason: 'no DTLS certificate' };
