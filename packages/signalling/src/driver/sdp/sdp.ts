@@ -6,15 +6,14 @@
  * SRTP keys (RFC 4568 `a=crypto`) are agreed here too when the endpoint asks for SDES (sdes.ts).
  */
 import type { AudioCodecName, CodecBinding, LegSrtp, SrtpSuiteName, VideoCodecName } from '@switchboard/core';
-import { type MediaDescription, parse, type SessionDescription, write } from 'sdp-transform';
-import { type MediaSecurity, PLAIN_MEDIA, type SdesContext, SdesKeys, SECURE_PROFILES, usableCrypto } from './sdes.js';
-import { type AcceptedVideo, chooseVideo, videoAnswerMedia, videoFromAnswer, videoOfferMedia } from './sdp-video.js';
+import { type MediaDescription, parse, type SessionDescription } from 'sdp-transform';
+import { type MediaSecurity, PLAIN_MEDIA, type SdesContext, SECURE_PROFILES, usableCrypto } from './sdes.js';
+import { CODECS, type CodecDescription } from './sdp-codecs.js';
+import { type AcceptedVideo, chooseVideo, videoFromAnswer } from './sdp-video.js';
 import {
   type AnsweredTransport,
   answeredTransport,
   DTLS_PROFILES,
-  decorateAudio,
-  decorateSession,
   iceDefaultAddress,
   midOf,
   offeredTransport,
@@ -22,6 +21,9 @@ import {
   type RemoteTransport,
   WebrtcSession,
 } from './webrtc-sdp.js';
+
+export { CODECS, DEFAULT_TELEPHONE_EVENT_PT } from './sdp-codecs.js';
+export { answerDirection, type LocalAudio, type LocalCodec, LocalSdpSession, offerFormats } from './local-sdp.js';
 
 export type MediaDirection = 'sendrecv' | 'sendonly' | 'recvonly' | 'inactive';
 
@@ -64,38 +66,12 @@ export type OfferOutcome = { ok: true; remote: RemoteMedia; streams: OfferedStre
 
 export type AnswerOutcome = { ok: true; remote: RemoteMedia } | { ok: false; reason: string };
 
-interface CodecDescription {
-  /** Encoding name as written in a=rtpmap. */
-  encoding: string;
-  /** RTP clock rate (for G.722 8000, although it samples at 16 kHz: RFC 3551 §4.5.2). */
-  clockRate: number;
-  channels?: number;
-  /** RFC 3551 static payload type, when the codec has one. */
-  staticPayloadType?: number;
-  /** Payload type we use in our own offers. */
-  offerPayloadType: number;
-  fmtp?: string;
-}
-
-/** Every codec the media engine names, as SDP describes it. */
-export const CODECS: Readonly<Record<AudioCodecName, CodecDescription>> = {
-  PCMU: { encoding: 'PCMU', clockRate: 8000, staticPayloadType: 0, offerPayloadType: 0 },
-  PCMA: { encoding: 'PCMA', clockRate: 8000, staticPayloadType: 8, offerPayloadType: 8 },
-  G722: { encoding: 'G722', clockRate: 8000, staticPayloadType: 9, offerPayloadType: 9 },
-  // RFC 7587 §7: always opus/48000/2, whatever is actually sent.
-  opus: { encoding: 'opus', clockRate: 48000, channels: 2, offerPayloadType: 111, fmtp: 'useinbandfec=1' },
-  // Linear 16-bit at the engine's 8 kHz (Asterisk's `slin`); dynamic payload type (RFC 3551 §4.5.11).
-  L16: { encoding: 'L16', clockRate: 8000, offerPayloadType: 118 },
-};
-
 const STATIC_PAYLOAD_TYPES = new Map<number, AudioCodecName>(
   (Object.entries(CODECS) as Array<[AudioCodecName, CodecDescription]>)
     .filter(([, codec]) => codec.staticPayloadType !== undefined)
     .map(([name, codec]) => [codec.staticPayloadType as number, name]),
 );
 
-/** First payload type we offer for telephone-event; one more per further clock rate. */
-export const DEFAULT_TELEPHONE_EVENT_PT = 101;
 /** Plain RTP profiles; the SRTP ones (SAVP, SAVPF) only for audio of an endpoint with `media_encryption = sdes`. */
 const ACCEPTED_PROTOCOLS = new Set(['RTP/AVP', 'RTP/AVPF']);
 
@@ -384,182 +360,4 @@ export function negotiateAnswer(
     if (video !== undefined) remote.video = video;
   }
   return { ok: true, remote };
-}
-
-/** RFC 3264 §6.1: the answer's direction mirrors the offer's. */
-export function answerDirection(offered: MediaDirection): MediaDirection {
-  switch (offered) {
-    case 'sendonly':
-      return 'recvonly';
-    case 'recvonly':
-      return 'sendonly';
-    default:
-      return offered;
-  }
-}
-
-export interface LocalAudio {
-  /** Concrete address for c= and o= (never 0.0.0.0). */
-  address: string;
-  port: number;
-  /** Codecs in order (one for an answer, the preference list for an offer). */
-  codecs: ReadonlyArray<LocalCodec>;
-  /** RFC 4733 telephone-event payload types, one per clock rate. */
-  telephoneEvents: ReadonlyArray<{ payloadType: number; clockRate: number }>;
-  direction: MediaDirection;
-  /**
-   * The leg's video port and, for offers, the video codecs to offer (none: no m=video). An
-   * answer accepts the offered video stream only when this is present.
-   */
-  video?: { port: number; codecs: readonly VideoCodecName[] };
-}
-
-export interface LocalCodec {
-  name: AudioCodecName;
-  payloadType: number;
-}
-
-/**
- * Our side of the session: the o= line keeps its session id and increments its version only
- * when the description changes (RFC 3264 §8, RFC 4566 §5.2).
- */
-export class LocalSdpSession implements SdesContext {
-  readonly sessionId: string;
-  /** The endpoint's `media_encryption` policy, set once the call knows its endpoint. */
-  security: MediaSecurity = PLAIN_MEDIA;
-  /** Our SDES master keys for this call (repeated in every offer and answer). */
-  readonly keys = new SdesKeys();
-  /** ICE credentials, certificate and the endpoint's WebRTC options for this call. */
-  readonly webrtc = new WebrtcSession();
-  #version: number;
-  #lastBody: string | undefined;
-
-  constructor(sessionId = String(Math.floor(Math.random() * 2 ** 31)), version = 1) {
-    this.sessionId = sessionId;
-    this.#version = version;
-  }
-
-  get version(): number {
-    return this.#version;
-  }
-
-  /**
-   * An answer to `streams`: the accepted audio stream carries `audio`, the accepted video stream
-   * (when the leg has a video port) the offerer's video format, every other m-line port 0.
-   */
-  answer(audio: LocalAudio, streams: readonly OfferedStream[]): string {
-    let iceLite = false;
-    const bundle: string[] = [];
-    const media = streams.map((stream) => {
-      let answer: MediaDescription;
-      if (stream.accepted) {
-        answer = audioMedia(audio, stream.protocol);
-        if (stream.crypto !== undefined) answer.crypto = [this.keys.answerLine(stream.crypto)];
-        const transport = stream.transport ?? { ice: false, rtcpMux: false };
-        decorateAudio(answer, this.webrtc, transport, audio.address);
-        iceLite ||= transport.ice;
-        if (stream.bundled === true && stream.mid !== undefined) bundle.push(stream.mid);
-      } else if (stream.video !== undefined && audio.video !== undefined) {
-        answer = videoAnswerMedia(stream.video, audio.video.port, stream.protocol, answerDirection(stream.video.direction));
-      } else {
-        answer = {
-          type: stream.type,
-          port: 0,
-          protocol: stream.protocol,
-          payloads: stream.payloads,
-          rtp: [],
-          fmtp: [],
-        } as MediaDescription;
-      }
-      if (stream.mid !== undefined) answer.mid = stream.mid;
-      return answer;
-    });
-    return this.#render(audio.address, media, (description) => decorateSession(description, iceLite, bundle));
-  }
-
-  /** An offer with every codec of `audio.codecs` and telephone-event, and m=video when video codecs are given. */
-  offer(audio: LocalAudio): string {
-    const sdes = this.security.encryption === 'sdes';
-    const dtls = this.security.encryption === 'dtls';
-    const policy = this.webrtc.policy;
-    const first = audioMedia(audio, offerProfile(this.security.encryption, this.security.optimistic, policy.avpf));
-    if (sdes) first.crypto = this.keys.offerLines();
-    // One audio stream, BUNDLEd alone (RFC 9143) so that browsers find the mid they expect.
-    const bundled = dtls || policy.ice;
-    const transport = { ice: policy.ice, rtcpMux: policy.rtcpMux, ...(dtls ? { setup: policy.dtlsSetup } : {}) };
-    decorateAudio(first, this.webrtc, bundled ? { ...transport, mid: '0' } : transport, audio.address);
-    const media = [first];
-    // Video is carried as plain RTP only: an encrypted call does not offer it.
-    if (!sdes && !dtls && audio.video !== undefined && audio.video.codecs.length > 0) {
-      media.push(videoOfferMedia(audio.video.codecs, audio.video.port, audio.direction));
-    }
-    return this.#render(audio.address, media, (description) => decorateSession(description, policy.ice, bundled ? ['0'] : []));
-  }
-
-  #render(address: string, media: MediaDescription[], decorate?: (description: SessionDescription) => void): string {
-    const ipVer = address.includes(':') ? 6 : 4;
-    const description = (version: number): SessionDescription => {
-      const made: SessionDescription = {
-        version: 0,
-        origin: { username: '-', sessionId: this.sessionId, sessionVersion: version, netType: 'IN', ipVer, address },
-        name: 'Switchboard',
-        connection: { version: ipVer, ip: address },
-        timing: { start: 0, stop: 0 },
-        media,
-      };
-      decorate?.(made);
-      return made;
-    };
-    const body = write(description(0));
-    if (this.#lastBody !== undefined && this.#lastBody !== body) this.#version++;
-    this.#lastBody = body;
-    return write(description(this.#version));
-  }
-}
-
-/**
- * The profile of our offer: DTLS-SRTP on UDP/TLS/RTP/SAVP (RFC 5764 §8), SDES on RTP/SAVP, or plain
- * RTP/AVP (also for optimistic encryption, RFC 4568 §7.1.1); with `use_avpf` the feedback variant
- * of each (RFC 4585, RFC 5124).
- */
-function offerProfile(encryption: 'no' | 'sdes' | 'dtls', optimistic: boolean, avpf: boolean): string {
-  const base = optimistic || encryption === 'no' ? 'RTP/AVP' : encryption === 'sdes' ? 'RTP/SAVP' : 'UDP/TLS/RTP/SAVP';
-  return avpf ? `${base}F` : base;
-}
-
-function audioMedia(audio: LocalAudio, protocol: string): MediaDescription {
-  const rtp: MediaDescription['rtp'] = [];
-  const fmtp: MediaDescription['fmtp'] = [];
-  for (const codec of audio.codecs) {
-    const description = CODECS[codec.name];
-    rtp.push({
-      payload: codec.payloadType,
-      codec: description.encoding,
-      rate: description.clockRate,
-      ...(description.channels !== undefined ? { encoding: description.channels } : {}),
-    });
-    if (description.fmtp !== undefined) fmtp.push({ payload: codec.payloadType, config: description.fmtp });
-  }
-  for (const te of audio.telephoneEvents) {
-    rtp.push({ payload: te.payloadType, codec: 'telephone-event', rate: te.clockRate });
-    fmtp.push({ payload: te.payloadType, config: '0-16' });
-  }
-  return {
-    type: 'audio',
-    port: audio.port,
-    protocol,
-    payloads: rtp.map((r) => r.payload).join(' '),
-    rtp,
-    fmtp,
-    ptime: 20,
-    direction: audio.direction,
-  };
-}
-
-/** What we offer: every preferred codec, then telephone-event at each clock rate among them. */
-export function offerFormats(preferences: readonly AudioCodecName[]): Pick<LocalAudio, 'codecs' | 'telephoneEvents'> {
-  const codecs = preferences.map((name) => ({ name, payloadType: CODECS[name].offerPayloadType }));
-  const rates = [...new Set(preferences.map((name) => CODECS[name].clockRate))];
-  const telephoneEvents = rates.map((clockRate, i) => ({ payloadType: DEFAULT_TELEPHONE_EVENT_PT + i, clockRate }));
-  return { codecs, telephoneEvents };
 }
