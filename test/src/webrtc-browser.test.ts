@@ -35,6 +35,10 @@ const DIALPLAN = `
 exten => 700,1,Answer()
  same => n,Playback(hello-world&hello-world&hello-world)
  same => n,Hangup()
+exten => 703,1,Answer()
+ same => n,Read(DIGITS,,3,,1,8)
+ same => n,Log(NOTICE,browser digits \${DIGITS})
+ same => n,Hangup()
 exten => 701,1,Dial(SIP/desk,20)
  same => n,Hangup()
 exten => 702,1,Dial(SIP/webphone,20)
@@ -73,6 +77,7 @@ interface PhonePage {
   descriptions(): { local: string; remote: string };
   rtpStats(): Promise<Record<string, { packetsReceived?: number; packetsSent?: number; dtlsState?: string }>>;
   hangup(): Promise<void>;
+  dtmf(tones: string): boolean;
   events: string[];
 }
 
@@ -196,6 +201,23 @@ describe('WebRTC: a browser phone (Chromium, SIP.js over WebSocket) through Swit
     assert.ok((stats['inbound-rtp']?.packetsReceived ?? 0) > 50, `packets received: ${stats['inbound-rtp']?.packetsReceived}`);
     t.diagnostic(`level ${heard.level.toFixed(4)}, ${stats['inbound-rtp']?.packetsReceived} packets received`);
     assert.ok(heard.level > 0.02, `the prompt is heard in the browser (level ${heard.level.toFixed(4)})`);
+  });
+
+  it('sends DTMF as RFC 4733 events that the dialplan reads', { timeout: 20_000 }, async () => {
+    await page.evaluate(() => window.phone.call('sip:703@127.0.0.1'));
+    // Chromium can insert DTMF once its media flows (ICE and DTLS done); the digits go as
+    // telephone-events at 48 kHz (Opus's rate), and Read() is listening from the answer on.
+    await waitFor('the browser to accept the digits', () => page.evaluate(() => window.phone.dtmf('428')), 5_000);
+    await waitFor('the dialplan to log the digits', () => sb.logs.some((l) => l.msg === 'browser digits 428'), 8_000).catch(
+      (error: Error) => {
+        throw new Error(
+          `${error.message}: ${sb.logs
+            .filter((l) => /digit|dtmf/i.test(JSON.stringify(l)))
+            .map((l) => JSON.stringify(l))
+            .join('\n')}`,
+        );
+      },
+    );
   });
 
   it('calls a plain-RTP desk phone and both hear each other’s tone', { timeout: 45_000 }, async (t) => {

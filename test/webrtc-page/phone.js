@@ -101,6 +101,10 @@ window.phone = {
     for (let i = 1; i < bins.length; i++) if (bins[i] > bins[best]) best = i;
     return (best * audioContext.sampleRate) / analyser.fftSize;
   },
+  /** Sends digits as RFC 4733 telephone-events (RTCDTMFSender); false when the call has none. */
+  dtmf(tones) {
+    return session.sessionDescriptionHandler.sendDtmf(tones, { duration: 160, interToneGap: 100 });
+  },
   /** The remote SDP (the answer or offer the server sent) and our local one. */
   descriptions() {
     const pc = session.sessionDescriptionHandler.peerConnection;
