@@ -43,8 +43,13 @@ export class WebrtcSession {
   policy: WebrtcPolicy = NO_WEBRTC;
   /** Our certificate, when the endpoint encrypts with DTLS. */
   identity: DtlsIdentity | undefined;
-  /** RFC 8445 §5.3: ufrag at least 24 bits and password at least 128 bits of randomness. */
-  readonly ice: LegIce = { ufrag: iceChars(8), password: iceChars(24) };
+  #ice: LegIce | undefined;
+
+  /** Made on first use, then kept: RFC 8445 §5.3 wants at least 24 random bits of ufrag and 128 of password. */
+  get ice(): LegIce {
+    this.#ice ??= { ufrag: iceChars(8), password: iceChars(24) };
+    return this.#ice;
+  }
 
   /** The leg's DTLS parameters for our role and the peer's fingerprint. */
   legDtls(role: LegDtls['role'], remoteFingerprint: string): LegDtls | undefined {
