@@ -137,18 +137,15 @@ describe('WebRTC: a browser phone (Chromium, SIP.js over WebSocket) through Swit
     dir = mkdtempSync(join(tmpdir(), 'switchboard-webrtc-'));
     const microphone = join(dir, 'microphone.wav');
     writeFileSync(microphone, toneWav(BROWSER_TONE_HZ, 30, 48000));
-    sb = await startSwitchboard({ dialplan: DIALPLAN });
+    const sipPort = await freePort('udp');
     wsPort = await freePort('tcp');
-    writeFileSync(
-      join(sb.confDir, 'pjsip.conf'),
-      [
-        udpTransport(sb.sipPort),
-        `[transport-ws]\ntype = transport\nprotocol = ws\nbind = 127.0.0.1:${wsPort}\n`,
-        digestPhone('webphone', 'browser-secret', { disallowAll: true, allow: 'ulaw,opus', endpoint: ['webrtc = yes'] }),
-        digestPhone('desk', 'desk-secret', { ...NAT_PHONE, allow: 'ulaw' }),
-      ].join('\n'),
-    );
-    await sb.restart();
+    const pjsip = [
+      udpTransport(sipPort),
+      `[transport-ws]\ntype = transport\nprotocol = ws\nbind = 127.0.0.1:${wsPort}\n`,
+      digestPhone('webphone', 'browser-secret', { disallowAll: true, allow: 'ulaw,opus', endpoint: ['webrtc = yes'] }),
+      digestPhone('desk', 'desk-secret', { ...NAT_PHONE, allow: 'ulaw' }),
+    ].join('\n');
+    sb = await startSwitchboard({ dialplan: DIALPLAN, sipPort, extraFiles: { 'pjsip.conf': pjsip } });
     web = await servePage();
     browser = await puppeteer.launch({
       executablePath: CHROMIUM as string,
