@@ -8,6 +8,9 @@
  *  2. The browser calls a baresip desk phone (plain RTP, G.711) through Dial(): the page's analyser
  *     peaks at the phone's tone and the phone's decoder dump holds the browser's tone.
  *  3. The desk phone calls the browser (our offer over the WebSocket flow); both hear each other.
+ *  4. The browser calls an SRTP desk phone (baresip `mediaenc=srtp-mand` over TLS): DTLS-SRTP on one
+ *     leg, SDES-SRTP on the other, both directions carry the tones.
+ * The browser's RFC 4733 digits reach the dialplan's Read().
  * Chromium's SDP of case 1 is kept in test/output/chrome-offer.sdp (the unit tests use a copy).
  */
 import assert from 'node:assert/strict';
@@ -40,6 +43,8 @@ exten => 703,1,Answer()
  same => n,Log(NOTICE,browser digits \${DIGITS})
  same => n,Hangup()
 exten => 701,1,Dial(SIP/desk,20)
+ same => n,Hangup()
+exten => 704,1,Dial(SIP/secure,20)
  same => n,Hangup()
 exten => 702,1,Dial(SIP/webphone,20)
  same => n,Hangup()
@@ -131,19 +136,46 @@ describe('WebRTC: a browser phone (Chromium, SIP.js over WebSocket) through Swit
   let web: { server: Server; url: string };
   let dir: string;
   let wsPort: number;
+  let tlsPort: number;
 
   before(async () => {
     assert.ok(has('baresip'), 'baresip is not installed: apt-get install baresip-core');
+    assert.ok(has('openssl'), 'openssl is not installed: apt-get install openssl');
     dir = mkdtempSync(join(tmpdir(), 'switchboard-webrtc-'));
     const microphone = join(dir, 'microphone.wav');
     writeFileSync(microphone, toneWav(BROWSER_TONE_HZ, 30, 48000));
+    const made = spawnSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=127.0.0.1',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1',
+      ].concat(['-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem')]),
+      { encoding: 'utf8' },
+    );
+    assert.equal(made.status, 0, made.stderr);
     const sipPort = await freePort('udp');
     wsPort = await freePort('tcp');
+    tlsPort = await freePort('tcp');
     const pjsip = [
       udpTransport(sipPort),
       `[transport-ws]\ntype = transport\nprotocol = ws\nbind = 127.0.0.1:${wsPort}\n`,
       digestPhone('webphone', 'browser-secret', { disallowAll: true, allow: 'ulaw,opus', endpoint: ['webrtc = yes'] }),
       digestPhone('desk', 'desk-secret', { ...NAT_PHONE, allow: 'ulaw' }),
+      `[transport-tls]\ntype = transport\nprotocol = tls\nbind = 127.0.0.1:${tlsPort}\ncert_file = ${join(dir, 'cert.pem')}\npriv_key_file = ${join(dir, 'key.pem')}\n`,
+      digestPhone('secure', 'secure-secret', {
+        ...NAT_PHONE,
+        allow: 'ulaw',
+        endpoint: [...(NAT_PHONE.endpoint ?? []), 'media_encryption = sdes'],
+      }),
     ].join('\n');
     sb = await startSwitchboard({ dialplan: DIALPLAN, sipPort, extraFiles: { 'pjsip.conf': pjsip } });
     web = await servePage();
@@ -267,6 +299,37 @@ describe('WebRTC: a browser phone (Chromium, SIP.js over WebSocket) through Swit
       t.diagnostic(
         `browser peaks ${heard.peaks.map(Math.round).join(' ')}; desk hears ${BROWSER_TONE_HZ} Hz in ${(share * 100).toFixed(0)}%`,
       );
+      const near = heard.peaks.filter((hz) => Math.abs(hz - DESK_TONE_HZ) < 30).length;
+      assert.ok(heard.peaks.length > 10 && near / heard.peaks.length > 0.8, `browser peaks: ${heard.peaks.map(Math.round).join(' ')}`);
+      assert.ok(share > 0.8, `the desk phone hears the browser's ${BROWSER_TONE_HZ} Hz in ${(share * 100).toFixed(0)}% of its loud blocks`);
+    } finally {
+      await desk.stop();
+    }
+  });
+
+  it('calls an SRTP desk phone over TLS: DTLS-SRTP and SDES-SRTP legs, both hear each other', { timeout: 45_000 }, async (t) => {
+    const deskDir = join(dir, 'secure-called');
+    mkdirSync(deskDir);
+    const before = registrations(sb, 'secure');
+    const desk = await BaresipPhone.start({
+      dir: deskDir,
+      account:
+        `<sip:secure@127.0.0.1:${tlsPort};transport=tls>;auth_pass=secure-secret;regint=60;audio_codecs=PCMU;mediaenc=srtp-mand` +
+        `;answermode=auto;outbound="sip:127.0.0.1:${tlsPort};transport=tls"`,
+      toneHz: DESK_TONE_HZ,
+      modules: ['srtp.so'],
+    });
+    try {
+      await waitFor('the SRTP desk phone to register', () => registrations(sb, 'secure') > before, 15_000);
+      await page.evaluate(() => window.phone.call('sip:704@127.0.0.1'));
+      const heard = await listen(page, 3000);
+      await page.evaluate(() => window.phone.hangup());
+      await waitFor('the desk phone to see the call end', () => /terminated|closed/i.test(desk.output), 10_000);
+      const share = loudShareOf(desk.decoded(), BROWSER_TONE_HZ);
+      t.diagnostic(
+        `browser peaks ${heard.peaks.map(Math.round).join(' ')}; desk hears ${BROWSER_TONE_HZ} Hz in ${(share * 100).toFixed(0)}%`,
+      );
+      // Both ends refuse plain RTP (srtp-mand; media_encryption = sdes without _optimistic): audio means SRTP.
       const near = heard.peaks.filter((hz) => Math.abs(hz - DESK_TONE_HZ) < 30).length;
       assert.ok(heard.peaks.length > 10 && near / heard.peaks.length > 0.8, `browser peaks: ${heard.peaks.map(Math.round).join(' ')}`);
       assert.ok(share > 0.8, `the desk phone hears the browser's ${BROWSER_TONE_HZ} Hz in ${(share * 100).toFixed(0)}% of its loud blocks`);
