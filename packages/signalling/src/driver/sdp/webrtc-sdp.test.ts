@@ -245,4 +245,21 @@ describe('WebRTC SDP: our offer to a browser and its answer', () => {
     assert.deepEqual(again.media[0].fingerprint, first.media[0].fingerprint);
     assert.equal(again.origin?.sessionVersion, first.origin?.sessionVersion, 'nothing changed: same version');
   });
+
+  it('use_avpf offers the feedback profile of each keying; ice_support alone adds ICE to plain RTP', () => {
+    const profile = (encryption: 'no' | 'sdes', policy: Partial<WebrtcPolicy>): string => {
+      const sdp = new LocalSdpSession();
+      sdp.security = { encryption, optimistic: false };
+      sdp.webrtc.policy = { ...BROWSER, ice: false, rtcpMux: false, avpf: false, ...policy };
+      return sdp.offer(local(['PCMU']));
+    };
+    assert.match(profile('no', { avpf: true }), /^m=audio 30000 RTP\/AVPF /m);
+    assert.match(profile('sdes', { avpf: true }), /^m=audio 30000 RTP\/SAVPF /m);
+    assert.match(profile('no', {}), /^m=audio 30000 RTP\/AVP /m);
+    const ice = profile('no', { ice: true });
+    assert.match(ice, /^a=ice-lite/m);
+    assert.match(ice, /^a=candidate:1 1 udp 2130706431 127\.0\.0\.1 30000 typ host/m);
+    assert.match(ice, /^a=candidate:1 2 udp 2130706430 127\.0\.0\.1 30001 typ host/m, 'RTCP candidate without rtcp-mux');
+    assert.doesNotMatch(ice, /a=fingerprint/);
+  });
 });
