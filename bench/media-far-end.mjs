@@ -8,12 +8,16 @@
 //            port we send to; `from`: the leg port whose output carries that stream's audio back to
 //            us; `settleMs`: unmeasured start, SETTLE_MS by default; `mark`: see MARK below; `srtp`:
 //            { suite, key, peerKey } in base64: the stream is sent as SRTP with `key`; what comes back
-//            is counted by its header, which SRTP leaves in the clear)
+//            is counted by its header, which SRTP leaves in the clear; `ice`: { ufrag, password } of the
+//            leg, an ICE-lite one: before sending, a Binding request nominates us as a browser's would,
+//            RFC 8445 §7.2.2; RTCP multiplexed on the port and STUN coming back are not counted)
 //   child  → { kind: 'ready', port } once bound; { kind: 'result', … } after each run.
 import { createSocket } from 'node:dgram';
 import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
 import { createCodec, isCodecSupported } from '../packages/media/dist/codecs/index.js';
+import { randomBytes } from 'node:crypto';
+import { ATTRIBUTE, buildStun, STUN_METHOD_BINDING } from '../packages/media/dist/ice/stun.js';
 import { SrtpSession } from '../packages/media/dist/srtp/index.js';
 
 const PERIOD_MS = 20;
@@ -89,6 +93,8 @@ socket.on('message', (msg, rinfo) => {
   const now = performance.now();
   const stream = streamOfPort[rinfo.port];
   if (stream < 0 || msg.length < 12 || now > acceptUntil) return;
+  // STUN responses (first byte 0–3) and RTCP multiplexed on the RTP port (RFC 5761 §4: 192–223) are not media.
+  if (msg[0] < 128 || (msg[1] >= 192 && msg[1] <= 223)) return;
   received[stream] += 1;
   const last = lastArrival[stream];
   lastArrival[stream] = now;
@@ -107,6 +113,23 @@ socket.on('message', (msg, rinfo) => {
     }
   }
 });
+
+/** A full agent's nominating check to an ICE-lite leg: USERNAME "<its ufrag>:<ours>", its password as key. */
+function nominate({ ufrag, password }) {
+  const priority = Buffer.alloc(4);
+  priority.writeUInt32BE(2130706431, 0);
+  return buildStun(
+    STUN_METHOD_BINDING,
+    randomBytes(12),
+    [
+      { type: ATTRIBUTE.username, value: Buffer.from(`${ufrag}:bench`) },
+      { type: ATTRIBUTE.priority, value: priority },
+      { type: ATTRIBUTE.iceControlling, value: randomBytes(8) },
+      { type: ATTRIBUTE.useCandidate, value: Buffer.alloc(0) },
+    ],
+    Buffer.from(password),
+  );
+}
 
 function percentile(values, p) {
   if (values.length === 0) return null;
@@ -152,6 +175,8 @@ async function run({ streams, seconds, settleMs = SETTLE_MS, mark = false }) {
       : null;
     return { packet, samples: codec.samples, seq: 0, ts: (Math.random() * 0xffffffff) >>> 0, srtp };
   });
+  for (const s of streams) if (s.ice) socket.send(nominate(s.ice), s.to, '127.0.0.1');
+  if (streams.some((s) => s.ice)) await new Promise((resolve) => setTimeout(resolve, 100));
   const cpuBefore = process.cpuUsage();
   const start = performance.now();
   settledAt = start + settleMs;

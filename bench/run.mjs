@@ -15,6 +15,7 @@ const ALL = [
   'sipp-relay.mjs',
   'media-relay.mjs',
   'media-relay-srtp.mjs',
+  'webrtc-relay.mjs',
   'media-mixing.mjs',
   'media-transcode.mjs',
   'api-latency.mjs',

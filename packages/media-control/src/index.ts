@@ -318,7 +318,11 @@ export type MediaNotification =
       silenceMs?: number;
       error?: string;
     }
-  | { type: 'legFailed'; legId: string; error: string }
+  /**
+   * Something on a leg failed. `fatal`: the leg can carry no audio any more (its socket failed, or its
+   * DTLS-SRTP handshake did, so it has no keys); without it one operation failed (a playback).
+   */
+  | { type: 'legFailed'; legId: string; error: string; fatal?: boolean }
   /** Legs and media bridges that lived on the dead worker are gone; the worker itself is restarted. */
   | { type: 'workerDied'; workerIndex: number; legIds: string[]; bridgeIds: string[]; error: string };
 

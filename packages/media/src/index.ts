@@ -43,6 +43,8 @@ export type {
   VideoRemote,
   WorkerTickStats,
 } from '@switchboard/media-control';
+/** DTLS certificates and their a=fingerprint (RFC 8122), for the SDP of DTLS-SRTP calls. */
+export { certificateFingerprint, type DtlsCertificate, generateDtlsCertificate } from './dtls/dtls-srtp.js';
 /** SRTP (RFC 3711, RFC 7714) as the workers run it; exported for benchmarks and tests. */
 export { SrtpSession, type SrtpKeying } from './srtp/index.js';
 /** Which recording formats this machine can write (core answers 422 for the others). */

@@ -11,7 +11,7 @@ import {
 } from '@switchboard/core';
 import { loadManagerConfig, ManagerServer } from '@switchboard/manager';
 import { MediaEngine, MediaStreamGateway, supportedRecordingFormats } from '@switchboard/media';
-import { SipDriver } from '@switchboard/signalling';
+import { loadOrCreateDtlsIdentity, SipDriver } from '@switchboard/signalling';
 import { Registry } from 'prom-client';
 import { type ConsoleCommands, createConsoleCommands } from './console/index.js';
 import { CONTROL_SOCKET_NAME } from './console/control-protocol.js';
@@ -211,6 +211,8 @@ export async function startServer(options: {
       host: core,
       media: engine,
       contactStore: store.contacts,
+      // Kept in the data directory: a browser that pinned our fingerprint sees the same one after a restart.
+      dtlsCertificate: await loadOrCreateDtlsIdentity(join(dataDir, 'dtls')),
       endpointStatus: endpointStatusFor(core),
       ...sipServicesFor(core),
       logger: log.child({ module: 'switchboard:signalling' }),

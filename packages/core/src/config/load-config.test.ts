@@ -300,6 +300,56 @@ describe('loadConfig', () => {
     assert.equal(sip.endpoints.find((e) => e.name === 'plain')?.mediaEncryption, undefined);
   });
 
+  it('webrtc = yes implies the WebRTC media options; an option set in the section wins', () => {
+    const dir = confDir({
+      'pjsip.conf': [
+        '[browser]',
+        'type = endpoint',
+        'webrtc = yes',
+        '[kiosk]',
+        'type = endpoint',
+        'rtcp_mux = no',
+        'webrtc = yes',
+        'dtls_setup = active',
+        'dtls_cert_file = certs/kiosk.pem',
+        'dtls_private_key = certs/kiosk.key',
+        '[ice-only]',
+        'type = endpoint',
+        'ice_support = yes',
+      ].join('\n'),
+    });
+    const { sip } = loadConfig(dir);
+    const browser = sip.endpoints.find((e) => e.name === 'browser');
+    assert.deepEqual(
+      {
+        useAvpf: browser?.useAvpf,
+        mediaEncryption: browser?.mediaEncryption,
+        dtlsVerify: browser?.dtlsVerify,
+        dtlsSetup: browser?.dtlsSetup,
+        iceSupport: browser?.iceSupport,
+        mediaUseReceivedTransport: browser?.mediaUseReceivedTransport,
+        rtcpMux: browser?.rtcpMux,
+      },
+      {
+        useAvpf: true,
+        mediaEncryption: 'dtls',
+        dtlsVerify: 'fingerprint',
+        dtlsSetup: 'actpass',
+        iceSupport: true,
+        mediaUseReceivedTransport: true,
+        rtcpMux: true,
+      },
+    );
+    const kiosk = sip.endpoints.find((e) => e.name === 'kiosk');
+    assert.equal(kiosk?.rtcpMux, false, 'set before webrtc = yes, still kept');
+    assert.equal(kiosk?.dtlsSetup, 'active');
+    assert.equal(kiosk?.dtlsCertFile, join(dir, 'certs/kiosk.pem'), 'resolved against the conf directory');
+    assert.equal(kiosk?.dtlsPrivateKey, join(dir, 'certs/kiosk.key'));
+    const iceOnly = sip.endpoints.find((e) => e.name === 'ice-only');
+    assert.equal(iceOnly?.iceSupport, true);
+    assert.equal(iceOnly?.mediaEncryption, undefined, 'no DTLS without webrtc or media_encryption');
+  });
+
   it('reads outbound registrations', () => {
     const dir = confDir({
       'pjsip.conf': [
@@ -369,6 +419,8 @@ describe('loadConfig', () => {
       ['pjsip.conf', '[e]\ntype = endpoint\ndtmf_mode = morse\n', 3, /expected one of/],
       ['pjsip.conf', '[e]\ntype = endpoint\nmedia_encryption = maybe\n', 3, /expected one of no, sdes, dtls/],
       ['pjsip.conf', '[e]\ntype = endpoint\ntimers = sometimes\n', 3, /expected one of/],
+      ['pjsip.conf', '[e]\ntype = endpoint\ndtls_setup = both\n', 3, /expected one of active, passive, actpass/],
+      ['pjsip.conf', '[e]\ntype = endpoint\ndtls_fingerprint = md5\n', 3, /SHA-256 or SHA-1/],
       ['pjsip.conf', '[e]\ntype = endpoint\ntimers_min_se = 30\n', 3, /90 to 86400/],
       ['pjsip.conf', '[e]\ntype = endpoint\ntimers_min_se = 600\ntimers_sess_expires = 300\n', 4, /below timers_min_se/],
       ['pjsip.conf', '[e]\ntype = endpoint\noutbound_auth = nosuch\n', 3, /outbound_auth that does not exist/],

@@ -37,6 +37,7 @@ import { resolve } from 'node:path';
 import { ConfigError } from '../errors.js';
 import type { Logger } from '../util/logger.js';
 import { applyCodecOption, applyVideoCodecOption, DEFAULT_ENDPOINT_CODECS } from './codecs.js';
+import { applyWebrtcImplications, webrtcHandlers } from './pjsip-webrtc.js';
 import { endpointIdentityHandlers, identifyHeaderHandlers, readSipGlobal, transportNatHandlers } from './pjsip-global.js';
 import { type IniDocument, type IniOption, type IniSection, lastOption } from './ini.js';
 import { applyOptions } from './option-table.js';
@@ -119,7 +120,7 @@ export function readSipConfig(doc: IniDocument | undefined, confDir: string, log
         addUnique(config.transports, readTransport(section, confDir, log), section, type);
         break;
       case 'endpoint':
-        addUnique(config.endpoints, readEndpoint(section, refs, log), section, type);
+        addUnique(config.endpoints, readEndpoint(section, refs, confDir, log), section, type);
         break;
       case 'identify':
         addUnique(config.identifies, readIdentify(section, refs, log), section, type);
@@ -220,7 +221,7 @@ function readTransport(section: IniSection, confDir: string, log: Logger): SipTr
   return transport;
 }
 
-function readEndpoint(section: IniSection, refs: References, log: Logger): SipEndpointConfig {
+function readEndpoint(section: IniSection, refs: References, confDir: string, log: Logger): SipEndpointConfig {
   const endpoint: SipEndpointConfig = {
     name: section.name,
     context: 'default',
@@ -331,16 +332,11 @@ function readEndpoint(section: IniSection, refs: References, log: Logger): SipEn
         endpoint.subscribeContext = requireNonEmpty(o);
       },
       ...endpointIdentityHandlers(endpoint),
+      ...webrtcHandlers(endpoint, confDir, log),
       media_encryption: (o) => {
         const mode = o.value.trim().toLowerCase();
         const known = MEDIA_ENCRYPTIONS.find((m) => m === mode);
         if (known === undefined) throw invalid(o, `expected one of ${MEDIA_ENCRYPTIONS.join(', ')}`);
-        if (known === 'dtls') {
-          log.warn(
-            { file: o.file, line: o.line },
-            'media_encryption = dtls is not supported yet: calls of this endpoint are refused (488)',
-          );
-        }
         endpoint.mediaEncryption = known;
       },
       media_encryption_optimistic: (o) => {
@@ -368,6 +364,7 @@ function readEndpoint(section: IniSection, refs: References, log: Logger): SipEn
     log.warn({ file: section.file, line: section.line }, `endpoint '${section.name}' allows no supported codec: calls will fail`);
   }
   if (videoStreamsOff) delete endpoint.videoCodecs;
+  applyWebrtcImplications(endpoint, section, log);
   return endpoint;
 }
 

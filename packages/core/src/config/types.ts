@@ -200,6 +200,25 @@ export interface SipEndpointConfig {
    * RTP when it cannot, instead of refusing the call.
    */
   mediaEncryptionOptimistic?: boolean;
+  /** `webrtc`: a browser phone; implies the options below it marks as implied (pjsip-webrtc.ts). */
+  webrtc?: boolean;
+  /** `use_avpf`: offer RTP/AVPF (RTP/SAVPF, UDP/TLS/RTP/SAVPF) with RTCP feedback (RFC 4585). Implied by webrtc. */
+  useAvpf?: boolean;
+  /** `ice_support`: ICE-lite with host candidates in our SDP, checks answered (RFC 8445). Implied by webrtc. */
+  iceSupport?: boolean;
+  /** `rtcp_mux`: RTCP on the RTP port (RFC 5761). Implied by webrtc. */
+  rtcpMux?: boolean;
+  /** `media_use_received_transport`: answer with the transport profile the offer used. Implied by webrtc. */
+  mediaUseReceivedTransport?: boolean;
+  /** `dtls_verify`: the peer's certificate is checked against its a=fingerprint in every case. Implied: fingerprint. */
+  dtlsVerify?: 'no' | 'yes' | 'fingerprint' | 'certificate';
+  /** `dtls_setup`: our a=setup in offers (RFC 4145, RFC 8842). Implied by webrtc: actpass. */
+  dtlsSetup?: 'active' | 'passive' | 'actpass';
+  /** `dtls_fingerprint`: the hash of our a=fingerprint (sha-256). */
+  dtlsFingerprint?: 'SHA-256';
+  /** `dtls_cert_file` and `dtls_private_key` (PEM, resolved against the conf directory); absent: the generated one. */
+  dtlsCertFile?: string;
+  dtlsPrivateKey?: string;
 }
 
 /** pjsip.conf `type=identify`: callers recognised by source address. */

@@ -65,4 +65,34 @@ describe('a media worker that dies', () => {
     assert.equal(media.requests[1].args[1], 'leg-2');
     assert.deepEqual(bridge.snapshot().channels, [survivor.id]);
   });
+
+  it('a leg whose DTLS-SRTP handshake failed ends its call; a failed playback does not', async () => {
+    const bus = new EventBus();
+    const media = new RecordingMediaEngine();
+    const applications = new ApplicationRegistry(bus, silentLogger);
+    const channels = new ChannelRegistry(bus, silentLogger);
+    const music = new BridgeMusic({ config: { classes: {} }, confDir: '/nonexistent', media, log: silentLogger });
+    const bridges = new BridgeRegistry({ bus, media, applications, channels, music, log: silentLogger });
+    watchWorkerFailures({ media, channels, bridges, log: silentLogger });
+    const make = (n: number) =>
+      channels.create({
+        name: `SIP/browser-0000000${n}`,
+        technology: 'SIP',
+        endpoint: 'browser',
+        direction: 'inbound',
+        state: 'Up',
+        caller: { name: '', number: '' },
+        language: 'en',
+        dialplan: { context: 'c', exten: 's', priority: 1 },
+        tech: new LegTechnology(`leg-${n}`),
+        snapshotVariables: [],
+      });
+    const failed = make(1);
+    const playing = make(2);
+    media.emit({ type: 'legFailed', legId: 'leg-2', error: 'playback failed: no such file' });
+    media.emit({ type: 'legFailed', legId: 'leg-1', error: "DTLS-SRTP: the peer's certificate does not match", fatal: true });
+    await settle();
+    assert.ok(failed.isDestroyed);
+    assert.ok(!playing.isDestroyed);
+  });
 });

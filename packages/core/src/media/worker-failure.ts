@@ -1,5 +1,7 @@
 /**
- * What a media worker's death means for calls: every channel whose leg lived on that worker has
+ * What a media failure means for calls. A leg that can carry no audio any more (socket failure, a
+ * DTLS-SRTP handshake that failed: `legFailed` with `fatal`) ends its call with cause 38.
+ * A media worker's death: every channel whose leg lived on that worker has
  * lost its audio for good and is hung up (cause 38, network out of order), with the usual events;
  * bridges homed there are rebuilt for the participants whose legs live elsewhere. Nothing else is
  * touched (issue: a worker that crashes affects only its own calls).
@@ -18,6 +20,14 @@ export function watchWorkerFailures(deps: {
   log: Logger;
 }): () => void {
   return deps.media.onNotification((notification: MediaNotification) => {
+    if (notification.type === 'legFailed' && notification.fatal === true) {
+      // A leg without a socket or without DTLS-SRTP keys carries nothing: the call is not left up in silence.
+      const channel = deps.channels.findByMediaLeg(notification.legId);
+      if (channel === undefined) return;
+      deps.log.warn({ channel: channel.name, problem: notification.error }, 'media leg failed: hanging up its call');
+      void channel.hangup(CAUSE_NETWORK_OUT_OF_ORDER).catch((err: unknown) => deps.log.error({ err }, 'hangup after a failed leg failed'));
+      return;
+    }
     if (notification.type !== 'workerDied') return;
     deps.log.error(
       { worker: notification.workerIndex, legs: notification.legIds.length, bridges: notification.bridgeIds.length },

@@ -312,7 +312,7 @@ export class RtpLeg {
       if (this.#dtls !== association || this.#closed) return;
       if (!outcome.ok) {
         this.#host.log('warn', { legId: this.id, problem: outcome.reason }, 'DTLS-SRTP failed');
-        this.#host.notify({ type: 'legFailed', legId: this.id, error: `DTLS-SRTP: ${outcome.reason}` });
+        this.#host.notify({ type: 'legFailed', legId: this.id, error: `DTLS-SRTP: ${outcome.reason}`, fatal: true });
         return;
       }
       this.#dtlsKeys = outcome.srtp;
@@ -673,6 +673,6 @@ export class RtpLeg {
   #socketFailed(error: Error): void {
     if (this.#closed) return;
     this.#host.log('error', { legId: this.id, err: error.message }, 'RTP socket failed');
-    this.#host.notify({ type: 'legFailed', legId: this.id, error: `RTP socket failed: ${error.message}` });
+    this.#host.notify({ type: 'legFailed', legId: this.id, error: `RTP socket failed: ${error.message}`, fatal: true });
   }
 }

@@ -21,3 +21,5 @@ export * from './events/subscriptions.js';
 export * from './messaging/text-messages.js';
 export * from './calls/transfer.js';
 export * from './calls/update.js';
+export * from './sdp/dtls-certificates.js';
+export * from './sdp/webrtc-sdp.js';

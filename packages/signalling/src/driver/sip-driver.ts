@@ -5,6 +5,7 @@
  * InboundCall presented to core, answers REGISTER through the registrar, and builds outbound calls
  * for dial strings (`prepareOutbound`).
  */
+import { type DtlsIdentity, DtlsIdentities, ephemeralDtlsIdentity } from './sdp/dtls-certificates.js';
 import {
   type ChannelDriver,
   type EndpointContactQualify,
@@ -93,6 +94,12 @@ export interface SipDriverOptions {
   textMessages?: InboundTextMessageSink;
   /** When new calls are refused with 503 (loop lag, calls in setup); see overload-control.ts. */
   overload?: Partial<OverloadLimits>;
+  /**
+   * The certificate DTLS-SRTP calls present unless their endpoint names its own (`dtls_cert_file`);
+   * the server keeps one in its data directory (loadOrCreateDtlsIdentity). Without it, start()
+   * makes one for the driver's lifetime.
+   */
+  dtlsCertificate?: DtlsIdentity;
   /** Digest settings (realm, nonce lifetime, failure limits) for endpoints with `auth=`. */
   digest?: Omit<DigestAuthenticatorOptions, 'endpoints' | 'auths' | 'clock' | 'logger'>;
 }
@@ -116,6 +123,8 @@ export class SipDriver implements ChannelDriver {
   readonly technology = 'SIP';
   readonly aliases: readonly string[] = ['PJSIP'];
   readonly #options: SipDriverOptions;
+  #dtlsIdentity: DtlsIdentity | undefined;
+  readonly #dtlsCertificates = new DtlsIdentities(() => this.#dtlsIdentity);
   readonly #log: Logger;
   readonly #clock: Clock;
   readonly #transactions: TransactionLayer;
@@ -143,6 +152,7 @@ export class SipDriver implements ChannelDriver {
 
   constructor(options: SipDriverOptions) {
     this.#options = options;
+    this.#dtlsIdentity = options.dtlsCertificate;
     // pjsip.conf `[global] user_agent` wins over the server's default.
     this.#userAgent = options.config.global?.userAgent ?? options.userAgent ?? 'Switchboard';
     const log = options.logger ?? silentLogger;
@@ -347,6 +357,7 @@ export class SipDriver implements ChannelDriver {
   async start(): Promise<void> {
     if (this.#started) return;
     this.#started = true;
+    this.#dtlsIdentity ??= await ephemeralDtlsIdentity();
     const transportLog = (this.#options.logger ?? silentLogger).child({ module: 'switchboard:signalling:transport' });
     await this.#registrar.start();
     try {
@@ -549,6 +560,7 @@ export class SipDriver implements ChannelDriver {
     const call = new OutboundSipCall({
       ua: this.#ua,
       media: this.#options.media,
+      dtlsCertificates: this.#dtlsCertificates,
       clock: this.#clock,
       logger: this.#log,
       endpoint,
@@ -642,6 +654,7 @@ export class SipDriver implements ChannelDriver {
     const call = new InboundCall(invite, context, {
       host: this.#options.host,
       media: this.#options.media,
+      dtlsCertificates: this.#dtlsCertificates,
       logger: this.#log,
       authenticators: this.#authenticators,
       // A caller inside `local_net` is answered with our own media address (nat-media.ts).

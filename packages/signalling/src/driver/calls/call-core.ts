@@ -45,6 +45,8 @@ import {
 } from '../sdp/sdp.js';
 import { legSrtpOf, mediaSecurityOf, type SdesContext } from '../sdp/sdes.js';
 import { legVideo, localVideo, wantsVideo } from '../sdp/sdp-video.js';
+import { preferOpus, webrtcPolicyOf } from '../sdp/webrtc-sdp.js';
+import type { DtlsIdentities } from '../sdp/dtls-certificates.js';
 import { answerInfo } from './dtmf-info.js';
 import { CAUSE_NORMAL_CLEARING, CAUSE_RECOVERY_ON_TIMER_EXPIRY, causeFromReasonHeader, reasonHeaderForCause } from './hangup-causes.js';
 import { OutgoingRefer } from './redirect.js';
@@ -231,14 +233,27 @@ export class SipCallCore {
     return this.#sdp;
   }
 
-  /** The endpoint's `media_encryption` policy applies from now on (set once the endpoint is known). */
-  useEncryptionOf(endpoint: SipEndpointConfig): void {
+  /**
+   * The endpoint's `media_encryption` policy and WebRTC options apply from now on (set once the
+   * endpoint is known); a DTLS endpoint's certificate is looked up here (an unreadable
+   * `dtls_cert_file` leaves none, and its calls are refused with 488).
+   */
+  useEncryptionOf(endpoint: SipEndpointConfig, certificates: DtlsIdentities | undefined): void {
     this.#sdp.security = mediaSecurityOf(endpoint);
+    this.#sdp.webrtc.policy = webrtcPolicyOf(endpoint);
+    if (this.#sdp.security.encryption !== 'dtls') return;
+    try {
+      this.#sdp.webrtc.identity = certificates?.forEndpoint(endpoint);
+    } catch (err) {
+      this.log.error({ err, endpoint: endpoint.name }, 'DTLS certificate of the endpoint cannot be read');
+    }
+    if (this.#sdp.webrtc.identity === undefined) this.log.warn({ endpoint: endpoint.name }, 'no DTLS certificate for the endpoint');
   }
 
-  /** Our first offer: every codec the endpoint allows (RFC 3264 §5). */
+  /** Our first offer: every codec the endpoint allows (RFC 3264 §5), Opus first for a browser. */
   initialOffer(codecs: readonly AudioCodecName[]): Buffer {
-    return Buffer.from(this.#sdp.offer(this.#localAudio(offerFormats(codecs), 'sendrecv')));
+    const ordered = preferOpus(codecs, this.#sdp.webrtc.policy);
+    return Buffer.from(this.#sdp.offer(this.#localAudio(offerFormats(ordered), 'sendrecv')));
   }
 
   /** Our answer to the far end's offer: the codec chosen, the direction mirrored (RFC 3264 §6.1). */
@@ -279,6 +294,7 @@ export class SipCallCore {
       direction: remote.direction,
       ...legVideo(remote.video, this.#videoPort),
       ...legSrtpOf(remote),
+      ...remote.transport,
     };
   }
 

@@ -37,6 +37,7 @@ import { applyReceived } from '../../transport/via-received.js';
 import type { UserAgentCore } from '../../ua/user-agent-core.js';
 import { authenticateInbound, type InboundAuthenticator } from '../auth/identify.js';
 import { dialogChallengeAnswerer, type OutboundCredentials } from '../auth/outbound-auth.js';
+import type { DtlsIdentities } from '../sdp/dtls-certificates.js';
 import { negotiateAnswer, negotiateOffer, type OfferedStream } from '../sdp/sdp.js';
 import { dialogIdentity, SDP, SipCallCore, type SipMediaEngine } from './call-core.js';
 import {
@@ -71,6 +72,8 @@ const TRANSITIONS: Record<InboundCallState, readonly InboundCallState[]> = {
 export interface InboundCallEnvironment {
   host: ChannelDriverHost;
   media: SipMediaEngine;
+  /** The certificates of DTLS-SRTP calls (webrtc endpoints). */
+  dtlsCertificates?: DtlsIdentities | undefined;
   logger: Logger;
   authenticators: readonly InboundAuthenticator[];
   /** The configuration of the transport the INVITE arrived on. */
@@ -183,7 +186,7 @@ export class InboundCall implements ChannelTechnology, TransferSource {
     }
     const endpoint = auth.endpoint;
     this.#endpoint = endpoint;
-    this.#core.useEncryptionOf(endpoint);
+    this.#core.useEncryptionOf(endpoint, this.#env.dtlsCertificates);
     if (endpoint.forceRport) {
       // force_rport: answer to the packet's source port even if the caller did not ask (RFC 3581).
       const updated = applyReceived(request.topVia, source, true);

@@ -37,6 +37,7 @@ import type { SipUri } from '../../message/uri.js';
 import type { Transport } from '../../transport/transport.js';
 import type { UserAgentCore } from '../../ua/user-agent-core.js';
 import { authorizedAttempt, ChallengeResponder, nextAttempt } from '../auth/outbound-auth.js';
+import type { DtlsIdentities } from '../sdp/dtls-certificates.js';
 import { negotiateAnswer } from '../sdp/sdp.js';
 import { dialogIdentity, SDP, SipCallCore, type SipMediaEngine } from './call-core.js';
 import type { EarlyMediaSource } from './early-media.js';
@@ -78,6 +79,8 @@ export const CAUSE_ANSWERED_ELSEWHERE = 26;
 export interface OutboundCallEnvironment {
   ua: UserAgentCore;
   media: SipMediaEngine;
+  /** The certificates of DTLS-SRTP calls (webrtc endpoints). */
+  dtlsCertificates?: DtlsIdentities | undefined;
   clock: Clock;
   logger: Logger;
   endpoint: SipEndpointConfig;
@@ -132,7 +135,7 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
       videoCodecs: () => env.endpoint.videoCodecs,
       findDialog: env.findDialog,
     });
-    this.#core.useEncryptionOf(env.endpoint);
+    this.#core.useEncryptionOf(env.endpoint, env.dtlsCertificates);
     this.#timers = new OutboundSessionTimer(env.endpoint, this.#core.sessionTimer);
   }
 

@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import type { LegSrtp, SipEndpointConfig, SrtpSuiteName } from '@switchboard/core';
 import type { MediaDescription } from 'sdp-transform';
+import type { WebrtcSession } from './webrtc-sdp.js';
 
 export type MediaEncryption = 'no' | 'sdes' | 'dtls';
 
@@ -104,6 +105,8 @@ export class SdesKeys {
 export interface SdesContext {
   readonly security: MediaSecurity;
   readonly keys: SdesKeys;
+  /** ICE, DTLS and rtcp-mux of the call (webrtc-sdp.ts); absent: none of them. */
+  readonly webrtc?: WebrtcSession;
 }
 
 export const SECURE_PROFILES = new Set(['RTP/SAVP', 'RTP/SAVPF']);

@@ -6,9 +6,24 @@
  * SRTP keys (RFC 4568 `a=crypto`) are agreed here too when the endpoint asks for SDES (sdes.ts).
  */
 import type { AudioCodecName, CodecBinding, LegSrtp, SrtpSuiteName, VideoCodecName } from '@switchboard/core';
-import { type MediaDescription, parse, type SessionDescription, write } from 'sdp-transform';
-import { type MediaSecurity, PLAIN_MEDIA, type SdesContext, SdesKeys, SECURE_PROFILES, usableCrypto } from './sdes.js';
-import { type AcceptedVideo, chooseVideo, videoAnswerMedia, videoFromAnswer, videoOfferMedia } from './sdp-video.js';
+import { type MediaDescription, parse, type SessionDescription } from 'sdp-transform';
+import { type MediaSecurity, PLAIN_MEDIA, type SdesContext, SECURE_PROFILES, usableCrypto } from './sdes.js';
+import { CODECS, type CodecDescription } from './sdp-codecs.js';
+import { type AcceptedVideo, chooseVideo, videoFromAnswer } from './sdp-video.js';
+import {
+  type AnsweredTransport,
+  answeredTransport,
+  DTLS_PROFILES,
+  iceDefaultAddress,
+  midOf,
+  offeredTransport,
+  preferOpus,
+  type RemoteTransport,
+  WebrtcSession,
+} from './webrtc-sdp.js';
+
+export { CODECS, DEFAULT_TELEPHONE_EVENT_PT } from './sdp-codecs.js';
+export { answerDirection, type LocalAudio, type LocalCodec, LocalSdpSession, offerFormats } from './local-sdp.js';
 
 export type MediaDirection = 'sendrecv' | 'sendonly' | 'recvonly' | 'inactive';
 
@@ -24,6 +39,8 @@ export interface RemoteMedia {
   video?: AcceptedVideo;
   /** The audio stream's SRTP keys, when SDES was agreed. */
   srtp?: LegSrtp;
+  /** ICE, DTLS-SRTP and rtcp-mux of the audio stream, when agreed (webrtc-sdp.ts). */
+  transport?: RemoteTransport;
 }
 
 /** One m-line of the offer, as the answer must mirror it (RFC 3264 §6: same number and order). */
@@ -37,35 +54,17 @@ export interface OfferedStream {
   video?: AcceptedVideo;
   /** The offered `a=crypto` line we accepted (its tag and suite), answered with our key. */
   crypto?: { tag: number; suite: SrtpSuiteName };
+  /** The offer's a=mid of the stream, repeated in the answer (RFC 8843 §7.3.1). */
+  mid?: string;
+  /** The stream is in the offer's BUNDLE group. */
+  bundled?: boolean;
+  /** ICE, DTLS and rtcp-mux of the accepted audio stream's answer. */
+  transport?: AnsweredTransport;
 }
 
 export type OfferOutcome = { ok: true; remote: RemoteMedia; streams: OfferedStream[] } | { ok: false; status: 488 | 400; reason: string };
 
 export type AnswerOutcome = { ok: true; remote: RemoteMedia } | { ok: false; reason: string };
-
-interface CodecDescription {
-  /** Encoding name as written in a=rtpmap. */
-  encoding: string;
-  /** RTP clock rate (for G.722 8000, although it samples at 16 kHz: RFC 3551 §4.5.2). */
-  clockRate: number;
-  channels?: number;
-  /** RFC 3551 static payload type, when the codec has one. */
-  staticPayloadType?: number;
-  /** Payload type we use in our own offers. */
-  offerPayloadType: number;
-  fmtp?: string;
-}
-
-/** Every codec the media engine names, as SDP describes it. */
-export const CODECS: Readonly<Record<AudioCodecName, CodecDescription>> = {
-  PCMU: { encoding: 'PCMU', clockRate: 8000, staticPayloadType: 0, offerPayloadType: 0 },
-  PCMA: { encoding: 'PCMA', clockRate: 8000, staticPayloadType: 8, offerPayloadType: 8 },
-  G722: { encoding: 'G722', clockRate: 8000, staticPayloadType: 9, offerPayloadType: 9 },
-  // RFC 7587 §7: always opus/48000/2, whatever is actually sent.
-  opus: { encoding: 'opus', clockRate: 48000, channels: 2, offerPayloadType: 111, fmtp: 'useinbandfec=1' },
-  // Linear 16-bit at the engine's 8 kHz (Asterisk's `slin`); dynamic payload type (RFC 3551 §4.5.11).
-  L16: { encoding: 'L16', clockRate: 8000, offerPayloadType: 118 },
-};
 
 const STATIC_PAYLOAD_TYPES = new Map<number, AudioCodecName>(
   (Object.entries(CODECS) as Array<[AudioCodecName, CodecDescription]>)
@@ -73,8 +72,6 @@ const STATIC_PAYLOAD_TYPES = new Map<number, AudioCodecName>(
     .map(([name, codec]) => [codec.staticPayloadType as number, name]),
 );
 
-/** First payload type we offer for telephone-event; one more per further clock rate. */
-export const DEFAULT_TELEPHONE_EVENT_PT = 101;
 /** Plain RTP profiles; the SRTP ones (SAVP, SAVPF) only for audio of an endpoint with `media_encryption = sdes`. */
 const ACCEPTED_PROTOCOLS = new Set(['RTP/AVP', 'RTP/AVPF']);
 
@@ -172,6 +169,8 @@ export function negotiateOffer(
   sdes?: SdesContext,
 ): OfferOutcome {
   const security = sdes?.security ?? PLAIN_MEDIA;
+  const webrtc = sdes?.webrtc ?? new WebrtcSession();
+  const ordered = preferOpus(preferences, webrtc.policy);
   const offer = parseSdp(offerText);
   if (offer === undefined) return { ok: false, status: 400, reason: 'SDP offer cannot be parsed' };
   let remote: RemoteMedia | undefined;
@@ -183,6 +182,7 @@ export function negotiateOffer(
       protocol: media.protocol,
       payloads: String(media.payloads ?? ''),
       accepted: false,
+      ...bundleOf(offer, media),
     };
     // Video is carried as plain RTP only: an endpoint that encrypts its media takes none.
     const videoAllowed = videoPreferences.length > 0 && security.encryption === 'no';
@@ -197,22 +197,31 @@ export function negotiateOffer(
       failure = keying.reason;
       return stream;
     }
+    const transport = offeredTransport(offer, media, webrtc, keying.dtls === true);
+    if (!transport.ok) {
+      failure = transport.reason;
+      return stream;
+    }
     const address = connectionAddress(offer, media);
     if (address === undefined) {
       failure = 'audio stream without a connection address';
       return stream;
     }
+    // An ICE offer made before its candidates were gathered says c=0.0.0.0: that is no hold.
+    const iceDefault = transport.remote.ice === undefined ? undefined : iceDefaultAddress(media, address);
     const formats = formatsOf(media);
-    for (const name of preferences) {
+    for (const name of ordered) {
       const format = formats.find((f) => formatMatches(f, name));
       if (format === undefined) continue;
       const clockRate = CODECS[name].clockRate;
       remote = {
-        address,
-        port: media.port,
+        address: iceDefault?.address ?? address,
+        port: iceDefault?.port ?? media.port,
         codec: { name, payloadType: format.pt, clockRate },
-        direction: directionOf(offer, media, address),
+        direction: directionOf(offer, media, iceDefault?.address ?? address),
       };
+      if (Object.keys(transport.remote).length > 0) remote.transport = transport.remote;
+      stream.transport = transport.answer;
       const te = telephoneEventPt(formats, clockRate);
       if (te !== undefined) remote.telephoneEventPayloadType = te;
       if (keying.crypto !== undefined && sdes !== undefined) {
@@ -230,7 +239,17 @@ export function negotiateOffer(
   return { ok: true, remote, streams };
 }
 
-type OfferedKeying = { ok: true; crypto?: { tag: number; suite: SrtpSuiteName; key: string } } | { ok: false; reason: string };
+type OfferedKeying =
+  | { ok: true; crypto?: { tag: number; suite: SrtpSuiteName; key: string }; dtls?: boolean }
+  | { ok: false; reason: string };
+
+/** The stream's a=mid and whether the offer's BUNDLE group names it. */
+function bundleOf(session: SessionDescription, media: MediaDescription): { mid?: string; bundled?: boolean } {
+  const mid = midOf(media);
+  if (mid === undefined) return {};
+  const bundled = (session.groups ?? []).some((g) => String(g.type) === 'BUNDLE' && String(g.mids).split(' ').includes(mid));
+  return bundled ? { mid, bundled } : { mid };
+}
 
 /**
  * Whether an offered audio stream fits the endpoint's `media_encryption` (RFC 4568 §7.1.2): an
@@ -238,9 +257,15 @@ type OfferedKeying = { ok: true; crypto?: { tag: number; suite: SrtpSuiteName; k
  * endpoint and keyed anyway when the offer carries `a=crypto` to an optimistic one.
  */
 function offeredKeying(media: MediaDescription, security: MediaSecurity): OfferedKeying {
-  // Never a silent downgrade: an endpoint that asks for DTLS-SRTP gets no plain media instead.
-  if (security.encryption === 'dtls') return { ok: false, reason: 'DTLS-SRTP (media_encryption = dtls) is not implemented' };
   const protocol = media.protocol.toUpperCase();
+  if (security.encryption === 'dtls') {
+    // RFC 5764 §8: DTLS-SRTP runs on the UDP/TLS/RTP profiles; plain RTP only for an optimistic endpoint.
+    if (DTLS_PROFILES.has(protocol)) return { ok: true, dtls: true };
+    if (security.optimistic && ACCEPTED_PROTOCOLS.has(protocol)) return { ok: true };
+    return { ok: false, reason: `the endpoint requires DTLS-SRTP (media_encryption = dtls), offered ${media.protocol}` };
+  }
+  if (DTLS_PROFILES.has(protocol))
+    return { ok: false, reason: `unsupported media protocol ${media.protocol} (media_encryption is not dtls)` };
   const sdes = security.encryption === 'sdes';
   if (SECURE_PROFILES.has(protocol)) {
     if (!sdes) return { ok: false, reason: `unsupported media protocol ${media.protocol} (media_encryption is not sdes)` };
@@ -298,7 +323,25 @@ export function negotiateAnswer(
   };
   const te = telephoneEventPt(formats, clockRate);
   if (te !== undefined) remote.telephoneEventPayloadType = te;
-  if (sdes?.security.encryption === 'dtls') return { ok: false, reason: 'DTLS-SRTP (media_encryption = dtls) is not implemented' };
+  if (sdes?.webrtc !== undefined) {
+    const dtls = sdes.security.encryption === 'dtls' && DTLS_PROFILES.has(media.protocol.toUpperCase());
+    if (
+      sdes.security.encryption === 'dtls' &&
+      !dtls &&
+      !(sdes.security.optimistic && ACCEPTED_PROTOCOLS.has(media.protocol.toUpperCase()))
+    ) {
+      return { ok: false, reason: `answer uses ${media.protocol}, not DTLS-SRTP` };
+    }
+    const transport = answeredTransport(answer, media, sdes.webrtc, dtls);
+    if (!transport.ok) return transport;
+    if (Object.keys(transport.remote).length > 0) remote.transport = transport.remote;
+    const iceDefault = transport.remote.ice === undefined ? undefined : iceDefaultAddress(media, address);
+    if (iceDefault !== undefined) {
+      remote.address = iceDefault.address;
+      remote.port = iceDefault.port;
+      remote.direction = directionOf(answer, media, iceDefault.address);
+    }
+  }
   if (sdes !== undefined && sdes.security.encryption === 'sdes') {
     // RFC 4568 §7.1.3: the answer names one of our tags with that tag's suite, and its own key.
     const answered = usableCrypto(media).find((c) => sdes.keys.offeredSuite(c.tag) === c.suite);
@@ -317,146 +360,4 @@ export function negotiateAnswer(
     if (video !== undefined) remote.video = video;
   }
   return { ok: true, remote };
-}
-
-/** RFC 3264 §6.1: the answer's direction mirrors the offer's. */
-export function answerDirection(offered: MediaDirection): MediaDirection {
-  switch (offered) {
-    case 'sendonly':
-      return 'recvonly';
-    case 'recvonly':
-      return 'sendonly';
-    default:
-      return offered;
-  }
-}
-
-export interface LocalAudio {
-  /** Concrete address for c= and o= (never 0.0.0.0). */
-  address: string;
-  port: number;
-  /** Codecs in order (one for an answer, the preference list for an offer). */
-  codecs: ReadonlyArray<LocalCodec>;
-  /** RFC 4733 telephone-event payload types, one per clock rate. */
-  telephoneEvents: ReadonlyArray<{ payloadType: number; clockRate: number }>;
-  direction: MediaDirection;
-  /**
-   * The leg's video port and, for offers, the video codecs to offer (none: no m=video). An
-   * answer accepts the offered video stream only when this is present.
-   */
-  video?: { port: number; codecs: readonly VideoCodecName[] };
-}
-
-export interface LocalCodec {
-  name: AudioCodecName;
-  payloadType: number;
-}
-
-/**
- * Our side of the session: the o= line keeps its session id and increments its version only
- * when the description changes (RFC 3264 §8, RFC 4566 §5.2).
- */
-export class LocalSdpSession implements SdesContext {
-  readonly sessionId: string;
-  /** The endpoint's `media_encryption` policy, set once the call knows its endpoint. */
-  security: MediaSecurity = PLAIN_MEDIA;
-  /** Our SDES master keys for this call (repeated in every offer and answer). */
-  readonly keys = new SdesKeys();
-  #version: number;
-  #lastBody: string | undefined;
-
-  constructor(sessionId = String(Math.floor(Math.random() * 2 ** 31)), version = 1) {
-    this.sessionId = sessionId;
-    this.#version = version;
-  }
-
-  get version(): number {
-    return this.#version;
-  }
-
-  /**
-   * An answer to `streams`: the accepted audio stream carries `audio`, the accepted video stream
-   * (when the leg has a video port) the offerer's video format, every other m-line port 0.
-   */
-  answer(audio: LocalAudio, streams: readonly OfferedStream[]): string {
-    const media = streams.map((stream) => {
-      if (stream.accepted) {
-        const answer = audioMedia(audio, stream.protocol);
-        if (stream.crypto !== undefined) answer.crypto = [this.keys.answerLine(stream.crypto)];
-        return answer;
-      }
-      if (stream.video !== undefined && audio.video !== undefined) {
-        return videoAnswerMedia(stream.video, audio.video.port, stream.protocol, answerDirection(stream.video.direction));
-      }
-      return { type: stream.type, port: 0, protocol: stream.protocol, payloads: stream.payloads, rtp: [], fmtp: [] } as MediaDescription;
-    });
-    return this.#render(audio.address, media);
-  }
-
-  /** An offer with every codec of `audio.codecs` and telephone-event, and m=video when video codecs are given. */
-  offer(audio: LocalAudio): string {
-    const sdes = this.security.encryption === 'sdes';
-    // RFC 4568 §7.1.1: SRTP is offered as RTP/SAVP; optimistic encryption offers keys on RTP/AVP.
-    const first = audioMedia(audio, sdes && !this.security.optimistic ? 'RTP/SAVP' : 'RTP/AVP');
-    if (sdes) first.crypto = this.keys.offerLines();
-    const media = [first];
-    // Video is carried as plain RTP only: an encrypted call does not offer it.
-    if (!sdes && audio.video !== undefined && audio.video.codecs.length > 0) {
-      media.push(videoOfferMedia(audio.video.codecs, audio.video.port, audio.direction));
-    }
-    return this.#render(audio.address, media);
-  }
-
-  #render(address: string, media: MediaDescription[]): string {
-    const ipVer = address.includes(':') ? 6 : 4;
-    const description = (version: number): SessionDescription => ({
-      version: 0,
-      origin: { username: '-', sessionId: this.sessionId, sessionVersion: version, netType: 'IN', ipVer, address },
-      name: 'Switchboard',
-      connection: { version: ipVer, ip: address },
-      timing: { start: 0, stop: 0 },
-      media,
-    });
-    const body = write(description(0));
-    if (this.#lastBody !== undefined && this.#lastBody !== body) this.#version++;
-    this.#lastBody = body;
-    return write(description(this.#version));
-  }
-}
-
-function audioMedia(audio: LocalAudio, protocol: string): MediaDescription {
-  const rtp: MediaDescription['rtp'] = [];
-  const fmtp: MediaDescription['fmtp'] = [];
-  for (const codec of audio.codecs) {
-    const description = CODECS[codec.name];
-    rtp.push({
-      payload: codec.payloadType,
-      codec: description.encoding,
-      rate: description.clockRate,
-      ...(description.channels !== undefined ? { encoding: description.channels } : {}),
-    });
-    if (description.fmtp !== undefined) fmtp.push({ payload: codec.payloadType, config: description.fmtp });
-  }
-  for (const te of audio.telephoneEvents) {
-    rtp.push({ payload: te.payloadType, codec: 'telephone-event', rate: te.clockRate });
-    fmtp.push({ payload: te.payloadType, config: '0-16' });
-  }
-  return {
-    type: 'audio',
-    port: audio.port,
-    protocol,
-    payloads: rtp.map((r) => r.payload).join(' '),
-    rtp,
-    fmtp,
-    ptime: 20,
-    direction: audio.direction,
-  };
-}
-
-/** What we offer: every preferred codec, then telephone-event at each clock rate among them. */
-export function offerFormats(preferences: readonly AudioCodecName[]): Pick<LocalAudio, 'codecs' | 'telephoneEvents'> {
-  const codecs = preferences.map((name) => ({ name, payloadType: CODECS[name].offerPayloadType }));
-  const rates = [...new Set(preferences.map((name) => CODECS[name].clockRate))];
-  const telephoneEvents = rates.map((clockRate, i) => ({ payloadType: DEFAULT_TELEPHONE_EVENT_PT + i, clockRate }));
-  return { codecs, telephoneEvents };
 }
