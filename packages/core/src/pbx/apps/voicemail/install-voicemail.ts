@@ -1,7 +1,9 @@
 /**
  * VoiceMail(mailbox[@context][&mailbox[@context]…][,options]) leaves a message (options: `u` unavailable greeting,
- * `b` busy greeting, `s` no greeting or instructions), VoiceMailMain([mailbox][@context][,s])
- * (voicemail-main.ts), VMCOUNT(mailbox[@context][,folder]) and MAILBOX_EXISTS(mailbox[@context]).
+ * `b` busy greeting, `s` no greeting or instructions, `U` the message is urgent: it lands in the
+ * Urgent folder and counts as new), VoiceMailMain([mailbox][@context][,s]) (voicemail-main.ts),
+ * VMCOUNT(mailbox[@context][,folder]) (INBOX, the default, counts Urgent too, as in the original)
+ * and MAILBOX_EXISTS(mailbox[@context]).
  * VMSTATUS is SUCCESS, USEREXIT or FAILED as in the original.
  */
 import type { DialplanAppContext, DialplanApplication } from '../../dialplan-app.js';
@@ -43,7 +45,8 @@ export function installVoicemail(deps: VoicemailDeps & { runner: DialplanRunner 
       }
     }
     const media = requireService(ctx.pbx.media, 'recording', 'VoiceMail');
-    const { id, recording } = service.newMessageRecording(box);
+    const folder = options.includes('U') ? 'Urgent' : 'INBOX';
+    const { id, recording } = service.newMessageRecording(box, folder);
     const outcome = await media.record(channel, {
       name: recording,
       format: config.format,
@@ -53,7 +56,7 @@ export function installVoicemail(deps: VoicemailDeps & { runner: DialplanRunner 
       beep: true,
     });
     const callerId = channel.caller.number === '' ? '' : `"${channel.caller.name}" <${channel.caller.number}>`;
-    const message = outcome.endedBy === 'failed' ? undefined : service.deposit(box, id, recording, callerId);
+    const message = outcome.endedBy === 'failed' ? undefined : service.deposit(box, id, recording, callerId, folder);
     if (message) {
       for (const other of others) {
         const copyTo = service.mailbox(other.context, other.mailbox);
@@ -77,7 +80,8 @@ export function installVoicemail(deps: VoicemailDeps & { runner: DialplanRunner 
       const folder = VOICEMAIL_FOLDERS.find((f) => f.toLowerCase() === (folderText.trim() || 'INBOX').toLowerCase()) as
         | VoicemailFolder
         | undefined;
-      return String(folder === undefined ? 0 : service.count(box, folder));
+      if (folder === undefined) return '0';
+      return String(folder === 'INBOX' ? service.newCount(box) : service.count(box, folder));
     },
   };
 
