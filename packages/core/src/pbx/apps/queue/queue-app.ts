@@ -22,7 +22,7 @@ import { playMedia } from '../ivr-apps.js';
 import { isAvailable, isEmpty, orderMembers, type QueueMember } from './queue-members.js';
 import { dialOptionsFor, parseQueueOptions, type QueueOptions } from './queue-options.js';
 import { initialRange, type PenaltyRange, penaltyRangeAt, withinRange } from './queue-rules.js';
-import type { QueueCaller, QueueService, QueueState } from './queue-service.js';
+import { callerPriority, insertionIndex, type QueueCaller, type QueueService, type QueueState } from './queue-service.js';
 
 /** How often a waiting caller looks at the members again. */
 const POLL_MS = 500;
@@ -93,14 +93,18 @@ export function queueApplication(service: QueueService, bus: EventBus): Dialplan
     const caller: Waiting = {
       channel,
       joinedAt: now,
-      originalPosition: queue.callers.length + 1,
+      originalPosition: 0,
+      priority: callerPriority(channel.getVariable('QUEUE_PRIO')),
       ringing: false,
       penaltyRange: startRange,
     };
     const hold = holdSound(ctx, queue, options);
     /** Members rung so far (`n` leaves once every member has had its chance). */
     const tried = new Set<QueueMember>();
-    queue.callers.push(caller);
+    // QUEUE_PRIO: ahead of every caller of lower priority, behind those of the same or higher.
+    const at = insertionIndex(queue.callers, caller.priority);
+    queue.callers.splice(at, 0, caller);
+    caller.originalPosition = at + 1;
     service.writeLog(config.name, channel.id, 'NONE', 'ENTERQUEUE', ['', channel.caller.number]);
     bus.publish({
       type: 'QueueCallerJoin',

@@ -12,8 +12,7 @@ import { defaultQueue, type QueuesConfig, readQueuesConfig } from './queue-confi
 import { isEmpty } from './queue-members.js';
 import { dialOptionsFor, parseQueueOptions } from './queue-options.js';
 import { initialRange, penaltyRangeAt, readQueueRules, withinRange } from './queue-rules.js';
-import type { QueueCaller } from './queue-service.js';
-import { QueueService } from './queue-service.js';
+import { callerPriority, insertionIndex, type QueueCaller, QueueService } from './queue-service.js';
 import { MemoryQueueStore } from './queue-store.js';
 
 function withConf(files: Record<string, string>, check: (dir: string) => void): void {
@@ -32,6 +31,7 @@ const caller = (penaltyRange = {}): QueueCaller => ({
   originalPosition: 1,
   penaltyRange,
   ringing: false,
+  priority: 0,
 });
 
 describe('queue penalty rules (queuerules.conf)', () => {
@@ -154,6 +154,17 @@ describe('queue weight', () => {
     // Once the heavier queue's caller is being offered, the member is no longer held back for it.
     important.ringing = true;
     assert.equal(membersToRing(service, generalQueue, ordinary, Date.now()).length, 2);
+  });
+});
+
+describe('QUEUE_PRIO', () => {
+  it('places a caller ahead of lower priorities and behind equal or higher ones', () => {
+    const line = [5, 5, 0, 0].map((priority) => ({ ...caller(), priority }));
+    assert.equal(insertionIndex(line, 10), 0);
+    assert.equal(insertionIndex(line, 5), 2);
+    assert.equal(insertionIndex(line, 0), 4);
+    assert.equal(insertionIndex([], 3), 0);
+    assert.deepEqual(['7', ' 2 ', '', 'high', undefined].map(callerPriority), [7, 2, 0, 0, 0]);
   });
 });
 

@@ -33,6 +33,20 @@ export interface QueueCaller {
   penaltyRange: PenaltyRange;
   /** Being offered to members right now. */
   ringing: boolean;
+  /** QUEUE_PRIO (0 unless set): a caller of higher priority waits ahead of lower ones. */
+  priority: number;
+}
+
+/** QUEUE_PRIO as the channel has it; anything but a whole number counts as 0. */
+export function callerPriority(text: string | undefined): number {
+  const value = text?.trim() ?? '';
+  return /^-?\d+$/.test(value) ? Number(value) : 0;
+}
+
+/** Where a caller of `priority` joins the line: behind every caller of the same or a higher priority. */
+export function insertionIndex(callers: readonly QueueCaller[], priority: number): number {
+  const lower = callers.findIndex((c) => c.priority < priority);
+  return lower < 0 ? callers.length : lower;
 }
 
 export interface QueueState {
