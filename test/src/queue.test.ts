@@ -27,12 +27,36 @@ strategy = linear
 timeout = 2
 retry = 1
 member => SIP/agent3
+
+[desk]
+timeout = 10
+member => SIP/agent3
 `;
 
 describe('Queue', () => {
   let sb: RunningSwitchboard;
   const target = () => ({ host: '127.0.0.1', port: sb.sipPort });
   const credentials = (user: string, password: string) => ['-au', user, '-ap', password];
+  const globalVariable = async (name: string) =>
+    (
+      (await (await fetch(`${sb.baseUrl}/ari/system/variable?variable=${name}`, { headers: { authorization: basicAuth() } })).json()) as {
+        value: string;
+      }
+    ).value;
+  /** agent3 registers once, on one port, for the tests that use it. */
+  let agent3Port: number | undefined;
+  const agent3 = async (): Promise<number> => {
+    if (agent3Port !== undefined) return agent3Port;
+    const port = await freePort('udp');
+    const registered = await runSipp('register-auth.xml', target(), {
+      service: 'agent3',
+      keys: { expires: 300 },
+      extra: [...credentials('agent3', 'a3-pass'), '-p', String(port)],
+    });
+    assert.equal(registered.code, 0, registered.stdout.slice(-2000));
+    agent3Port = port;
+    return port;
+  };
 
   before(async () => {
     sb = await startSwitchboard({
@@ -42,6 +66,11 @@ exten => 900,1,Queue(support,,,,60)
  same => n,Hangup()
 exten => 901,1,Queue(ringing,nr,,,30)
  same => n,Set(GLOBAL(Q_STATUS)=\${QUEUESTATUS})
+ same => n,Hangup()
+exten => 902,1,Queue(desk,H)
+ same => n,Hangup()
+exten => 903,1,Queue(desk,c)
+ same => n,Set(GLOBAL(Q_AFTER)=continued)
  same => n,Hangup()
 `,
     });
@@ -130,13 +159,7 @@ exten => 901,1,Queue(ringing,nr,,,30)
   });
 
   it('r plays ringing instead of music and n leaves with TIMEOUT once every member was tried', { timeout: 60_000 }, async () => {
-    const port = await freePort('udp');
-    const registered = await runSipp('register-auth.xml', target(), {
-      service: 'agent3',
-      keys: { expires: 300 },
-      extra: [...credentials('agent3', 'a3-pass'), '-p', String(port)],
-    });
-    assert.equal(registered.code, 0, registered.stdout.slice(-2000));
+    const port = await agent3();
     const unanswered = runSipp('uas-ring-cancel.xml', target(), { service: 'agent3', timeoutSeconds: 30, extra: ['-p', String(port)] });
     await new Promise((resolve) => setTimeout(resolve, 300));
     const phone = await RtpPeer.open();
@@ -158,8 +181,7 @@ exten => 901,1,Queue(ringing,nr,,,30)
     // What the caller heard: the ring tone (440 + 480 Hz), not music.
     const heard = ulawPayloadsToLinear(phone.packets.filter((p) => p.payloadType === 0).map((p) => p.payload));
     assert.ok(toneShare(heard, 8000, 440) > 0.2 && toneShare(heard, 8000, 480) > 0.2, 'the caller heard ringing');
-    const status = await fetch(`${sb.baseUrl}/ari/system/variable?variable=Q_STATUS`, { headers: { authorization: basicAuth() } });
-    assert.equal(((await status.json()) as { value: string }).value, 'TIMEOUT');
+    assert.equal(await globalVariable('Q_STATUS'), 'TIMEOUT');
     const lines = readFileSync(join(sb.dataDir, 'log', 'queue_log'), 'utf8')
       .trim()
       .split('\n')
@@ -169,5 +191,57 @@ exten => 901,1,Queue(ringing,nr,,,30)
       lines.map((l) => `${l[3]} ${l[4]}`).filter((l) => !l.endsWith('QUEUESTART')),
       ['NONE ENTERQUEUE', 'SIP/agent3 RINGNOANSWER', 'NONE EXITWITHTIMEOUT'],
     );
+  });
+
+  it('H lets the caller hang up with *; c continues in the dialplan when the member hangs up', { timeout: 60_000 }, async () => {
+    const port = await agent3();
+    const connectsIn = (queue: string) =>
+      readFileSync(join(sb.dataDir, 'log', 'queue_log'), 'utf8')
+        .split('\n')
+        .filter((l) => l.includes(`|${queue}|`) && l.includes('|CONNECT|')).length;
+    // H: the member answers and waits; the caller presses * and the call ends for both.
+    const member = runSipp('uas-answer-wait-bye.xml', target(), {
+      service: 'agent3',
+      keys: { rtpport: 4740 },
+      timeoutSeconds: 30,
+      extra: ['-p', String(port)],
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const phone = await RtpPeer.open();
+    try {
+      const call = runSipp('uac-auth-wait-bye.xml', target(), {
+        service: '902',
+        keys: { rtpport: phone.port, user: 'carl' },
+        extra: credentials('carl', 'caller-pass'),
+        timeoutSeconds: 30,
+      });
+      const until = Date.now() + 15_000;
+      while (connectsIn('desk') < 1 && Date.now() < until) await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.equal(connectsIn('desk'), 1, 'the member answered');
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      await phone.sendDtmf('*');
+      const [caller, agent] = await Promise.all([call, member]);
+      assert.equal(caller.code, 0, caller.stdout.slice(-1500));
+      assert.equal(agent.code, 0, `the member got the BYE\n${agent.stdout.slice(-1500)}`);
+    } finally {
+      phone.close();
+    }
+    // c: the member talks and hangs up; the caller goes on in the dialplan.
+    const talking = runSipp('uas-answer-talk-bye.xml', target(), {
+      service: 'agent3',
+      keys: { rtpport: 4742 },
+      timeoutSeconds: 30,
+      extra: ['-p', String(port)],
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const continued = await runSipp('uac-auth-wait-bye.xml', target(), {
+      service: '903',
+      keys: { rtpport: 4744, user: 'carl' },
+      extra: credentials('carl', 'caller-pass'),
+      timeoutSeconds: 30,
+    });
+    assert.equal(continued.code, 0, continued.stdout.slice(-1500));
+    assert.equal((await talking).code, 0);
+    assert.equal(await globalVariable('Q_AFTER'), 'continued');
   });
 });
