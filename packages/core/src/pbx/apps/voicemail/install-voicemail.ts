@@ -11,7 +11,7 @@ import type { DialplanRunner } from '../../dialplan-runner.js';
 import type { DialplanFunction } from '../../pbx-services.js';
 import { requireService } from '../../pbx-services.js';
 import { playMedia } from '../ivr-apps.js';
-import { mailboxKey, VOICEMAIL_FOLDERS, type VoicemailFolder } from './voicemail-config.js';
+import { type MailboxConfig, mailboxKey, VOICEMAIL_FOLDERS, type VoicemailFolder } from './voicemail-config.js';
 import { voiceMailMain } from './voicemail-main.js';
 import { type VoicemailDeps, VoicemailService } from './voicemail-service.js';
 
@@ -100,22 +100,29 @@ export function installVoicemail(deps: VoicemailDeps & { runner: DialplanRunner 
 }
 
 /**
- * The temporary greeting if there is one, else the recorded unavailable/busy one, else "the
- * person at extension <digits> is unavailable"; then the instructions. `*` or `#` during them
- * leaves without a message (USEREXIT), any other digit is ignored.
+ * The greeting a caller hears: the temporary one if recorded, else the recorded unavailable/busy
+ * one, else "the person at extension" with the owner's recorded name (or the mailbox's digits
+ * when there is none, as the original does) and "is unavailable" / "is on the phone".
  */
+export function greetingUris(
+  service: Pick<VoicemailService, 'hasGreeting' | 'greetingRecording'>,
+  box: MailboxConfig,
+  kind: 'unavail' | 'busy',
+): string[] {
+  const recorded = service.hasGreeting(box, 'temp') ? 'temp' : service.hasGreeting(box, kind) ? kind : undefined;
+  if (recorded !== undefined) return [`recording:${service.greetingRecording(box, recorded)}`];
+  const who = service.hasGreeting(box, 'greet') ? `recording:${service.greetingRecording(box, 'greet')}` : `digits:${box.mailbox}`;
+  return ['sound:vm-theperson', who, kind === 'busy' ? 'sound:vm-isonphone' : 'sound:vm-isunavail'];
+}
+
+/** The greeting, then the instructions. `*` or `#` during them leaves without a message (USEREXIT), any other digit is ignored. */
 async function playGreeting(
   ctx: DialplanAppContext,
   service: VoicemailService,
-  box: NonNullable<ReturnType<VoicemailService['mailbox']>>,
+  box: MailboxConfig,
   kind: 'unavail' | 'busy',
 ): Promise<boolean> {
-  const recorded = service.hasGreeting(box, 'temp') ? 'temp' : service.hasGreeting(box, kind) ? kind : undefined;
-  const uris =
-    recorded === undefined
-      ? ['sound:vm-theperson', `digits:${box.mailbox}`, kind === 'busy' ? 'sound:vm-isonphone' : 'sound:vm-isunavail']
-      : [`recording:${service.greetingRecording(box, recorded)}`];
-  for (const list of [uris, ['sound:vm-intro']]) {
+  for (const list of [greetingUris(service, box, kind), ['sound:vm-intro']]) {
     const outcome = await playMedia(ctx, list, true);
     if (outcome.kind === 'digit' && (outcome.digit === '*' || outcome.digit === '#')) return true;
   }

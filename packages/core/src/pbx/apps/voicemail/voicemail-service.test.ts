@@ -6,6 +6,7 @@ import { afterEach, describe, it } from 'node:test';
 import { EventBus } from '../../../events/event-bus.js';
 import { silentLogger } from '../../../util/logger.js';
 import { withMailboxPassword } from './voicemail-conf-writer.js';
+import { greetingUris } from './install-voicemail.js';
 import { defaultVoicemailConfig, type MailboxConfig } from './voicemail-config.js';
 import { envelope, sayTimeOfDay, sayWhichDay } from './voicemail-envelope.js';
 import { emailVariables, substitute } from './voicemail-mailer.js';
@@ -188,6 +189,21 @@ describe('voicemail service', () => {
       'sound:vm-messages',
     ]);
     assert.deepEqual(countPrompts(0, 3, 0), ['sound:vm-youhave', 'number:3', 'sound:vm-INBOX', 'sound:vm-messages']);
+  });
+
+  it('greets with the temporary, then the recorded, then the owner’s name, then the digits', () => {
+    const { service, record } = setup();
+    assert.deepEqual(greetingUris(service, box, 'busy'), ['sound:vm-theperson', 'digits:1001', 'sound:vm-isonphone']);
+    record(service.greetingRecording(box, 'greet'), 1);
+    assert.deepEqual(greetingUris(service, box, 'unavail'), [
+      'sound:vm-theperson',
+      'recording:voicemail/default/1001/greet',
+      'sound:vm-isunavail',
+    ]);
+    record(service.greetingRecording(box, 'unavail'), 1);
+    assert.deepEqual(greetingUris(service, box, 'unavail'), ['recording:voicemail/default/1001/unavail']);
+    record(service.greetingRecording(box, 'temp'), 1);
+    assert.deepEqual(greetingUris(service, box, 'unavail'), ['recording:voicemail/default/1001/temp']);
   });
 
   it('discards a message shorter than minsecs', () => {
