@@ -236,5 +236,22 @@ describe('voicemail service', () => {
       substitute(`${v('NAME')}: ${v('MSGNUM')} (${v('DUR')}) ${v('UNKNOWN')}`, variables),
       `Olive Owner: 3 (1:15) ${v('UNKNOWN')}`,
     );
+    assert.equal(variables.VM_FLAG, '');
+    const urgent = emailVariables(
+      box,
+      {
+        id: 'u',
+        context: 'default',
+        mailbox: '1001',
+        folder: 'Urgent',
+        recording: 'r',
+        format: 'wav',
+        callerId: '',
+        origTime: 0,
+        durationSeconds: 1,
+      },
+      1,
+    );
+    assert.equal(substitute(`New ${v('FLAG')} message`, urgent), 'New Urgent message');
   });
 });
