@@ -27,8 +27,6 @@ import { callerPriority, insertionIndex, type QueueCaller, type QueueService, ty
 /** How often a waiting caller looks at the members again. */
 const POLL_MS = 500;
 
-type Waiting = QueueCaller;
-
 /** What the caller hears while waiting: the queue's music, or ringing with `r`. */
 interface HoldSound {
   start(): Promise<void>;
@@ -90,7 +88,7 @@ export function queueApplication(service: QueueService, bus: EventBus): Dialplan
       return { kind: 'next' };
     }
     await channel.answer();
-    const caller: Waiting = {
+    const caller: QueueCaller = {
       channel,
       joinedAt: now,
       originalPosition: 0,
@@ -227,7 +225,7 @@ function updateRange(channel: Channel, caller: QueueCaller, range: PenaltyRange)
  * The members this caller may ring now: available, within its penalty range, not kept for a
  * queue of higher weight; none while callers ahead of it wait for the same members.
  */
-export function membersToRing(service: QueueService, queue: QueueState, caller: Waiting, now: number): QueueMember[] {
+export function membersToRing(service: QueueService, queue: QueueState, caller: QueueCaller, now: number): QueueMember[] {
   const { config } = queue;
   const available = queue.members.filter(
     (m) =>
@@ -247,7 +245,7 @@ async function ring(
   service: QueueService,
   bus: EventBus,
   queue: QueueState,
-  caller: Waiting,
+  caller: QueueCaller,
   members: QueueMember[],
   options: QueueOptions,
   sound: HoldSound,
