@@ -40,6 +40,11 @@ say conf-locked "This conference is full or locked."
 say conf-muted "You are now muted."
 say conf-unmuted "You are no longer muted."
 say conf-errormenu "Invalid menu option."
+say conf-onlyone "There is currently one other participant in the conference."
+say conf-thereare "There are currently"
+say conf-otherinparty "other participants in the conference."
+say conf-lockednow "The conference is now locked."
+say conf-unlockednow "The conference is now unlocked."
 
 # Voicemail (VoiceMail, VoiceMailMain), with the original's prompt names.
 say vm-login "Please enter your mailbox number, followed by the pound key."
@@ -77,6 +82,10 @@ say vm-isunavail "is unavailable."
 say vm-isonphone "is on the phone."
 say vm-mailboxfull "This mailbox is full."
 say vm-goodbye "Goodbye."
+say vm-Urgent "urgent"
+say vm-extension "Please enter the extension to forward this message to, followed by the pound key."
+say vm-msgforwarded "Your message has been forwarded."
+say pbx-invalid "I'm sorry, that's not a valid extension. Please try again."
 
 # Queues (Queue), with the original's prompt names.
 say queue-youarenext "You are now first in line."
@@ -98,6 +107,17 @@ say digits/billion "billion"
 say digits/minus "minus"
 say digits/star "star"
 say digits/pound "pound"
+days=(sunday monday tuesday wednesday thursday friday saturday)
+for i in "${!days[@]}"; do say "digits/day-$i" "${days[$i]}"; done
+months=(january february march april may june july august september october november december)
+for i in "${!months[@]}"; do say "digits/mon-$i" "${months[$i]}"; done
+say digits/today "today"
+say digits/yesterday "yesterday"
+say digits/at "at"
+say digits/oclock "o'clock"
+say digits/oh "oh"
+say digits/a-m "A M"
+say digits/p-m "P M"
 for l in {a..z}; do say "letters/$l" "$l"; done
 say letters/dash "dash"
 say letters/dot "dot"

@@ -4,11 +4,12 @@
  * GET /ari/bridges lists (class confbridge, named after the conference), each caller hears the
  * other two and not themselves, CONFBRIDGE_INFO counts the parties and the marked user, and when
  * the marked user leaves the end_marked users are put out (CONFBRIDGE_RESULT=ENDMARKED) and the
- * conference ends.
+ * conference ends. With announce_join_leave each caller records a name (a tone here) that the
+ * others hear when it joins and leaves, and the recording is deleted once said.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { rmsOf, toneShare, ulawPayloadsToLinear } from './audio-analysis.js';
+import { dominantBlocks, rmsOf, toneShare, ulawPayloadsToLinear } from './audio-analysis.js';
 import { basicAuth, type RunningSwitchboard, runSipp, startSwitchboard, switchboardCli } from './harness.js';
 import { RtpPeer } from './rtp-peer.js';
 
@@ -30,6 +31,12 @@ announce_only_user = no
 type = user
 pin = ${PIN}
 end_marked = yes
+announce_only_user = no
+
+[namer]
+type = user
+announce_join_leave = yes
+announce_user_count = yes
 announce_only_user = no
 `;
 
@@ -62,6 +69,8 @@ exten => 700,1,ConfBridge(office,office_bridge,leader)
  same => n,Hangup()
 exten => 701,1,ConfBridge(office,office_bridge,member)
  same => n,Set(GLOBAL(MEMBER_RESULT)=\${CONFBRIDGE_RESULT})
+ same => n,Hangup()
+exten => 710,1,ConfBridge(names,,namer)
  same => n,Hangup()
 exten => 702,1,Answer()
  same => n,Set(GLOBAL(PARTIES)=\${CONFBRIDGE_INFO(parties,office)})
@@ -132,6 +141,69 @@ exten => 702,1,Answer()
         const bridges = (await (await api('GET', '/bridges')).json()) as BridgeJson[];
         return !bridges.some((b) => b.name === 'office');
       });
+    } finally {
+      for (const phone of phones) phone.close();
+    }
+  });
+
+  it('says the name each caller recorded when they join and leave, and counts the others', { timeout: 60_000 }, async (t) => {
+    const BEEP_HZ = 1000;
+    const NAME_HZ = [700, 1100];
+    const target = { host: '127.0.0.1', port: sb.sipPort };
+    const phones = [await RtpPeer.open(), await RtpPeer.open()];
+    /** 200 ms blocks dominated by `hz` in what the phone received since `since`. */
+    const heardSince = (phone: RtpPeer, since: number, hz: number) =>
+      dominantBlocks(ulawPayloadsToLinear(phone.packets.filter((p) => p.at >= since && p.payloadType === 0).map((p) => p.payload)), 8000, [
+        hz,
+      ]).get(hz) ?? 0;
+    const names = async () =>
+      ((await (await api('GET', '/recordings/stored')).json()) as { name: string }[])
+        .map((r) => r.name)
+        .filter((n) => n.startsWith('confbridge/names/names/'));
+    /** After vm-rec-name and the beep, the caller "says" its name as a tone and ends it with #. */
+    const sayName = async (phone: RtpPeer, hz: number) => {
+      await waitFor(
+        'the beep before the name',
+        () => {
+          const last = phone.packets.slice(-5);
+          return last.length === 5 && toneShare(ulawPayloadsToLinear(last.map((p) => p.payload)), 8000, BEEP_HZ) > 0.5;
+        },
+        15_000,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      await phone.sendTone(hz, 1000);
+      await phone.sendDtmf('#');
+    };
+    const calls = [runSipp('uac-wait-bye-long.xml', target, { service: '710', keys: { rtpport: phones[0].port }, timeoutSeconds: 60 })];
+    try {
+      await sayName(phones[0], NAME_HZ[0]);
+      await waitFor('the first name stored', async () => (await names()).length === 1);
+      calls.push(runSipp('uac-wait-bye-long.xml', target, { service: '710', keys: { rtpport: phones[1].port }, timeoutSeconds: 60 }));
+      await sayName(phones[1], NAME_HZ[1]);
+      const joined = performance.now();
+      await waitFor('the second caller’s name said to the first', () => heardSince(phones[0], joined, NAME_HZ[1]) >= 3, 15_000);
+      t.diagnostic('the first caller heard the second caller’s recorded name');
+      assert.equal((await names()).length, 2);
+      // The second caller heard "there is one other participant" (speech, not a tone) before the names.
+      assert.ok(phones[1].packets.filter((p) => p.at >= joined).length > 25, 'the joining caller heard the count');
+
+      const channels = (await (await api('GET', '/channels')).json()) as {
+        id: string;
+        dialplan: { exten: string };
+        creationtime: string;
+      }[];
+      const second = channels.filter((c) => c.dialplan.exten === '710').sort((a, b) => a.creationtime.localeCompare(b.creationtime))[1];
+      assert.ok(second, 'the second caller’s channel');
+      const left = performance.now();
+      await api('DELETE', `/channels/${second.id}`);
+      await waitFor('the second caller’s name said again as it leaves', () => heardSince(phones[0], left, NAME_HZ[1]) >= 3, 15_000);
+      const secondName = `confbridge/names/names/${second.id}`;
+      await waitFor('the departed caller’s name deleted once said', async () => !(await names()).includes(secondName), 15_000);
+      const first = channels.filter((c) => c.dialplan.exten === '710').find((c) => c.id !== second.id);
+      assert.ok(first);
+      await api('DELETE', `/channels/${first.id}`);
+      for (const result of await Promise.all(calls)) assert.equal(result.code, 0, result.stdout.slice(-1500));
+      await waitFor('every name deleted', async () => (await names()).length === 0);
     } finally {
       for (const phone of phones) phone.close();
     }

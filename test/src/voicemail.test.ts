@@ -3,7 +3,8 @@
  * a caller leaves a message (a 600 Hz tone, ended with #), the owner's registered phone gets an
  * unsolicited NOTIFY with `Messages-Waiting: yes`, the API's mailbox shows one new message, the
  * email arrives with the WAV attached; the owner dials VoiceMailMain, enters the password by
- * RFC 4733, hears the tone in the RTP it receives, deletes the message, and the lamp goes off.
+ * RFC 4733, hears the tone in the RTP it receives, forwards it to another mailbox, deletes it, and
+ * the lamp goes off. The message is left urgent (`U`): it counts as new and stays urgent when forwarded.
  */
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
@@ -20,9 +21,10 @@ const BEEP_HZ = 1000;
 const PASSWORD = '4242';
 
 const DIALPLAN = `
-exten => 800,1,VoiceMail(1001@default,u)
+exten => 800,1,VoiceMail(1001@default,uU)
  same => n,Set(GLOBAL(VM_RESULT)=\${VMSTATUS})
  same => n,Set(GLOBAL(VM_COUNT)=\${VMCOUNT(1001@default)})
+ same => n,Set(GLOBAL(VM_URGENT)=\${VMCOUNT(1001@default,Urgent)})
  same => n,Set(GLOBAL(VM_EXISTS)=\${MAILBOX_EXISTS(1001@default)}\${MAILBOX_EXISTS(9999)})
  same => n,Hangup()
 exten => 801,1,VoiceMailMain(1001@default)
@@ -46,8 +48,8 @@ describe('voicemail', () => {
   const api = (method: string, path: string) => fetch(`${sb.baseUrl}/ari${path}`, { method, headers: { authorization: basicAuth() } });
   const global = async (name: string) =>
     ((await (await api('GET', `/system/variable?variable=${name}`)).json()) as { value: string }).value;
-  const mailbox = async () =>
-    (await (await api('GET', `/mailboxes/${encodeURIComponent('1001@default')}`)).json()) as { new_messages: number; old_messages: number };
+  const mailbox = async (name = '1001@default') =>
+    (await (await api('GET', `/mailboxes/${encodeURIComponent(name)}`)).json()) as { new_messages: number; old_messages: number };
 
   before(async () => {
     const smtpPort = await freePort('tcp');
@@ -69,7 +71,7 @@ describe('voicemail', () => {
     sb = await startSwitchboard({
       dialplan: DIALPLAN,
       extraFiles: {
-        'voicemail.conf': `[general]\nformat = wav\nserveremail = voicemail@switchboard.test\nmaxsilence = 4\nminsecs = 1\nsmtp_server = 127.0.0.1:${smtpPort}\n\n[default]\n1001 => ${PASSWORD},Olive Owner,olive@office.test\n`,
+        'voicemail.conf': `[general]\nformat = wav\nserveremail = voicemail@switchboard.test\nmaxsilence = 4\nminsecs = 1\nsmtp_server = 127.0.0.1:${smtpPort}\n\n[default]\n1001 => ${PASSWORD},Olive Owner,olive@office.test\n1002 => 9999,Second Desk\n`,
       },
     });
     writeFileSync(
@@ -100,7 +102,7 @@ describe('voicemail', () => {
     assert.equal(atRegistration.code, 0, atRegistration.stdout.slice(-2000));
     const users = (await switchboardCli(sb, ['-rx', 'voicemail show users'])).stdout;
     assert.match(users, /^default\s+1001\s+Olive Owner\s+0$/m, users);
-    assert.match(users, /1 voicemail user configured in 1 context/, users);
+    assert.match(users, /2 voicemail users configured in 1 context/, users);
     const lampOn = runSipp('notify-mwi-uas.xml', target(), { service: 'olive', extra: ['-p', String(olivePort)], timeoutSeconds: 60 });
 
     // Carl calls 800, hears the greeting and the beep, speaks a tone and presses #.
@@ -130,7 +132,8 @@ describe('voicemail', () => {
       carl.close();
     }
     assert.equal(await global('VM_RESULT'), 'SUCCESS');
-    assert.equal(await global('VM_COUNT'), '1');
+    assert.equal(await global('VM_COUNT'), '1', 'an urgent message counts as new');
+    assert.equal(await global('VM_URGENT'), '1');
     assert.equal(await global('VM_EXISTS'), '10');
 
     const on = await lampOn;
@@ -168,6 +171,11 @@ describe('voicemail', () => {
         30_000,
       );
       t.diagnostic('the owner heard the 600 Hz message');
+      // 8: forward it to mailbox 1002, where it arrives as a new (still urgent) message.
+      await phone.sendDtmf('8');
+      await new Promise((resolve) => setTimeout(resolve, 800));
+      for (const digit of '1002#') await phone.sendDtmf(digit);
+      await waitFor('the message forwarded to 1002', async () => (await mailbox('1002@default')).new_messages === 1, 15_000);
       await phone.sendDtmf('7');
       await waitFor(
         'the message deleted',
@@ -186,5 +194,6 @@ describe('voicemail', () => {
     assert.equal(off.code, 0, `no NOTIFY with Messages-Waiting: no\n${off.stdout.slice(-2000)}`);
     const stored = (await (await api('GET', '/recordings/stored')).json()) as { name: string }[];
     assert.equal(stored.filter((s) => s.name.startsWith('voicemail/default/1001/')).length, 0, 'the message file is gone');
+    assert.equal(stored.filter((s) => s.name.startsWith('voicemail/default/1002/Urgent/')).length, 1, 'the forwarded copy stays');
   });
 });

@@ -1,5 +1,5 @@
 // Over 500 lines: the object model's composition root; it builds and wires every core service, and each of those lives in its own file.
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { ApplicationRegistry } from './apps/application-registry.js';
 import type { Channel } from './channels/channel.js';
 import { ChannelRegistry } from './channels/channel-registry.js';
@@ -39,7 +39,7 @@ import { installConfBridge } from './pbx/apps/confbridge/install-confbridge.js';
 import { readConfBridgeConfig } from './pbx/apps/confbridge/confbridge-config.js';
 import type { ConfBridgeService } from './pbx/apps/confbridge/confbridge-service.js';
 import { installVoicemail } from './pbx/apps/voicemail/install-voicemail.js';
-import { readVoicemailConfig } from './pbx/apps/voicemail/voicemail-config.js';
+import { readVoicemailConfig, VOICEMAIL_CONFIG_FILE } from './pbx/apps/voicemail/voicemail-config.js';
 import type { VoicemailService } from './pbx/apps/voicemail/voicemail-service.js';
 import { MemoryVoicemailStore } from './pbx/apps/voicemail/voicemail-store.js';
 import { installQueues } from './pbx/apps/queue/install-queues.js';
@@ -378,6 +378,7 @@ export class SwitchboardCore implements ChannelDriverHost {
       mailboxes: this.mailboxes,
       bus: this.bus,
       recordingRoot: this.recordings.stored.root,
+      configFile: resolve(options.config.confDir, VOICEMAIL_CONFIG_FILE),
       log: voicemailLog,
     });
     const queueLog = log.child({ module: 'switchboard:core:queue' });

@@ -6,6 +6,7 @@ import { describe, it } from 'node:test';
 import { ConfigError } from '../../../errors.js';
 import { silentLogger } from '../../../util/logger.js';
 import { ConfBridgeOptionError, defaultUserProfile, parseMenuActions, readConfBridgeConfig, setUserOption } from './confbridge-config.js';
+import { type DynamicProfiles, setDynamicOption } from './confbridge-dynamic.js';
 
 function withConf(text: string, check: (dir: string) => void): void {
   const dir = mkdtempSync(join(tmpdir(), 'confbridge-conf-'));
@@ -55,5 +56,46 @@ describe('confbridge.conf', () => {
     assert.equal(setUserOption(profile, 'no_such_option', 'yes'), false);
     assert.throws(() => setUserOption(profile, 'pin', '12ab'), ConfBridgeOptionError);
     assert.throws(() => parseMenuActions('dance'), ConfBridgeOptionError);
+  });
+
+  it('reads the announcement options and the lock and count menu actions', () => {
+    const profile = defaultUserProfile();
+    setUserOption(profile, 'announce_user_count', 'yes');
+    setUserOption(profile, 'announce_user_count_all', '3');
+    assert.deepEqual([profile.announceUserCount, profile.announceUserCountAll], [true, 3]);
+    setUserOption(profile, 'announce_user_count_all', 'yes');
+    assert.equal(profile.announceUserCountAll, 0);
+    setUserOption(profile, 'announce_user_count_all', 'no');
+    assert.equal(profile.announceUserCountAll, undefined);
+    assert.deepEqual(parseMenuActions('admin_toggle_conference_lock,participant_count'), [
+      { kind: 'admin_toggle_conference_lock' },
+      { kind: 'participant_count' },
+    ]);
+  });
+
+  it('builds dynamic bridge, user and menu profiles (CONFBRIDGE())', () => {
+    withConf('[m1]\ntype = menu\n1 = toggle_mute\n\n[chief]\ntype = user\nadmin = yes\n', (dir) => {
+      const config = readConfBridgeConfig(dir, silentLogger);
+      const profiles: DynamicProfiles = {};
+      setDynamicOption(config, profiles, 'menu', 'template', 'm1');
+      setDynamicOption(config, profiles, 'menu', '*5', 'leave_conference');
+      assert.deepEqual([...(profiles.menu?.entries.keys() ?? [])], ['1', '*5']);
+      assert.equal(config.menus.get('m1')?.entries.has('*5'), false, 'the file’s menu is not changed');
+      setDynamicOption(config, profiles, 'user', 'template', 'chief');
+      setDynamicOption(config, profiles, 'user', 'announce_join_leave', 'yes');
+      assert.deepEqual([profiles.user?.admin, profiles.user?.announceJoinLeave], [true, true]);
+      setDynamicOption(config, profiles, 'bridge', 'max_members', '5');
+      assert.equal(profiles.bridge?.maxMembers, 5);
+      setDynamicOption(config, profiles, 'menu', 'clear', '');
+      assert.equal(profiles.menu, undefined);
+      const fresh: DynamicProfiles = {};
+      setDynamicOption(config, fresh, 'menu', '9', 'participant_count');
+      assert.deepEqual(fresh.menu?.entries.get('9'), [{ kind: 'participant_count' }]);
+      assert.throws(() => setDynamicOption(config, fresh, 'menu', '9x', 'no_op'), ConfBridgeOptionError);
+      assert.throws(() => setDynamicOption(config, fresh, 'menu', '1', 'dance'), ConfBridgeOptionError);
+      assert.throws(() => setDynamicOption(config, fresh, 'menu', 'template', 'nope'), ConfBridgeOptionError);
+      assert.throws(() => setDynamicOption(config, fresh, 'user', 'no_such_option', '1'), ConfBridgeOptionError);
+      assert.throws(() => setDynamicOption(config, fresh, 'room', 'x', '1'), ConfBridgeOptionError);
+    });
   });
 });

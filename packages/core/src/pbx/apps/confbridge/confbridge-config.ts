@@ -6,10 +6,14 @@
  *
  *   bridge:  max_members (0: no limit), record_conference, record_file, language
  *   user:    admin, marked, pin, startmuted, wait_marked, end_marked, quiet,
- *            music_on_hold_when_empty, music_on_hold_class, announce_join_leave,
- *            announce_only_user, talk_detection_events, dtmf_passage,
- *            dsp_talking_threshold, dsp_silence_threshold
+ *            music_on_hold_when_empty, music_on_hold_class, announce_join_leave (the user
+ *            records a name on joining; it is said before "has joined" / "has left"),
+ *            announce_user_count (the joining user hears how many others are in),
+ *            announce_user_count_all (yes, or a number: everyone hears the count when someone
+ *            joins and more than that many are in), announce_only_user, talk_detection_events,
+ *            dtmf_passage, dsp_talking_threshold, dsp_silence_threshold
  *   menu:    <digits> = toggle_mute | leave_conference | admin_kick_last |
+ *            admin_toggle_conference_lock | participant_count |
  *            increase_listening_volume | decrease_listening_volume | reset_listening_volume |
  *            no_op | playback(file)
  */
@@ -42,6 +46,9 @@ export interface UserProfile {
   musicOnHoldWhenEmpty: boolean;
   musicOnHoldClass: string;
   announceJoinLeave: boolean;
+  announceUserCount: boolean;
+  /** Everyone hears the count when someone joins and more than this many are in; undefined: never. */
+  announceUserCountAll: number | undefined;
   announceOnlyUser: boolean;
   talkDetectionEvents: boolean;
   dtmfPassage: boolean;
@@ -53,6 +60,8 @@ export type MenuAction =
   | { kind: 'toggle_mute' }
   | { kind: 'leave_conference' }
   | { kind: 'admin_kick_last' }
+  | { kind: 'admin_toggle_conference_lock' }
+  | { kind: 'participant_count' }
   | { kind: 'increase_listening_volume' }
   | { kind: 'decrease_listening_volume' }
   | { kind: 'reset_listening_volume' }
@@ -90,6 +99,8 @@ export function defaultUserProfile(name = 'default_user'): UserProfile {
     musicOnHoldWhenEmpty: false,
     musicOnHoldClass: '',
     announceJoinLeave: false,
+    announceUserCount: false,
+    announceUserCountAll: undefined,
     announceOnlyUser: true,
     talkDetectionEvents: false,
     dtmfPassage: false,
@@ -160,6 +171,13 @@ const USER_SETTERS: Record<string, Setter<UserProfile>> = {
   announce_join_leave: (p, v) => {
     p.announceJoinLeave = bool(v);
   },
+  announce_user_count: (p, v) => {
+    p.announceUserCount = bool(v);
+  },
+  announce_user_count_all: (p, v) => {
+    // yes: whenever someone joins; a number: only when more than that many are in.
+    p.announceUserCountAll = /^\s*\d+\s*$/.test(v) ? integer(v, 0, 100_000) : bool(v) ? 0 : undefined;
+  },
   announce_only_user: (p, v) => {
     p.announceOnlyUser = bool(v);
   },
@@ -197,6 +215,8 @@ const SIMPLE_ACTIONS = new Set([
   'toggle_mute',
   'leave_conference',
   'admin_kick_last',
+  'admin_toggle_conference_lock',
+  'participant_count',
   'increase_listening_volume',
   'decrease_listening_volume',
   'reset_listening_volume',

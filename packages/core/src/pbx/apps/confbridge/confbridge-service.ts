@@ -78,15 +78,17 @@ export class ConfBridgeService {
     name: string,
     profiles: JoinProfiles,
     serveMenu: (user: ConferenceUser, conference: Conference) => Promise<void>,
+    nameRecording?: string,
   ): Promise<ConfBridgeResult> {
     const conference = this.#conferences.get(name) ?? (await this.#start(name, profiles.bridge));
     const admitted = conference.present().length + conference.waiting().length;
     if (!profiles.user.admin && (conference.locked || (conference.profile.maxMembers > 0 && admitted >= conference.profile.maxMembers))) {
       await this.#playTo(channel, ['conf-locked']);
+      this.#forgetName(nameRecording);
       this.#endIfEmpty(conference);
       return 'FAILED';
     }
-    const user = new ConferenceUser(channel, profiles.user, profiles.menu);
+    const user = new ConferenceUser(channel, profiles.user, profiles.menu, nameRecording);
     conference.users.set(channel.id, user);
     channel.onHangup(() => user.leave('HANGUP'));
     try {
@@ -118,6 +120,18 @@ export class ConfBridgeService {
         return;
       case 'leave_conference':
         user.leave('DTMF');
+        return;
+      case 'participant_count':
+        await this.#playTo(
+          user.channel,
+          conference.present().length > 1 ? userCountPrompts(conference.present().length - 1) : ['sound:conf-onlyperson'],
+          false,
+        );
+        return;
+      case 'admin_toggle_conference_lock':
+        if (!user.profile.admin) return;
+        this.setLocked(conference, !conference.locked);
+        await this.#playTo(user.channel, [conference.locked ? 'conf-lockednow' : 'conf-unlockednow']);
         return;
       case 'admin_kick_last': {
         if (!user.profile.admin) return;
@@ -282,8 +296,11 @@ export class ConfBridgeService {
       if (profile.musicOnHoldWhenEmpty && conference.present().length === 1) {
         await this.#deps.bridges.startMusic(conference.bridge, profile.musicOnHoldClass || undefined).catch(() => undefined);
       }
-    } else if (profile.announceJoinLeave && !profile.quiet) {
-      this.#playToBridge(conference, ['conf-hasjoin']);
+    } else if (!profile.quiet) {
+      if (profile.announceUserCount) await this.#playTo(channel, userCountPrompts(present.length - 1), false);
+      if (profile.announceJoinLeave) this.#playToBridge(conference, [...nameOf(user), 'sound:conf-hasjoin']);
+      const all = profile.announceUserCountAll;
+      if (all !== undefined && present.length > all) this.#playToBridge(conference, userCountPrompts(present.length - 1));
     }
   }
 
@@ -297,8 +314,8 @@ export class ConfBridgeService {
   async #afterLeave(conference: Conference, user: ConferenceUser): Promise<void> {
     user.leave(user.result);
     conference.users.delete(user.channel.id);
-    const wasIn = conference.bridge.participants.has(user.channel.id);
-    if (wasIn && !user.channel.isDestroyed)
+    const wasIn = user.wasIn;
+    if (conference.bridge.participants.has(user.channel.id) && !user.channel.isDestroyed)
       await this.#deps.bridges.removeChannels(conference.bridge, [user.channel]).catch(() => undefined);
     this.#deps.bus.publish({
       type: 'ConfbridgeLeave',
@@ -313,14 +330,32 @@ export class ConfBridgeService {
       await Promise.all(remaining.filter((u) => u.profile.endMarked).map((u) => this.kick(conference, u, 'ENDMARKED')));
     }
     const stillIn = conference.present();
+    let leaveAnnouncement: string | undefined;
     if (stillIn.length > 0 && wasIn) {
-      if (user.profile.announceJoinLeave && !user.profile.quiet) this.#playToBridge(conference, ['conf-hasleft']);
+      if (user.profile.announceJoinLeave && !user.profile.quiet)
+        leaveAnnouncement = this.#playToBridge(conference, [...nameOf(user), 'sound:conf-hasleft']);
       const last = stillIn[0];
       if (stillIn.length === 1 && last.profile.musicOnHoldWhenEmpty) {
         await this.#deps.bridges.startMusic(conference.bridge, last.profile.musicOnHoldClass || undefined).catch(() => undefined);
       }
     }
+    // The recorded name goes once it has been said for the last time.
+    if (leaveAnnouncement === undefined) this.#forgetName(user.nameRecording);
+    else
+      void this.#deps.playbacks
+        .whenFinished(leaveAnnouncement)
+        .catch(() => undefined)
+        .then(() => this.#forgetName(user.nameRecording));
     this.#endIfEmpty(conference);
+  }
+
+  #forgetName(name: string | undefined): void {
+    if (name === undefined) return;
+    try {
+      this.#deps.recordings.stored.delete(name);
+    } catch (err) {
+      this.#deps.log.debug({ err, name }, 'recorded conference name not deleted');
+    }
   }
 
   #endIfEmpty(conference: Conference): void {
@@ -332,31 +367,39 @@ export class ConfBridgeService {
     void this.#deps.bridges.destroy(conference.bridge).catch(() => undefined);
   }
 
-  /** Plays prompts to one channel and waits for them (a hangup ends the wait). */
-  async #playTo(channel: Channel, sounds: string[]): Promise<void> {
+  /** Plays prompts (sound names, or media URIs when `asSounds` is false) to one channel and waits for them (a hangup ends the wait). */
+  async #playTo(channel: Channel, sounds: string[], asSounds = true): Promise<void> {
     if (channel.isDestroyed) return;
     try {
-      const { finished } = this.#deps.playbacks.playOnChannelTracked(
-        channel,
-        sounds.map((s) => `sound:${s}`),
-      );
+      const { finished } = this.#deps.playbacks.playOnChannelTracked(channel, asSounds ? sounds.map((s) => `sound:${s}`) : sounds);
       await Promise.race([finished, untilAborted(channel.hangupSignal)]);
     } catch (err) {
       this.#deps.log.debug({ err, channel: channel.name }, 'conference prompt not played');
     }
   }
 
-  #playToBridge(conference: Conference, sounds: string[]): void {
+  /** Plays media URIs to everyone in the conference; the playback's id, or undefined when it could not start. */
+  #playToBridge(conference: Conference, uris: string[]): string | undefined {
     try {
-      this.#deps.playbacks.playOnBridge(
-        conference.bridge,
-        sounds.map((s) => `sound:${s}`),
-        { defaultLanguage: conference.profile.language || this.#deps.defaultLanguage },
-      );
+      return this.#deps.playbacks.playOnBridge(conference.bridge, uris, {
+        defaultLanguage: conference.profile.language || this.#deps.defaultLanguage,
+      }).id;
     } catch (err) {
       this.#deps.log.debug({ err, conference: conference.name }, 'conference announcement not played');
+      return undefined;
     }
   }
+}
+
+/** "There is one other participant" / "there are currently <n> other participants" (nothing when alone). */
+export function userCountPrompts(others: number): string[] {
+  if (others <= 0) return [];
+  if (others === 1) return ['sound:conf-onlyone'];
+  return ['sound:conf-thereare', `number:${others}`, 'sound:conf-otherinparty'];
+}
+
+function nameOf(user: ConferenceUser): string[] {
+  return user.nameRecording === undefined ? [] : [`recording:${user.nameRecording}`];
 }
 
 function untilAborted(signal: AbortSignal): Promise<void> {

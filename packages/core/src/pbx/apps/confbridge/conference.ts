@@ -26,6 +26,8 @@ export class ConferenceUser {
   readonly channel: Channel;
   readonly profile: UserProfile;
   readonly menu: MenuProfile | undefined;
+  /** The name the user recorded on joining (announce_join_leave), a stored recording's name. */
+  readonly nameRecording: string | undefined;
   readonly joinedAt = Date.now();
   muted: boolean;
   /** -4..4, as the original's listening volume steps. */
@@ -33,14 +35,17 @@ export class ConferenceUser {
   /** Talking now, by talk detection (talk_detection_events); false without it. */
   talking = false;
   result: ConfBridgeResult = 'HANGUP';
+  /** Whether the user got in (a hangup may have taken the channel out of the bridge already). */
+  wasIn = false;
   #state: UserState = 'waiting';
   readonly #left = new AbortController();
   readonly #entered: Array<() => void> = [];
 
-  constructor(channel: Channel, profile: UserProfile, menu: MenuProfile | undefined) {
+  constructor(channel: Channel, profile: UserProfile, menu: MenuProfile | undefined, nameRecording?: string) {
     this.channel = channel;
     this.profile = profile;
     this.menu = menu;
+    this.nameRecording = nameRecording;
     this.muted = profile.startMuted;
   }
 
@@ -56,6 +61,7 @@ export class ConferenceUser {
   transition(next: UserState): void {
     if (!TRANSITIONS[this.#state].includes(next)) throw new Error(`conference user: ${this.#state} → ${next} is not allowed`);
     this.#state = next;
+    if (next === 'in') this.wasIn = true;
     if (next === 'in') for (const wake of this.#entered.splice(0)) wake();
     if (next === 'left') {
       for (const wake of this.#entered.splice(0)) wake();

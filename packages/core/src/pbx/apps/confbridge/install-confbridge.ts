@@ -1,7 +1,6 @@
 /**
- * ConfBridge(conference[,bridge_profile[,user_profile[,menu]]]), CONFBRIDGE(bridge|user,option)
- * (a dynamic profile for the channel's next ConfBridge; `template` picks the profile it starts
- * from) and CONFBRIDGE_INFO(parties|admins|marked|locked|muted,conference) in the dialplan.
+ * ConfBridge(conference[,bridge_profile[,user_profile[,menu]]]), CONFBRIDGE(bridge|user|menu,option)
+ * (a dynamic profile for the channel's next ConfBridge, confbridge-dynamic.ts) and CONFBRIDGE_INFO(parties|admins|marked|locked|muted,conference) in the dialplan.
  * The application asks for the user profile's PIN (conf-getpin, three tries), serves the menu's
  * DTMF sequences while the user is in, and sets CONFBRIDGE_RESULT when the user leaves.
  */
@@ -10,28 +9,20 @@ import type { DialplanAppContext, DialplanApplication } from '../../dialplan-app
 import type { DialplanRunner } from '../../dialplan-runner.js';
 import type { DialplanFunction } from '../../pbx-services.js';
 import { playMedia } from '../ivr-apps.js';
-import {
-  type BridgeProfile,
-  ConfBridgeOptionError,
-  type ConfBridgeConfig,
-  setBridgeOption,
-  setUserOption,
-  type UserProfile,
-} from './confbridge-config.js';
+import { ConfBridgeOptionError, type ConfBridgeConfig } from './confbridge-config.js';
+import { type DynamicProfiles, requireProfile, setDynamicOption } from './confbridge-dynamic.js';
 import { type ConfBridgeDeps, ConfBridgeService, type JoinProfiles } from './confbridge-service.js';
 import type { Conference, ConferenceUser } from './conference.js';
 
 const PIN_ATTEMPTS = 3;
 const PIN_DIGIT_TIMEOUT_MS = 5000;
+/** How long a name recorded on joining may be, and the silence that ends it. */
+const NAME_SECONDS = 10;
+const NAME_SILENCE_SECONDS = 2;
 /** How long a menu waits for the next digit of a longer sequence. */
 const MENU_SEQUENCE_TIMEOUT_MS = 2000;
 /** A menu wait that ends only by a digit, the user leaving or a hangup. */
 const UNTIL_LEFT_MS = 24 * 3600 * 1000;
-
-interface DynamicProfiles {
-  bridge?: BridgeProfile;
-  user?: UserProfile;
-}
 
 export function installConfBridge(deps: ConfBridgeDeps & { runner: DialplanRunner }): ConfBridgeService {
   const service = new ConfBridgeService(deps);
@@ -61,38 +52,33 @@ export function installConfBridge(deps: ConfBridgeDeps & { runner: DialplanRunne
       channel.setVariable('CONFBRIDGE_RESULT', 'FAILED');
       return channel.isDestroyed ? { kind: 'stop' } : { kind: 'next' };
     }
-    const result = await service.join(channel, name.trim(), profiles, (user, conference) => serveMenu(ctx, service, user, conference));
+    const stored = deps.recordings.stored;
+    const nameRecording = await recordName(ctx, name.trim(), profiles, (n) => stored.exists(n, 'wav'));
+    if (channel.isDestroyed) {
+      if (nameRecording !== undefined) stored.delete(nameRecording);
+      return { kind: 'stop' };
+    }
+    const result = await service.join(
+      channel,
+      name.trim(),
+      profiles,
+      (user, conference) => serveMenu(ctx, service, user, conference),
+      nameRecording,
+    );
     if (!channel.isDestroyed) channel.setVariable('CONFBRIDGE_RESULT', result);
     return channel.isDestroyed ? { kind: 'stop' } : { kind: 'next' };
   };
 
   const confBridgeFunction: DialplanFunction = {
     write: (ctx, args, value) => {
-      const [type = '', option = ''] = args.split(',').map((a) => a.trim().toLowerCase());
+      const [type = '', option = ''] = args.split(',').map((a) => a.trim());
       const profiles = dynamic.get(ctx.channel.id) ?? {};
       dynamic.set(ctx.channel.id, profiles);
-      const config = deps.config();
       try {
-        if (type === 'bridge') {
-          if (option === 'template') profiles.bridge = { ...requireProfile(config.bridges, value, 'bridge') };
-          else {
-            profiles.bridge ??= { ...requireProfile(config.bridges, 'default_bridge', 'bridge') };
-            if (!setBridgeOption(profiles.bridge, option, value))
-              ctx.log.warn({ option }, `CONFBRIDGE(bridge,${option}) is not a bridge profile option`);
-          }
-        } else if (type === 'user') {
-          if (option === 'template') profiles.user = { ...requireProfile(config.users, value, 'user') };
-          else {
-            profiles.user ??= { ...requireProfile(config.users, 'default_user', 'user') };
-            if (!setUserOption(profiles.user, option, value))
-              ctx.log.warn({ option }, `CONFBRIDGE(user,${option}) is not a user profile option`);
-          }
-        } else {
-          ctx.log.warn({ type }, 'CONFBRIDGE() type must be bridge or user');
-        }
+        setDynamicOption(deps.config(), profiles, type, option, value);
       } catch (err) {
         if (!(err instanceof ConfBridgeOptionError)) throw err;
-        ctx.log.warn({ option, value, reason: err.message }, 'CONFBRIDGE() value refused');
+        ctx.log.warn({ type, option, value, reason: err.message }, 'CONFBRIDGE() value refused');
       }
     },
   };
@@ -126,12 +112,6 @@ export function installConfBridge(deps: ConfBridgeDeps & { runner: DialplanRunne
   return service;
 }
 
-function requireProfile<P>(profiles: Map<string, P>, name: string, kind: string): P {
-  const profile = profiles.get(name);
-  if (profile === undefined) throw new ConfBridgeOptionError(`no ${kind} profile named '${name}' in confbridge.conf`);
-  return profile;
-}
-
 function resolveProfiles(
   config: ConfBridgeConfig,
   dynamic: DynamicProfiles | undefined,
@@ -141,8 +121,34 @@ function resolveProfiles(
 ): JoinProfiles {
   const bridge = dynamic?.bridge ?? requireProfile(config.bridges, bridgeName.trim() || 'default_bridge', 'bridge');
   const user = dynamic?.user ?? requireProfile(config.users, userName.trim() || 'default_user', 'user');
-  const menu = menuName.trim() === '' ? undefined : requireProfile(config.menus, menuName.trim(), 'menu');
+  const menu = dynamic?.menu ?? (menuName.trim() === '' ? undefined : requireProfile(config.menus, menuName.trim(), 'menu'));
   return { bridge, user, menu };
+}
+
+/**
+ * announce_join_leave: the user says their name after the beep (up to NAME_SECONDS, # ends it),
+ * kept as a stored recording until the conference has said it for the last time.
+ */
+async function recordName(
+  ctx: DialplanAppContext,
+  conference: string,
+  profiles: JoinProfiles,
+  recorded: (name: string) => boolean,
+): Promise<string | undefined> {
+  const media = ctx.pbx.media;
+  if (!profiles.user.announceJoinLeave || profiles.user.quiet || media === undefined) return undefined;
+  const name = `confbridge/names/${conference.replace(/[^A-Za-z0-9_-]/g, '_')}/${ctx.channel.id}`;
+  await playMedia(ctx, ['sound:vm-rec-name'], false);
+  if (ctx.channel.isDestroyed) return undefined;
+  const outcome = await media.record(ctx.channel, {
+    name,
+    format: 'wav',
+    maxSilenceSeconds: NAME_SILENCE_SECONDS,
+    maxDurationSeconds: NAME_SECONDS,
+    terminateOn: '#',
+    beep: true,
+  });
+  return outcome.endedBy !== 'failed' && recorded(name) ? name : undefined;
 }
 
 /** conf-getpin, then digits up to # (or a pause); three tries with conf-invalidpin between. */

@@ -1,8 +1,11 @@
 /**
- * Queue(queuename[,options[,URL[,announceoverride[,timeout]]]]): the caller waits with music on
- * hold and announcements until a member answers, rings members by the queue's strategy through
- * the dialplan's Dial() (so members are reached like any dialled device), and leaves with
+ * Queue(queuename[,options[,URL[,announceoverride[,timeout[,AGI[,gosub[,rule]]]]]]]): the caller
+ * waits with music on hold (or ringing: option `r`, queue-options.ts) and announcements until a
+ * member answers, rings members by the queue's strategy through the dialplan's Dial() (so members
+ * are reached like any dialled device; the music goes on while they ring), and leaves with
  * QUEUESTATUS (TIMEOUT, FULL, JOINEMPTY, LEAVEEMPTY, JOINUNAVAIL, CONTINUE) when no one answered.
+ * A member is offered only within the caller's penalty range (queue-rules.ts) and only when no
+ * queue of higher `weight` sharing it has a caller waiting.
  *
  *   join ──► waiting ──(a member can be rung)──► ringing ──(answer)──► connected ──► done
  *              ▲                                    │ no answer
@@ -18,13 +21,46 @@ import type { ChannelSnapshot } from '../../../model/snapshots.js';
 import type { DialplanAppContext, DialplanApplication } from '../../dialplan-app.js';
 import { playMedia } from '../ivr-apps.js';
 import { isAvailable, isEmpty, orderMembers, type QueueMember } from './queue-members.js';
-import type { QueueCaller, QueueService, QueueState } from './queue-service.js';
+import { dialOptionsFor, parseQueueOptions, type QueueOptions } from './queue-options.js';
+import { initialRange, type PenaltyRange, penaltyRangeAt, withinRange } from './queue-rules.js';
+import { callerPriority, insertionIndex, type QueueCaller, type QueueService, type QueueState } from './queue-service.js';
 
 /** How often a waiting caller looks at the members again. */
 const POLL_MS = 500;
 
-interface Waiting extends QueueCaller {
-  ringing: boolean;
+/** What the caller hears while waiting: the queue's music, or ringing with `r`. */
+interface HoldSound {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+function holdSound(ctx: DialplanAppContext, queue: QueueState, options: QueueOptions): HoldSound {
+  if (!options.ringing) {
+    return {
+      start: async () => {
+        await ctx.pbx.media?.startMoh(ctx.channel, queue.config.musicClass || undefined).catch(() => undefined);
+      },
+      stop: async () => {
+        await ctx.pbx.media?.stopMoh(ctx.channel).catch(() => undefined);
+      },
+    };
+  }
+  let playing: string | undefined;
+  return {
+    start: async () => {
+      if (playing !== undefined || ctx.channel.isDestroyed) return;
+      try {
+        playing = ctx.playbacks.playOnChannelTracked(ctx.channel, ['tone:ring']).snapshot.id;
+      } catch (err) {
+        ctx.log.debug({ err }, 'queue ringing not played');
+      }
+    },
+    stop: async () => {
+      const id = playing;
+      playing = undefined;
+      if (id !== undefined) await ctx.playbacks.stop(id).catch(() => undefined);
+    },
+  };
 }
 
 /** A member's channel made by Dial(), with its latest snapshot from the bus. */
@@ -34,8 +70,10 @@ interface RungMember {
 }
 
 export function queueApplication(service: QueueService, bus: EventBus): DialplanApplication {
-  return async (ctx, [name = '', _options = '', _url = '', _announce = '', timeoutText = '']) => {
+  return async (ctx, [name = '', optionText = '', _url = '', _announce = '', timeoutText = '', _agi = '', _gosub = '', ruleName = '']) => {
     const { channel } = ctx;
+    const options = parseQueueOptions(optionText);
+    if (options.unsupported.length > 0) ctx.log.warn({ options: options.unsupported.join('') }, 'Queue: option letters not supported');
     const queue = service.get(name.trim());
     if (!queue) {
       ctx.log.warn({ queue: name }, 'Queue: no such queue in queues.conf');
@@ -44,17 +82,34 @@ export function queueApplication(service: QueueService, bus: EventBus): Dialplan
     }
     const now = Date.now();
     const config = queue.config;
+    const rule = ruleName.trim() || config.defaultRule;
+    const steps = rule === '' ? [] : (service.rules.get(rule) ?? []);
+    if (rule !== '' && !service.rules.has(rule)) ctx.log.warn({ rule }, 'Queue: no such rule in queuerules.conf');
+    const startRange = initialRange((v) => channel.getVariable(v));
     if (config.maxLen > 0 && queue.callers.length >= config.maxLen) {
       channel.setVariable('QUEUESTATUS', 'FULL');
       return { kind: 'next' };
     }
-    if (config.joinEmpty && isEmpty(queue.members, config.joinEmpty, config, (d) => service.deviceState(d), now)) {
+    if (config.joinEmpty && isEmpty(queue.members, config.joinEmpty, config, (d) => service.deviceState(d), now, startRange)) {
       channel.setVariable('QUEUESTATUS', 'JOINEMPTY');
       return { kind: 'next' };
     }
     await channel.answer();
-    const caller: Waiting = { channel, joinedAt: now, originalPosition: queue.callers.length + 1, ringing: false };
-    queue.callers.push(caller);
+    const caller: QueueCaller = {
+      channel,
+      joinedAt: now,
+      originalPosition: 0,
+      priority: callerPriority(channel.getVariable('QUEUE_PRIO')),
+      ringing: false,
+      penaltyRange: startRange,
+    };
+    const hold = holdSound(ctx, queue, options);
+    /** Members rung so far (`n` leaves once every member has had its chance). */
+    const tried = new Set<QueueMember>();
+    // QUEUE_PRIO: ahead of every caller of lower priority, behind those of the same or higher.
+    const at = insertionIndex(queue.callers, caller.priority);
+    queue.callers.splice(at, 0, caller);
+    caller.originalPosition = at + 1;
     service.writeLog(config.name, channel.id, 'NONE', 'ENTERQUEUE', ['', channel.caller.number]);
     bus.publish({
       type: 'QueueCallerJoin',
@@ -67,12 +122,13 @@ export function queueApplication(service: QueueService, bus: EventBus): Dialplan
     let connected = false;
     let status = 'CONTINUE';
     try {
-      await startMusic(ctx, queue);
+      await hold.start();
       let nextAnnounce = config.announceFrequency > 0 ? now + config.announceFrequency * 1000 : Number.POSITIVE_INFINITY;
       let nextPeriodic = config.periodicAnnounceFrequency > 0 ? now + config.periodicAnnounceFrequency * 1000 : Number.POSITIVE_INFINITY;
       let nextAttempt = 0;
       while (!channel.isDestroyed) {
         const t = Date.now();
+        updateRange(channel, caller, penaltyRangeAt(steps, (t - caller.joinedAt) / 1000, startRange));
         if (timeoutMs > 0 && t - caller.joinedAt >= timeoutMs) {
           status = 'TIMEOUT';
           service.writeLog(config.name, channel.id, 'NONE', 'EXITWITHTIMEOUT', [
@@ -82,7 +138,7 @@ export function queueApplication(service: QueueService, bus: EventBus): Dialplan
           ]);
           break;
         }
-        if (config.leaveEmpty && isEmpty(queue.members, config.leaveEmpty, config, (d) => service.deviceState(d), t)) {
+        if (config.leaveEmpty && isEmpty(queue.members, config.leaveEmpty, config, (d) => service.deviceState(d), t, caller.penaltyRange)) {
           status = 'LEAVEEMPTY';
           service.writeLog(config.name, channel.id, 'NONE', 'EXITEMPTY', [
             position(queue, caller),
@@ -92,23 +148,32 @@ export function queueApplication(service: QueueService, bus: EventBus): Dialplan
           break;
         }
         if (t >= nextAnnounce) {
-          await announce(ctx, queue, caller, positionAnnouncement(queue, caller));
+          await announce(ctx, hold, positionAnnouncement(queue, caller));
           nextAnnounce = Date.now() + config.announceFrequency * 1000;
         } else if (t >= nextPeriodic) {
           await announce(
             ctx,
-            queue,
-            caller,
+            hold,
             config.periodicAnnounce.map((s) => `sound:${s}`),
           );
           nextPeriodic = Date.now() + config.periodicAnnounceFrequency * 1000;
         }
         const members = t >= nextAttempt ? membersToRing(service, queue, caller, t) : [];
         if (members.length > 0) {
-          connected = await ring(ctx, service, bus, queue, caller, members);
+          for (const m of members) tried.add(m);
+          connected = await ring(ctx, service, bus, queue, caller, members, options, hold);
           if (connected || channel.isDestroyed) break;
+          if (options.noRetry && queue.members.every((m) => tried.has(m))) {
+            status = 'TIMEOUT';
+            service.writeLog(config.name, channel.id, 'NONE', 'EXITWITHTIMEOUT', [
+              position(queue, caller),
+              caller.originalPosition,
+              waited(caller),
+            ]);
+            break;
+          }
           nextAttempt = Date.now() + config.retry * 1000;
-          await startMusic(ctx, queue);
+          await hold.start();
           continue;
         }
         await ctx.sleep(POLL_MS);
@@ -140,7 +205,7 @@ export function queueApplication(service: QueueService, bus: EventBus): Dialplan
           count: queue.callers.length,
         });
       }
-      if (!channel.isDestroyed && !connected) await ctx.pbx.media?.stopMoh(channel).catch(() => undefined);
+      if (!channel.isDestroyed && !connected) await hold.stop();
     }
     if (channel.isDestroyed) return { kind: 'stop' };
     if (!connected) channel.setVariable('QUEUESTATUS', status);
@@ -156,11 +221,27 @@ function waited(caller: QueueCaller): number {
   return Math.round((Date.now() - caller.joinedAt) / 1000);
 }
 
-/** The members this caller may ring now: none while callers ahead of it wait for the same members. */
-function membersToRing(service: QueueService, queue: QueueState, caller: Waiting, now: number): QueueMember[] {
+/** A new penalty range is kept and shown in QUEUE_MAX_PENALTY / QUEUE_MIN_PENALTY, as the original does. */
+function updateRange(channel: Channel, caller: QueueCaller, range: PenaltyRange): void {
+  if (range.max === caller.penaltyRange.max && range.min === caller.penaltyRange.min) return;
+  caller.penaltyRange = range;
+  channel.setVariable('QUEUE_MAX_PENALTY', range.max === undefined ? '' : String(range.max));
+  channel.setVariable('QUEUE_MIN_PENALTY', range.min === undefined ? '' : String(range.min));
+}
+
+/**
+ * The members this caller may ring now: available, within its penalty range, not kept for a
+ * queue of higher weight; none while callers ahead of it wait for the same members.
+ */
+export function membersToRing(service: QueueService, queue: QueueState, caller: QueueCaller, now: number): QueueMember[] {
   const { config } = queue;
-  const available = queue.members.filter((m) => isAvailable(m, config, service.deviceState(m.stateInterface), now));
-  const waitingAhead = queue.callers.slice(0, queue.callers.indexOf(caller)).filter((c) => !(c as Waiting).ringing).length;
+  const available = queue.members.filter(
+    (m) =>
+      isAvailable(m, config, service.deviceState(m.stateInterface), now) &&
+      withinRange(m.penalty, caller.penaltyRange) &&
+      !service.heldForHeavierQueue(queue, m),
+  );
+  const waitingAhead = queue.callers.slice(0, queue.callers.indexOf(caller)).filter((c) => !c.ringing).length;
   if (waitingAhead >= available.length) return [];
   const ordered = orderMembers(config.strategy, available, queue.members, queue.rrIndex);
   return config.strategy === 'ringall' ? ordered : ordered.slice(0, 1);
@@ -172,8 +253,10 @@ async function ring(
   service: QueueService,
   bus: EventBus,
   queue: QueueState,
-  caller: Waiting,
+  caller: QueueCaller,
   members: QueueMember[],
+  options: QueueOptions,
+  sound: HoldSound,
 ): Promise<boolean> {
   const { channel } = ctx;
   const config = queue.config;
@@ -209,6 +292,16 @@ async function ring(
     }
     const seen = 'channel' in event && event.channel ? rung.get(event.channel.id) : undefined;
     if (seen && 'channel' in event && event.channel) seen.snapshot = event.channel;
+    if (answered && event.type === 'ChannelDtmfReceived' && event.digit === '*') {
+      // h / H: the member or the caller ends the call with *.
+      if (options.memberHangsUpWithStar && event.channel.id === answered.rung.snapshot.id)
+        void ctx.pbx
+          .channelByName?.(event.channel.name)
+          ?.hangup()
+          .catch(() => undefined);
+      if (options.callerHangsUpWithStar && event.channel.id === channel.id) void channel.hangup().catch(() => undefined);
+      return;
+    }
     if (answered && firstGone === undefined && (event.type === 'ChannelHangupRequest' || event.type === 'ChannelDestroyed')) {
       if (event.channel.id === channel.id) firstGone = 'caller';
       else if (event.channel.id === answered.rung.snapshot.id) firstGone = 'agent';
@@ -218,6 +311,7 @@ async function ring(
     if (!event.bridge.channels.includes(channel.id) || !seen) return;
     const { member } = seen;
     answered = { rung: seen, at: Date.now() };
+    if (options.ringing) void sound.stop();
     const hold = Math.round((answered.at - caller.joinedAt) / 1000);
     // The original drops the caller out of the queue (QueueCallerLeave) before AgentConnect.
     const index = queue.callers.indexOf(caller);
@@ -250,8 +344,13 @@ async function ring(
     for (const other of members) if (other !== member) other.busy = false;
   });
   try {
-    await ctx.pbx.media?.stopMoh(channel).catch(() => undefined);
-    await ctx.pbx.runApplication(ctx, 'Dial', `${members.map((m) => m.interface).join('&')},${config.timeout}`);
+    // Music goes on while members ring (Dial's m); with `r` the ringing already playing goes on.
+    if (!options.ringing) await sound.stop();
+    await ctx.pbx.runApplication(
+      ctx,
+      'Dial',
+      `${members.map((m) => m.interface).join('&')},${config.timeout},${dialOptionsFor(options, config.musicClass)}`,
+    );
   } finally {
     unsubscribe();
     caller.ringing = false;
@@ -307,16 +406,11 @@ async function ring(
   return true;
 }
 
-async function startMusic(ctx: DialplanAppContext, queue: QueueState): Promise<void> {
-  await ctx.pbx.media?.startMoh(ctx.channel, queue.config.musicClass || undefined).catch(() => undefined);
-}
-
-async function announce(ctx: DialplanAppContext, queue: QueueState, _caller: QueueCaller, uris: string[]): Promise<void> {
+async function announce(ctx: DialplanAppContext, hold: HoldSound, uris: string[]): Promise<void> {
   if (uris.length === 0) return;
-  const channel: Channel = ctx.channel;
-  await ctx.pbx.media?.stopMoh(channel).catch(() => undefined);
+  await hold.stop();
   await playMedia(ctx, uris, false);
-  await startMusic(ctx, queue);
+  await hold.start();
 }
 
 /** "You are now first in line" or "you are caller number N", then the estimated hold time. */

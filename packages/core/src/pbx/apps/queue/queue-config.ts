@@ -4,7 +4,8 @@
  * rounds), wrapuptime (0), maxlen (0 = no limit), weight (0), joinempty (yes), leaveempty (no),
  * ringinuse (yes), musicclass, announce-frequency (0), announce-position (yes),
  * announce-holdtime (no), periodic-announce (queue-periodic-announce),
- * periodic-announce-frequency (0), servicelevel (60), and
+ * periodic-announce-frequency (0), servicelevel (60), defaultrule (a penalty rule of
+ * queuerules.conf, queue-rules.ts), and
  * `member => interface[,penalty[,membername[,state_interface]]]` lines (static members).
  * joinempty/leaveempty take yes, no, or a list of the member conditions that count as "empty"
  * (paused, penalty, inuse, ringing, unavailable, invalid, unknown, wrapup).
@@ -15,6 +16,7 @@ import type { IniOption } from '../../../config/ini.js';
 import { warnUnsupported } from '../../../config/option-table.js';
 import { invalid, parseBool, parseInteger } from '../../../config/values.js';
 import type { Logger } from '../../../util/logger.js';
+import { type PenaltyRules, readQueueRules } from './queue-rules.js';
 
 export const QUEUES_CONFIG_FILE = 'queues.conf';
 
@@ -50,12 +52,16 @@ export interface QueueConfig {
   periodicAnnounce: string[];
   periodicAnnounceFrequency: number;
   serviceLevel: number;
+  /** The queuerules.conf rule a caller follows when Queue() names none. */
+  defaultRule: string;
   members: StaticMember[];
 }
 
 export interface QueuesConfig {
   persistentMembers: boolean;
   queues: Map<string, QueueConfig>;
+  /** queuerules.conf */
+  rules: PenaltyRules;
 }
 
 export function defaultQueue(name: string): QueueConfig {
@@ -77,6 +83,7 @@ export function defaultQueue(name: string): QueueConfig {
     periodicAnnounce: ['queue-periodic-announce'],
     periodicAnnounceFrequency: 0,
     serviceLevel: 60,
+    defaultRule: '',
     members: [],
   };
 }
@@ -101,7 +108,7 @@ export function parseMemberLine(text: string): StaticMember {
 }
 
 export function readQueuesConfig(confDir: string, log: Logger): QueuesConfig {
-  const config: QueuesConfig = { persistentMembers: true, queues: new Map() };
+  const config: QueuesConfig = { persistentMembers: true, queues: new Map(), rules: readQueueRules(confDir, log) };
   const doc = readIniFile(resolve(confDir, QUEUES_CONFIG_FILE));
   if (doc === undefined) return config;
   for (const section of doc.sections) {
@@ -115,6 +122,11 @@ export function readQueuesConfig(confDir: string, log: Logger): QueuesConfig {
     }
     const queue = defaultQueue(section.name);
     for (const option of section.options) readQueueOption(queue, option, log, section.name);
+    if (queue.defaultRule !== '' && !config.rules.has(queue.defaultRule))
+      log.warn(
+        { queue: section.name, rule: queue.defaultRule },
+        'defaultrule names no rule of queuerules.conf; callers keep their penalty range',
+      );
     config.queues.set(section.name, queue);
   }
   return config;
@@ -176,6 +188,9 @@ function readQueueOption(queue: QueueConfig, option: IniOption, log: Logger, sec
       return;
     case 'servicelevel':
       queue.serviceLevel = parseInteger(option, 0, 86_400);
+      return;
+    case 'defaultrule':
+      queue.defaultRule = option.value.trim();
       return;
     case 'member':
       try {

@@ -4,6 +4,7 @@
  * can check every strategy without calls.
  */
 import type { EmptyCondition, QueueConfig, Strategy } from './queue-config.js';
+import { type PenaltyRange, withinRange } from './queue-rules.js';
 
 export interface QueueMember {
   interface: string;
@@ -65,13 +66,17 @@ export function isAvailable(member: QueueMember, queue: QueueConfig, deviceState
   return true;
 }
 
-/** Whether every member matches one of `conditions` (the queue counts as empty: joinempty/leaveempty). */
+/**
+ * Whether every member matches one of `conditions` (the queue counts as empty: joinempty/leaveempty).
+ * `penalty` matches a member outside the caller's penalty range.
+ */
 export function isEmpty(
   members: readonly QueueMember[],
   conditions: readonly EmptyCondition[],
   queue: QueueConfig,
   deviceState: (device: string) => string,
   now: number,
+  range: PenaltyRange = {},
 ): boolean {
   return members.every((m) => {
     const state = deviceState(m.stateInterface);
@@ -80,7 +85,7 @@ export function isEmpty(
         case 'paused':
           return m.paused;
         case 'penalty':
-          return false;
+          return !withinRange(m.penalty, range);
         case 'inuse':
           return IN_USE_STATES.has(state) && state !== 'RINGING';
         case 'ringing':

@@ -17,7 +17,7 @@ describe('queue members across a restart', () => {
         ...defaultQueue('support'),
         members: [{ interface: 'SIP/desk', penalty: 0, name: 'Desk', stateInterface: 'SIP/desk' }],
       };
-      const config: QueuesConfig = { persistentMembers: true, queues: new Map([['support', support]]) };
+      const config: QueuesConfig = { persistentMembers: true, queues: new Map([['support', support]]), rules: new Map() };
       const logFile = join(dir, 'log', 'queue_log');
       const make = (store: ReturnType<typeof openStore>) =>
         new QueueService({

@@ -12,6 +12,7 @@ import type { QueueMemberEventSnapshot } from '../../../events/office-events.js'
 import type { Logger } from '../../../util/logger.js';
 import type { QueueConfig, QueuesConfig, StaticMember } from './queue-config.js';
 import { memberStatus, type QueueMember } from './queue-members.js';
+import type { PenaltyRange, PenaltyRules } from './queue-rules.js';
 import type { QueueLogEntry, QueueStore } from './queue-store.js';
 
 export interface QueueDeps {
@@ -28,6 +29,24 @@ export interface QueueCaller {
   channel: Channel;
   joinedAt: number;
   originalPosition: number;
+  /** The members this caller may be offered by penalty (queuerules.conf, QUEUE_MAX/MIN_PENALTY). */
+  penaltyRange: PenaltyRange;
+  /** Being offered to members right now. */
+  ringing: boolean;
+  /** QUEUE_PRIO (0 unless set): a caller of higher priority waits ahead of lower ones. */
+  priority: number;
+}
+
+/** QUEUE_PRIO as the channel has it; anything but a whole number counts as 0. */
+export function callerPriority(text: string | undefined): number {
+  const value = text?.trim() ?? '';
+  return /^-?\d+$/.test(value) ? Number(value) : 0;
+}
+
+/** Where a caller of `priority` joins the line: behind every caller of the same or a higher priority. */
+export function insertionIndex(callers: readonly QueueCaller[], priority: number): number {
+  const lower = callers.findIndex((c) => c.priority < priority);
+  return lower < 0 ? callers.length : lower;
 }
 
 export interface QueueState {
@@ -113,6 +132,11 @@ export class QueueService {
 
   get(name: string): QueueState | undefined {
     return this.#queues.get(name);
+  }
+
+  /** The penalty rules of queuerules.conf. */
+  get rules(): PenaltyRules {
+    return this.#deps.config().rules;
   }
 
   /** Every queue with its members and callers (console: queue show). */
@@ -220,6 +244,19 @@ export class QueueService {
 
   deviceState(device: string): string {
     return this.#deps.deviceState(device);
+  }
+
+  /**
+   * `weight`: a member shared with a queue of higher weight where a caller waits (not yet being
+   * offered) is kept for that queue, as the original's compare_weight does.
+   */
+  heldForHeavierQueue(queue: QueueState, member: QueueMember): boolean {
+    for (const other of this.#queues.values()) {
+      if (other === queue || other.config.weight <= queue.config.weight) continue;
+      if (!other.callers.some((c) => !c.ringing)) continue;
+      if (other.members.some((m) => m.interface.toLowerCase() === member.interface.toLowerCase())) return true;
+    }
+    return false;
   }
 
   #persist(queue: QueueState, member: QueueMember): void {

@@ -1,7 +1,9 @@
 /**
  * VoiceMail(mailbox[@context][&mailbox[@context]…][,options]) leaves a message (options: `u` unavailable greeting,
- * `b` busy greeting, `s` no greeting or instructions), VoiceMailMain([mailbox][@context][,s])
- * (voicemail-main.ts), VMCOUNT(mailbox[@context][,folder]) and MAILBOX_EXISTS(mailbox[@context]).
+ * `b` busy greeting, `s` no greeting or instructions, `U` the message is urgent: it lands in the
+ * Urgent folder and counts as new), VoiceMailMain([mailbox][@context][,s]) (voicemail-main.ts),
+ * VMCOUNT(mailbox[@context][,folder]) (INBOX, the default, counts Urgent too, as in the original)
+ * and MAILBOX_EXISTS(mailbox[@context]).
  * VMSTATUS is SUCCESS, USEREXIT or FAILED as in the original.
  */
 import type { DialplanAppContext, DialplanApplication } from '../../dialplan-app.js';
@@ -9,7 +11,7 @@ import type { DialplanRunner } from '../../dialplan-runner.js';
 import type { DialplanFunction } from '../../pbx-services.js';
 import { requireService } from '../../pbx-services.js';
 import { playMedia } from '../ivr-apps.js';
-import { mailboxKey, VOICEMAIL_FOLDERS, type VoicemailFolder } from './voicemail-config.js';
+import { type MailboxConfig, mailboxKey, VOICEMAIL_FOLDERS, type VoicemailFolder } from './voicemail-config.js';
 import { voiceMailMain } from './voicemail-main.js';
 import { type VoicemailDeps, VoicemailService } from './voicemail-service.js';
 
@@ -43,7 +45,8 @@ export function installVoicemail(deps: VoicemailDeps & { runner: DialplanRunner 
       }
     }
     const media = requireService(ctx.pbx.media, 'recording', 'VoiceMail');
-    const { id, recording } = service.newMessageRecording(box);
+    const folder = options.includes('U') ? 'Urgent' : 'INBOX';
+    const { id, recording } = service.newMessageRecording(box, folder);
     const outcome = await media.record(channel, {
       name: recording,
       format: config.format,
@@ -53,7 +56,7 @@ export function installVoicemail(deps: VoicemailDeps & { runner: DialplanRunner 
       beep: true,
     });
     const callerId = channel.caller.number === '' ? '' : `"${channel.caller.name}" <${channel.caller.number}>`;
-    const message = outcome.endedBy === 'failed' ? undefined : service.deposit(box, id, recording, callerId);
+    const message = outcome.endedBy === 'failed' ? undefined : service.deposit(box, id, recording, callerId, folder);
     if (message) {
       for (const other of others) {
         const copyTo = service.mailbox(other.context, other.mailbox);
@@ -77,7 +80,8 @@ export function installVoicemail(deps: VoicemailDeps & { runner: DialplanRunner 
       const folder = VOICEMAIL_FOLDERS.find((f) => f.toLowerCase() === (folderText.trim() || 'INBOX').toLowerCase()) as
         | VoicemailFolder
         | undefined;
-      return String(folder === undefined ? 0 : service.count(box, folder));
+      if (folder === undefined) return '0';
+      return String(folder === 'INBOX' ? service.newCount(box) : service.count(box, folder));
     },
   };
 
@@ -96,22 +100,29 @@ export function installVoicemail(deps: VoicemailDeps & { runner: DialplanRunner 
 }
 
 /**
- * The temporary greeting if there is one, else the recorded unavailable/busy one, else "the
- * person at extension <digits> is unavailable"; then the instructions. `*` or `#` during them
- * leaves without a message (USEREXIT), any other digit is ignored.
+ * The greeting a caller hears: the temporary one if recorded, else the recorded unavailable/busy
+ * one, else "the person at extension" with the owner's recorded name (or the mailbox's digits
+ * when there is none, as the original does) and "is unavailable" / "is on the phone".
  */
+export function greetingUris(
+  service: Pick<VoicemailService, 'hasGreeting' | 'greetingRecording'>,
+  box: MailboxConfig,
+  kind: 'unavail' | 'busy',
+): string[] {
+  const recorded = service.hasGreeting(box, 'temp') ? 'temp' : service.hasGreeting(box, kind) ? kind : undefined;
+  if (recorded !== undefined) return [`recording:${service.greetingRecording(box, recorded)}`];
+  const who = service.hasGreeting(box, 'greet') ? `recording:${service.greetingRecording(box, 'greet')}` : `digits:${box.mailbox}`;
+  return ['sound:vm-theperson', who, kind === 'busy' ? 'sound:vm-isonphone' : 'sound:vm-isunavail'];
+}
+
+/** The greeting, then the instructions. `*` or `#` during them leaves without a message (USEREXIT), any other digit is ignored. */
 async function playGreeting(
   ctx: DialplanAppContext,
   service: VoicemailService,
-  box: NonNullable<ReturnType<VoicemailService['mailbox']>>,
+  box: MailboxConfig,
   kind: 'unavail' | 'busy',
 ): Promise<boolean> {
-  const recorded = service.hasGreeting(box, 'temp') ? 'temp' : service.hasGreeting(box, kind) ? kind : undefined;
-  const uris =
-    recorded === undefined
-      ? ['sound:vm-theperson', `digits:${box.mailbox}`, kind === 'busy' ? 'sound:vm-isonphone' : 'sound:vm-isunavail']
-      : [`recording:${service.greetingRecording(box, recorded)}`];
-  for (const list of [uris, ['sound:vm-intro']]) {
+  for (const list of [greetingUris(service, box, kind), ['sound:vm-intro']]) {
     const outcome = await playMedia(ctx, list, true);
     if (outcome.kind === 'digit' && (outcome.digit === '*' || outcome.digit === '#')) return true;
   }

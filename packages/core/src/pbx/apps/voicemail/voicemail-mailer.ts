@@ -1,7 +1,8 @@
 /**
  * The new-message email: through the SMTP relay of voicemail.conf (`smtp_server`) with
  * nodemailer, from `serveremail`/`fromstring`, subject and body from `emailsubject`/`emailbody`
- * with the original's ${VM_…} variables, the audio attached when `attach` is on.
+ * with the original's ${VM_…} variables (${VM_FLAG} is `Urgent` for an urgent message, which is
+ * also sent with high priority), the audio attached when `attach` is on.
  */
 import { basename } from 'node:path';
 import nodemailer from 'nodemailer';
@@ -20,6 +21,7 @@ export function emailVariables(box: MailboxConfig, message: VoicemailMessage, me
     VM_DUR: `${minutes}:${String(seconds).padStart(2, '0')}`,
     VM_DATE: new Date(message.origTime * 1000).toUTCString(),
     VM_MSGNUM: String(messageNumber),
+    VM_FLAG: message.folder === 'Urgent' ? 'Urgent' : '',
   };
 }
 
@@ -49,6 +51,7 @@ export async function sendVoicemailEmail(
       to: box.fullName === '' ? box.email : { name: box.fullName, address: box.email },
       subject: substitute(config.emailSubject, variables),
       text: substitute(config.emailBody, variables),
+      ...(message.folder === 'Urgent' ? { priority: 'high' as const } : {}),
       ...(box.attach ? { attachments: [{ filename: `${basename(message.recording)}.${message.format}`, path: file }] } : {}),
     });
   } finally {

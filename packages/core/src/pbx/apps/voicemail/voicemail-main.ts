@@ -2,10 +2,11 @@
  * VoiceMailMain([mailbox][@context][,s]): the owner's menu, driven by DTMF.
  *
  *   login ──► "you have N new and M old messages" ──► main menu
- *   main menu:   1 listen (new first, then old)   0 mailbox options   # goodbye
- *   a message:   envelope (received month day hour minute, from <digits>), then the message;
- *                5 repeat  4 previous  6 next  7 delete  9<folder 0-5> save  # / * main menu
- *                (a new message heard moves to Old, as in the original)
+ *   main menu:   1 listen (urgent and new first, then old)   0 mailbox options   # goodbye
+ *   a message:   envelope (voicemail-envelope.ts: received <day> at <time>, from <digits>), then
+ *                the message; 5 repeat  4 previous  6 next  7 delete  8 forward to another
+ *                mailbox of the context  9<folder 0-5> save  # / * main menu
+ *                (an urgent or new message heard moves to Old, as in the original)
  *   options:     1 unavailable  2 busy  3 name  4 temporary greeting  5 password  * back
  *
  * Passwords are read up to `#`; three wrong logins end the call's attempt (vm-incorrect).
@@ -14,7 +15,8 @@ import type { DialplanAppContext, DialplanApplication } from '../../dialplan-app
 import { requireService } from '../../pbx-services.js';
 import { playMedia } from '../ivr-apps.js';
 import { type MailboxConfig, mailboxKey, VOICEMAIL_FOLDERS, type VoicemailFolder } from './voicemail-config.js';
-import type { GreetingKind, VoicemailService } from './voicemail-service.js';
+import { envelope } from './voicemail-envelope.js';
+import type { GreetingKind, NewMessageFolder, VoicemailService } from './voicemail-service.js';
 import type { VoicemailMessage } from './voicemail-store.js';
 
 const LOGIN_ATTEMPTS = 3;
@@ -80,39 +82,37 @@ async function login(ctx: DialplanAppContext, service: VoicemailService, target:
   return undefined;
 }
 
-/** "You have <n> new and <m> old messages" (vm-no when none); returns a digit that interrupted it. */
+/**
+ * "You have <u> urgent, <n> new and <m> old messages" (the urgent part only when there are some,
+ * "no new messages" when there are none at all); returns a digit that interrupted it.
+ */
 async function announceCounts(ctx: DialplanAppContext, service: VoicemailService, box: Box): Promise<string | undefined> {
-  const fresh = service.count(box, 'INBOX');
-  const old = service.count(box, 'Old');
+  const outcome = await playMedia(
+    ctx,
+    countPrompts(service.count(box, 'Urgent'), service.count(box, 'INBOX'), service.count(box, 'Old')),
+    true,
+  );
+  return outcome.kind === 'digit' ? outcome.digit : undefined;
+}
+
+export function countPrompts(urgent: number, fresh: number, old: number): string[] {
   const count = (n: number, folder: string) => [
     n === 0 ? 'sound:vm-no' : `number:${n}`,
     `sound:vm-${folder}`,
     n === 1 ? 'sound:vm-message' : 'sound:vm-messages',
   ];
-  const uris = ['sound:vm-youhave', ...count(fresh, 'INBOX')];
-  if (old > 0) uris.push('sound:vm-and', ...count(old, 'Old'));
-  const outcome = await playMedia(ctx, uris, true);
-  return outcome.kind === 'digit' ? outcome.digit : undefined;
-}
-
-function envelope(message: VoicemailMessage): string[] {
-  const when = new Date(message.origTime * 1000);
-  const uris = [
-    'sound:vm-received',
-    `number:${when.getMonth() + 1}`,
-    `number:${when.getDate()}`,
-    `number:${when.getHours()}`,
-    `number:${when.getMinutes()}`,
-    'sound:vm-from',
-  ];
-  const number = /<([0-9*#]+)>/.exec(message.callerId)?.[1];
-  uris.push(number ? `digits:${number}` : 'sound:vm-unknown-caller');
-  return uris;
+  const parts: string[][] = [];
+  if (urgent > 0) parts.push(count(urgent, 'Urgent'));
+  if (fresh > 0 || urgent === 0) parts.push(count(fresh, 'INBOX'));
+  if (old > 0) parts.push(count(old, 'Old'));
+  return ['sound:vm-youhave', ...parts.flatMap((part, i) => (i === 0 ? part : ['sound:vm-and', ...part]))];
 }
 
 async function listen(ctx: DialplanAppContext, service: VoicemailService, box: Box): Promise<void> {
-  const fresh = service.messages(box, 'INBOX');
+  const fresh = [...service.messages(box, 'Urgent'), ...service.messages(box, 'INBOX')];
   const list = fresh.length > 0 ? fresh : service.messages(box, 'Old');
+  // A message heard moves to Old; forwarded afterwards, an urgent one still arrives urgent.
+  const urgent = new Set(list.filter((m) => m.folder === 'Urgent').map((m) => m.id));
   if (list.length === 0) {
     await playMedia(ctx, ['sound:vm-nomore'], false);
     return;
@@ -132,7 +132,7 @@ async function listen(ctx: DialplanAppContext, service: VoicemailService, box: B
         [...(index === 0 ? ['sound:vm-first'] : []), ...envelope(message), `recording:${message.recording}`],
         true,
       );
-      if (message.folder === 'INBOX') {
+      if (message.folder === 'INBOX' || message.folder === 'Urgent') {
         message = service.move(box, message, 'Old');
         list[index] = message;
       }
@@ -158,6 +158,9 @@ async function listen(ctx: DialplanAppContext, service: VoicemailService, box: B
         await playMedia(ctx, ['sound:vm-deleted'], false);
         replay = true;
         break;
+      case '8':
+        await forward(ctx, service, box, message, urgent.has(message.id) ? 'Urgent' : 'INBOX');
+        break;
       case '9': {
         const folderDigit = await ctx.pbx.dtmf.next(ctx.channel.id, DIGIT_TIMEOUT_MS, ctx.channel.hangupSignal);
         const folder: VoicemailFolder | undefined = VOICEMAIL_FOLDERS[Number(folderDigit)];
@@ -174,6 +177,26 @@ async function listen(ctx: DialplanAppContext, service: VoicemailService, box: B
       case undefined:
         return;
     }
+  }
+}
+
+/** 8: the message is copied, as a new message, to a mailbox of the same context the owner dials. */
+async function forward(
+  ctx: DialplanAppContext,
+  service: VoicemailService,
+  box: Box,
+  message: VoicemailMessage,
+  folder: NewMessageFolder,
+): Promise<void> {
+  for (let attempt = 0; attempt < LOGIN_ATTEMPTS && !ctx.channel.isDestroyed; attempt++) {
+    const number = await readDigits(ctx, ['sound:vm-extension']);
+    if (number === '') return;
+    const to = service.mailbox(box.context, number);
+    if (to && service.depositCopy(to, message, folder)) {
+      await playMedia(ctx, ['sound:vm-msgforwarded'], false);
+      return;
+    }
+    await playMedia(ctx, ['sound:pbx-invalid'], false);
   }
 }
 

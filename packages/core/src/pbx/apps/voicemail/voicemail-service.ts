@@ -14,10 +14,14 @@ import type { MailboxRegistry } from '../../../mailboxes/mailbox-registry.js';
 import { recordingFile } from '../../../recordings/recording-paths.js';
 import type { Logger } from '../../../util/logger.js';
 import type { MailboxConfig, VoicemailConfig, VoicemailFolder } from './voicemail-config.js';
+import { writeMailboxPassword } from './voicemail-conf-writer.js';
 import { sendVoicemailEmail } from './voicemail-mailer.js';
 import type { VoicemailMessage, VoicemailStore } from './voicemail-store.js';
 
 export type GreetingKind = 'unavail' | 'busy' | 'greet' | 'temp';
+
+/** Where a message just left lands. */
+export type NewMessageFolder = Extract<VoicemailFolder, 'INBOX' | 'Urgent'>;
 
 export interface VoicemailDeps {
   config: () => VoicemailConfig;
@@ -25,6 +29,8 @@ export interface VoicemailDeps {
   mailboxes: Pick<MailboxRegistry, 'update'>;
   bus: EventBus;
   recordingRoot: string;
+  /** voicemail.conf: a password changed from the phone is written back to it. */
+  configFile?: string;
   log: Logger;
 }
 
@@ -59,8 +65,23 @@ export class VoicemailService {
     return this.#deps.store.password(box.context, box.mailbox) ?? box.password;
   }
 
+  /** Keeps the new password in the store and rewrites the mailbox's line of voicemail.conf. */
   setPassword(box: MailboxConfig, password: string): void {
     this.#deps.store.setPassword(box.context, box.mailbox, password);
+    const file = this.#deps.configFile;
+    if (file === undefined || !existsSync(file)) return;
+    try {
+      if (!writeMailboxPassword(file, box.context, box.mailbox, password))
+        this.#deps.log.warn(
+          { mailbox: `${box.mailbox}@${box.context}` },
+          'mailbox line not found in voicemail.conf; password kept in the store only',
+        );
+    } catch (err) {
+      this.#deps.log.warn(
+        { err, mailbox: `${box.mailbox}@${box.context}` },
+        'voicemail.conf not rewritten; password kept in the store only',
+      );
+    }
   }
 
   messages(box: MailboxConfig, folder?: VoicemailFolder): VoicemailMessage[] {
@@ -71,6 +92,11 @@ export class VoicemailService {
     return this.messages(box, folder).length;
   }
 
+  /** New messages as the original counts them (lamp, VMCOUNT of INBOX): INBOX and Urgent together. */
+  newCount(box: MailboxConfig): number {
+    return this.count(box, 'INBOX') + this.count(box, 'Urgent');
+  }
+
   /** Every configured mailbox with its counts (console: voicemail show users). */
   list(): MailboxSummary[] {
     return [...this.config.mailboxes.values()].map((box) => ({
@@ -78,16 +104,16 @@ export class VoicemailService {
       mailbox: box.mailbox,
       full_name: box.fullName,
       email: box.email,
-      new_messages: this.count(box, 'INBOX'),
+      new_messages: this.newCount(box),
       old_messages: this.count(box, 'Old'),
       urgent_messages: this.count(box, 'Urgent'),
     }));
   }
 
-  /** The recording name a new message is written to. */
-  newMessageRecording(box: MailboxConfig): { id: string; recording: string } {
+  /** The recording name a new message is written to (INBOX, or Urgent for VoiceMail's `U`). */
+  newMessageRecording(box: MailboxConfig, folder: NewMessageFolder = 'INBOX'): { id: string; recording: string } {
     const id = `msg-${Date.now()}-${randomUUID().slice(0, 8)}`;
-    return { id, recording: folderRecording(box, 'INBOX', id) };
+    return { id, recording: folderRecording(box, folder, id) };
   }
 
   greetingRecording(box: MailboxConfig, kind: GreetingKind): string {
@@ -102,7 +128,13 @@ export class VoicemailService {
    * Keeps a message just recorded into `recording`: too short (minsecs) is discarded; otherwise
    * it is stored, the lamp goes on and the owner is mailed. Returns the message, or undefined.
    */
-  deposit(box: MailboxConfig, id: string, recording: string, callerId: string): VoicemailMessage | undefined {
+  deposit(
+    box: MailboxConfig,
+    id: string,
+    recording: string,
+    callerId: string,
+    folder: NewMessageFolder = 'INBOX',
+  ): VoicemailMessage | undefined {
     const format = this.config.format;
     const file = this.#file(recording, format);
     if (!existsSync(file)) return undefined;
@@ -116,7 +148,7 @@ export class VoicemailService {
       id,
       context: box.context,
       mailbox: box.mailbox,
-      folder: 'INBOX',
+      folder,
       recording,
       format,
       callerId,
@@ -128,7 +160,7 @@ export class VoicemailService {
       type: 'VoicemailMessageStored',
       mailbox: box.mailbox,
       context: box.context,
-      folder: 'INBOX',
+      folder,
       message_id: id,
       duration: message.durationSeconds,
       caller_id: callerId,
@@ -136,20 +168,29 @@ export class VoicemailService {
     void this.publishCounts(box);
     if (box.email !== '') {
       const config = this.config;
-      void sendVoicemailEmail(config, box, message, file, this.count(box, 'INBOX')).catch((err: unknown) =>
+      void sendVoicemailEmail(config, box, message, file, this.newCount(box)).catch((err: unknown) =>
         this.#deps.log.warn({ err, mailbox: `${box.mailbox}@${box.context}` }, 'voicemail email not sent'),
       );
     }
     return message;
   }
 
-  /** Leaves a copy of a message just deposited in another mailbox (VoiceMail with several mailboxes). */
-  depositCopy(box: MailboxConfig, original: VoicemailMessage): VoicemailMessage | undefined {
-    const { id, recording } = this.newMessageRecording(box);
+  /**
+   * Leaves a copy of a message in another mailbox as a new message (VoiceMail with several
+   * mailboxes, forwarding from VoiceMailMain); an urgent message stays urgent.
+   */
+  depositCopy(
+    box: MailboxConfig,
+    original: VoicemailMessage,
+    folder: NewMessageFolder = original.folder === 'Urgent' ? 'Urgent' : 'INBOX',
+  ): VoicemailMessage | undefined {
+    const { id, recording } = this.newMessageRecording(box, folder);
+    const from = this.#file(original.recording, original.format);
+    if (!existsSync(from)) return undefined;
     const to = this.#file(recording, original.format);
     mkdirSync(dirname(to), { recursive: true });
-    copyFileSync(this.#file(original.recording, original.format), to);
-    return this.deposit(box, id, recording, original.callerId);
+    copyFileSync(from, to);
+    return this.deposit(box, id, recording, original.callerId, folder);
   }
 
   /** Moves a message to another folder (its file too). */
@@ -189,7 +230,7 @@ export class VoicemailService {
 
   /** Tells core's mailbox (and so the API and the phones' lamps) the INBOX/Old counts. */
   async publishCounts(box: MailboxConfig): Promise<void> {
-    const newMessages = this.count(box, 'INBOX') + this.count(box, 'Urgent');
+    const newMessages = this.newCount(box);
     const oldMessages = this.count(box, 'Old');
     this.#deps.bus.publish({
       type: 'MessageWaiting',
