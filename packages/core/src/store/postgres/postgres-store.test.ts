@@ -76,7 +76,10 @@ if (unavailable) {
       const b: PostgresStore = await openPostgresStore(url);
       a.astdb.put('cidname', '100', 'Alice');
       b.astdb.put('cidname', '200', 'Bob');
-      await eventually(() => b.astdb.get('cidname', '100') === 'Alice' && a.astdb.get('cidname', '200') === 'Bob', 'both entries on both nodes');
+      await eventually(
+        () => b.astdb.get('cidname', '100') === 'Alice' && a.astdb.get('cidname', '200') === 'Bob',
+        'both entries on both nodes',
+      );
       a.astdb.deleteTree('cidname');
       await eventually(() => b.astdb.list('cidname').length === 0, 'the tree deletion on node b');
 
@@ -103,7 +106,10 @@ if (unavailable) {
       await check.connect();
       const committed = (await check.query<{ value: string }>("SELECT value FROM astdb WHERE family = 'race'")).rows[0].value;
       await check.end();
-      await eventually(() => a.astdb.get('race', 'k') === committed && b.astdb.get('race', 'k') === committed, `both nodes on ${committed}`);
+      await eventually(
+        () => a.astdb.get('race', 'k') === committed && b.astdb.get('race', 'k') === committed,
+        `both nodes on ${committed}`,
+      );
       await Promise.all([a.close(), b.close()]);
     });
 

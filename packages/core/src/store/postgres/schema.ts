@@ -142,7 +142,12 @@ export async function migratePostgres(
     const applied = (await client.query<{ id: number }>('SELECT id FROM schema_migrations ORDER BY id')).rows.map((r) => r.id);
     const current = applied.length === 0 ? 0 : applied[applied.length - 1];
     if (current > known) {
-      throw new SchemaVersionError(where, current, known, `database schema version ${current} is newer than this Switchboard knows (${known})`);
+      throw new SchemaVersionError(
+        where,
+        current,
+        known,
+        `database schema version ${current} is newer than this Switchboard knows (${known})`,
+      );
     }
     const done = new Set(applied);
     for (const migration of migrations) {

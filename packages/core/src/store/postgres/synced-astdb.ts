@@ -58,7 +58,11 @@ export class SyncedAstDb implements AstDb, SyncedTable {
     if (keyPrefix === undefined || keyPrefix === '') {
       this.#feed.write('DELETE FROM astdb WHERE family = $1', [family], change);
     } else {
-      this.#feed.write("DELETE FROM astdb WHERE family = $1 AND (key = $2 OR key LIKE $3 ESCAPE '\\')", [family, keyPrefix, likePrefix(keyPrefix)], change);
+      this.#feed.write(
+        "DELETE FROM astdb WHERE family = $1 AND (key = $2 OR key LIKE $3 ESCAPE '\\')",
+        [family, keyPrefix, likePrefix(keyPrefix)],
+        change,
+      );
     }
     return deleted;
   }

@@ -116,10 +116,10 @@ export class SyncedVoicemail implements VoicemailStore, SyncedTable {
     }
     if (what?.startsWith('password/')) {
       const [mailbox, context] = splitMailbox(what.slice('password/'.length));
-      const { rows } = await db.query<{ password: string }>('SELECT password FROM voicemail_passwords WHERE context = $1 AND mailbox = $2', [
-        context,
-        mailbox,
-      ]);
+      const { rows } = await db.query<{ password: string }>(
+        'SELECT password FROM voicemail_passwords WHERE context = $1 AND mailbox = $2',
+        [context, mailbox],
+      );
       return () => {
         if (rows[0]) this.#memory.setPassword(context, mailbox, rows[0].password);
       };
