@@ -28,7 +28,15 @@ export interface DeviceStateRecord {
   updatedAt: number;
 }
 
+/**
+ * Told of a change another node made to a shared store: the new record, or undefined when it
+ * was deleted. Returns the function that stops the telling.
+ */
+export type RemoteChangeHook<T> = (listener: (name: string, record: T | undefined) => void) => () => void;
+
 export interface DeviceStateStore {
+  /** Present in stores shared by several nodes (PostgreSQL): other nodes' changes. */
+  onRemoteChange?: RemoteChangeHook<DeviceStateRecord>;
   get(name: string): Promise<DeviceStateRecord | undefined>;
   /** `updatedAt` defaults to now. */
   set(name: string, state: string, updatedAt?: number): Promise<void>;
@@ -43,6 +51,8 @@ export interface MailboxRecord {
 }
 
 export interface MailboxStore {
+  /** Present in stores shared by several nodes (PostgreSQL): other nodes' changes. */
+  onRemoteChange?: RemoteChangeHook<MailboxRecord>;
   get(name: string): Promise<MailboxRecord | undefined>;
   set(mailbox: MailboxRecord): Promise<void>;
   delete(name: string): Promise<boolean>;

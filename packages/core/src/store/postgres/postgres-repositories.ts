@@ -4,6 +4,7 @@
  * exceed 2^53); the values kept here (epoch milliseconds, ids) fit a number, hence Number().
  */
 import type pg from 'pg';
+import { type RemoteChanges, STATE_CHANNEL } from './remote-changes.js';
 import type {
   CdrRecord,
   CdrStore,
@@ -19,7 +20,12 @@ import type {
   MailboxRecord,
   MailboxStore,
   StoredCdr,
+  RemoteChangeHook,
 } from '../types.js';
+
+/** Runs `statement` and tells the other nodes in the same statement, so they hear of it at commit. */
+const notifying = (statement: string, payloadParam: number) =>
+  `WITH written AS (${statement} RETURNING 1) SELECT (SELECT count(*) FROM written)::int AS n, pg_notify('${STATE_CHANNEL}', $${payloadParam})`;
 
 type Queryable = Pick<pg.Pool, 'query' | 'connect'>;
 
@@ -56,7 +62,14 @@ interface DeviceStateRow {
 const toDeviceState = (row: DeviceStateRow): DeviceStateRecord => ({ name: row.name, state: row.state, updatedAt: Number(row.updated_at) });
 
 export class PostgresDeviceStates implements DeviceStateStore {
-  constructor(private readonly db: Queryable) {}
+  readonly onRemoteChange: RemoteChangeHook<DeviceStateRecord>;
+
+  constructor(
+    private readonly db: Queryable,
+    private readonly changes: RemoteChanges,
+  ) {
+    this.onRemoteChange = (listener) => changes.onDevice(listener);
+  }
 
   async get(name: string): Promise<DeviceStateRecord | undefined> {
     const { rows } = await this.db.query<DeviceStateRow>('SELECT name, state, updated_at FROM device_states WHERE name = $1', [name]);
@@ -65,14 +78,21 @@ export class PostgresDeviceStates implements DeviceStateStore {
 
   async set(name: string, state: string, updatedAt: number = Date.now()): Promise<void> {
     await this.db.query(
-      `INSERT INTO device_states (name, state, updated_at) VALUES ($1, $2, $3)
-       ON CONFLICT (name) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at`,
-      [name, state, updatedAt],
+      notifying(
+        `INSERT INTO device_states (name, state, updated_at) VALUES ($1, $2, $3)
+         ON CONFLICT (name) DO UPDATE SET state = excluded.state, updated_at = excluded.updated_at`,
+        4,
+      ),
+      [name, state, updatedAt, this.changes.payload({ kind: 'device', name, record: { name, state, updatedAt } })],
     );
   }
 
   async delete(name: string): Promise<boolean> {
-    return ((await this.db.query('DELETE FROM device_states WHERE name = $1', [name])).rowCount ?? 0) > 0;
+    const { rows } = await this.db.query<{ n: number }>(notifying('DELETE FROM device_states WHERE name = $1', 2), [
+      name,
+      this.changes.payload({ kind: 'device', name }),
+    ]);
+    return rows[0].n > 0;
   }
 
   async all(): Promise<DeviceStateRecord[]> {
@@ -89,7 +109,14 @@ interface MailboxRow {
 const toMailbox = (row: MailboxRow): MailboxRecord => ({ name: row.name, oldMessages: row.old_messages, newMessages: row.new_messages });
 
 export class PostgresMailboxes implements MailboxStore {
-  constructor(private readonly db: Queryable) {}
+  readonly onRemoteChange: RemoteChangeHook<MailboxRecord>;
+
+  constructor(
+    private readonly db: Queryable,
+    private readonly changes: RemoteChanges,
+  ) {
+    this.onRemoteChange = (listener) => changes.onMailbox(listener);
+  }
 
   async get(name: string): Promise<MailboxRecord | undefined> {
     const { rows } = await this.db.query<MailboxRow>('SELECT name, old_messages, new_messages FROM mailboxes WHERE name = $1', [name]);
@@ -97,15 +124,23 @@ export class PostgresMailboxes implements MailboxStore {
   }
 
   async set(mailbox: MailboxRecord): Promise<void> {
+    const record = { name: mailbox.name, oldMessages: mailbox.oldMessages, newMessages: mailbox.newMessages };
     await this.db.query(
-      `INSERT INTO mailboxes (name, old_messages, new_messages) VALUES ($1, $2, $3)
-       ON CONFLICT (name) DO UPDATE SET old_messages = excluded.old_messages, new_messages = excluded.new_messages`,
-      [mailbox.name, mailbox.oldMessages, mailbox.newMessages],
+      notifying(
+        `INSERT INTO mailboxes (name, old_messages, new_messages) VALUES ($1, $2, $3)
+         ON CONFLICT (name) DO UPDATE SET old_messages = excluded.old_messages, new_messages = excluded.new_messages`,
+        4,
+      ),
+      [mailbox.name, mailbox.oldMessages, mailbox.newMessages, this.changes.payload({ kind: 'mailbox', name: mailbox.name, record })],
     );
   }
 
   async delete(name: string): Promise<boolean> {
-    return ((await this.db.query('DELETE FROM mailboxes WHERE name = $1', [name])).rowCount ?? 0) > 0;
+    const { rows } = await this.db.query<{ n: number }>(notifying('DELETE FROM mailboxes WHERE name = $1', 2), [
+      name,
+      this.changes.payload({ kind: 'mailbox', name }),
+    ]);
+    return rows[0].n > 0;
   }
 
   async all(): Promise<MailboxRecord[]> {

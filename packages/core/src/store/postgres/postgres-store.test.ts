@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
+import { ChannelRegistry } from '../../channels/channel-registry.js';
+import { DeviceStateRegistry } from '../../device-states/device-state-registry.js';
+import { EndpointRegistry } from '../../endpoints/endpoint-registry.js';
+import { EventBus } from '../../events/event-bus.js';
+import { MailboxRegistry } from '../../mailboxes/mailbox-registry.js';
+import type { MailboxSnapshot } from '../../model/snapshots.js';
+import { silentLogger } from '../../util/logger.js';
 import { SchemaVersionError } from '../migrations.js';
 import { storeContract } from '../store-contract.js';
 import { openPostgresStore, type PostgresStore, redactUrl } from './postgres-store.js';
@@ -111,6 +118,44 @@ if (unavailable) {
         `both nodes on ${committed}`,
       );
       await Promise.all([a.close(), b.close()]);
+    });
+
+    it('device states and mailbox counts set on one node are announced on the others', async () => {
+      const url = await freshDatabase();
+      const node = (store: PostgresStore) => {
+        const bus = new EventBus();
+        const lamps: string[] = [];
+        bus.subscribe((e) => {
+          if (e.type === 'DeviceStateChanged') lamps.push(`${e.device_state.name}=${e.device_state.state}`);
+        });
+        const channels = new ChannelRegistry(bus, silentLogger);
+        const devices = new DeviceStateRegistry({
+          bus,
+          channels,
+          endpoints: new EndpointRegistry(bus, channels),
+          store: store.deviceStates,
+        });
+        const mailboxes = new MailboxRegistry({ store: store.mailboxes, enabled: () => true, log: silentLogger });
+        const waiting: [string, MailboxSnapshot | undefined][] = [];
+        mailboxes.onMailboxChanged((name, mailbox) => waiting.push([name, mailbox]));
+        return { store, devices, mailboxes, lamps, waiting };
+      };
+      const one = node(await openPostgresStore(url));
+      const two = node(await openPostgresStore(url));
+      await two.devices.update('App:door', 'INUSE');
+      await two.mailboxes.update('1001@default', 1, 2);
+      await eventually(() => one.lamps.length === 1 && one.waiting.length === 1, 'the changes on node one');
+      assert.deepEqual(one.lamps, ['App:door=INUSE']);
+      assert.deepEqual(one.waiting, [['1001@default', { name: '1001@default', old_messages: 1, new_messages: 2 }]]);
+      await two.devices.delete('App:door');
+      await two.mailboxes.delete('1001@default');
+      await eventually(() => one.lamps.length === 2 && one.waiting.length === 2, 'the deletions on node one');
+      assert.deepEqual(one.lamps, ['App:door=INUSE', 'App:door=UNKNOWN']);
+      assert.deepEqual(one.waiting[1], ['1001@default', undefined]);
+      // A node is not told of its own changes twice.
+      assert.deepEqual(two.lamps, ['App:door=INUSE', 'App:door=UNKNOWN']);
+      assert.equal(two.waiting.length, 2);
+      await Promise.all([one.store.close(), two.store.close()]);
     });
 
     it('a value too large for one notification reaches the other node by a reload', async () => {

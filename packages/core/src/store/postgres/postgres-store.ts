@@ -4,7 +4,8 @@
  *
  *   pool (up to POOL_SIZE)  the asynchronous repositories: contacts, CDRs, device states, …
  *   writer (one)            the synchronous tables' write-through queue, in order (change-feed.ts)
- *   listener (one)          LISTEN switchboard_store: other nodes' changes to those tables
+ *   listener (one)          LISTEN switchboard_store: other nodes' changes to those tables;
+ *                           LISTEN switchboard_state: their device state and mailbox changes
  */
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
@@ -20,6 +21,7 @@ import {
   PostgresGlobalVariables,
   PostgresMailboxes,
 } from './postgres-repositories.js';
+import { RemoteChanges, STATE_CHANNEL } from './remote-changes.js';
 import { migratePostgres, POSTGRES_MIGRATIONS } from './schema.js';
 import { SyncedAstDb } from './synced-astdb.js';
 import { SyncedQueues } from './synced-queues.js';
@@ -51,6 +53,8 @@ export class PostgresStore implements Store {
   readonly nodeId = randomUUID();
   readonly pool: pg.Pool;
   readonly feed: ChangeFeed;
+  /** Device state and mailbox changes of the other nodes. */
+  readonly remoteChanges: RemoteChanges;
   readonly astdb: SyncedAstDb;
   readonly voicemail: SyncedVoicemail;
   readonly queues: SyncedQueues;
@@ -81,8 +85,9 @@ export class PostgresStore implements Store {
     this.voicemail = new SyncedVoicemail(this.feed);
     this.queues = new SyncedQueues(this.feed);
     this.globals = new PostgresGlobalVariables(this.pool);
-    this.deviceStates = new PostgresDeviceStates(this.pool);
-    this.mailboxes = new PostgresMailboxes(this.pool);
+    this.remoteChanges = new RemoteChanges(this.nodeId, log);
+    this.deviceStates = new PostgresDeviceStates(this.pool, this.remoteChanges);
+    this.mailboxes = new PostgresMailboxes(this.pool, this.remoteChanges);
     this.contacts = new PostgresContacts(this.pool);
     this.cdr = new PostgresCdr(this.pool);
     this.configObjects = new PostgresConfigObjects(this.pool);
@@ -124,6 +129,7 @@ export class PostgresStore implements Store {
     const early: (string | undefined)[] = [];
     let loaded = false;
     listener.on('notification', (message) => {
+      if (message.channel === STATE_CHANNEL) this.remoteChanges.receive(message.payload);
       if (message.channel !== STORE_CHANNEL) return;
       if (loaded) this.feed.receive(message.payload);
       else early.push(message.payload);
@@ -137,6 +143,7 @@ export class PostgresStore implements Store {
     });
     await listener.connect();
     await listener.query(`LISTEN ${STORE_CHANNEL}`);
+    await listener.query(`LISTEN ${STATE_CHANNEL}`);
     this.#listener = listener;
     await this.feed.reloadAll();
     loaded = true;
