@@ -19,6 +19,7 @@ const ALL = [
   'media-transcode.mjs',
   'api-latency.mjs',
   'srtp-crypto.mjs',
+  'pg-notify-fanout.mjs',
 ];
 const wanted = process.argv.slice(2).map((name) => (name.endsWith('.mjs') ? name : `${name}.mjs`));
 const unknown = wanted.filter((name) => !ALL.includes(name));
