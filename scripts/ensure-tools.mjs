@@ -2,8 +2,9 @@
 // The tests use real system tools: sipp as the SIP peer, ffmpeg for ogg/mp3 recordings, openssl
 // for the TLS transport's test certificate, baresip as an independent SIP phone, chromium as the
 // browser that drives the /console page, tshark to check that encrypted calls put no plain RTP on
-// the wire, PostgreSQL for the store shared by a cluster's nodes. A missing tool is installed when this machine allows it (root + apt-get); otherwise the
-// run fails naming the Debian package — it never skips tests silently.
+// the wire, PostgreSQL for the store shared by a cluster's nodes. A missing tool is installed when
+// this machine allows it (root + apt-get); otherwise the run fails naming the Debian package — it
+// never skips tests silently.
 import { spawnSync } from 'node:child_process';
 
 const TOOLS = [
