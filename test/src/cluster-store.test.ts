@@ -69,23 +69,35 @@ describe('nodes sharing a PostgreSQL store', { skip: unavailable }, () => {
 
   it('calls from node one a phone that registered on node two', { timeout: 40_000 }, async () => {
     const bobPort = await freePort('udp');
-    const registered = await runSipp('register-auth.xml', { host: '127.0.0.1', port: two.sipPort }, {
-      service: 'bob',
-      keys: { expires: 300 },
-      extra: [...credentials('bob', 'builder'), '-p', String(bobPort)],
-    });
+    const registered = await runSipp(
+      'register-auth.xml',
+      { host: '127.0.0.1', port: two.sipPort },
+      {
+        service: 'bob',
+        keys: { expires: 300 },
+        extra: [...credentials('bob', 'builder'), '-p', String(bobPort)],
+      },
+    );
     assert.equal(registered.code, 0, registered.stdout.slice(-2000));
-    const callee = runSipp('uas-answer-bye.xml', { host: '127.0.0.1', port: one.sipPort }, {
-      service: 'bob',
-      keys: { rtpport: 4012 },
-      extra: ['-p', String(bobPort)],
-    });
+    const callee = runSipp(
+      'uas-answer-bye.xml',
+      { host: '127.0.0.1', port: one.sipPort },
+      {
+        service: 'bob',
+        keys: { rtpport: 4012 },
+        extra: ['-p', String(bobPort)],
+      },
+    );
     await new Promise((resolve) => setTimeout(resolve, 300));
-    const caller = await runSipp('uac-auth-wait-bye.xml', { host: '127.0.0.1', port: one.sipPort }, {
-      service: '300',
-      keys: { user: 'alice', rtpport: 4014 },
-      extra: credentials('alice', 'wonderland'),
-    });
+    const caller = await runSipp(
+      'uac-auth-wait-bye.xml',
+      { host: '127.0.0.1', port: one.sipPort },
+      {
+        service: '300',
+        keys: { user: 'alice', rtpport: 4014 },
+        extra: credentials('alice', 'wonderland'),
+      },
+    );
     const answered = await callee;
     assert.equal(answered.code, 0, answered.stdout.slice(-2000));
     assert.equal(caller.code, 0, caller.stdout.slice(-2000));
