@@ -1,8 +1,8 @@
 /**
  * Two Switchboard processes sharing one PostgreSQL store (`[store] backend = postgres`), on a
  * throwaway server: a phone registered on one node is called from the other (contacts are shared,
- * with Path kept), and a device state set through node two's API reaches an application subscribed
- * on node one. Skips, naming the reason, when PostgreSQL cannot run here.
+ * with Path kept), a device state set through node two's API reaches an application subscribed
+ * on node one, and an application name is served by one node at a time. Skips, naming the reason, when PostgreSQL cannot run here.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -119,5 +119,25 @@ describe('nodes sharing a PostgreSQL store', { skip: unavailable }, () => {
     const read = await api(one, 'GET', '/deviceStates/App:lamp');
     assert.deepEqual(await read.json(), { name: 'App:lamp', state: 'BUSY' });
     socket.close();
+  });
+
+  it('keeps application names unique: a connection on node two replaces one on node one', { timeout: 20_000 }, async () => {
+    const open = async (node: RunningSwitchboard) => {
+      const socket = new WebSocket(`ws://127.0.0.1:${node.httpPort}/ari/events?app=solo&api_key=${API_USER}:${API_PASSWORD}`);
+      await new Promise<void>((resolve, reject) => {
+        socket.once('open', () => resolve());
+        socket.once('error', reject);
+      });
+      return socket;
+    };
+    const first = await open(one);
+    const replaced = firstEvent(first, 'ApplicationReplaced');
+    const second = await open(two);
+    assert.equal((await replaced).type, 'ApplicationReplaced');
+    const onOne = await api(one, 'GET', '/applications/solo');
+    assert.equal(onOne.status, 404, 'node one no longer serves the name');
+    assert.equal((await api(two, 'GET', '/applications/solo')).status, 200);
+    first.close();
+    second.close();
   });
 });

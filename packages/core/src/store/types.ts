@@ -156,6 +156,17 @@ export interface ConfigObjectStore {
   list(configClass?: string, objectType?: string): Promise<ConfigObjectRecord[]>;
 }
 
+/**
+ * Application names shared by the nodes of a cluster: the node a connection registers a name on
+ * claims it, and the node that served it before loses it (ApplicationReplaced), as on one node.
+ */
+export interface ApplicationClaimStore {
+  /** Records that this node serves `name` from now on; the other nodes are told. */
+  claim(name: string): Promise<void>;
+  /** Told when another node claimed a name after this node's last claim of it. */
+  onClaimedElsewhere(listener: (name: string) => void): () => void;
+}
+
 export interface Store {
   /** The AstDB (family, key) → value table (astdb.ts). */
   readonly astdb: AstDb;
@@ -169,6 +180,8 @@ export interface Store {
   readonly voicemail?: VoicemailStore;
   /** Dynamic queue members and the queue log (pbx/apps/queue): absent in stores that do not keep them. */
   readonly queues?: QueueStore;
+  /** Present in stores shared by several nodes: application names unique across them. */
+  readonly applicationClaims?: ApplicationClaimStore;
   /** Flushes and closes; calling it again does nothing. */
   close(): Promise<void>;
 }

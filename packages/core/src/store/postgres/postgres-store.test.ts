@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
+import { ApplicationRegistry } from '../../apps/application-registry.js';
 import { ChannelRegistry } from '../../channels/channel-registry.js';
 import { DeviceStateRegistry } from '../../device-states/device-state-registry.js';
 import { EndpointRegistry } from '../../endpoints/endpoint-registry.js';
@@ -59,9 +60,10 @@ if (unavailable) {
     it('migrates once when several nodes open a new database at the same time', async () => {
       const url = await freshDatabase();
       const nodes = await Promise.all([openPostgresStore(url), openPostgresStore(url), openPostgresStore(url)]);
+      const latest = POSTGRES_MIGRATIONS[POSTGRES_MIGRATIONS.length - 1].id;
       assert.deepEqual(
         nodes.map((n) => n.schemaVersion),
-        [1, 1, 1],
+        [latest, latest, latest],
       );
       const check = new pg.Client({ connectionString: url });
       await check.connect();
@@ -155,6 +157,30 @@ if (unavailable) {
       // A node is not told of its own changes twice.
       assert.deepEqual(two.lamps, ['App:door=INUSE', 'App:door=UNKNOWN']);
       assert.equal(two.waiting.length, 2);
+      await Promise.all([one.store.close(), two.store.close()]);
+    });
+
+    it('keeps application names unique across nodes: the later registration replaces the earlier', async () => {
+      const url = await freshDatabase();
+      const node = (store: PostgresStore) => {
+        const registry = new ApplicationRegistry(new EventBus(), silentLogger);
+        registry.shareNamesThrough(store.applicationClaims);
+        const told: string[] = [];
+        return { store, registry, told, sink: (e: { type: string }) => told.push(e.type) };
+      };
+      const one = node(await openPostgresStore(url));
+      const two = node(await openPostgresStore(url));
+      one.registry.register('dialer', one.sink);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      two.registry.register('dialer', two.sink);
+      await eventually(() => one.told.includes('ApplicationReplaced'), 'ApplicationReplaced on node one');
+      assert.equal(one.registry.get('dialer'), undefined);
+      assert.ok(two.registry.get('dialer'));
+      assert.deepEqual(two.told, []);
+      // Taking it back works the same way round.
+      one.registry.register('dialer', one.sink);
+      await eventually(() => two.told.includes('ApplicationReplaced'), 'ApplicationReplaced on node two');
+      assert.ok(one.registry.get('dialer'));
       await Promise.all([one.store.close(), two.store.close()]);
     });
 

@@ -12,6 +12,7 @@ import pg from 'pg';
 import { type Logger, silentLogger } from '../../util/logger.js';
 import type { Migration } from '../migrations.js';
 import type { Store } from '../types.js';
+import { PostgresApplicationClaims } from './application-claims.js';
 import { ChangeFeed, STORE_CHANNEL } from './change-feed.js';
 import {
   PostgresCdr,
@@ -64,6 +65,7 @@ export class PostgresStore implements Store {
   readonly contacts: PostgresContacts;
   readonly cdr: PostgresCdr;
   readonly configObjects: PostgresConfigObjects;
+  readonly applicationClaims: PostgresApplicationClaims;
   readonly #writer: pg.Client;
   #listener: pg.Client | undefined;
   readonly #log: Logger;
@@ -91,6 +93,7 @@ export class PostgresStore implements Store {
     this.contacts = new PostgresContacts(this.pool);
     this.cdr = new PostgresCdr(this.pool);
     this.configObjects = new PostgresConfigObjects(this.pool);
+    this.applicationClaims = new PostgresApplicationClaims(this.pool, this.nodeId, this.remoteChanges, log);
   }
 
   /** Connects, migrates, starts listening and loads the synchronous tables into memory. */

@@ -1,6 +1,6 @@
 /**
  * Device state and mailbox changes told to the other nodes sharing a PostgreSQL store, so busy
- * lamps and message-waiting lights are cluster-wide. Each write carries a `pg_notify` on
+ * lamps and message-waiting lights are cluster-wide; and application names claimed by a node. Each write carries a `pg_notify` on
  * STATE_CHANNEL in the same statement; every node's listener hands other nodes' changes to the
  * registries (a node already announced its own).
  */
@@ -11,7 +11,8 @@ export const STATE_CHANNEL = 'switchboard_state';
 
 export type RemoteChange =
   | { kind: 'device'; name: string; record?: DeviceStateRecord }
-  | { kind: 'mailbox'; name: string; record?: MailboxRecord };
+  | { kind: 'mailbox'; name: string; record?: MailboxRecord }
+  | { kind: 'application'; name: string; seq: number };
 
 type Listener<T> = (name: string, record: T | undefined) => void;
 
@@ -20,6 +21,7 @@ export class RemoteChanges {
   readonly #log: Logger;
   readonly #device = new Set<Listener<DeviceStateRecord>>();
   readonly #mailbox = new Set<Listener<MailboxRecord>>();
+  readonly #application = new Set<(name: string, seq: number) => void>();
 
   constructor(nodeId: string, log: Logger) {
     this.#nodeId = nodeId;
@@ -41,6 +43,11 @@ export class RemoteChanges {
     return () => this.#mailbox.delete(listener);
   }
 
+  onApplication(listener: (name: string, seq: number) => void): () => void {
+    this.#application.add(listener);
+    return () => this.#application.delete(listener);
+  }
+
   receive(payload: string | undefined): void {
     let parsed: { n?: string; c?: RemoteChange };
     try {
@@ -51,6 +58,10 @@ export class RemoteChanges {
     }
     const change = parsed.c;
     if (!change || parsed.n === this.#nodeId || typeof change.name !== 'string') return;
+    if (change.kind === 'application') {
+      for (const listener of this.#application) listener(change.name, Number(change.seq));
+      return;
+    }
     const listeners: Set<Listener<never>> = change.kind === 'device' ? this.#device : this.#mailbox;
     for (const listener of listeners) {
       try {

@@ -118,6 +118,18 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    id: 2,
+    name: 'application names claimed by nodes',
+    sql: `
+      CREATE SEQUENCE application_claim_seq;
+      CREATE TABLE application_claims (
+        name TEXT PRIMARY KEY,
+        node TEXT NOT NULL,
+        seq  BIGINT NOT NULL
+      );
+    `,
+  },
 ];
 
 /** Any number the nodes agree on: the key of the advisory lock held while migrating. */
