@@ -60,8 +60,8 @@ async function phase(name, url, publish) {
     delivered_min: Math.min(...received),
     events_per_second: round(Math.min(...received) / seconds, 0),
     deliveries_per_second: round(received.reduce((a, b) => a + b, 0) / seconds, 0),
-    latency_p50_ms: round(percentile(latencies, 0.5), 2),
-    latency_p99_ms: round(percentile(latencies, 0.99), 2),
+    latency_p50_ms: round(percentile(latencies, 50), 2),
+    latency_p99_ms: round(percentile(latencies, 99), 2),
   };
   await publisher.end();
   for (const client of nodes) await client.end();
