@@ -95,6 +95,7 @@ function nodeConf(confDir, { name, address, index, url }) {
       '[general]\n\n[globals]\n\n[from-internal]\n' +
       'exten => 100,1,App(cluster)\n same => n,Hangup()\n' +
       'exten => 200,1,Answer()\n same => n,Playback(hello-world)\n same => n,Hangup()\n' +
+      'exten => 300,1,Answer()\n same => n,Hangup()\n' +
       USERS.map((u) => `exten => ${u.name},1,Dial(SIP/${u.name},30)\n same => n,Hangup()\n`).join(''),
   };
   for (const [file, text] of Object.entries(files)) writeFileSync(join(confDir, file), text);
