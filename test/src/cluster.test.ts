@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -39,7 +39,8 @@ const credentials = (user: string) => ['-au', user, '-ap', PASSWORDS[user]];
 describe('a three-node cluster behind Kamailio', { skip: unavailableReason() }, () => {
   // A /24 of the loopback network of its own, so a cluster left by another run cannot collide.
   const subnet = `127.${100 + Math.floor(Math.random() * 100)}.${1 + Math.floor(Math.random() * 250)}`;
-  const dir = join(mkdtempSync(join(tmpdir(), 'switchboard-cluster-test-')), 'cluster');
+  const root = mkdtempSync(join(tmpdir(), 'switchboard-cluster-test-'));
+  const dir = join(root, 'cluster');
   let cluster: Cluster;
   let edge: { host: string; port: number };
 
@@ -89,6 +90,7 @@ describe('a three-node cluster behind Kamailio', { skip: unavailableReason() }, 
   });
   after(() => {
     spawnSync(process.execPath, [CLUSTER_SCRIPT, 'down', '--dir', dir], { stdio: 'inherit', timeout: 30_000 });
+    rmSync(root, { recursive: true, force: true });
   });
 
   it('prints the edge, the API of every node and the nodes', () => {
