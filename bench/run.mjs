@@ -20,6 +20,8 @@ const ALL = [
   'media-transcode.mjs',
   'api-latency.mjs',
   'srtp-crypto.mjs',
+  'pg-notify-fanout.mjs',
+  'cluster-call-rate.mjs',
 ];
 const wanted = process.argv.slice(2).map((name) => (name.endsWith('.mjs') ? name : `${name}.mjs`));
 const unknown = wanted.filter((name) => !ALL.includes(name));

@@ -2,8 +2,9 @@
 // The tests use real system tools: sipp as the SIP peer, ffmpeg for ogg/mp3 recordings, openssl
 // for the TLS transport's test certificate, baresip as an independent SIP phone, chromium as the
 // browser that drives the /console page, tshark to check that encrypted calls put no plain RTP on
-// the wire. A missing tool is installed when this machine allows it (root + apt-get); otherwise the
-// run fails naming the Debian package — it never skips tests silently.
+// the wire, PostgreSQL and Kamailio for a cluster of nodes. A missing tool is installed when
+// this machine allows it (root + apt-get); otherwise the run fails naming the Debian package — it
+// never skips tests silently.
 import { spawnSync } from 'node:child_process';
 
 const TOOLS = [
@@ -13,6 +14,10 @@ const TOOLS = [
   { command: 'baresip', pkg: 'baresip-core' },
   { command: 'chromium', pkg: 'chromium' },
   { command: 'tshark', pkg: 'tshark' },
+  // A throwaway PostgreSQL server for the shared-store tests (initdb/pg_ctl live beside it).
+  { command: 'pg_ctlcluster', pkg: 'postgresql' },
+  // The SIP edge of the cluster tests (installed in /usr/sbin).
+  { command: 'kamailio', pkg: 'kamailio' },
 ];
 
 const has = (command) => spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;

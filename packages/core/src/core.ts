@@ -181,6 +181,7 @@ export class SwitchboardCore implements ChannelDriverHost {
     this.bus = new EventBus(log.child({ module: 'switchboard:core:bus' }));
     this.channels = new ChannelRegistry(this.bus, log.child({ module: 'switchboard:core:channel' }));
     this.applications = new ApplicationRegistry(this.bus, log.child({ module: 'switchboard:core:applications' }));
+    if (options.store?.applicationClaims) this.applications.shareNamesThrough(options.store.applicationClaims);
     this.sounds = new SoundIndex(
       options.config.general.soundDirs,
       options.config.general.defaultLanguage,

@@ -39,6 +39,8 @@ export * from './store/types.js';
 export * from './store/migrations.js';
 export * from './store/astdb.js';
 export * from './store/sqlite-store.js';
+export * from './store/postgres/postgres-store.js';
+export * from './store/open-configured-store.js';
 export * from './endpoints/technology.js';
 export * from './endpoints/endpoint-registry.js';
 export * from './endpoints/text-messages.js';

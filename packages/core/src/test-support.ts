@@ -211,6 +211,7 @@ export function testCoreConfig(options: { soundDir?: string; dialplan?: Dialplan
     general: {
       entityId: '02:00:5e:00:53:01',
       systemName: 'test',
+      store: { backend: 'sqlite' },
       defaultLanguage: 'en',
       soundDirs: options.soundDir ? [options.soundDir] : [],
       recordingDir: '/nonexistent/recordings',
@@ -234,3 +235,9 @@ export function testCoreConfig(options: { soundDir?: string; dialplan?: Dialplan
   };
   return config;
 }
+export {
+  findPostgresBin,
+  postgresUnavailableReason,
+  startTemporaryPostgres,
+  type TemporaryPostgres,
+} from './store/postgres/temporary-postgres.js';

@@ -7,7 +7,7 @@ import {
   type MediaEngine as MediaEngineSurface,
   SwitchboardCore,
   loadConfig,
-  openStore,
+  openConfiguredStore,
 } from '@switchboard/core';
 import { loadManagerConfig, ManagerServer } from '@switchboard/manager';
 import { MediaEngine, MediaStreamGateway, supportedRecordingFormats } from '@switchboard/media';
@@ -83,7 +83,7 @@ export async function startServer(options: {
   const prometheus = readPrometheusConfig(resolve(options.confDir));
   const dataDir = resolve(options.dataDir);
   const registry = new Registry();
-  const rawStore = openStore(dataDir, log.child({ module: 'switchboard:store' }));
+  const rawStore = await openConfiguredStore(config.general.store, dataDir, log.child({ module: 'switchboard:store' }));
   const store = timedStore(rawStore, registry);
   cleanups.push(() => store.close());
   const stopAll = async () => {

@@ -70,9 +70,12 @@ class ApplicationJournal {
   #droppedThrough = 0;
   readonly #limits: () => { windowMs: number; maxEvents: number };
 
-  constructor(name: string, limits: () => { windowMs: number; maxEvents: number }) {
+  readonly #lost: (journal: ApplicationJournal) => void;
+
+  constructor(name: string, limits: () => { windowMs: number; maxEvents: number }, lost: (journal: ApplicationJournal) => void) {
     this.name = name;
     this.#limits = limits;
+    this.#lost = lost;
   }
 
   get lastSequence(): number {
@@ -93,8 +96,15 @@ class ApplicationJournal {
   }
 
   #record(event: ApplicationEvent): void {
-    // ApplicationReplaced is core telling a previous sink it lost the name; the journal is never replaced that way.
-    if (event.type === 'ApplicationReplaced') return;
+    // Connections on this node replace each other through the journal (attach), never through core.
+    // Core says ApplicationReplaced only when another node of a cluster took the name.
+    if (event.type === 'ApplicationReplaced') {
+      const listener = this.listener;
+      this.listener = undefined;
+      listener?.replaced();
+      this.#lost(this);
+      return;
+    }
     const sequence = this.#next;
     this.#next += 1;
     const { windowMs } = this.#limits();
@@ -155,7 +165,13 @@ export class EventJournals {
     const existing = this.#journals.get(name);
     const after = options.resumeAfter;
     this.checkResume(name, after);
-    const journal = existing ?? new ApplicationJournal(name, () => this.#limits());
+    const journal =
+      existing ??
+      new ApplicationJournal(
+        name,
+        () => this.#limits(),
+        (lost) => this.#drop(lost),
+      );
     this.#core.applications.register(name, journal.sink, { subscribeAll: options.subscribeAll });
     this.#journals.set(name, journal);
     if (journal.parkTimer) clearTimeout(journal.parkTimer);

@@ -57,6 +57,7 @@ export function testConfig(
     general: {
       entityId: ENTITY_ID,
       systemName: 'test-switchboard',
+      store: { backend: 'sqlite' },
       defaultLanguage: 'en',
       soundDirs: [join(dir, 'sounds')],
       recordingDir: join(dir, 'recordings'),

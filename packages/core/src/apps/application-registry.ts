@@ -4,6 +4,7 @@ import type { TimedDomainEvent } from '../events/domain-events.js';
 import { isOfficeEvent, type OfficeEvent } from '../events/office-events.js';
 import type { BridgeSnapshot, ChannelSnapshot } from '../model/snapshots.js';
 import type { EventBus } from '../events/event-bus.js';
+import type { ApplicationClaimStore } from '../store/types.js';
 import type { Logger } from '../util/logger.js';
 import { Application, type ApplicationSink, type EventSourceKind } from './application.js';
 
@@ -40,6 +41,7 @@ export class ApplicationRegistry {
   readonly #bus: EventBus;
   readonly #log: Logger;
   #activator: ApplicationActivator | undefined;
+  #claims: ApplicationClaimStore | undefined;
 
   constructor(bus: EventBus, log: Logger) {
     this.#bus = bus;
@@ -59,6 +61,7 @@ export class ApplicationRegistry {
    */
   register(name: string, sink: ApplicationSink, options: { subscribeAll?: boolean } = {}): Application {
     ApplicationRegistry.validateName(name);
+    this.#claim(name);
     const existing = this.#apps.get(name);
     if (existing) {
       const previous = existing.sink;
@@ -71,6 +74,28 @@ export class ApplicationRegistry {
     this.#apps.set(name, app);
     this.#log.info({ application: name }, 'application registered');
     return app;
+  }
+
+  /**
+   * Shares application names with the other nodes of a cluster: registering a name here claims
+   * it everywhere, and a name claimed on another node later is taken from this one, whose
+   * connection is told ApplicationReplaced (as when a second connection takes it on one node).
+   */
+  shareNamesThrough(claims: ApplicationClaimStore): void {
+    this.#claims = claims;
+    claims.onClaimedElsewhere((name) => {
+      const app = this.#apps.get(name);
+      if (!app) return;
+      this.#apps.delete(name);
+      this.#log.info({ application: name }, 'application taken over by another node');
+      this.#deliverSafely(app.sink, { type: 'ApplicationReplaced', timestamp: new Date() });
+    });
+  }
+
+  #claim(name: string): void {
+    this.#claims?.claim(name).catch((err: unknown) => {
+      this.#log.error({ err, application: name }, 'could not claim the application name for the cluster');
+    });
   }
 
   /** Unregisters when `sink` still serves the application (a replaced connection unregisters nothing). */

@@ -3,6 +3,7 @@
  *
  *   [options]      systemname, entityid, defaultlanguage, mediaworkers
  *   [directories]  sounds (comma list, searched in order), recordings
+ *   [store]        backend (sqlite | postgres), url (store-config.ts)
  *
  * Defaults (also when the file is missing): systemname = the host name, entityid = derived from the
  * machine (see entity-id.ts), defaultlanguage = en, mediaworkers = 0 (one per spare core),
@@ -16,6 +17,7 @@ import type { Logger } from '../util/logger.js';
 import { deriveEntityId, ENTITY_ID_PATTERN } from './entity-id.js';
 import type { IniDocument } from './ini.js';
 import { applyOptions, warnUnsupportedSection } from './option-table.js';
+import { readStoreConfig } from './store-config.js';
 import type { GeneralConfig } from './types.js';
 import { invalid, parseInteger, requireNonEmpty, splitList } from './values.js';
 
@@ -27,6 +29,7 @@ export function defaultGeneralConfig(confDir: string): GeneralConfig {
     soundDirs: withInstalledSounds([resolve(confDir, '..', 'sounds')]),
     recordingDir: resolve(confDir, '..', 'recordings'),
     mediaWorkers: 0,
+    store: { backend: 'sqlite' },
   };
 }
 
@@ -71,6 +74,8 @@ export function readGeneralConfig(doc: IniDocument | undefined, confDir: string,
           },
         },
       });
+    } else if (section.name === 'store') {
+      config.store = readStoreConfig(section, log);
     } else {
       warnUnsupportedSection(log, section);
     }

@@ -86,6 +86,7 @@ describe('loadConfig', () => {
       soundDirs: [resolve(dir, '../s1'), '/abs/s2', INSTALLED_SOUNDS_DIR],
       recordingDir: join(dir, 'rec'),
       mediaWorkers: 2,
+      store: { backend: 'sqlite' },
     });
     assert.deepEqual(config.http, {
       enabled: false,

@@ -17,7 +17,11 @@ export interface GeneralConfig {
   recordingDir: string;
   /** Media worker threads; 0 means one per spare core (at least one). */
   mediaWorkers: number;
+  store: StoreConfig;
 }
+
+/** switchboard.conf [store]: SQLite in the data directory, or a PostgreSQL database shared by a cluster. */
+export type StoreConfig = { backend: 'sqlite' } | { backend: 'postgres'; url: string };
 
 /** http.conf [general] */
 export interface HttpConfig {

@@ -39,6 +39,12 @@ export class DeviceStateRegistry {
     this.#endpoints = options.endpoints;
     this.#store = options.store;
     options.bus.subscribe((event) => this.#onEvent(event));
+    // A store shared by a cluster tells of other nodes' controlled devices: lamps are cluster-wide.
+    options.store?.onRemoteChange?.((name, record) => {
+      if (!isControlled(name)) return;
+      const state = record && isDeviceStateValue(record.state) ? record.state : 'UNKNOWN';
+      this.#bus.publish({ type: 'DeviceStateChanged', device_state: { name, state } });
+    });
   }
 
   /** The controlled devices (the reference lists only those). */

@@ -35,6 +35,10 @@ export class MailboxRegistry {
     this.#store = options.store;
     this.#enabled = options.enabled;
     this.#log = options.log;
+    // A store shared by a cluster tells of other nodes' changes: message-waiting is cluster-wide.
+    options.store?.onRemoteChange?.((name, record) => {
+      if (this.#enabled()) this.#announce(name, record && toSnapshot(record));
+    });
   }
 
   /** The hook the SIP driver uses for MWI; returns the function that removes it. */

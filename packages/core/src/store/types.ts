@@ -28,7 +28,15 @@ export interface DeviceStateRecord {
   updatedAt: number;
 }
 
+/**
+ * Told of a change another node made to a shared store: the new record, or undefined when it
+ * was deleted. Returns the function that stops the telling.
+ */
+export type RemoteChangeHook<T> = (listener: (name: string, record: T | undefined) => void) => () => void;
+
 export interface DeviceStateStore {
+  /** Present in stores shared by several nodes (PostgreSQL): other nodes' changes. */
+  onRemoteChange?: RemoteChangeHook<DeviceStateRecord>;
   get(name: string): Promise<DeviceStateRecord | undefined>;
   /** `updatedAt` defaults to now. */
   set(name: string, state: string, updatedAt?: number): Promise<void>;
@@ -43,6 +51,8 @@ export interface MailboxRecord {
 }
 
 export interface MailboxStore {
+  /** Present in stores shared by several nodes (PostgreSQL): other nodes' changes. */
+  onRemoteChange?: RemoteChangeHook<MailboxRecord>;
   get(name: string): Promise<MailboxRecord | undefined>;
   set(mailbox: MailboxRecord): Promise<void>;
   delete(name: string): Promise<boolean>;
@@ -146,6 +156,17 @@ export interface ConfigObjectStore {
   list(configClass?: string, objectType?: string): Promise<ConfigObjectRecord[]>;
 }
 
+/**
+ * Application names shared by the nodes of a cluster: the node a connection registers a name on
+ * claims it, and the node that served it before loses it (ApplicationReplaced), as on one node.
+ */
+export interface ApplicationClaimStore {
+  /** Records that this node serves `name` from now on; the other nodes are told. */
+  claim(name: string): Promise<void>;
+  /** Told when another node claimed a name after this node's last claim of it. */
+  onClaimedElsewhere(listener: (name: string) => void): () => void;
+}
+
 export interface Store {
   /** The AstDB (family, key) → value table (astdb.ts). */
   readonly astdb: AstDb;
@@ -159,6 +180,8 @@ export interface Store {
   readonly voicemail?: VoicemailStore;
   /** Dynamic queue members and the queue log (pbx/apps/queue): absent in stores that do not keep them. */
   readonly queues?: QueueStore;
+  /** Present in stores shared by several nodes: application names unique across them. */
+  readonly applicationClaims?: ApplicationClaimStore;
   /** Flushes and closes; calling it again does nothing. */
   close(): Promise<void>;
 }

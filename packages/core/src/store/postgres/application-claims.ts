@@ -1,0 +1,59 @@
+/**
+ * Application names unique across the nodes sharing a PostgreSQL store. A claim takes a number
+ * from one sequence, so claims are totally ordered: a node loses a name only to a claim newer than
+ * its own, whichever order the notifications arrive in.
+ */
+import type pg from 'pg';
+import type { Logger } from '../../util/logger.js';
+import type { ApplicationClaimStore } from '../types.js';
+import { type RemoteChanges, STATE_CHANNEL } from './remote-changes.js';
+
+const CLAIM = `WITH claimed AS (
+    INSERT INTO application_claims (name, node, seq) VALUES ($1, $2, nextval('application_claim_seq'))
+    ON CONFLICT (name) DO UPDATE SET node = excluded.node, seq = excluded.seq
+    RETURNING seq
+  )
+  SELECT seq, pg_notify('${STATE_CHANNEL}',
+    json_build_object('n', $2::text, 'c', json_build_object('kind', 'application', 'name', $1::text, 'seq', seq))::text)
+  FROM claimed`;
+
+export class PostgresApplicationClaims implements ApplicationClaimStore {
+  readonly #db: Pick<pg.Pool, 'query'>;
+  readonly #nodeId: string;
+  readonly #log: Logger;
+  /** This node's latest claim of each name, by sequence number (resolving while in flight). */
+  readonly #mine = new Map<string, Promise<number>>();
+  readonly #listeners = new Set<(name: string) => void>();
+
+  constructor(db: Pick<pg.Pool, 'query'>, nodeId: string, changes: RemoteChanges, log: Logger) {
+    this.#db = db;
+    this.#nodeId = nodeId;
+    this.#log = log;
+    changes.onApplication((name, seq) => {
+      this.#otherClaim(name, seq).catch((err: unknown) => log.error({ err, application: name }, 'application claim check failed'));
+    });
+  }
+
+  claim(name: string): Promise<void> {
+    const seq = this.#db.query<{ seq: string }>(CLAIM, [name, this.#nodeId]).then(({ rows }) => Number(rows[0].seq));
+    // A failed claim leaves the name to this node alone (as without a cluster); the caller logs it.
+    this.#mine.set(
+      name,
+      seq.catch(() => 0),
+    );
+    return seq.then(() => undefined);
+  }
+
+  onClaimedElsewhere(listener: (name: string) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  async #otherClaim(name: string, seq: number): Promise<void> {
+    const mine = this.#mine.get(name);
+    if (mine === undefined || (await mine) > seq) return;
+    this.#mine.delete(name);
+    this.#log.info({ application: name }, 'application name claimed by another node');
+    for (const listener of this.#listeners) listener(name);
+  }
+}

@@ -1,0 +1,74 @@
+/**
+ * Device state and mailbox changes told to the other nodes sharing a PostgreSQL store, so busy
+ * lamps and message-waiting lights are cluster-wide; and application names claimed by a node. Each write carries a `pg_notify` on
+ * STATE_CHANNEL in the same statement; every node's listener hands other nodes' changes to the
+ * registries (a node already announced its own).
+ */
+import type { Logger } from '../../util/logger.js';
+import type { DeviceStateRecord, MailboxRecord } from '../types.js';
+
+export const STATE_CHANNEL = 'switchboard_state';
+
+export type RemoteChange =
+  | { kind: 'device'; name: string; record?: DeviceStateRecord }
+  | { kind: 'mailbox'; name: string; record?: MailboxRecord }
+  | { kind: 'application'; name: string; seq: number };
+
+type Listener<T> = (name: string, record: T | undefined) => void;
+
+export class RemoteChanges {
+  readonly #nodeId: string;
+  readonly #log: Logger;
+  readonly #device = new Set<Listener<DeviceStateRecord>>();
+  readonly #mailbox = new Set<Listener<MailboxRecord>>();
+  readonly #application = new Set<(name: string, seq: number) => void>();
+
+  constructor(nodeId: string, log: Logger) {
+    this.#nodeId = nodeId;
+    this.#log = log;
+  }
+
+  /** The `pg_notify` payload of a change this node makes. */
+  payload(change: RemoteChange): string {
+    return JSON.stringify({ n: this.#nodeId, c: change });
+  }
+
+  onDevice(listener: Listener<DeviceStateRecord>): () => void {
+    this.#device.add(listener);
+    return () => this.#device.delete(listener);
+  }
+
+  onMailbox(listener: Listener<MailboxRecord>): () => void {
+    this.#mailbox.add(listener);
+    return () => this.#mailbox.delete(listener);
+  }
+
+  onApplication(listener: (name: string, seq: number) => void): () => void {
+    this.#application.add(listener);
+    return () => this.#application.delete(listener);
+  }
+
+  receive(payload: string | undefined): void {
+    let parsed: { n?: string; c?: RemoteChange };
+    try {
+      parsed = JSON.parse(payload ?? '') as { n?: string; c?: RemoteChange };
+    } catch {
+      this.#log.warn({ payload }, 'ignored a state notification that is not JSON');
+      return;
+    }
+    const change = parsed.c;
+    if (!change || parsed.n === this.#nodeId || typeof change.name !== 'string') return;
+    if (change.kind === 'application') {
+      for (const listener of this.#application) listener(change.name, Number(change.seq));
+      return;
+    }
+    const listeners: Set<Listener<never>> = change.kind === 'device' ? this.#device : this.#mailbox;
+    for (const listener of listeners) {
+      try {
+        (listener as Listener<DeviceStateRecord | MailboxRecord>)(change.name, change.record);
+      } catch (err) {
+        this.#log.error({ err, change }, 'state change listener failed');
+      }
+    }
+  }
+}

@@ -1,0 +1,217 @@
+#!/usr/bin/env node
+// A Switchboard cluster on this machine: PostgreSQL (a throwaway server), N nodes sharing it as
+// their store, each on its own loopback address, and Kamailio in front as the one SIP address.
+//
+//   npm run cluster -- up [--nodes N] [--subnet 127.0.0] [--dir DIR]
+//   npm run cluster -- down [--dir DIR]
+//
+// `up` prints one JSON line: {"sip","ari":[…],"nodes":[{"name","pid","sip","ari"}],"users":[…]}
+// and records every process it started in DIR/state.json; `down` stops them by pid and deletes
+// DIR. Addresses: the edge on <subnet>.10:5060, node i on <subnet>.(10+i) (SIP 5060, HTTP 8088).
+// Missing Debian packages (kamailio, postgresql) are installed when running as root.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const REPO = join(dirname(fileURLToPath(import.meta.url)), '..');
+const SIP_PORT = 5060;
+const HTTP_PORT = 8088;
+const ARI_USER = 'cluster';
+const ARI_PASSWORD = 'cluster-secret';
+const USERS = [
+  { name: 'alice', password: 'wonderland' },
+  { name: 'bob', password: 'builder' },
+  { name: 'carol', password: 'singer' },
+];
+const START_TIMEOUT_MS = 30_000;
+
+function option(name, fallback) {
+  const index = process.argv.indexOf(`--${name}`);
+  return index > 0 && index + 1 < process.argv.length ? process.argv[index + 1] : fallback;
+}
+
+const command = process.argv[2];
+const dir = option('dir', join(tmpdir(), 'switchboard-cluster'));
+const stateFile = join(dir, 'state.json');
+
+const has = (cmd) => spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0;
+
+function ensurePackages() {
+  const missing = [];
+  if (!has('kamailio') && !existsSync('/usr/sbin/kamailio')) missing.push('kamailio');
+  if (!has('pg_ctlcluster')) missing.push('postgresql');
+  if (missing.length === 0) return;
+  if (process.getuid?.() !== 0 || !has('apt-get')) throw new Error(`missing Debian packages: apt-get install ${missing.join(' ')}`);
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  spawnSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
+  const install = spawnSync('apt-get', ['install', '-y', '-qq', ...missing], { stdio: 'inherit', env });
+  if (install.status !== 0) throw new Error(`apt-get install ${missing.join(' ')} failed`);
+}
+
+function kamailioModuleDir() {
+  for (const candidate of [
+    '/usr/lib/x86_64-linux-gnu/kamailio/modules',
+    '/usr/lib/aarch64-linux-gnu/kamailio/modules',
+    '/usr/lib/kamailio/modules',
+  ]) {
+    if (existsSync(join(candidate, 'dispatcher.so'))) return candidate;
+  }
+  throw new Error('Kamailio modules not found (Debian package kamailio)');
+}
+
+/** Waits until `file` contains `text`, or the process `pid` ended, or the time is up. */
+async function waitForText(file, text, pid, what) {
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    if (existsSync(file) && readFileSync(file, 'utf8').includes(text)) return;
+    try {
+      process.kill(pid, 0);
+    } catch {
+      throw new Error(`${what} exited while starting; see ${file}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`${what} did not start within ${START_TIMEOUT_MS / 1000} s; see ${file}`);
+}
+
+function nodeConf(confDir, { name, address, index, url }) {
+  mkdirSync(confDir, { recursive: true });
+  const phones = USERS.map(
+    (u) =>
+      `[${u.name}]\ntype = endpoint\ncontext = from-internal\ndisallow = all\nallow = ulaw,alaw\nauth = ${u.name}-auth\naors = ${u.name}\n\n` +
+      `[${u.name}-auth]\ntype = auth\nauth_type = userpass\nusername = ${u.name}\npassword = ${u.password}\n\n` +
+      `[${u.name}]\ntype = aor\nmax_contacts = 1\nremove_existing = yes\n`,
+  );
+  const rtpStart = 20000 + index * 1000;
+  const files = {
+    'switchboard.conf': `[options]\nsystemname = ${name}\nmediaworkers = 1\n\n[directories]\nsounds = ${join(REPO, 'sounds')}\nrecordings = ${join(dirname(confDir), 'recordings')}\n\n[store]\nbackend = postgres\nurl = ${url}\n`,
+    'http.conf': `[general]\nenabled = yes\nbindaddr = ${address}\nbindport = ${HTTP_PORT}\n`,
+    'ari.conf': `[general]\nenabled = yes\n\n[${ARI_USER}]\ntype = user\npassword = ${ARI_PASSWORD}\nread_only = no\n`,
+    'pjsip.conf': `[transport-udp]\ntype = transport\nprotocol = udp\nbind = ${address}:${SIP_PORT}\n\n${phones.join('\n')}`,
+    'rtp.conf': `[general]\nrtpstart = ${rtpStart}\nrtpend = ${rtpStart + 998}\n`,
+    'extensions.conf':
+      '[general]\n\n[globals]\n\n[from-internal]\n' +
+      'exten => 100,1,App(cluster)\n same => n,Hangup()\n' +
+      'exten => 200,1,Answer()\n same => n,Playback(hello-world)\n same => n,Hangup()\n' +
+      'exten => 300,1,Answer()\n same => n,Hangup()\n' +
+      USERS.map((u) => `exten => ${u.name},1,Dial(SIP/${u.name},30)\n same => n,Hangup()\n`).join(''),
+  };
+  for (const [file, text] of Object.entries(files)) writeFileSync(join(confDir, file), text);
+}
+
+async function up() {
+  if (existsSync(stateFile)) throw new Error(`a cluster is already up (${stateFile}); run: npm run cluster -- down`);
+  const count = Number(option('nodes', '3'));
+  if (!Number.isInteger(count) || count < 1 || count > 20) throw new Error('--nodes takes 1 to 20');
+  const subnet = option('subnet', '127.0.0');
+  if (!/^127\.\d{1,3}\.\d{1,3}$/.test(subnet)) throw new Error('--subnet takes the first three parts of a loopback address, e.g. 127.0.0');
+  ensurePackages();
+  const { startTemporaryPostgres } = await import(join(REPO, 'packages/core/dist/store/postgres/temporary-postgres.js'));
+  mkdirSync(dir, { recursive: true });
+  const state = { dir, pids: [], postgres: undefined };
+  const save = () => writeFileSync(stateFile, `${JSON.stringify(state, null, 2)}\n`);
+  save();
+  try {
+    const postgres = await startTemporaryPostgres();
+    const postmaster = Number(readFileSync(join(postgres.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    state.postgres = { pid: postmaster, root: dirname(postgres.dataDir), url: postgres.url };
+    save();
+
+    const nodes = [];
+    for (let i = 1; i <= count; i++) {
+      const name = `node${i}`;
+      const address = `${subnet}.${10 + i}`;
+      const home = join(dir, name);
+      nodeConf(join(home, 'conf'), { name, address, index: i, url: postgres.url });
+      const log = join(home, 'switchboard.log');
+      const child = spawn(
+        process.execPath,
+        [join(REPO, 'packages/server/dist/main.js'), '--conf', join(home, 'conf'), '--data', join(home, 'var')],
+        { detached: true, stdio: ['ignore', openSync(log, 'a'), openSync(log, 'a')] },
+      );
+      child.unref();
+      state.pids.push({ name, pid: child.pid });
+      save();
+      await waitForText(log, 'switchboard started', child.pid, name);
+      nodes.push({ name, pid: child.pid, sip: `${address}:${SIP_PORT}`, ari: `http://${address}:${HTTP_PORT}/ari` });
+    }
+
+    const edge = `${subnet}.10`;
+    const dispatcherList = join(dir, 'dispatcher.list');
+    writeFileSync(dispatcherList, nodes.map((n) => `1 sip:${n.sip}\n`).join(''));
+    const template = readFileSync(join(REPO, 'conf/cluster/kamailio.cfg'), 'utf8');
+    const cfg = template
+      .replaceAll('@EDGE_ADDRESS@', edge)
+      .replaceAll('@EDGE_PORT@', String(SIP_PORT))
+      .replaceAll('@MODULE_DIR@', kamailioModuleDir())
+      .replaceAll('@DISPATCHER_LIST@', dispatcherList);
+    const cfgFile = join(dir, 'kamailio.cfg');
+    writeFileSync(cfgFile, cfg);
+    const kamailioLog = join(dir, 'kamailio.log');
+    const kamailio = spawn('kamailio', ['-f', cfgFile, '-DD', '-E', '-Y', dir, '-w', dir], {
+      detached: true,
+      stdio: ['ignore', openSync(kamailioLog, 'a'), openSync(kamailioLog, 'a')],
+    });
+    kamailio.unref();
+    state.pids.push({ name: 'kamailio', pid: kamailio.pid });
+    save();
+    await waitForText(kamailioLog, 'INFO: <core>', kamailio.pid, 'kamailio');
+    // Give the dispatcher its first OPTIONS round, so every node is known alive.
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    console.log(
+      JSON.stringify({
+        sip: `${edge}:${SIP_PORT}`,
+        ari: nodes.map((n) => n.ari),
+        ari_user: `${ARI_USER}:${ARI_PASSWORD}`,
+        nodes,
+        users: USERS,
+        postgres: postgres.url,
+      }),
+    );
+  } catch (err) {
+    down();
+    throw err;
+  }
+}
+
+function down() {
+  if (!existsSync(stateFile)) {
+    console.error(`no cluster is up (${stateFile} not found)`);
+    return;
+  }
+  const state = JSON.parse(readFileSync(stateFile, 'utf8'));
+  for (const { name, pid } of [...state.pids].reverse()) {
+    try {
+      // Kamailio and the nodes run in process groups of their own (detached): end the group.
+      process.kill(-pid, 'SIGTERM');
+    } catch {
+      console.error(`${name} (pid ${pid}) was not running`);
+    }
+  }
+  if (state.postgres) {
+    try {
+      // SIGQUIT is PostgreSQL's immediate shutdown.
+      process.kill(state.postgres.pid, 'SIGQUIT');
+    } catch {
+      console.error(`postgres (pid ${state.postgres.pid}) was not running`);
+    }
+    const deadline = Date.now() + 10_000;
+    while (Date.now() < deadline && existsSync(join(state.postgres.root, 'data', 'postmaster.pid'))) spawnSync('sleep', ['0.1']);
+    rmSync(state.postgres.root, { recursive: true, force: true });
+  }
+  rmSync(state.dir, { recursive: true, force: true });
+}
+
+try {
+  if (command === 'up') await up();
+  else if (command === 'down') down();
+  else {
+    console.error('usage: npm run cluster -- up [--nodes N] [--subnet 127.0.0] [--dir DIR] | down [--dir DIR]');
+    process.exitCode = 2;
+  }
+} catch (err) {
+  console.error(`cluster: ${err instanceof Error ? err.message : String(err)}`);
+  process.exitCode = 1;
+}
