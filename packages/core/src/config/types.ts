@@ -373,6 +373,19 @@ export interface MusicOnHoldConfig {
   classes: Record<string, MusicOnHoldClass>;
 }
 
+/** The in-call features of features.conf `[featuremap]`, by the original's names. */
+export type FeatureName = 'blindxfer' | 'atxfer' | 'disconnect' | 'automixmon' | 'parkcall';
+
+/** features.conf */
+export interface FeaturesConfig {
+  /** `[general] featuredigittimeout`: how long a typed prefix of a longer code waits for its next digit. */
+  featureDigitTimeoutMs: number;
+  /** `[general] transferdigittimeout` (seconds in the file): the wait for each digit of a blind transfer. */
+  transferDigitTimeoutMs: number;
+  /** DTMF code per feature; '' disables it. */
+  featureMap: Record<FeatureName, string>;
+}
+
 export interface SwitchboardConfig {
   /** Absolute path of the conf directory this was read from. */
   confDir: string;
@@ -386,4 +399,6 @@ export interface SwitchboardConfig {
   indications?: IndicationsConfig;
   /** Absent (hand-built configurations): the built-in defaults of musiconhold-config.ts. */
   musicOnHold?: MusicOnHoldConfig;
+  /** Absent (hand-built configurations): the built-in defaults of features-config.ts. */
+  features?: FeaturesConfig;
 }
