@@ -182,7 +182,7 @@ export interface SipEndpointConfig {
   mohSuggest?: string;
   /** `media_address`: the address written in our SDP for this endpoint's calls. */
   mediaAddress?: string;
-  /** `bind_rtp_to_media_address`: RTP sockets bind to `media_address` (accepted; see the NAT notes). */
+  /** `bind_rtp_to_media_address`: the RTP sockets of this endpoint's calls bind to `media_address`. */
   bindRtpToMediaAddress?: boolean;
   /** `accountcode`: copied into this endpoint's channels and CDRs. */
   accountCode?: string;

@@ -37,6 +37,7 @@ import { applyReceived } from '../../transport/via-received.js';
 import type { UserAgentCore } from '../../ua/user-agent-core.js';
 import { authenticateInbound, type InboundAuthenticator } from '../auth/identify.js';
 import { dialogChallengeAnswerer, type OutboundCredentials } from '../auth/outbound-auth.js';
+import { mediaTransportConfig } from '../sdp/nat-media.js';
 import { negotiateAnswer, negotiateOffer, type OfferedStream } from '../sdp/sdp.js';
 import { dialogIdentity, SDP, SipCallCore, type SipMediaEngine } from './call-core.js';
 import {
@@ -537,7 +538,9 @@ export class InboundCall implements ChannelTechnology, TransferSource {
   }
 
   async #createMedia(): Promise<void> {
-    await this.#core.createLeg(this.#env.transportConfig, () => this.#context.source.address);
+    // The identified endpoint's `media_address` names our media in the answer and later SDP (nat-media.ts).
+    const transport = mediaTransportConfig(this.#env.transportConfig, this.#context.source.address, this.#endpoint);
+    await this.#core.createLeg(transport, () => this.#context.source.address);
     if (this.#state !== 'setup') {
       await this.#core.releaseMedia();
       return;
