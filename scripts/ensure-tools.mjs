@@ -13,6 +13,8 @@ const TOOLS = [
   { command: 'baresip', pkg: 'baresip-core' },
   { command: 'chromium', pkg: 'chromium' },
   { command: 'tshark', pkg: 'tshark' },
+  { command: 'nft', pkg: 'nftables' },
+  { command: 'ip', pkg: 'iproute2' },
 ];
 
 const has = (command) => spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
