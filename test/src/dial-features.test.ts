@@ -2,7 +2,8 @@
  * Dial()'s in-call features against the real process, typed by a sipp caller as SIP INFO digits
  * with the default features.conf codes: H (disconnect `*`), T (blindxfer `#` then the extension
  * and `#`), W (automixmon `*1`, a MixMonitor file of the call); and PJSIP_HEADER(add|remove) in a
- * pre-dial handler b(), seen on the INVITE the callee receives.
+ * pre-dial handler b(), seen on the INVITE the callee receives; and a phone whose endpoint has
+ * `allow_transfer = no` has its REFER refused (603) even when Dial allows DTMF transfers (t/T).
  */
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -17,6 +18,8 @@ exten => 330,1,Dial(SIP/answerer,10,Hb(add-headers^s^1(tenant-7)))
 exten => 331,1,Dial(SIP/answerer,10,T)
  same => n,Hangup()
 exten => 332,1,Dial(SIP/answerer,10,WS(4))
+ same => n,Hangup()
+exten => 333,1,Dial(SIP/answerer,10,tT)
  same => n,Hangup()
 exten => 320,1,Log(NOTICE,transferred \${CHANNEL(endpoint)} here)
  same => n,Hangup()
@@ -40,7 +43,7 @@ describe('Dial in-call features and pre-dial headers', () => {
     const pjsip = readFileSync(join(sb.confDir, 'pjsip.conf'), 'utf8');
     writeFileSync(
       join(sb.confDir, 'pjsip.conf'),
-      `${pjsip}\n[answerer]\ntype = endpoint\ncontext = from-internal\nallow = ulaw\naors = answerer\n\n[answerer]\ntype = aor\ncontact = sip:answerer@127.0.0.1:${answererPort}\n`,
+      `${pjsip}\n[answerer]\ntype = endpoint\ncontext = from-internal\nallow = ulaw\naors = answerer\nallow_transfer = no\n\n[answerer]\ntype = aor\ncontact = sip:answerer@127.0.0.1:${answererPort}\n`,
     );
     await sb.restart();
   });
@@ -97,5 +100,18 @@ describe('Dial in-call features and pre-dial headers', () => {
     assert.equal(files.length, 1, `one auto-… recording in ${dir}: ${files.join(', ')}`);
     assert.equal(readFileSync(join(dir, files[0])).subarray(0, 4).toString(), 'RIFF', 'a WAV file');
     assert.ok(sb.logs.some((l) => l.msg === 'feature code typed' && l.feature === 'automixmon'));
+  });
+
+  it('refuses the REFER of a callee whose endpoint has allow_transfer = no, whatever t/T allow', { timeout: 30_000 }, async () => {
+    const callee = runSipp(
+      'uas-answer-refer-refused.xml',
+      { host: '127.0.0.1', port: sb.sipPort },
+      { service: 'answerer', keys: { rtpport: 4414, referto: '320' }, extra: ['-p', String(answererPort)] },
+    );
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const caller = await runSipp('uac-wait-bye.xml', { host: '127.0.0.1', port: sb.sipPort }, { service: '333', keys: { rtpport: 4416 } });
+    assert.equal(caller.code, 0, caller.stdout.slice(-2000));
+    const refused = await callee;
+    assert.equal(refused.code, 0, refused.stdout.slice(-2000));
   });
 });

@@ -161,6 +161,8 @@ export interface SipEndpointConfig {
   rewriteContact: boolean;
   rtpSymmetric: boolean;
   directMedia: boolean;
+  /** `allow_transfer` (default yes): a REFER from this endpoint's phone is served; no: refused with 603. */
+  allowTransfer?: boolean;
   /**
    * Session timers (RFC 4028) on calls to this endpoint (`timers`): `no` (none), `yes` (offered:
    * `Supported: timer`, the default), `required` (`Require: timer`: a callee without timers refuses

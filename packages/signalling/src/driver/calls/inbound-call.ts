@@ -527,7 +527,8 @@ export class InboundCall implements ChannelTechnology, TransferSource {
     this.#core.serveDialog(dialog, {
       self: this,
       live: () => this.#state === 'up' || this.#state === 'answered',
-      transferable: () => this.#state === 'up',
+      // pjsip.conf `allow_transfer = no`: the caller's REFERs are refused (603).
+      transferable: () => this.#state === 'up' && this.#endpoint?.allowTransfer !== false,
       context: this.#endpoint?.context ?? 'default',
       bye: (cause) => this.#farEndEnded(cause, 'BYE'),
       reinvite: (reinvite) => this.receiveReinvite(reinvite),

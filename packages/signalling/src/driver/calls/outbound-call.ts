@@ -438,7 +438,8 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
     this.#core.serveDialog(dialog, {
       self: this,
       live: current,
-      transferable: current,
+      // pjsip.conf `allow_transfer = no`: the callee's REFERs are refused (603).
+      transferable: () => current() && this.#env.endpoint.allowTransfer !== false,
       context: this.#env.endpoint.context,
       bye: (cause) => {
         if (this.#winner?.dialog === dialog) this.#farEndEnded(cause);
