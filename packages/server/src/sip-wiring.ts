@@ -126,6 +126,8 @@ export function registerDial(core: SwitchboardCore): void {
           }),
         toggleRecording: (channel, peer) => toggleTouchRecording(core.mixMonitors, channel, peer),
         extensionExists: (context, exten) => core.dialplanRunner.pbx.exists(context, exten),
+        startMoh: (channel) => core.channelMedia.startMoh(channel, undefined),
+        stopMoh: (channel) => core.channelMedia.stopMoh(channel),
         play: async (channel, sounds) => {
           await core.playbacks.playOnChannelTracked(
             channel,

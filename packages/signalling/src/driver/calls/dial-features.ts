@@ -7,7 +7,7 @@
  *   automixmon  starts a MixMonitor of the typing party's channel (both directions: the whole
  *               call), or stops the one it started; both parties hear a beep
  *   blindxfer   the typing party then dials an extension (ended by `#` or `transferdigittimeout`
- *               without a digit); when it exists in the party's TRANSFER_CONTEXT (else its context)
+ *               without a digit) while the other party hears music on hold; when it exists in the party's TRANSFER_CONTEXT (else its context)
  *               the other party goes there and the typing party is hung up; otherwise the call
  *               goes on and the party hears a beep
  *   atxfer, parkcall  not built: the code is recognised and refused with a warning
@@ -32,6 +32,9 @@ export interface DialFeatureServices {
   toggleRecording(channel: Channel, peer: Channel): Promise<'started' | 'stopped'>;
   extensionExists(context: string, exten: string): boolean;
   play(channel: Channel, sounds: string[]): Promise<void>;
+  /** Music on hold for the party waiting while the other dials a transfer (default class). */
+  startMoh(channel: Channel): Promise<void>;
+  stopMoh(channel: Channel): Promise<void>;
 }
 
 interface PartyState {
@@ -74,7 +77,7 @@ export function watchDialFeatures(
       disarm();
       const exten = state.transfer ?? '';
       state.transfer = undefined;
-      blindTransfer(party, exten, call, services, deps.log);
+      void blindTransfer(party, exten, call, services, deps.log);
     };
     const onDigit = (digit: string) => {
       if (state.transfer !== undefined) {
@@ -132,6 +135,7 @@ async function runFeature(
       return;
     case 'blindxfer':
       startTransfer('');
+      await services.startMoh(other).catch((err: unknown) => log.debug({ err }, 'no music for the transferee'));
       return;
     case 'atxfer':
       log.warn({ channel: party.name }, 'attended transfer by DTMF (atxfer) is not built; the phone can transfer with REFER');
@@ -142,7 +146,9 @@ async function runFeature(
   }
 }
 
-function blindTransfer(party: Channel, exten: string, call: BridgedCall, services: DialFeatureServices, log: Logger): void {
+async function blindTransfer(party: Channel, exten: string, call: BridgedCall, services: DialFeatureServices, log: Logger): Promise<void> {
+  // The transferee's music ends before it goes anywhere (or back to the call).
+  await services.stopMoh(call.other(party)).catch(() => undefined);
   if (party.isDestroyed) return;
   const transferContext = party.getVariable('TRANSFER_CONTEXT');
   const context = transferContext !== undefined && transferContext !== '' ? transferContext : party.dialplan.context;
