@@ -10,7 +10,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { freePort, type RunningSwitchboard, runSipp, startSwitchboard } from './harness.js';
+import { basicAuth, freePort, type RunningSwitchboard, runSipp, startSwitchboard } from './harness.js';
 
 const DIALPLAN = `
 exten => 330,1,Dial(SIP/answerer,10,Hb(add-headers^s^1(tenant-7)))
@@ -113,5 +113,28 @@ describe('Dial in-call features and pre-dial headers', () => {
     assert.equal(caller.code, 0, caller.stdout.slice(-2000));
     const refused = await callee;
     assert.equal(refused.code, 0, refused.stdout.slice(-2000));
+  });
+
+  it('adds the PJSIP_HEADER(add,…) variables of an API originate to the INVITE', { timeout: 30_000 }, async () => {
+    const trace = join(tmpdir(), `originate-headers-${process.pid}-${Date.now()}.log`);
+    const callee = runSipp(
+      'uas-answer-wait-bye.xml',
+      { host: '127.0.0.1', port: sb.sipPort },
+      { service: 'answerer', keys: { rtpport: 4418 }, extra: ['-p', String(answererPort), '-trace_msg', '-message_file', trace] },
+    );
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const response = await fetch(`${sb.baseUrl}/ari/channels?endpoint=SIP/answerer&extension=320&context=from-internal&priority=1`, {
+      method: 'POST',
+      headers: { authorization: basicAuth(), 'content-type': 'application/json' },
+      body: JSON.stringify({ variables: { 'PJSIP_HEADER(add,X-Campaign)': 'spring' } }),
+    });
+    assert.equal(response.status, 200, await response.text());
+    const answered = await callee;
+    assert.equal(answered.code, 0, answered.stdout.slice(-2000));
+    const invite =
+      readFileSync(trace, 'utf8')
+        .split(/\n\s*\n/)
+        .find((m) => /INVITE sip:/.test(m)) ?? '';
+    assert.match(invite, /^X-Campaign: spring\r?$/m);
   });
 });

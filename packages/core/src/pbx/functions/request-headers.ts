@@ -85,34 +85,37 @@ export const PJSIP_HEADER: DialplanFunction = {
     );
   },
   write: (ctx, args, value) => {
-    const { action, name, number } = parseArgs(args);
-    if (action !== 'add' && action !== 'update' && action !== 'remove') {
-      ctx.log.warn({ action }, `PJSIP_HEADER(${action}) cannot be set; use add, update or remove`);
-      return;
-    }
-    if (name === '' || (action !== 'remove' && !TOKEN.test(name))) {
-      ctx.log.warn({ name }, `PJSIP_HEADER(${action}) needs a header name`);
-      return;
-    }
-    if (/[\r\n]/.test(value)) {
-      ctx.log.warn({ name }, 'PJSIP_HEADER: a header value cannot contain a line break; nothing changed');
-      return;
-    }
-    const headers = outgoing(ctx, action);
-    if (headers === undefined) return;
-    if (action === 'remove') {
-      remove(headers, name);
-      return;
-    }
-    if (action === 'update') {
-      const index = Number.parseInt(number, 10);
-      const matching = headers.list.filter(([n]) => nameMatches(name, n));
-      const target = matching[(Number.isNaN(index) || index < 1 ? 1 : index) - 1];
-      if (target !== undefined) {
-        target[1] = value;
-        return;
-      }
-    }
-    headers.list.push([name, value]);
+    const problem = writeOutgoingHeader(ctx.channel, args, value);
+    if (problem !== undefined) ctx.log.warn({ channel: ctx.channel.name, args }, problem);
   },
 };
+
+/**
+ * `PJSIP_HEADER(args)=value` on a channel (the dialplan's Set, or a variable given to the API's
+ * originate, as the original allows); returns why nothing changed, if so.
+ */
+export function writeOutgoingHeader(channel: Channel, args: string, value: string): string | undefined {
+  const { action, name, number } = parseArgs(args);
+  if (action !== 'add' && action !== 'update' && action !== 'remove')
+    return `PJSIP_HEADER(${action}) cannot be set; use add, update or remove`;
+  if (name === '' || (action !== 'remove' && !TOKEN.test(name))) return `PJSIP_HEADER(${action}) needs a header name`;
+  if (/[\r\n]/.test(value)) return 'PJSIP_HEADER: a header value cannot contain a line break; nothing changed';
+  const headers = channel.tech.outgoingHeaders;
+  if (headers === undefined) return `PJSIP_HEADER(${action}) needs an outbound SIP channel; nothing changed`;
+  if (headers.sent) return `PJSIP_HEADER(${action}): the INVITE is already sent; nothing changed`;
+  if (action === 'remove') {
+    remove(headers, name);
+    return undefined;
+  }
+  if (action === 'update') {
+    const index = Number.parseInt(number, 10);
+    const matching = headers.list.filter(([n]) => nameMatches(name, n));
+    const target = matching[(Number.isNaN(index) || index < 1 ? 1 : index) - 1];
+    if (target !== undefined) {
+      target[1] = value;
+      return undefined;
+    }
+  }
+  headers.list.push([name, value]);
+  return undefined;
+}
