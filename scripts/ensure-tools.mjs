@@ -18,6 +18,8 @@ const TOOLS = [
   { command: 'pg_ctlcluster', pkg: 'postgresql' },
   // The SIP edge of the cluster tests (installed in /usr/sbin).
   { command: 'kamailio', pkg: 'kamailio' },
+  { command: 'nft', pkg: 'nftables' },
+  { command: 'ip', pkg: 'iproute2' },
 ];
 
 const has = (command) => spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;

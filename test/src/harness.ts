@@ -213,6 +213,8 @@ export async function runSipp(
     rate?: number;
     timeoutSeconds?: number;
     extra?: string[];
+    /** Runs sipp inside this network namespace (`ip netns exec`), as a phone on another network. */
+    namespace?: string;
   },
 ): Promise<SippResult> {
   const localPort = await freePort('udp');
@@ -240,7 +242,9 @@ export async function runSipp(
   ];
   for (const [key, value] of Object.entries(options.keys ?? {})) args.push('-key', key, String(value));
   args.push(...(options.extra ?? []));
-  const child = spawn('sipp', args, { stdio: ['ignore', 'pipe', 'pipe'], cwd: tmpdir() });
+  const [command, commandArgs] =
+    options.namespace === undefined ? ['sipp', args] : ['ip', ['netns', 'exec', options.namespace, 'sipp', ...args]];
+  const child = spawn(command, commandArgs, { stdio: ['ignore', 'pipe', 'pipe'], cwd: tmpdir() });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (c: Buffer) => {

@@ -56,3 +56,26 @@ describe('NAT: external addresses and local_net', () => {
     assert.equal(sipp.code, 0, sipp.stdout.slice(-3000));
   });
 });
+
+describe("NAT: an endpoint's media_address in answers", () => {
+  let sb: RunningSwitchboard;
+
+  before(async () => {
+    sb = await startSwitchboard({
+      dialplan: 'exten => 600,1,Answer()\n same => n,Wait(0.5)\n same => n,Hangup()\n',
+      endpointLines: ['media_address = 198.51.100.7'],
+    });
+  });
+  after(async () => {
+    await sb.stop();
+  });
+
+  it('names media_address in the SDP of the 200 OK to a call from the endpoint', { timeout: 30_000 }, async () => {
+    const sipp = await runSipp(
+      'uac-media-address.xml',
+      { host: '127.0.0.1', port: sb.sipPort },
+      { service: '600', keys: { rtpport: 4504 } },
+    );
+    assert.equal(sipp.code, 0, sipp.stdout.slice(-3000));
+  });
+});

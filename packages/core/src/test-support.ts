@@ -94,6 +94,9 @@ export class RecordingMediaEngine implements MediaEngine {
   setLegMute(legId: string, mute: { inbound: boolean; outbound: boolean }) {
     return this.#record('setLegMute', legId, mute);
   }
+  setLegGain(legId: string, gain: { inbound: number; outbound: number }) {
+    return this.#record('setLegGain', legId, gain);
+  }
   setToneDetection(legId: string, options: ToneDetectionOptions | null) {
     return this.#record('setToneDetection', legId, options);
   }

@@ -200,6 +200,12 @@ export interface JoinBridgeOptions {
   listenGain?: number;
 }
 
+/** A leg's gain factors per direction (setLegGain). */
+export interface LegGain {
+  inbound: number;
+  outbound: number;
+}
+
 export type RecordingFormat = 'wav' | 'ulaw' | 'alaw' | 'g722' | 'sln' | 'ogg' | 'mp3';
 
 export interface StartRecordingRequest {
@@ -402,6 +408,12 @@ export interface MediaEngine {
   sendDtmf(legId: string, request: { digits: string; durationMs: number; betweenMs: number }): Promise<void>;
   /** `inbound`: drop what the phone sends; `outbound`: send silence to the phone. */
   setLegMute(legId: string, mute: { inbound: boolean; outbound: boolean }): Promise<void>;
+  /**
+   * Gain factors of a leg's own audio (1: unchanged; 0 to 16; saturating at the 16-bit limits):
+   * `inbound` scales what the phone sends before anything hears it, `outbound` what is sent to the
+   * phone (the dialplan's VOLUME(RX) and VOLUME(TX)). A leg with a gain is never relayed undecoded.
+   */
+  setLegGain(legId: string, gain: LegGain): Promise<void>;
   setTalkDetection(legId: string, options: TalkDetectionOptions | null): Promise<void>;
   /** TONE_DETECT: `toneDetected` when the tone has lasted the duration; null stops it. */
   setToneDetection(legId: string, options: ToneDetectionOptions | null): Promise<void>;

@@ -20,6 +20,7 @@ import {
   validateBridgeKind,
   validateBridgeVideo,
   validateDtmf,
+  validateGain,
   validateJoinOptions,
   validateRecording,
   validateSegments,
@@ -50,6 +51,7 @@ import type {
   CreateSnoopRequest,
   JoinBridgeOptions,
   LegCounters,
+  LegGain,
   LegRemote,
   LegRtpStatistics,
   MediaEngine as MediaEngineControl,
@@ -571,6 +573,16 @@ export class MediaEngine implements MediaEngineControl {
   async setLegMute(legId: string, mute: { inbound: boolean; outbound: boolean }): Promise<void> {
     const record = this.#leg(legId);
     await record.channel.request({ type: 'setLegMute', legId, inbound: mute.inbound === true, outbound: mute.outbound === true });
+  }
+
+  async setLegGain(legId: string, gain: LegGain): Promise<void> {
+    const record = this.#leg(legId);
+    await record.channel.request({
+      type: 'setLegGain',
+      legId,
+      inbound: validateGain('inbound', gain.inbound),
+      outbound: validateGain('outbound', gain.outbound),
+    });
   }
 
   async setTalkDetection(legId: string, options: TalkDetectionOptions | null): Promise<void> {

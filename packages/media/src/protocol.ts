@@ -98,6 +98,7 @@ export type WorkerCommand =
   /** Replies when the last digit has been sent. */
   | { type: 'sendDtmf'; legId: string; digits: string; durationMs: number; betweenMs: number }
   | { type: 'setLegMute'; legId: string; inbound: boolean; outbound: boolean }
+  | { type: 'setLegGain'; legId: string; inbound: number; outbound: number }
   | { type: 'setTalkDetection'; legId: string; options: TalkDetectionOptions | null }
   | { type: 'setToneDetection'; legId: string; options: ToneDetectionOptions | null }
   | { type: 'setInbandDtmfDetection'; legId: string; enabled: boolean }
@@ -133,6 +134,7 @@ export interface CommandResults {
   setRecordingState: null;
   sendDtmf: null;
   setLegMute: null;
+  setLegGain: null;
   setTalkDetection: null;
   setToneDetection: null;
   setInbandDtmfDetection: null;

@@ -3,7 +3,14 @@
  * ContactStatusChange events, and the `Dial` dialplan application gets core's channels and bridges.
  */
 import type { SwitchboardCore } from '@switchboard/core';
-import { CoreError, DEFAULT_DTMF_TIMING, inheritVariables, systemClock } from '@switchboard/core';
+import {
+  CoreError,
+  DEFAULT_DTMF_TIMING,
+  defaultFeaturesConfig,
+  inheritVariables,
+  systemClock,
+  toggleTouchRecording,
+} from '@switchboard/core';
 import {
   type ContactChange,
   type DialBridges,
@@ -110,6 +117,23 @@ export function registerDial(core: SwitchboardCore): void {
         },
         sendDtmf: (channel, digits) => core.channelMedia.sendDtmf(channel, digits, DEFAULT_DTMF_TIMING),
         gosub: (channel, target) => core.dialplanRunner.runSubroutine(channel, target),
+      },
+      features: {
+        features: core.config.features ?? defaultFeaturesConfig(),
+        onDtmf: (channel, listener) =>
+          core.bus.subscribe((event) => {
+            if (event.type === 'ChannelDtmfReceived' && event.channel.id === channel.id) listener(event.digit);
+          }),
+        toggleRecording: (channel, peer) => toggleTouchRecording(core.mixMonitors, channel, peer),
+        extensionExists: (context, exten) => core.dialplanRunner.pbx.exists(context, exten),
+        startMoh: (channel) => core.channelMedia.startMoh(channel, undefined),
+        stopMoh: (channel) => core.channelMedia.stopMoh(channel),
+        play: async (channel, sounds) => {
+          await core.playbacks.playOnChannelTracked(
+            channel,
+            sounds.map((sound) => `sound:${sound}`),
+          ).finished;
+        },
       },
     }),
   );

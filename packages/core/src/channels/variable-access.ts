@@ -8,6 +8,7 @@ import { invalidArgument, notFound } from '../errors.js';
 import type { MediaEngine, TalkDetectionOptions, ToneDetectionOptions } from '../media/media-engine.js';
 import { channelVariable } from '../pbx/channel-variables.js';
 import { TRANSFER_HANDLING_VARIABLE } from './channel-transfer.js';
+import { writeOutgoingHeader } from '../pbx/functions/request-headers.js';
 
 const FUNCTION_CALL = /^([A-Za-z_][A-Za-z0-9_]*)\((.*)\)$/s;
 
@@ -65,6 +66,12 @@ export class ChannelVariableAccess {
         if (args.toLowerCase() !== 'language') break;
         channel.language = value;
         return;
+      case 'PJSIP_HEADER': {
+        // A header for the INVITE of a channel not dialled yet (originate's variables).
+        const problem = writeOutgoingHeader(channel, args, value);
+        if (problem !== undefined) throw invalidArgument(problem);
+        return;
+      }
       case TRANSFER_HANDLING_VARIABLE:
         // PJSIP_TRANSFER_HANDLING()=ari-only: a REFER is left to the application (channel-transfer.ts).
         channel.setVariable(TRANSFER_HANDLING_VARIABLE, value.trim());

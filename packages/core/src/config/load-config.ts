@@ -12,6 +12,7 @@
  *   indications.conf  country = us with the US tones
  *   musiconhold.conf  class `default` playing <confDir>/../sounds/moh
  *   acl.conf          no named ACLs
+ *   features.conf     the original's feature codes (blindxfer #, disconnect *, automixmon *1)
  *
  * An option we do not implement is a warning; a file that cannot be parsed, or a value that is
  * invalid for an option we do implement, throws ConfigError naming the file and line.
@@ -21,6 +22,7 @@ import { parseDialplan } from '../dialplan/parse-extensions.js';
 import { type Logger, silentLogger } from '../util/logger.js';
 import { readAclConfig } from './acl-config.js';
 import { readAriConfig } from './ari-config.js';
+import { readFeaturesConfig } from './features-config.js';
 import { readGeneralConfig } from './general-config.js';
 import { readHttpConfig } from './http-config.js';
 import { readIndicationsConfig } from './indications-config.js';
@@ -41,6 +43,7 @@ export const CONFIG_FILES = {
   indications: 'indications.conf',
   musicOnHold: 'musiconhold.conf',
   acl: 'acl.conf',
+  features: 'features.conf',
 } as const;
 
 export function loadConfig(confDir: string, log: Logger = silentLogger, source: IniFileSource = diskFileSource): SwitchboardConfig {
@@ -64,6 +67,7 @@ export function loadConfig(confDir: string, log: Logger = silentLogger, source: 
     dialplan: parseDialplan(read(CONFIG_FILES.dialplan), configLog.child({ module: 'switchboard:core:dialplan' })),
     indications: readIndicationsConfig(read(CONFIG_FILES.indications), configLog),
     musicOnHold: readMusicOnHoldConfig(read(CONFIG_FILES.musicOnHold), dir, configLog),
+    features: readFeaturesConfig(read(CONFIG_FILES.features), configLog),
   };
   warnAboutMissingContexts(config, configLog);
   return config;

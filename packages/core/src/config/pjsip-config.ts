@@ -14,7 +14,7 @@
  *                     given), transport, language, callerid, aors, auth, mailboxes,
  *                     dtmf_mode (rfc4733|info|inband|auto, default rfc4733), force_rport (yes),
  *                     rewrite_contact (no), rtp_symmetric (no), direct_media (no: media is anchored
- *                     here; Asterisk defaults to yes), timers (no|yes|required|always, default yes),
+ *                     here; Asterisk defaults to yes), allow_transfer (yes; no refuses the phone's REFER), timers (no|yes|required|always, default yes),
  *                     timers_min_se (90), timers_sess_expires (1800), outbound_auth (an auth
  *                     section answering the challenges of a trunk we call), subscribe_context
  *                     (where busy-lamp hints are looked up; default: context),
@@ -305,6 +305,9 @@ function readEndpoint(section: IniSection, refs: References, confDir: string, lo
       },
       direct_media: (o) => {
         endpoint.directMedia = parseBool(o);
+      },
+      allow_transfer: (o) => {
+        endpoint.allowTransfer = parseBool(o);
       },
       max_video_streams: (o) => {
         // One video stream per call is carried (the first m=video line); more are answered with port 0.

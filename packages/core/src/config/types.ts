@@ -165,6 +165,8 @@ export interface SipEndpointConfig {
   rewriteContact: boolean;
   rtpSymmetric: boolean;
   directMedia: boolean;
+  /** `allow_transfer` (default yes): a REFER from this endpoint's phone is served; no: refused with 603. */
+  allowTransfer?: boolean;
   /**
    * Session timers (RFC 4028) on calls to this endpoint (`timers`): `no` (none), `yes` (offered:
    * `Supported: timer`, the default), `required` (`Require: timer`: a callee without timers refuses
@@ -186,7 +188,7 @@ export interface SipEndpointConfig {
   mohSuggest?: string;
   /** `media_address`: the address written in our SDP for this endpoint's calls. */
   mediaAddress?: string;
-  /** `bind_rtp_to_media_address`: RTP sockets bind to `media_address` (accepted; see the NAT notes). */
+  /** `bind_rtp_to_media_address`: the RTP sockets of this endpoint's calls bind to `media_address`. */
   bindRtpToMediaAddress?: boolean;
   /** `accountcode`: copied into this endpoint's channels and CDRs. */
   accountCode?: string;
@@ -396,6 +398,19 @@ export interface MusicOnHoldConfig {
   classes: Record<string, MusicOnHoldClass>;
 }
 
+/** The in-call features of features.conf `[featuremap]`, by the original's names. */
+export type FeatureName = 'blindxfer' | 'atxfer' | 'disconnect' | 'automixmon' | 'parkcall';
+
+/** features.conf */
+export interface FeaturesConfig {
+  /** `[general] featuredigittimeout`: how long a typed prefix of a longer code waits for its next digit. */
+  featureDigitTimeoutMs: number;
+  /** `[general] transferdigittimeout` (seconds in the file): the wait for each digit of a blind transfer. */
+  transferDigitTimeoutMs: number;
+  /** DTMF code per feature; '' disables it. */
+  featureMap: Record<FeatureName, string>;
+}
+
 export interface SwitchboardConfig {
   /** Absolute path of the conf directory this was read from. */
   confDir: string;
@@ -409,4 +424,6 @@ export interface SwitchboardConfig {
   indications?: IndicationsConfig;
   /** Absent (hand-built configurations): the built-in defaults of musiconhold-config.ts. */
   musicOnHold?: MusicOnHoldConfig;
+  /** Absent (hand-built configurations): the built-in defaults of features-config.ts. */
+  features?: FeaturesConfig;
 }

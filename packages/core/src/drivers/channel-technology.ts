@@ -42,6 +42,19 @@ export interface ChannelTechnology {
    * RFC 3428 §4); rejects when the far end refuses it. Without it the manager's SendText fails.
    */
   sendText?(text: string): Promise<void>;
+  /**
+   * Optional: headers added to the request that starts an outbound call (the dialplan's
+   * PJSIP_HEADER(add|update|remove), typically from Dial's pre-dial handler `b()`). The driver reads
+   * the list when it sends the request; changes after that have no effect. Absent: not supported.
+   */
+  readonly outgoingHeaders?: OutgoingHeaders;
+}
+
+/** Extra headers for a request not sent yet, in the order they were added. */
+export interface OutgoingHeaders {
+  readonly list: Array<[name: string, value: string]>;
+  /** Whether the request has been sent (then the list no longer matters). */
+  readonly sent: boolean;
 }
 
 /** Progress of a transfer, as the API's transfer_progress names it. */

@@ -25,6 +25,7 @@ export const CONFIG_CLASSES: Readonly<Record<string, Readonly<Record<string, Obj
       rewrite_contact: 'boolean',
       rtp_symmetric: 'boolean',
       direct_media: 'boolean',
+      allow_transfer: 'boolean',
     },
     aor: {
       type: 'string',

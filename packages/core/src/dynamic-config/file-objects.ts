@@ -41,6 +41,7 @@ export function fileObject(sip: SipConfig, configClass: string, objectType: stri
         tuple('rewrite_contact', yesNo(e.rewriteContact)),
         tuple('rtp_symmetric', yesNo(e.rtpSymmetric)),
         tuple('direct_media', yesNo(e.directMedia)),
+        tuple('allow_transfer', yesNo(e.allowTransfer !== false)),
       );
       return tuples;
     }

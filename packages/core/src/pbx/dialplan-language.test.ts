@@ -17,7 +17,9 @@ import { MemoryAstDb } from '../store/astdb.js';
 import { RecordingMediaEngine, RecordingTechnology, settle } from '../test-support.js';
 import { silentLogger } from '../util/logger.js';
 import { systemClock } from '../util/time.js';
+import type { OutgoingHeaders } from '../drivers/channel-technology.js';
 import { DialplanRunner } from './dialplan-runner.js';
+import { ChannelVolumes } from './functions/volume.js';
 import { inheritVariables } from './variable-inheritance.js';
 
 /** A runner over `extensions` with one ringing channel; `now` fixes the wall clock. */
@@ -161,6 +163,49 @@ exten => 100,1,ExecIf($[\${LEN(\${CALLERID(num)})} = 4]?Set(FOUR=yes):Set(FOUR=n
     assert.equal(channel.getVariable('GOT'), '2000:0:y');
     assert.equal(globals.get('COUNT'), '5');
     assert.equal(channel.getVariable('M'), '3:1:1');
+  });
+
+  it('VOLUME(TX|RX) sets the leg gains as the original counts them (2 doubles, -2 halves)', async () => {
+    const { channel, run, runner, media } = setup(`
+[in]
+exten => 100,1,Set(VOLUME(TX)=2)
+ same => n,Set(VOLUME(RX)=-4)
+ same => n,Set(VOLUME(RX)=99)
+ same => n,Set(GOT=\${VOLUME(TX)}:\${VOLUME(RX)})
+ same => n,Hangup()
+`);
+    const volumes = new ChannelVolumes(media, silentLogger);
+    runner.registerFunction('VOLUME', volumes.function);
+    await run();
+    await settle();
+    assert.equal(channel.getVariable('GOT'), '2:-4', 'an out-of-range value leaves the volume as it was');
+    assert.deepEqual(
+      media.requests.filter((r) => r.method === 'setLegGain').map((r) => r.args),
+      [
+        ['leg-1', { inbound: 1, outbound: 2 }],
+        ['leg-1', { inbound: 0.25, outbound: 2 }],
+      ],
+    );
+  });
+
+  it('PJSIP_HEADER adds, updates and removes headers of an INVITE not sent yet, and reads them back', async () => {
+    const { channel, run, tech } = setup(`
+[in]
+exten => 100,1,Set(PJSIP_HEADER(add,X-Tenant)=7)
+ same => n,Set(PJSIP_HEADER(add,X-Drop-A)=1)
+ same => n,Set(PJSIP_HEADER(add,X-Drop-B)=2)
+ same => n,Set(PJSIP_HEADER(update,X-Tenant)=8)
+ same => n,Set(REMOVED=\${PJSIP_HEADER(remove,X-Drop-*)})
+ same => n,Set(PJSIP_HEADER(add,Bad Name)=x)
+ same => n,Set(GOT=\${PJSIP_HEADER(read,X-Tenant)})
+ same => n,Hangup()
+`);
+    const headers: OutgoingHeaders = { list: [], sent: false };
+    Object.assign(tech, { outgoingHeaders: headers });
+    await run();
+    assert.deepEqual(headers.list, [['X-Tenant', '8']]);
+    assert.equal(channel.getVariable('REMOVED'), '2');
+    assert.equal(channel.getVariable('GOT'), '8');
   });
 
   it('a jump to a missing extension goes to i; h runs after the hangup', async () => {

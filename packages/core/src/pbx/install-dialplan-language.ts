@@ -11,6 +11,7 @@ import type { RecordingManager, TerminateOn } from '../recordings/recording-mana
 import type { AstDb } from '../store/astdb.js';
 import type { Logger } from '../util/logger.js';
 import type { SipEndpointConfig } from '../config/types.js';
+import { ChannelVolumes } from './functions/volume.js';
 import { routeTextMessage } from './message-routing.js';
 import { playMusicToHeldParties } from './hold-music.js';
 import type { BridgeRegistry } from '../bridges/bridge-registry.js';
@@ -49,6 +50,8 @@ export interface DialplanLanguageDeps {
 
 export function installDialplanLanguage(deps: DialplanLanguageDeps): void {
   const { runner, bus } = deps;
+  const volumes = new ChannelVolumes(deps.media, deps.log);
+  runner.registerFunction('VOLUME', volumes.function);
   const controlled = new Map<string, string>();
   const absoluteTimers = new Map<string, NodeJS.Timeout>();
   bus.subscribe((event) => {
@@ -65,6 +68,12 @@ export function installDialplanLanguage(deps: DialplanLanguageDeps): void {
       case 'ChannelDtmfReceived':
         runner.pbx.dtmf.push(event.channel.id, event.digit);
         break;
+      case 'ChannelStateChange': {
+        // A VOLUME set before the channel had media (a callee in a pre-dial handler) applies now.
+        const channel = event.channel.state === 'Up' ? deps.channels.get(event.channel.id) : undefined;
+        if (channel !== undefined) volumes.apply(channel);
+        break;
+      }
       case 'DeviceStateChanged':
         controlled.set(event.device_state.name, event.device_state.state);
         break;

@@ -330,4 +330,35 @@ describe('media bridges', () => {
     assert.ok(peers[1].levels(since, [500])[500] < NOT_HEARD, 'the muted phone is not heard');
     assert.ok(peers[0].levels(since, [900])[900] > HEARD, 'but it still hears the bridge');
   });
+  it(
+    'leg gain scales what the phone sends and what it is sent (VOLUME RX and TX), even between two legs that could relay',
+    { timeout: 10_000 },
+    async () => {
+      const { engine, legs, peers } = await setup(1, 2);
+      cleanup.push(
+        () => engine.close(),
+        () => {
+          for (const p of peers) p.close();
+        },
+      );
+      await engine.createBridge({ bridgeId: 'g', kind: 'mixing' });
+      for (const leg of legs) await engine.joinBridge('g', leg.legId);
+      peers[0].sendTone(legs[0].localPort, 500);
+      peers[1].sendTone(legs[1].localPort, 900);
+      await sleep(300);
+      let since = performance.now();
+      await sleep(300);
+      const plain = { heardOf0: peers[1].levels(since, [500])[500], heardBy0: peers[0].levels(since, [900])[900] };
+      assert.ok(plain.heardOf0 > HEARD && plain.heardBy0 > HEARD, 'both hear each other at full level first');
+      await engine.setLegGain(legs[0].legId, { inbound: 0.25, outbound: 0.5 });
+      await sleep(200);
+      since = performance.now();
+      await sleep(300);
+      const rx = peers[1].levels(since, [500])[500] / plain.heardOf0;
+      const tx = peers[0].levels(since, [900])[900] / plain.heardBy0;
+      assert.ok(rx > 0.15 && rx < 0.35, `what phone 0 sends is heard at a quarter (${rx.toFixed(2)})`);
+      assert.ok(tx > 0.35 && tx < 0.65, `phone 0 hears the bridge at half (${tx.toFixed(2)})`);
+      await assert.rejects(engine.setLegGain(legs[0].legId, { inbound: -1, outbound: 1 }), /from 0 to 16/);
+    },
+  );
 });

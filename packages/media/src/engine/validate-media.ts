@@ -76,13 +76,15 @@ export function validateJoinOptions(options: JoinBridgeOptions | undefined): Joi
   }
   if (options.mute !== undefined) copy.mute = options.mute === true;
   if (options.absorbDtmf !== undefined) copy.absorbDtmf = options.absorbDtmf === true;
-  if (options.listenGain !== undefined) {
-    const gain = options.listenGain;
-    if (typeof gain !== 'number' || !Number.isFinite(gain) || gain < 0 || gain > 16)
-      throw new InvalidArgumentError(`listenGain must be a number from 0 to 16, got ${String(gain)}`);
-    copy.listenGain = gain;
-  }
+  if (options.listenGain !== undefined) copy.listenGain = validateGain('listenGain', options.listenGain);
   return copy;
+}
+
+/** A gain factor from 0 (silence) to 16 (+24 dB). */
+export function validateGain(what: string, gain: number): number {
+  if (typeof gain !== 'number' || !Number.isFinite(gain) || gain < 0 || gain > 16)
+    throw new InvalidArgumentError(`${what} must be a number from 0 to 16, got ${String(gain)}`);
+  return gain;
 }
 
 export function validateRecording(request: StartRecordingRequest): StartRecordingRequest {

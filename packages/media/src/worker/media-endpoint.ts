@@ -13,6 +13,7 @@ import type { TelephoneEvent } from '../rtp/telephone-event.js';
 import type { LegRemote, PlaybackEndReason, TalkDetectionOptions, ToneDetectionOptions } from '@switchboard/media-control';
 import { MAX_MIX_RATE } from '../bridge/mix-rate.js';
 import { DtmfDetector } from '../dsp/dtmf-detector.js';
+import { applyGain } from '../dsp/gain.js';
 import { RateConverter, engineRate, rateOfFrame } from '../dsp/rate-converter.js';
 import type { ResampleRate } from '../dsp/resampler.js';
 import { TalkDetector } from '../dsp/talk-detector.js';
@@ -87,6 +88,9 @@ export class MediaEndpoint {
   #inband: DtmfDetector | null = null;
   muteInbound = false;
   muteOutbound = false;
+  /** Gain of what the phone sends (VOLUME(RX)) and of what is sent to it (VOLUME(TX)); 1: unchanged. */
+  gainInbound = 1;
+  gainOutbound = 1;
   /** The bridge this leg is in (here or on another worker), for bookkeeping. */
   bridgeId: string | null = null;
   /** Snoop legs attached to this one (a relay must not bypass their whisper). */
@@ -213,6 +217,8 @@ export class MediaEndpoint {
       this.#dtmfQueue.length > 0 ||
       this.muteInbound ||
       this.muteOutbound ||
+      this.gainInbound !== 1 ||
+      this.gainOutbound !== 1 ||
       this.snoops > 0 ||
       [...this.recorders].some((r) => r.state === 'beeping')
     );
@@ -305,6 +311,7 @@ export class MediaEndpoint {
       }
     }
     if (this.muteInbound) frame = null;
+    else frame = applyGain(frame, this.gainInbound);
     if (this.whisperIn !== null) {
       const whisper = this.#whisperInPath.convert(this.whisperIn, rate);
       frame = frame === null ? whisper : addInto(frame, whisper);
@@ -360,7 +367,7 @@ export class MediaEndpoint {
       this.whisperOut = null;
     }
     if (frame !== null) {
-      const sent = this.muteOutbound ? silenceLike(frame) : frame;
+      const sent = this.muteOutbound ? silenceLike(frame) : (applyGain(frame, this.gainOutbound) ?? frame);
       this.io.writeFrame(sent, rateOfFrame(sent));
       this.lastOut = sent.slice();
     } else {

@@ -288,6 +288,12 @@ export class WorkerHost implements LegHost {
         endpoint.muteOutbound = command.outbound;
         return null;
       }
+      case 'setLegGain': {
+        const endpoint = this.#endpoint(command.legId);
+        endpoint.gainInbound = command.inbound;
+        endpoint.gainOutbound = command.outbound;
+        return null;
+      }
       case 'setToneDetection':
         this.#endpoint(command.legId).setToneDetection(command.options);
         this.#wake();

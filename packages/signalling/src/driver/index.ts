@@ -1,5 +1,6 @@
 export * from './channel-names.js';
 export * from './calls/dial-app.js';
+export type { DialFeatureServices } from './calls/dial-features.js';
 export * from './calls/page-app.js';
 export * from './calls/dial-bridges.js';
 export * from './auth/digest-auth.js';

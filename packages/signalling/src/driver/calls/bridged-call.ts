@@ -132,12 +132,24 @@ export class BridgedCall {
     });
   }
 
+  /**
+   * A blind transfer typed by a party (Dial's t/T and features.conf `blindxfer`): the other party
+   * goes to `target`; the transferer is hung up at once, as after the original's DTMF transfer.
+   * False when the call is over or the transferee cannot be sent to the dialplan.
+   */
+  transferByFeature(transferer: Channel, target: BlindTransferTarget): boolean {
+    if (this.#done || !this.parties.includes(transferer) || !this.#canSendToDialplan(this.other(transferer))) return false;
+    this.#blind(transferer, target, false);
+    void transferer.hangup(CAUSE_NORMAL_CLEARING);
+    return true;
+  }
+
   /** A transferee goes to the dialplan through its own Dial() thread, or a dialplan started on it. */
   #canSendToDialplan(transferee: Channel): boolean {
     return this.watchers.has(transferee) || this.#deps.runDialplan !== undefined;
   }
 
-  #blind(transferer: Channel, target: BlindTransferTarget): void {
+  #blind(transferer: Channel, target: BlindTransferTarget, external = true): void {
     const transferee = this.other(transferer);
     this.#deps.log.info({ transferer: transferer.name, transferee: transferee.name, ...target }, 'blind transfer');
     this.#publish({
@@ -147,7 +159,7 @@ export class BridgedCall {
       exten: target.exten,
       context: target.context,
       result: 'Success',
-      is_external: true,
+      is_external: external,
     });
     // The transferer hears the outcome (NOTIFY 200) and hangs up itself; it is hung up if it lingers.
     if (!transferer.isDestroyed) {

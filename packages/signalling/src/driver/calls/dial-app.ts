@@ -39,6 +39,7 @@ import {
   dialStatusForCause,
 } from '@switchboard/core';
 import type { DialBridges } from './dial-bridges.js';
+import { type DialFeatureServices, watchDialFeatures } from './dial-features.js';
 import { type DialOptions, parseDialOptions } from './dial-options.js';
 import { EarlyMediaPath, hasEarlyMedia } from './early-media.js';
 import { CAUSE_NORMAL_CLEARING } from './hangup-causes.js';
@@ -68,6 +69,8 @@ export interface DialAppDeps {
   inheritVariables?(caller: Channel, callee: Channel): void;
   /** What the options m, A, D, U, b and L use (core's channel media and dialplan). */
   extras?: DialExtras;
+  /** What the in-call features (t, T, h, H, w, W, x, X, k, K) use; without it they are reported unsupported. */
+  features?: DialFeatureServices;
 }
 
 /** Core services behind Dial's options (dial-options.ts). */
@@ -102,7 +105,9 @@ export function createDialApplication(deps: DialAppDeps): DialplanApplication {
     const [targetsArg = '', timeoutArg = '', optionsArg = ''] = args;
     const caller = ctx.channel;
     const options = parseDialOptions(optionsArg);
-    const continueAfterCallee = options.continueAfterCallee;
+    if (deps.features === undefined && options.features.caller.size + options.features.callee.size > 0) {
+      ctx.log.warn({ options: optionsArg }, 'Dial in-call features are not available here; ignored');
+    }
     if (options.unsupported.length > 0) ctx.log.warn({ options: options.unsupported.join('') }, 'Dial options not supported yet; ignored');
     const dialedAt = Date.now();
     const timeoutSeconds = Number(timeoutArg);
@@ -301,7 +306,7 @@ export function createDialApplication(deps: DialAppDeps): DialplanApplication {
     }
     const limit = options.limitMs === undefined ? undefined : limitCall(deps, caller, result.peer.channel, options);
     try {
-      return await connect(ctx, deps, caller, result.peer, continueAfterCallee, onCallerHangup, early);
+      return await connect(ctx, deps, caller, result.peer, options, onCallerHangup, early);
     } finally {
       limit?.();
       const now = Date.now();
@@ -373,7 +378,7 @@ async function connect(
   deps: DialAppDeps,
   caller: Channel,
   peer: Peer,
-  continueAfterCallee: boolean,
+  options: DialOptions,
   onCallerHangup: () => void,
   early: EarlyMediaPath,
 ): Promise<DialplanFlow> {
@@ -413,5 +418,13 @@ async function connect(
   const call = new BridgedCall(bridgedDeps, caller, callee, earlyBridge);
   call.watchers.add(caller);
   await call.connect();
-  return await superviseBridgedCall(call, caller, { deps: bridgedDeps, continueAfterPeer: continueAfterCallee });
+  const stopFeatures =
+    deps.features === undefined
+      ? () => undefined
+      : watchDialFeatures(call, { caller, callee }, options.features, deps.features, { clock: deps.clock, log: ctx.log });
+  try {
+    return await superviseBridgedCall(call, caller, { deps: bridgedDeps, continueAfterPeer: options.continueAfterCallee });
+  } finally {
+    stopFeatures();
+  }
 }

@@ -11,8 +11,18 @@
  *   U(context[^arg…])  a Gosub to context,s,1 on the callee once it answers (GOSUB_RESULT ABORT ends the call)
  *   b(context^exten^priority[(arg^…)])  a Gosub run on each new callee before it is called
  *
- * Letters the server does not implement (t, T, k, K, w, W, h, H, ...) are reported once per call.
+ * In-call features (features.conf `[featuremap]` codes typed during the call, dial-features.ts);
+ * the lower-case letter enables it for the callee, the upper-case one for the caller:
+ *
+ *   t / T       blindxfer (and atxfer, which is not built: its code is refused with a warning)
+ *   h / H       disconnect
+ *   w / W, x / X  automixmon (one-touch MixMonitor of the call)
+ *   k / K       parkcall (parking is not built: its code is refused with a warning)
+ *
+ * As in the original, t/T govern only transfers by DTMF; a phone's own transfer (SIP REFER) is
+ * not subject to them. Letters the server does not implement are reported once per call.
  */
+import type { FeatureName } from '@switchboard/core';
 
 export interface DialOptions {
   continueAfterCallee: boolean;
@@ -25,8 +35,19 @@ export interface DialOptions {
   announcement?: string;
   calleeGosub?: string;
   predialGosub?: string;
+  /** Features each party may invoke by DTMF during the call. */
+  features: { caller: Set<FeatureName>; callee: Set<FeatureName> };
   unsupported: string[];
 }
+
+/** Option letter (lower case) → the features it enables. */
+const FEATURE_LETTERS: Record<string, readonly FeatureName[]> = {
+  t: ['blindxfer', 'atxfer'],
+  h: ['disconnect'],
+  w: ['automixmon'],
+  x: ['automixmon'],
+  k: ['parkcall'],
+};
 
 /** U(context[^arg1[^arg2…]]): the subroutine starts at `s`,1 of the context. */
 export function calleeGosubTarget(spec: string): string {
@@ -54,7 +75,12 @@ function matchingParen(text: string, open: number): number {
 }
 
 export function parseDialOptions(text: string): DialOptions {
-  const options: DialOptions = { continueAfterCallee: false, ringing: false, unsupported: [] };
+  const options: DialOptions = {
+    continueAfterCallee: false,
+    ringing: false,
+    features: { caller: new Set(), callee: new Set() },
+    unsupported: [],
+  };
   let i = 0;
   while (i < text.length) {
     const letter = text[i++];
@@ -102,8 +128,15 @@ export function parseDialOptions(text: string): DialOptions {
         break;
       case ' ':
         break;
-      default:
-        options.unsupported.push(letter);
+      default: {
+        const features = FEATURE_LETTERS[letter.toLowerCase()];
+        if (features === undefined) {
+          options.unsupported.push(letter);
+          break;
+        }
+        const party = letter === letter.toLowerCase() ? options.features.callee : options.features.caller;
+        for (const feature of features) party.add(feature);
+      }
     }
   }
   return options;

@@ -38,6 +38,7 @@ import type { UserAgentCore } from '../../ua/user-agent-core.js';
 import { authenticateInbound, type InboundAuthenticator } from '../auth/identify.js';
 import { dialogChallengeAnswerer, type OutboundCredentials } from '../auth/outbound-auth.js';
 import type { DtlsIdentities } from '../sdp/dtls-certificates.js';
+import { mediaTransportConfig } from '../sdp/nat-media.js';
 import { negotiateAnswer, negotiateOffer, type OfferedStream } from '../sdp/sdp.js';
 import { dialogIdentity, SDP, SipCallCore, type SipMediaEngine } from './call-core.js';
 import {
@@ -529,7 +530,8 @@ export class InboundCall implements ChannelTechnology, TransferSource {
     this.#core.serveDialog(dialog, {
       self: this,
       live: () => this.#state === 'up' || this.#state === 'answered',
-      transferable: () => this.#state === 'up',
+      // pjsip.conf `allow_transfer = no`: the caller's REFERs are refused (603).
+      transferable: () => this.#state === 'up' && this.#endpoint?.allowTransfer !== false,
       context: this.#endpoint?.context ?? 'default',
       bye: (cause) => this.#farEndEnded(cause, 'BYE'),
       reinvite: (reinvite) => this.receiveReinvite(reinvite),
@@ -540,7 +542,9 @@ export class InboundCall implements ChannelTechnology, TransferSource {
   }
 
   async #createMedia(): Promise<void> {
-    await this.#core.createLeg(this.#env.transportConfig, () => this.#context.source.address);
+    // The identified endpoint's `media_address` names our media in the answer and later SDP (nat-media.ts).
+    const transport = mediaTransportConfig(this.#env.transportConfig, this.#context.source.address, this.#endpoint);
+    await this.#core.createLeg(transport, () => this.#context.source.address);
     if (this.#state !== 'setup') {
       await this.#core.releaseMedia();
       return;

@@ -75,6 +75,8 @@ export interface InitialInvite {
   caller: CallerId;
   /** Session-Expires, Min-SE and Supported as the endpoint's `timers` options say (RFC 4028 §7.1). */
   timerHeaders: ReadonlyArray<readonly [string, string]>;
+  /** Headers the dialplan added (PJSIP_HEADER(add,…)), after ours. */
+  extraHeaders?: ReadonlyArray<readonly [string, string]>;
   userAgent: string;
   offer: Buffer;
 }
@@ -119,6 +121,7 @@ export function buildInitialInvite(invite: InitialInvite): SipRequest {
       ['Allow', ALLOW],
       ...invite.timerHeaders,
       ['User-Agent', invite.userAgent],
+      ...(invite.extraHeaders ?? []),
       ['Content-Type', SDP],
     ]),
   );

@@ -24,6 +24,7 @@ import {
   type Clock,
   CoreError,
   type Logger,
+  type OutgoingHeaders,
   type SipEndpointConfig,
   type SipTransportConfig,
   type TransferProgressState,
@@ -117,6 +118,8 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
   #timer: unknown;
   /** Session timers (RFC 4028) as the endpoint's `timers` options say (outbound-session-timer.ts). */
   readonly #timers: OutboundSessionTimer;
+  /** Headers the dialplan adds to our INVITEs (PJSIP_HEADER(add,…) in a pre-dial handler). */
+  readonly #extraHeaders: Array<[string, string]> = [];
 
   constructor(env: OutboundCallEnvironment) {
     this.#env = env;
@@ -145,6 +148,11 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
 
   get mediaLegId(): string | undefined {
     return this.#core.legId;
+  }
+
+  /** Changeable until the first INVITE goes out (the state leaves `prepared` when dial() starts). */
+  get outgoingHeaders(): OutgoingHeaders {
+    return { list: this.#extraHeaders, sent: this.#state !== 'prepared' };
   }
 
   get state(): OutboundCallState {
@@ -257,6 +265,7 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
       route,
       caller: this.#env.caller,
       timerHeaders: this.#timers.inviteHeaders(),
+      extraHeaders: this.#extraHeaders,
       userAgent: this.#env.userAgent,
       offer,
     });
@@ -432,7 +441,8 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
     this.#core.serveDialog(dialog, {
       self: this,
       live: current,
-      transferable: current,
+      // pjsip.conf `allow_transfer = no`: the callee's REFERs are refused (603).
+      transferable: () => current() && this.#env.endpoint.allowTransfer !== false,
       context: this.#env.endpoint.context,
       bye: (cause) => {
         if (this.#winner?.dialog === dialog) this.#farEndEnded(cause);

@@ -446,7 +446,9 @@ export class Registrar {
 
   #notify(record: ContactRecord, kind: ContactChangeKind): void {
     // Operators follow registrations in the log (a refresh is routine and stays at debug).
-    const entry = { aor: record.aor, endpoint: record.endpoint, uri: record.uri };
+    // `received`: where the REGISTER came from (behind a NAT, the mapping requests to it use).
+    const received = record.viaAddress === undefined ? {} : { received: `${record.viaAddress}:${record.viaPort ?? ''}` };
+    const entry = { aor: record.aor, endpoint: record.endpoint, uri: record.uri, ...received };
     if (kind === 'created') this.#log.info(entry, 'contact added');
     else if (kind === 'removed') this.#log.info(entry, 'contact removed');
     else if (kind === 'expired') this.#log.info(entry, 'contact expired');
