@@ -292,16 +292,6 @@ async function ring(
     }
     const seen = 'channel' in event && event.channel ? rung.get(event.channel.id) : undefined;
     if (seen && 'channel' in event && event.channel) seen.snapshot = event.channel;
-    if (answered && event.type === 'ChannelDtmfReceived' && event.digit === '*') {
-      // h / H: the member or the caller ends the call with *.
-      if (options.memberHangsUpWithStar && event.channel.id === answered.rung.snapshot.id)
-        void ctx.pbx
-          .channelByName?.(event.channel.name)
-          ?.hangup()
-          .catch(() => undefined);
-      if (options.callerHangsUpWithStar && event.channel.id === channel.id) void channel.hangup().catch(() => undefined);
-      return;
-    }
     if (answered && firstGone === undefined && (event.type === 'ChannelHangupRequest' || event.type === 'ChannelDestroyed')) {
       if (event.channel.id === channel.id) firstGone = 'caller';
       else if (event.channel.id === answered.rung.snapshot.id) firstGone = 'agent';

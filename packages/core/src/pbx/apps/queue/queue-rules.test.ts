@@ -170,16 +170,15 @@ describe('QUEUE_PRIO', () => {
 
 describe('Queue() options', () => {
   it('reads the letters and keeps music while members ring unless r', () => {
-    const options = parseQueueOptions('cnhHtX');
+    const options = parseQueueOptions('cnhHtXq');
     assert.deepEqual(options, {
       continueAfterMember: true,
       noRetry: true,
       ringing: false,
-      memberHangsUpWithStar: true,
-      callerHangsUpWithStar: true,
-      unsupported: ['t', 'X'],
+      dialFeatures: 'hHtX',
+      unsupported: ['q'],
     });
-    assert.equal(dialOptionsFor(options, 'jazz'), 'm(jazz)g');
+    assert.equal(dialOptionsFor(options, 'jazz'), 'm(jazz)ghHtX');
     assert.equal(dialOptionsFor(parseQueueOptions('r'), ''), '');
     assert.equal(dialOptionsFor(parseQueueOptions(''), ''), 'm(default)');
   });
