@@ -35,12 +35,42 @@ const CHANGES: readonly [string, (c: Channel) => void, (s: ReturnType<Channel['s
   ['unsetVariable', (c) => c.unsetVariable('SHOWN'), (s) => s.channelvars?.SHOWN === ''],
   ['reportVariable', (c) => c.reportVariable('LATER'), (s) => s.channelvars?.LATER === ''],
   ['setCaller', (c) => c.setCaller({ name: 'Bob', number: '200' }), (s) => s.caller.number === '200'],
-  ['caller assigned', (c) => (c.caller = { name: 'Carol', number: '300' }), (s) => s.caller.name === 'Carol'],
+  [
+    'caller assigned',
+    (c) => {
+      c.caller = { name: 'Carol', number: '300' };
+    },
+    (s) => s.caller.name === 'Carol',
+  ],
   ['setConnected', (c) => c.setConnected({ name: 'Dan', number: '400' }), (s) => s.connected.number === '400'],
-  ['accountcode', (c) => (c.accountcode = 'acct'), (s) => s.accountcode === 'acct'],
-  ['language', (c) => (c.language = 'fr'), (s) => s.language === 'fr'],
-  ['callerRdnis', (c) => (c.callerRdnis = '555'), (s) => s.caller_rdnis === '555'],
-  ['tenantId', (c) => (c.tenantId = 't1'), (s) => s.tenantid === 't1'],
+  [
+    'accountcode',
+    (c) => {
+      c.accountcode = 'acct';
+    },
+    (s) => s.accountcode === 'acct',
+  ],
+  [
+    'language',
+    (c) => {
+      c.language = 'fr';
+    },
+    (s) => s.language === 'fr',
+  ],
+  [
+    'callerRdnis',
+    (c) => {
+      c.callerRdnis = '555';
+    },
+    (s) => s.caller_rdnis === '555',
+  ],
+  [
+    'tenantId',
+    (c) => {
+      c.tenantId = 't1';
+    },
+    (s) => s.tenantid === 't1',
+  ],
   [
     'enterDialplanApp',
     (c) => c.enterDialplanApp({ context: 'in', exten: '100', priority: 2 }, 'Wait', '1'),
