@@ -72,6 +72,8 @@ export class EventConnection implements WebSocketSession {
   #queueLimit = MAX_QUEUED_EVENTS;
   #rest: RestOverWebSocket | undefined;
   #socket: WebSocket | undefined;
+  #stream: UpgradeContext['stream'];
+  #corked = false;
   #closed = false;
   #pendingWrites = 0;
   #lastProgress = 0;
@@ -120,6 +122,7 @@ export class EventConnection implements WebSocketSession {
       return;
     }
     this.#socket = socket;
+    this.#stream = upgrade?.stream;
     attached.add(this);
     socket.on('close', () => this.#dispose());
     socket.on('error', (err) => this.#log.debug({ err: err.message }, 'events socket error'));
@@ -206,8 +209,25 @@ export class EventConnection implements WebSocketSession {
       return;
     }
     this.#pendingWrites += 1;
+    this.#corkForThisTick();
     socket.send(outgoing.text, (err) => this.#written(err, outgoing));
     this.#armWatchdog(false);
+  }
+
+  /**
+   * Each frame would otherwise be its own write system call (and wake the client once per event):
+   * the frames of one tick are held and leave together when the tick's synchronous work is done,
+   * before any I/O, so no event waits longer than it did.
+   */
+  #corkForThisTick(): void {
+    const stream = this.#stream;
+    if (stream === undefined || this.#corked) return;
+    this.#corked = true;
+    stream.cork();
+    process.nextTick(() => {
+      this.#corked = false;
+      stream.uncork();
+    });
   }
 
   /** Hands queued events to the socket in order without overfilling its buffer; resumed by write callbacks. */

@@ -51,7 +51,8 @@ export class LoginGuard {
       throw tooManyFailedLogins();
     }
     const key = VerifiedCredentials.key(authorization, apiKey);
-    let user = this.#verified.get(key, users);
+    const remembered = this.#verified.get(key, users);
+    let user = remembered;
     if (user === undefined) {
       const credentials = credentialsFrom(authorization, apiKey);
       if (credentials === undefined) throw authenticationRequired();
@@ -61,14 +62,17 @@ export class LoginGuard {
         this.#fail(address, credentials.user, 'auth_failed');
         throw err;
       }
-      this.#verified.remember(key, users, user);
     }
-    const acl = users.find((u) => u.name === user.name)?.acl ?? [];
+    const name = user.name;
+    const record = users.find((u) => u.name === name);
+    const acl = record?.acl ?? [];
     if (!aclPermits(acl, address)) {
       this.#fail(address, user.name, 'acl_denied');
       throw authenticationRequired();
     }
     this.#limiter.recordSuccess(address);
+    // Kept from the check itself, not from its last use: the TTL bounds how stale a verification gets.
+    if (remembered === undefined && record !== undefined) this.#verified.remember(key, record, user);
     return user;
   }
 

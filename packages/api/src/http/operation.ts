@@ -4,6 +4,7 @@
  * validation, and are published in the api-docs unchanged.
  */
 import type { Logger, SwitchboardCore } from '@switchboard/core';
+import type { Duplex } from 'node:stream';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import type { WebSocket } from 'ws';
 import type { Dialect } from '../dialect/dialect.js';
@@ -66,6 +67,11 @@ export interface UpgradeContext {
   /** `<prefix>/ari` */
   readonly apiRoot: string;
   readonly credentials: Credentials | undefined;
+  /**
+   * The byte stream under the WebSocket (the upgrade's TCP or TLS socket). Events raised in one
+   * step (a hangup raises several) are written to it corked, so they leave in one write.
+   */
+  readonly stream?: Pick<Duplex, 'cork' | 'uncork'>;
 }
 
 /**

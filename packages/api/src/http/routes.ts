@@ -169,6 +169,7 @@ function registerUpgrade(
           inject: (options) => request.server.inject({ ...peer, ...options }),
           apiRoot: context.apiRoot,
           credentials,
+          stream: request.raw.socket,
         });
       else socket.terminate();
     },

@@ -3,9 +3,9 @@
  * api_key) on every request does not pay for the password check each time: two SHA-256 digests
  * and a constant-time compare were the largest part of a ping's own work (bench/README.md).
  *
- * Only successes are kept, keyed by exactly what the client sent, for a short time and only for
- * the ari.conf users they were checked against (a reload, which replaces the user list, forgets
- * them all). A failed login is never answered from here, so every wrong attempt is still checked
+ * Only successes are kept, keyed by exactly what the client sent, for a short time and only while
+ * the ari.conf user they were checked against is still in the user list unchanged (a reload or an
+ * edit of the user is seen on the next request). A failed login is never answered from here, so every wrong attempt is still checked
  * and counted; the lockout and ACL checks run on every request before and after this cache
  * (login-guard.ts).
  */
@@ -18,7 +18,9 @@ export const VERIFIED_CREDENTIALS_TTL_MS = 5_000;
 export const MAX_VERIFIED_CREDENTIALS = 256;
 
 interface Verified {
-  readonly users: readonly AriUser[];
+  /** The ari.conf entry the credentials matched, and what it said then. */
+  readonly record: AriUser;
+  readonly as: Readonly<AriUser>;
   readonly user: AuthenticatedUser;
   readonly expiresAt: number;
 }
@@ -36,23 +38,34 @@ export class VerifiedCredentials {
     return `${authorization ?? ''}\n${apiKey ?? ''}`;
   }
 
-  /** The user these credentials were verified as, while that is recent and the users are the same. */
+  /** The user these credentials were verified as, while that is recent and the user's entry unchanged. */
   get(key: string, users: readonly AriUser[]): AuthenticatedUser | undefined {
     const entry = this.#entries.get(key);
     if (entry === undefined) return undefined;
-    if (entry.users !== users || entry.expiresAt <= this.#clock.now()) {
+    if (entry.expiresAt <= this.#clock.now() || !users.includes(entry.record) || !unchanged(entry.record, entry.as)) {
       this.#entries.delete(key);
       return undefined;
     }
     return entry.user;
   }
 
-  remember(key: string, users: readonly AriUser[], user: AuthenticatedUser): void {
+  /** `record` is the ari.conf entry the credentials were verified against. */
+  remember(key: string, record: AriUser, user: AuthenticatedUser): void {
     this.#entries.delete(key);
     if (this.#entries.size >= MAX_VERIFIED_CREDENTIALS) {
       const oldest = this.#entries.keys().next().value;
       if (oldest !== undefined) this.#entries.delete(oldest);
     }
-    this.#entries.set(key, { users, user, expiresAt: this.#clock.now() + VERIFIED_CREDENTIALS_TTL_MS });
+    this.#entries.set(key, { record, as: { ...record }, user, expiresAt: this.#clock.now() + VERIFIED_CREDENTIALS_TTL_MS });
   }
+}
+
+function unchanged(record: AriUser, as: Readonly<AriUser>): boolean {
+  return (
+    record.name === as.name &&
+    record.password === as.password &&
+    record.passwordFormat === as.passwordFormat &&
+    record.readOnly === as.readOnly &&
+    record.dialect === as.dialect
+  );
 }
