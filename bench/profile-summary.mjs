@@ -51,6 +51,10 @@ for (const [id, us] of timeById) {
 const rows = [...byFunction]
   .sort((a, b) => b[1] - a[1])
   .slice(0, Number(topArg ?? 25))
-  .map(([fn, us]) => ({ function: fn, [inclusive ? 'total_ms' : 'self_ms']: Math.round(us / 1000), pct: Number(((100 * us) / total).toFixed(1)) }));
+  .map(([fn, us]) => ({
+    function: fn,
+    [inclusive ? 'total_ms' : 'self_ms']: Math.round(us / 1000),
+    pct: Number(((100 * us) / total).toFixed(1)),
+  }));
 console.log(`${file}: ${Math.round(total / 1000)} ms sampled${inclusive ? ' (inclusive time)' : ''}`);
 console.table(rows);
