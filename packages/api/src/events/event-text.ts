@@ -1,9 +1,10 @@
 /**
  * The text of an application event on the events WebSocket, prepared once per event. Core hands
- * the same event object to every application it concerns and the journal keeps that object for
- * replay, so what does not depend on the receiving application is done once per event and kept
- * with it (a WeakMap, so it goes with the event): the check against the published model (SPEC
- * §6.1) and, in a dialect that renames nothing, the JSON of the event's own fields. Each
+ * the same event object to every application it concerns, one after the other, so what does not
+ * depend on the receiving application is done once and kept for the event being delivered: the
+ * check against the published model (SPEC §6.1) and, in a dialect that renames nothing, the JSON
+ * of the event's own fields. Only the latest event is kept: a WeakMap holding every journaled
+ * event made each garbage collection walk thousands of entries and cost more than it saved. Each
  * application's text is then that JSON with its `application`, `asterisk_id` and `sequence`
  * appended, byte for byte what serialising the whole wire event gives (envelope.ts puts those
  * fields last in that order). An event that carries one of those fields itself (AppStart names
@@ -23,15 +24,16 @@ interface Prepared {
   head: string | null | undefined;
 }
 
-const prepared = new WeakMap<ApplicationEvent, Prepared>();
+/** The event being delivered and what was prepared for it. */
+let latest: { readonly event: ApplicationEvent; readonly prepared: Prepared } | undefined;
 
 /** The event as `application` receives it, or why it is not delivered. */
 export function eventText(event: ApplicationEvent, application: string, systemId: string, dialect: Dialect, sequence?: number): EventText {
-  let entry = prepared.get(event);
+  let entry = latest?.event === event ? latest.prepared : undefined;
   if (entry === undefined) {
     // Checked in SPEC.md's names; the receiving application's name is a string either way.
     entry = { problem: eventProblem(toWireEvent(event, application, systemId)), head: undefined };
-    prepared.set(event, entry);
+    latest = { event, prepared: entry };
   }
   if (entry.problem !== undefined) return { problem: entry.problem };
   if (!dialect.identity) return { text: JSON.stringify(dialect.event(numbered(event, application, systemId, sequence))) };
