@@ -18,6 +18,7 @@ const ALL = [
   'media-mixing.mjs',
   'media-transcode.mjs',
   'api-latency.mjs',
+  'api-serialise.mjs',
   'srtp-crypto.mjs',
 ];
 const wanted = process.argv.slice(2).map((name) => (name.endsWith('.mjs') ? name : `${name}.mjs`));
