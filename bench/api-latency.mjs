@@ -50,13 +50,19 @@ function request(agent, port, method, path) {
   });
 }
 
-/** `count` sequential GETs of `path` on one keep-alive connection; latencies in ms, the first 50 not measured. */
-async function sequentialGets(port, path, count) {
+/**
+ * `count` sequential GETs of `path` on one keep-alive connection; latencies in ms, the first 50 not
+ * measured. With the server's `pid`, also the server's CPU time per measured request (user + system,
+ * from /proc: what the request costs the server, whatever else the machine is doing).
+ */
+async function sequentialGets(port, path, count, pid) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const times = [];
   const started = performance.now();
   let bytes = 0;
+  let cpuBefore = 0;
   for (let i = 0; i < count + 50 && performance.now() - started < PHASE_LIMIT_MS; i++) {
+    if (i === 50 && pid !== undefined) cpuBefore = cpuSeconds(pid);
     const t0 = performance.now();
     const res = await request(agent, port, 'GET', path);
     const t = performance.now() - t0;
@@ -64,6 +70,7 @@ async function sequentialGets(port, path, count) {
     bytes = res.body.length;
     if (i >= 50) times.push(t);
   }
+  const serverCpu = pid !== undefined ? cpuSeconds(pid) - cpuBefore : undefined;
   agent.destroy();
   times.sort((a, b) => a - b);
   return {
@@ -73,6 +80,7 @@ async function sequentialGets(port, path, count) {
     p99_ms: round(percentile(times, 99)),
     max_ms: round(times[times.length - 1]),
     body_bytes: bytes,
+    ...(serverCpu !== undefined ? { server_cpu_us_per_request: round((1e6 * serverCpu) / Math.max(1, times.length), 1) } : {}),
   };
 }
 
@@ -103,7 +111,7 @@ await withServer(async (sb) => {
   // Warm every path up first (JIT): otherwise whichever path is measured first pays for it.
   for (const path of paths) await sequentialGets(sb.httpPort, path, WARM_UP_REQUESTS);
   for (const path of paths) {
-    rows.push({ phase: 'idle', ...(await sequentialGets(sb.httpPort, path, REQUESTS)), loadavg_1m: load });
+    rows.push({ phase: 'idle', ...(await sequentialGets(sb.httpPort, path, REQUESTS, sb.process.pid)), loadavg_1m: load });
   }
 });
 
@@ -130,7 +138,7 @@ await withServer(async (sb) => {
   }
   const rssUp = rssMiB(sb.process.pid);
   const load = round(loadavg()[0], 2);
-  const row = await sequentialGets(sb.httpPort, '/ari/channels', Math.min(REQUESTS, 500));
+  const row = await sequentialGets(sb.httpPort, '/ari/channels', Math.min(REQUESTS, 500), sb.process.pid);
   rows.push({ phase: `${up} channels`, ...row, server_rss_mib: round(rssUp, 1), loadavg_1m: load });
   events.close();
 });

@@ -19,6 +19,7 @@ const ALL = [
   'media-mixing.mjs',
   'media-transcode.mjs',
   'api-latency.mjs',
+  'api-serialise.mjs',
   'srtp-crypto.mjs',
   'pg-notify-fanout.mjs',
   'cluster-call-rate.mjs',

@@ -12,6 +12,8 @@ type Json = { readonly [key: string]: unknown };
 
 export interface Dialect {
   readonly name: ApiDialect;
+  /** The dialect renames nothing: every translator hands its input back (SPEC.md's names). */
+  readonly identity: boolean;
   /** A resource name as the dialect writes it (`system` → `asterisk`). */
   resourceName(name: string): string;
   /** A resource name written in the dialect, as declared (`asterisk` → `system`). */
@@ -122,6 +124,7 @@ function buildDialect(name: ApiDialect): Dialect {
 
   return {
     name,
+    identity,
     resourceName: (resource) => resourcesOut.get(resource) ?? resource,
     declaredResourceName: (resource) => resourcesIn.get(resource) ?? resource,
     path: (path) => path.replace(/^\/([^/]+)/, (whole, first: string) => (resourcesOut.has(first) ? `/${resourcesOut.get(first)}` : whole)),

@@ -14,9 +14,10 @@ import type { WebSocket } from 'ws';
 import type { UpgradeContext, WebSocketSession } from '../http/operation.js';
 import { type Dialect, SPEC_DIALECT } from '../dialect/dialect.js';
 import { eventsLostNotice, restResponse } from './connection-notices.js';
-import { toWireEvent, type WireEvent } from './envelope.js';
+import type { WireEvent } from './envelope.js';
 import { type Attachment, EventJournals, type JournalListener } from './event-journal.js';
 import { RestOverWebSocket } from './rest-over-websocket.js';
+import { eventText } from './event-text.js';
 import { eventProblem } from './validate.js';
 
 /** Bytes a connection may have waiting in its send buffer before it counts as a slow consumer. */
@@ -71,6 +72,8 @@ export class EventConnection implements WebSocketSession {
   #queueLimit = MAX_QUEUED_EVENTS;
   #rest: RestOverWebSocket | undefined;
   #socket: WebSocket | undefined;
+  #stream: UpgradeContext['stream'];
+  #corked = false;
   #closed = false;
   #pendingWrites = 0;
   #lastProgress = 0;
@@ -119,6 +122,7 @@ export class EventConnection implements WebSocketSession {
       return;
     }
     this.#socket = socket;
+    this.#stream = upgrade?.stream;
     attached.add(this);
     socket.on('close', () => this.#dispose());
     socket.on('error', (err) => this.#log.debug({ err: err.message }, 'events socket error'));
@@ -160,21 +164,33 @@ export class EventConnection implements WebSocketSession {
     this.#emit(application, wire);
   }
 
+  /** A core event: checked and serialised once for every application it goes to (event-text.ts). */
   #deliver(application: string, event: ApplicationEvent, sequence?: number): void {
-    const wire = toWireEvent(event, application, this.#core.config.general.entityId);
-    this.#emit(application, sequence === undefined ? wire : { ...wire, sequence }, sequence);
+    if (this.#closed) return;
+    const prepared = eventText(event, application, this.#core.config.general.entityId, this.#dialect, sequence);
+    if (prepared.problem !== undefined) {
+      this.#notDelivered(event.type, application, prepared.problem);
+      return;
+    }
+    this.#write(sequence !== undefined ? { text: prepared.text, application, sequence } : { text: prepared.text });
   }
 
-  #emit(application: string, wire: WireEvent, sequence?: number): void {
+  #emit(application: string, wire: WireEvent): void {
     if (this.#closed) return;
     const problem = eventProblem(wire);
     if (problem) {
-      this.#log.warn({ eventType: wire.type, application, problem }, 'event does not match its model; not delivered');
+      this.#notDelivered(wire.type, application, problem);
       return;
     }
     // Checked against the models in SPEC.md's names, then written in the connection's dialect.
-    const text = JSON.stringify(this.#dialect.event(wire));
-    const outgoing: Outgoing = { text, ...(sequence !== undefined ? { application, sequence } : {}) };
+    this.#write({ text: JSON.stringify(this.#dialect.event(wire)) });
+  }
+
+  #notDelivered(eventType: string, application: string, problem: string): void {
+    this.#log.warn({ eventType, application, problem }, 'event does not match its model; not delivered');
+  }
+
+  #write(outgoing: Outgoing): void {
     if (this.#socket && this.#queue.length === 0) {
       this.#send(outgoing);
     } else if (this.#queue.length < this.#queueLimit) {
@@ -193,8 +209,25 @@ export class EventConnection implements WebSocketSession {
       return;
     }
     this.#pendingWrites += 1;
+    this.#corkForThisTick();
     socket.send(outgoing.text, (err) => this.#written(err, outgoing));
     this.#armWatchdog(false);
+  }
+
+  /**
+   * Each frame would otherwise be its own write system call (and wake the client once per event):
+   * the frames of one tick are held and leave together when the tick's synchronous work is done,
+   * before any I/O, so no event waits longer than it did.
+   */
+  #corkForThisTick(): void {
+    const stream = this.#stream;
+    if (stream === undefined || this.#corked) return;
+    this.#corked = true;
+    stream.cork();
+    process.nextTick(() => {
+      this.#corked = false;
+      stream.uncork();
+    });
   }
 
   /** Hands queued events to the socket in order without overfilling its buffer; resumed by write callbacks. */

@@ -7,6 +7,8 @@
  *   exactly like a wrong password (401) and is counted;
  * - each failure is a security event in the log, written sampled so a flood stays a few lines.
  * Requests without credentials are not failures: a client's first request often has none.
+ * A successful password check is reused for a few seconds (verified-credentials.ts); the blocked
+ * address and ACL checks above still run on every login.
  */
 import {
   AuthFailureLimiter,
@@ -18,21 +20,27 @@ import {
   SampledLog,
 } from '@switchboard/core';
 import { ApiError } from './api-error.js';
-import { type AuthenticatedUser, authenticate, authenticationRequired, type Credentials } from './auth.js';
+import { type AuthenticatedUser, authenticate, authenticationRequired, credentialsFrom } from './auth.js';
+import { VerifiedCredentials } from './verified-credentials.js';
 
 export const tooManyFailedLogins = () => new ApiError(403, 'Too many failed logins from this address; try again later');
 
 export class LoginGuard {
   readonly #limiter: AuthFailureLimiter;
   readonly #sampled: SampledLog;
+  readonly #verified: VerifiedCredentials;
 
   constructor(clock: Pick<Clock, 'now'>, log: Logger, limits: Partial<AuthFailureLimits> = {}) {
     this.#limiter = new AuthFailureLimiter(() => clock.now(), limits);
     this.#sampled = new SampledLog(log, clock);
+    this.#verified = new VerifiedCredentials(clock);
   }
 
-  /** Returns the user or throws 401/403; `address` is the peer's socket address. */
-  login(users: readonly AriUser[], credentials: Credentials | undefined, address: string): AuthenticatedUser {
+  /**
+   * Returns the user or throws 401/403. `authorization` and `apiKey` are what the request carried
+   * (the Authorization header, the api_key query parameter); `address` is the peer's socket address.
+   */
+  login(users: readonly AriUser[], authorization: string | undefined, apiKey: string | undefined, address: string): AuthenticatedUser {
     if (this.#limiter.isBlocked(address)) {
       this.#sampled.write(
         'info',
@@ -42,20 +50,29 @@ export class LoginGuard {
       );
       throw tooManyFailedLogins();
     }
-    if (credentials === undefined) throw authenticationRequired();
-    let user: AuthenticatedUser;
-    try {
-      user = authenticate(users, credentials);
-    } catch (err) {
-      this.#fail(address, credentials.user, 'auth_failed');
-      throw err;
+    const key = VerifiedCredentials.key(authorization, apiKey);
+    const remembered = this.#verified.get(key, users);
+    let user = remembered;
+    if (user === undefined) {
+      const credentials = credentialsFrom(authorization, apiKey);
+      if (credentials === undefined) throw authenticationRequired();
+      try {
+        user = authenticate(users, credentials);
+      } catch (err) {
+        this.#fail(address, credentials.user, 'auth_failed');
+        throw err;
+      }
     }
-    const acl = users.find((u) => u.name === user.name)?.acl ?? [];
+    const name = user.name;
+    const record = users.find((u) => u.name === name);
+    const acl = record?.acl ?? [];
     if (!aclPermits(acl, address)) {
       this.#fail(address, user.name, 'acl_denied');
       throw authenticationRequired();
     }
     this.#limiter.recordSuccess(address);
+    // Kept from the check itself, not from its last use: the TTL bounds how stale a verification gets.
+    if (remembered === undefined && record !== undefined) this.#verified.remember(key, record, user);
     return user;
   }
 

@@ -4,10 +4,12 @@
  * validation, and are published in the api-docs unchanged.
  */
 import type { Logger, SwitchboardCore } from '@switchboard/core';
+import type { Duplex } from 'node:stream';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import type { WebSocket } from 'ws';
 import type { Dialect } from '../dialect/dialect.js';
 import type { Credentials } from './auth.js';
+import type { SnapshotJson } from './snapshot-json.js';
 import type { ErrorResponseDecl, ModelDecl, ParameterDecl, ParamValues, RawParamValues } from '../swagger/types.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -21,15 +23,20 @@ export interface ApiCall<V> {
   readonly apiRoot: string;
   /** The naming of the caller: events sent on a connection are written in it. */
   readonly dialect: Dialect;
+  /** Answer bodies of snapshots, kept between requests (snapshot-json.ts). */
+  readonly snapshotJson: SnapshotJson;
 }
 
 export type ApiResult =
   /** `contentType` set: `body` is the raw bytes of a file (a stored recording), sent as they are. */
   | { readonly status: 200; readonly body: unknown; readonly contentType?: string }
+  /** An answer already serialised in the caller's dialect (snapshot-json.ts): sent as it is. */
+  | { readonly status: 200; readonly json: Buffer }
   | { readonly status: 201; readonly body: unknown; readonly location: string }
   | { readonly status: 202 | 204 };
 
 export const ok = (body: unknown): ApiResult => ({ status: 200, body });
+export const okJson = (json: Buffer): ApiResult => ({ status: 200, json });
 export const okBinary = (body: Buffer, contentType: string): ApiResult => ({ status: 200, body, contentType });
 export const created = (location: string, body: unknown): ApiResult => ({ status: 201, body, location });
 export const noContent = (): ApiResult => ({ status: 204 });
@@ -60,6 +67,11 @@ export interface UpgradeContext {
   /** `<prefix>/ari` */
   readonly apiRoot: string;
   readonly credentials: Credentials | undefined;
+  /**
+   * The byte stream under the WebSocket (the upgrade's TCP or TLS socket). Events raised in one
+   * step (a hangup raises several) are written to it corked, so they leave in one write.
+   */
+  readonly stream?: Pick<Duplex, 'cork' | 'uncork'>;
 }
 
 /**

@@ -12,12 +12,14 @@ import { credentialsFrom } from './auth.js';
 import type { ApiResult, Operation, WebSocketSession } from './operation.js';
 import { parseParameters } from './params.js';
 import { requestSources } from './request-sources.js';
+import type { SnapshotJson } from './snapshot-json.js';
 
 export interface RouteContext {
   readonly core: SwitchboardCore;
   readonly log: Logger;
   /** `<prefix>/ari` */
   readonly apiRoot: string;
+  readonly snapshotJson: SnapshotJson;
 }
 
 export type MethodHandler = (request: FastifyRequest, reply: FastifyReply) => Promise<void> | void;
@@ -94,17 +96,26 @@ export function operationHandler(operation: Extract<Operation, { kind: 'http' }>
   return async (request, reply) => {
     const dialect = requestDialect(request);
     const params = dialect.incoming(parseParameters(operation.parameters, requestSources(request)));
-    const result = await operation.handler({ params, core: context.core, log: context.log, apiRoot: context.apiRoot, dialect });
-    sendResult(
-      reply,
-      result.status === 200 || result.status === 201 ? { ...result, body: dialect.outgoing(result.body, operation.responseClass) } : result,
-    );
+    const result = await operation.handler({ ...callContext(context), params, dialect });
+    sendResult(reply, 'body' in result ? { ...result, body: dialect.outgoing(result.body, operation.responseClass) } : result);
   };
 }
+
+/** What every call of an operation shares. */
+function callContext(context: RouteContext) {
+  return { core: context.core, log: context.log, apiRoot: context.apiRoot, snapshotJson: context.snapshotJson };
+}
+
+/** Fastify's own type for JSON answers, so a serialised answer is labelled as a serialised object would be. */
+const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 function sendResult(reply: FastifyReply, result: ApiResult): void {
   switch (result.status) {
     case 200:
+      if ('json' in result) {
+        reply.code(200).type(JSON_CONTENT_TYPE).send(result.json);
+        return;
+      }
       if (result.contentType !== undefined) reply.type(result.contentType);
       reply.code(200).send(result.body);
       return;
@@ -138,7 +149,7 @@ function registerUpgrade(
       }
       const dialect = requestDialect(request);
       const params = dialect.incoming(parseParameters(operation.parameters, requestSources(request)));
-      const session = operation.open({ params, core: context.core, log: context.log, apiRoot: context.apiRoot, dialect });
+      const session = operation.open({ ...callContext(context), params, dialect });
       sessions.set(request.raw, session);
       request.raw.socket.once('close', () => session.abandon());
     },
@@ -158,6 +169,7 @@ function registerUpgrade(
           inject: (options) => request.server.inject({ ...peer, ...options }),
           apiRoot: context.apiRoot,
           credentials,
+          stream: request.raw.socket,
         });
       else socket.terminate();
     },

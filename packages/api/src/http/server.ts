@@ -18,7 +18,7 @@ import { EventJournals } from '../events/event-journal.js';
 import { OutboundConnections } from '../events/outbound-connections.js';
 import { RESOURCES } from '../resources/index.js';
 import { registerApiDocs } from '../swagger/api-docs-routes.js';
-import { authorize, authorizeEventsConnection, credentialsFrom } from './auth.js';
+import { authorize, authorizeEventsConnection } from './auth.js';
 import { limitedServerFactory } from './connection-limits.js';
 import { LoginGuard } from './login-guard.js';
 import { ALL_DIALECTS, dialectOf } from '../dialect/dialect.js';
@@ -27,6 +27,7 @@ import { installBodyParsers, lastValues, MAX_BODY_BYTES } from './body.js';
 import { installErrorHandlers } from './error-handler.js';
 import { registerMediaWebSocket } from './media-websocket.js';
 import { NO_SCHEMA_COMPILERS } from './no-schema-compilers.js';
+import { SnapshotJson } from './snapshot-json.js';
 import type { Operation, ResourceDecl } from './operation.js';
 import { type OperatorSurface, registerOperatorRoutes } from './operator-routes.js';
 import { type MethodHandler, operationHandler, PathTable, type RouteContext, registerPath, toFastifyUrl } from './routes.js';
@@ -54,7 +55,7 @@ export function createApiServer(core: SwitchboardCore, options: ApiServerOptions
   // The caller names the logger (`switchboard:api`); adding the binding again would repeat it.
   const log = options.logger ?? silentLogger;
   const apiRoot = `${normalizePrefix(core.config.http.prefix)}/ari`;
-  const context: RouteContext = { core, log, apiRoot };
+  const context: RouteContext = { core, log, apiRoot, snapshotJson: new SnapshotJson() };
   const paths = new PathTable();
   const allowedOrigin = (origin: string | undefined) => {
     const allowed = core.config.ari.allowedOrigins;
@@ -120,7 +121,7 @@ export function createApiServer(core: SwitchboardCore, options: ApiServerOptions
       }
       const query = request.query as Record<string, string | undefined>;
       const address = normaliseSocketAddress(request.socket.remoteAddress ?? '');
-      const user = guard.login(core.config.ari.users, credentialsFrom(request.headers.authorization, query.api_key), address);
+      const user = guard.login(core.config.ari.users, request.headers.authorization, query.api_key, address);
       authorize(user, request.method);
       if (request.routeOptions.url === eventsRoute) authorizeEventsConnection(user);
       setRequestDialect(request, dialectOf(user.dialect));

@@ -4,7 +4,7 @@
  */
 import { HANGUP_REASON_NAMES, HANGUP_REASONS } from '@switchboard/core';
 import { badRequest } from '../http/api-error.js';
-import { created, defineOperation, noContent, ok, type ResourceDecl } from '../http/operation.js';
+import { created, defineOperation, noContent, okJson, type ResourceDecl } from '../http/operation.js';
 import { CHANNEL_MODELS } from '../swagger/models/channels.js';
 import type { ParameterDecl } from '../swagger/types.js';
 import { answeredOrInboundChannel, controlledChannel } from './lookups.js';
@@ -50,7 +50,14 @@ const list = defineOperation({
   since: ['12.0.0'],
   parameters: [],
   errorResponses: [],
-  handler: ({ core }) => ok(core.channels.list().map((c) => c.snapshot())),
+  handler: ({ core, dialect, snapshotJson }) =>
+    okJson(
+      snapshotJson.listBody(
+        core.channels.list().map((c) => c.snapshot()),
+        'Channel',
+        dialect,
+      ),
+    ),
 });
 
 const get = defineOperation({
@@ -61,7 +68,8 @@ const get = defineOperation({
   since: ['12.0.0'],
   parameters: [channelId],
   errorResponses: [NOT_FOUND],
-  handler: ({ core, params }) => ok(core.channels.require(params.channelId).snapshot()),
+  handler: ({ core, params, dialect, snapshotJson }) =>
+    okJson(snapshotJson.body(core.channels.require(params.channelId).snapshot(), 'Channel', dialect)),
 });
 
 const hangup = defineOperation({

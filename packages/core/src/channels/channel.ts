@@ -6,7 +6,7 @@ import type { CallerId, ChannelSnapshot, DialplanLocation } from '../model/snaps
 import type { Logger } from '../util/logger.js';
 import { formatWireDate } from '../util/time.js';
 import { CAUSE_NORMAL_CLEARING, causeText } from './hangup-causes.js';
-import { snapshotVariableValue } from './snapshot-variables.js';
+import { isFunctionEntry, snapshotVariableValue } from './snapshot-variables.js';
 
 export interface ChannelInit {
   id: string;
@@ -44,17 +44,23 @@ export class Channel {
   /** `createdAt` as the wire shows it, formatted once: every snapshot (each event, each GET) carries it. */
   #creationTime: string | null = null;
   readonly tech: ChannelTechnology;
-  caller: CallerId;
-  connected: CallerId = { name: '', number: '' };
-  accountcode = '';
-  language: string;
-  readonly dialplan: DialplanLocation;
+  /** Where the dialplan is; changed only through enterDialplanApp (the snapshot cache relies on it). */
+  readonly dialplan: Readonly<DialplanLocation>;
   /** Name of the application the channel is in, while it is in one. */
   application: string | undefined;
   hangupCause: number | undefined;
-  callerRdnis: string;
-  tenantId: string;
 
+  // What a snapshot shows is kept in private fields behind setters, so that every change drops the
+  // cached snapshot: one snapshot is shared by every event and every GET until something changes.
+  #caller: Readonly<CallerId>;
+  #connected: Readonly<CallerId> = { name: '', number: '' };
+  #accountcode = '';
+  #language: string;
+  #callerRdnis: string;
+  #tenantId: string;
+  #dialplan: DialplanLocation;
+  /** The last snapshot, frozen; null once anything it shows has changed. */
+  #snapshot: ChannelSnapshot | null = null;
   #state: ChannelState;
   readonly #variables = new Map<string, string>();
   /** Grows when a variable is set with `report_events` (reference setChannelVar). */
@@ -77,19 +83,71 @@ export class Channel {
     this.endpoint = init.endpoint;
     this.direction = init.direction;
     this.tech = init.tech;
-    this.caller = init.caller;
-    this.language = init.language;
-    this.dialplan = { ...init.dialplan, app_name: '', app_data: '' };
+    this.#caller = init.caller;
+    this.#language = init.language;
+    this.#dialplan = { ...init.dialplan, app_name: '', app_data: '' };
+    this.dialplan = this.#dialplan;
     this.#state = init.state;
     this.#snapshotVariables = [...init.snapshotVariables];
-    this.callerRdnis = init.callerRdnis ?? '';
-    this.tenantId = init.tenantId ?? '';
+    this.#callerRdnis = init.callerRdnis ?? '';
+    this.#tenantId = init.tenantId ?? '';
     this.#bus = bus;
     this.#log = log.child({ channel: init.name });
   }
 
   get state(): ChannelState {
     return this.#state;
+  }
+
+  get caller(): Readonly<CallerId> {
+    return this.#caller;
+  }
+
+  /** Replaces the caller identification without an event (setCaller announces the change). */
+  set caller(caller: Readonly<CallerId>) {
+    this.#caller = { name: caller.name, number: caller.number };
+    this.#changed();
+  }
+
+  get connected(): Readonly<CallerId> {
+    return this.#connected;
+  }
+
+  get accountcode(): string {
+    return this.#accountcode;
+  }
+
+  set accountcode(value: string) {
+    this.#accountcode = value;
+    this.#changed();
+  }
+
+  get language(): string {
+    return this.#language;
+  }
+
+  set language(value: string) {
+    this.#language = value;
+    this.#changed();
+  }
+
+  /** Redirecting number (RDNIS), '' when the call came without one. */
+  get callerRdnis(): string {
+    return this.#callerRdnis;
+  }
+
+  set callerRdnis(value: string) {
+    this.#callerRdnis = value;
+    this.#changed();
+  }
+
+  get tenantId(): string {
+    return this.#tenantId;
+  }
+
+  set tenantId(value: string) {
+    this.#tenantId = value;
+    this.#changed();
   }
 
   get isDestroyed(): boolean {
@@ -105,29 +163,48 @@ export class Channel {
     return this.#abort.signal;
   }
 
-  snapshot(): ChannelSnapshot {
+  /**
+   * What the API shows of the channel. The snapshot is frozen and kept until something it shows
+   * changes, so the events of one call step and every GET in between share one object (and the API
+   * can keep its JSON by identity). Entries of `channelvars` written as dialplan functions may read
+   * anything, so a channel that shows one builds its snapshot afresh every time.
+   */
+  snapshot(): Readonly<ChannelSnapshot> {
+    const cached = this.#snapshot;
+    if (cached !== null && cached.protocol_id === this.tech.protocolId) return cached;
+    const snapshot = this.#buildSnapshot();
+    if (!this.#snapshotVariables.some(isFunctionEntry)) this.#snapshot = snapshot;
+    return snapshot;
+  }
+
+  #buildSnapshot(): Readonly<ChannelSnapshot> {
     if (this.#creationTime === null) this.#creationTime = formatWireDate(this.createdAt);
     const snapshot: ChannelSnapshot = {
       id: this.id,
       protocol_id: this.tech.protocolId,
       name: this.name,
       state: this.#state,
-      caller: { ...this.caller },
-      connected: { ...this.connected },
-      accountcode: this.accountcode,
-      dialplan: { ...this.dialplan },
+      caller: Object.freeze({ ...this.#caller }),
+      connected: Object.freeze({ ...this.#connected }),
+      accountcode: this.#accountcode,
+      dialplan: Object.freeze({ ...this.#dialplan }),
       creationtime: this.#creationTime,
-      language: this.language,
+      language: this.#language,
     };
     if (this.#snapshotVariables.length > 0) {
       const vars: Record<string, string> = {};
       for (const name of this.#snapshotVariables) vars[name] = snapshotVariableValue(this, name);
-      snapshot.channelvars = vars;
+      snapshot.channelvars = Object.freeze(vars);
     }
     // Both are shown only when set (reference channels.md, Channel model).
-    if (this.callerRdnis !== '') snapshot.caller_rdnis = this.callerRdnis;
-    if (this.tenantId !== '') snapshot.tenantid = this.tenantId;
-    return snapshot;
+    if (this.#callerRdnis !== '') snapshot.caller_rdnis = this.#callerRdnis;
+    if (this.#tenantId !== '') snapshot.tenantid = this.#tenantId;
+    return Object.freeze(snapshot);
+  }
+
+  /** Something a snapshot shows changed: the next snapshot() builds a new one. */
+  #changed(): void {
+    this.#snapshot = null;
   }
 
   setState(next: ChannelState): void {
@@ -137,6 +214,7 @@ export class Channel {
       return;
     }
     this.#state = next;
+    this.#changed();
     this.#bus.publish({ type: 'ChannelStateChange', channel: this.snapshot() });
   }
 
@@ -146,23 +224,27 @@ export class Channel {
 
   setVariable(name: string, value: string): void {
     this.#variables.set(name, value);
+    if (this.#snapshotVariables.includes(name)) this.#changed();
     this.#bus.publish({ type: 'ChannelVarset', channel: this.snapshot(), variable: name, value });
   }
 
   /** Removes a variable (a set without a value); ChannelVarset announces it with an empty value. */
   unsetVariable(name: string): void {
     this.#variables.delete(name);
+    if (this.#snapshotVariables.includes(name)) this.#changed();
     this.#bus.publish({ type: 'ChannelVarset', channel: this.snapshot(), variable: name, value: '' });
   }
 
   /** Shows `name` in the `channelvars` of every later snapshot (setChannelVar with report_events). */
   reportVariable(name: string): void {
-    if (!this.#snapshotVariables.includes(name)) this.#snapshotVariables.push(name);
+    if (this.#snapshotVariables.includes(name)) return;
+    this.#snapshotVariables.push(name);
+    this.#changed();
   }
 
   /** Publishes ChannelCallerId after the caller identification changed. */
   setCaller(caller: CallerId): void {
-    this.caller = { ...caller };
+    this.caller = caller;
     this.#bus.publish({
       type: 'ChannelCallerId',
       channel: this.snapshot(),
@@ -177,14 +259,16 @@ export class Channel {
    */
   setConnected(connected: CallerId): boolean {
     if (this.connected.name === connected.name && this.connected.number === connected.number) return false;
-    this.connected = { name: connected.name, number: connected.number };
+    this.#connected = { name: connected.name, number: connected.number };
+    this.#changed();
     this.#bus.publish({ type: 'ChannelConnectedLine', channel: this.snapshot() });
     return true;
   }
 
   /** Records which dialplan application runs now (shown as `dialplan.app_name`/`app_data`). */
   enterDialplanApp(location: Pick<DialplanLocation, 'context' | 'exten' | 'priority'>, app: string, data: string): void {
-    Object.assign(this.dialplan, location, { app_name: app, app_data: data });
+    Object.assign(this.#dialplan, location, { app_name: app, app_data: data });
+    this.#changed();
     this.#bus.publish({ type: 'ChannelDialplan', channel: this.snapshot(), dialplan_app: app, dialplan_app_data: data });
   }
 

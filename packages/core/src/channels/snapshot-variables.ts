@@ -10,6 +10,11 @@ import type { Channel } from './channel.js';
 const FUNCTION_CALL = /^([A-Za-z_][A-Za-z0-9_]*)\((.*)\)$/s;
 const NO_GLOBALS: ReadonlyMap<string, string> = new Map();
 
+/** `CALLERID(num)`: an entry that reads a dialplan function rather than a channel variable. */
+export function isFunctionEntry(entry: string): boolean {
+  return FUNCTION_CALL.test(entry.trim());
+}
+
 export function snapshotVariableValue(channel: Channel, entry: string): string {
   const call = FUNCTION_CALL.exec(entry.trim());
   if (!call) return channel.getVariable(entry) ?? '';
