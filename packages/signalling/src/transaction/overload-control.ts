@@ -48,8 +48,12 @@ export interface OverloadLimits {
   retryAfterS: number;
 }
 
+/**
+ * 250 ms: half of T1 (RFC 3261 §17.1.1.1), so a request is answered before its sender retransmits,
+ * and well above the scheduling noise of a shared machine (a probe waits for the CPU as well).
+ */
 export const DEFAULT_OVERLOAD_LIMITS: Readonly<OverloadLimits> = Object.freeze({
-  maxLoopLagMs: 150,
+  maxLoopLagMs: 250,
   maxInvitesInProgress: 2000,
   retryAfterS: 5,
 });
