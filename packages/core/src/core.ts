@@ -164,6 +164,7 @@ export class SwitchboardCore implements ChannelDriverHost {
   readonly #drivers = new Map<string, ChannelDriver>();
   #refusingNewCalls = false;
   readonly #log: Logger;
+  readonly #ariReloadListeners = new Set<() => void>();
   readonly #bridgeMusic: BridgeMusic;
   /** Far-end transfer requests nothing else serves (made when first needed). */
   #transfers: ChannelTransferService | undefined;
@@ -455,10 +456,6 @@ export class SwitchboardCore implements ChannelDriverHost {
     for (const gone of before) this.endpoints.remove('SIP', gone);
   }
 
-  /**
-   * ari.conf again: users (passwords, read_only, dialect) apply to the next request or connection,
-   * channelvars to channels created from now on; `enabled` and the HTTP listener change at restart.
-   */
   /** musiconhold.conf again: its classes apply to music on hold started from now on. */
   #reloadMusicOnHold(): void {
     const next = loadMusicOnHoldConfig(this.config.confDir, this.#log);
@@ -467,9 +464,24 @@ export class SwitchboardCore implements ChannelDriverHost {
     this.system.lastReloadAt = new Date();
   }
 
+  /**
+   * Called after ari.conf was read again (`module reload res_ari`), with the new configuration in
+   * force: the API follows its outbound WebSocket connections. Returns the unsubscribe function.
+   */
+  onAriReloaded(listener: () => void): () => void {
+    this.#ariReloadListeners.add(listener);
+    return () => this.#ariReloadListeners.delete(listener);
+  }
+
+  /**
+   * ari.conf again: users (passwords, read_only, dialect) apply to the next request or connection,
+   * channelvars to channels created from now on, outbound WebSockets at once (their listeners);
+   * `enabled` and the HTTP listener change at restart.
+   */
   #reloadAri(): void {
     const next = loadAriConfig(this.config.confDir, this.#log);
     const ari = this.config.ari;
+    ari.outboundWebsockets = next.outboundWebsockets;
     ari.users = next.users;
     ari.dialect = next.dialect;
     ari.allowedOrigins = next.allowedOrigins;
@@ -477,6 +489,13 @@ export class SwitchboardCore implements ChannelDriverHost {
     // In place: channel services hold this list.
     ari.channelVars.splice(0, ari.channelVars.length, ...next.channelVars);
     this.system.lastReloadAt = new Date();
+    for (const listener of this.#ariReloadListeners) {
+      try {
+        listener();
+      } catch (err) {
+        this.#log.error({ err }, 'an ari.conf reload listener failed');
+      }
+    }
   }
 
   reloadDialplan(): void {
