@@ -29,6 +29,7 @@ import type { IniFileSource } from './ini.js';
 import { diskFileSource, readIniFile } from './ini-file.js';
 import { readSipConfig } from './pjsip-config.js';
 import { readRtpConfig } from './rtp-config.js';
+import { readWebSocketChannelConfig } from './websocket-channel-config.js';
 import type { AriConfig, DialplanConfig, MusicOnHoldConfig, SwitchboardConfig } from './types.js';
 
 export const CONFIG_FILES = {
@@ -41,6 +42,7 @@ export const CONFIG_FILES = {
   indications: 'indications.conf',
   musicOnHold: 'musiconhold.conf',
   acl: 'acl.conf',
+  websocketChannel: 'chan_websocket.conf',
 } as const;
 
 export function loadConfig(confDir: string, log: Logger = silentLogger, source: IniFileSource = diskFileSource): SwitchboardConfig {
@@ -64,6 +66,7 @@ export function loadConfig(confDir: string, log: Logger = silentLogger, source: 
     dialplan: parseDialplan(read(CONFIG_FILES.dialplan), configLog.child({ module: 'switchboard:core:dialplan' })),
     indications: readIndicationsConfig(read(CONFIG_FILES.indications), configLog),
     musicOnHold: readMusicOnHoldConfig(read(CONFIG_FILES.musicOnHold), dir, configLog),
+    websocketChannel: readWebSocketChannelConfig(read(CONFIG_FILES.websocketChannel), configLog),
   };
   warnAboutMissingContexts(config, configLog);
   return config;

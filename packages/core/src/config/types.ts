@@ -386,4 +386,12 @@ export interface SwitchboardConfig {
   indications?: IndicationsConfig;
   /** Absent (hand-built configurations): the built-in defaults of musiconhold-config.ts. */
   musicOnHold?: MusicOnHoldConfig;
+  /** chan_websocket.conf; absent (hand-built configurations): plain-text control messages. */
+  websocketChannel?: WebSocketChannelConfig;
+}
+
+/** chan_websocket.conf [global] (websocket-channel-config.ts). */
+export interface WebSocketChannelConfig {
+  /** The text control messages of media WebSockets: the legacy single lines, or JSON objects. */
+  controlMessageFormat: 'plain-text' | 'json';
 }

@@ -9,6 +9,8 @@
  * stall only a few overdue frames are sent. Back-pressure: the application is told MEDIA_XOFF /
  * MEDIA_XON (WebSocket) or is no longer read (AudioSocket, TCP flow control) while the queue is
  * high; audio towards a reader that does not keep up is dropped rather than buffered without end.
+ * Direction (the application's view, SET_MEDIA_DIRECTION or `d()`): `in` drops what the
+ * application sends and ignores the commands about it; `out` sends the application no audio.
  */
 import { randomInt } from 'node:crypto';
 import { createSocket, type Socket } from 'node:dgram';
@@ -17,8 +19,8 @@ import { uuidBytes } from './audiosocket-framing.js';
 import { PlayoutQueue, QUEUE_MAX_FRAMES, type QueueEvent, XOFF_LEVEL, XON_LEVEL } from './playout-queue.js';
 import { STREAM_FORMATS, STREAM_FRAME_MS, type StreamFormatInfo, swap16 } from './stream-formats.js';
 import { connectAudioSocket, connectWebSocket, RelayedWebSocket, type StreamTransport, type TransportEvents } from './stream-transports.js';
-import type { OpenedStream, OpenStreamRequest, StreamFrame, StreamNotification } from './stream-types.js';
-import { mediaStartMessage, parseMediaCommand, statusMessage, withCorrelation } from './websocket-media-control.js';
+import type { ControlFormat, MediaDirection, OpenedStream, OpenStreamRequest, StreamFrame, StreamNotification } from './stream-types.js';
+import { formatMediaEvent, type MediaEvent, parseMediaCommand } from './websocket-media-control.js';
 
 /** Audio waiting for a slow application beyond this many frames is dropped. */
 const MAX_BACKLOG_FRAMES = 50;
@@ -32,6 +34,8 @@ export class MediaStream {
   readonly #format: StreamFormatInfo;
   readonly #notify: (notification: StreamNotification) => void;
   readonly #queue: PlayoutQueue;
+  readonly #control: ControlFormat;
+  #direction: MediaDirection;
   #rtp: Socket | undefined;
   #transport: StreamTransport | undefined;
   #relay: RelayedWebSocket | undefined;
@@ -49,6 +53,8 @@ export class MediaStream {
     this.#request = request;
     this.#format = STREAM_FORMATS[request.format];
     this.#notify = notify;
+    this.#control = request.controlFormat ?? 'plain-text';
+    this.#direction = request.direction ?? 'both';
     this.#queue = new PlayoutQueue(this.#format.frameBytes, this.#format.silence, (event) => this.#queueEvent(event));
   }
 
@@ -103,7 +109,9 @@ export class MediaStream {
 
   #connect(): Promise<StreamTransport> {
     const events: TransportEvents = {
-      audio: (data) => this.#queue.push(data),
+      audio: (data) => {
+        if (this.#direction !== 'in') this.#queue.push(data);
+      },
       text: (text) => this.#command(text),
       hangup: () => this.#notify({ type: 'streamHangup', streamId: this.id }),
       dtmf: (digit) => this.#notify({ type: 'streamDtmf', streamId: this.id, digit }),
@@ -131,22 +139,26 @@ export class MediaStream {
     const transport = this.#transport;
     if (!transport) return;
     if (transport.carriesText) {
-      transport.sendText(
-        mediaStartMessage({
+      const request = this.#request;
+      this.#sendEvent({
+        event: 'MEDIA_START',
+        start: {
           connectionId: this.id,
-          channel: this.#request.channelName,
-          format: this.#request.format,
+          channel: request.channelName,
+          channelId: request.channelId,
+          format: request.format,
           frameBytes: this.#format.frameBytes,
           ptimeMs: STREAM_FRAME_MS,
-        }),
-      );
+          channelVariables: request.channelVariables ?? {},
+        },
+      });
     }
     this.#startMs = performance.now();
   }
 
   #fromLeg(datagram: Buffer): void {
     const transport = this.#transport;
-    if (!transport || this.#closed || this.#startMs === 0) return;
+    if (!transport || this.#closed || this.#startMs === 0 || this.#direction === 'out') return;
     const parsed = parseRtpPacket(datagram);
     if (!parsed.ok || parsed.packet.payloadType !== this.#format.codec.payloadType) return;
     const { payloadOffset, payloadLength } = parsed.packet;
@@ -181,48 +193,59 @@ export class MediaStream {
     return (this.#format.codec.clockRate * STREAM_FRAME_MS) / 1000;
   }
 
+  #sendEvent(event: MediaEvent): void {
+    this.#transport?.sendText(formatMediaEvent(event, this.#control, this.#request.channelId));
+  }
+
   #command(text: string): void {
-    const command = parseMediaCommand(text);
-    const transport = this.#transport;
-    if (!command || !transport) return;
+    const command = parseMediaCommand(text, this.#control);
+    if (!command || !this.#transport) return;
     switch (command.command) {
       case 'ANSWER':
         return; // the channel is answered when it is created
       case 'HANGUP':
         this.#notify({ type: 'streamHangup', streamId: this.id });
         return;
-      case 'START_MEDIA_BUFFERING':
-        this.#queue.startBuffering();
-        return;
-      case 'STOP_MEDIA_BUFFERING':
-        this.#queue.stopBuffering(command.correlationId);
-        return;
       case 'FLUSH_MEDIA':
         this.#queue.flush();
-        return;
-      case 'MARK_MEDIA':
-        this.#queue.mark(command.correlationId);
         return;
       case 'REPORT_QUEUE_DRAINED':
         this.#queue.reportWhenDrained();
         return;
-      case 'PAUSE_MEDIA':
-        this.#queue.pause();
-        return;
-      case 'CONTINUE_MEDIA':
-        this.#queue.resume();
+      case 'SET_MEDIA_DIRECTION':
+        this.#direction = command.direction;
         return;
       case 'GET_STATUS':
-        transport.sendText(
-          statusMessage({
+        this.#sendEvent({
+          event: 'STATUS',
+          status: {
             queueLength: this.#queue.length,
             xonLevel: XON_LEVEL,
             xoffLevel: XOFF_LEVEL,
             queueFull: this.#queue.length >= QUEUE_MAX_FRAMES,
             bulkMedia: this.#queue.buffering,
             mediaPaused: this.#queue.paused,
-          }),
-        );
+          },
+        });
+        return;
+    }
+    // The rest are about what the application sends: nothing to act on while it sends nothing (direction in).
+    if (this.#direction === 'in') return;
+    switch (command.command) {
+      case 'START_MEDIA_BUFFERING':
+        this.#queue.startBuffering();
+        return;
+      case 'STOP_MEDIA_BUFFERING':
+        this.#queue.stopBuffering(command.correlationId);
+        return;
+      case 'MARK_MEDIA':
+        this.#queue.mark(command.correlationId);
+        return;
+      case 'PAUSE_MEDIA':
+        this.#queue.pause();
+        return;
+      case 'CONTINUE_MEDIA':
+        this.#queue.resume();
         return;
     }
   }
@@ -238,19 +261,19 @@ export class MediaStream {
     }
     switch (event.type) {
       case 'xoff':
-        transport.sendText('MEDIA_XOFF');
+        this.#sendEvent({ event: 'MEDIA_XOFF' });
         return;
       case 'xon':
-        transport.sendText('MEDIA_XON');
+        this.#sendEvent({ event: 'MEDIA_XON' });
         return;
       case 'drained':
-        transport.sendText('QUEUE_DRAINED');
+        this.#sendEvent({ event: 'QUEUE_DRAINED' });
         return;
       case 'bufferingCompleted':
-        transport.sendText(withCorrelation('MEDIA_BUFFERING_COMPLETED', event.correlationId));
+        this.#sendEvent({ event: 'MEDIA_BUFFERING_COMPLETED', ...optionalCorrelation(event.correlationId) });
         return;
       case 'markProcessed':
-        transport.sendText(withCorrelation('MEDIA_MARK_PROCESSED', event.correlationId));
+        this.#sendEvent({ event: 'MEDIA_MARK_PROCESSED', ...optionalCorrelation(event.correlationId) });
         return;
     }
   }
@@ -260,4 +283,8 @@ export class MediaStream {
     this.close(hangup);
     this.#notify({ type: 'streamClosed', streamId: this.id, reason });
   }
+}
+
+function optionalCorrelation(correlationId: string | undefined): { correlationId?: string } {
+  return correlationId === undefined ? {} : { correlationId };
 }
