@@ -59,7 +59,7 @@ import type { SnoopService } from './snoop/snoop-service.js';
 import type { ExternalMediaService } from './originate/external-media.js';
 import { LocalChannelDriver } from './local/local-channel.js';
 import type { Store } from './store/types.js';
-import { loadAriConfig, loadDialplanConfig, loadMusicOnHoldConfig } from './config/load-config.js';
+import { loadAriConfig, loadDialplanConfig, loadMusicOnHoldConfig, loadWebSocketChannelConfig } from './config/load-config.js';
 import { EndpointRegistry } from './endpoints/endpoint-registry.js';
 import { TextMessageService } from './endpoints/text-messages.js';
 import { DeviceStateRegistry } from './device-states/device-state-registry.js';
@@ -400,6 +400,10 @@ export class SwitchboardCore implements ChannelDriverHost {
       reloadDialplan: () => this.reloadDialplan(),
       reloadAri: () => this.#reloadAri(),
       reloadMusicOnHold: () => this.#reloadMusicOnHold(),
+      reloadWebSocketChannel: () => {
+        this.config.websocketChannel = loadWebSocketChannelConfig(this.config.confDir, this.#log);
+        this.system.lastReloadAt = new Date();
+      },
       reloadSip: async () => {
         await this.sipObjects.reloadFile();
       },

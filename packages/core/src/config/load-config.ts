@@ -30,7 +30,7 @@ import { diskFileSource, readIniFile } from './ini-file.js';
 import { readSipConfig } from './pjsip-config.js';
 import { readRtpConfig } from './rtp-config.js';
 import { readWebSocketChannelConfig } from './websocket-channel-config.js';
-import type { AriConfig, DialplanConfig, MusicOnHoldConfig, SwitchboardConfig } from './types.js';
+import type { AriConfig, DialplanConfig, MusicOnHoldConfig, SwitchboardConfig, WebSocketChannelConfig } from './types.js';
 
 export const CONFIG_FILES = {
   general: 'switchboard.conf',
@@ -89,6 +89,18 @@ function warnAboutMissingContexts(config: SwitchboardConfig, log: Logger): void 
 }
 
 /** Reads only extensions.conf, for a dialplan reload without touching the rest. */
+/** chan_websocket.conf alone (module reload chan_websocket). */
+export function loadWebSocketChannelConfig(
+  confDir: string,
+  log: Logger = silentLogger,
+  source: IniFileSource = diskFileSource,
+): WebSocketChannelConfig {
+  return readWebSocketChannelConfig(
+    readIniFile(resolve(confDir, CONFIG_FILES.websocketChannel), source),
+    log.child({ module: 'switchboard:core:config' }),
+  );
+}
+
 /** ari.conf alone (module reload res_ari). */
 export function loadAriConfig(confDir: string, log: Logger = silentLogger, source: IniFileSource = diskFileSource): AriConfig {
   return readAriConfig(readIniFile(resolve(confDir, CONFIG_FILES.ari), source), log.child({ module: 'switchboard:core:config' }));
