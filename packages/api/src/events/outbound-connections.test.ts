@@ -190,6 +190,28 @@ describe('outbound WebSockets', () => {
     await waitFor(() => b.closed);
   });
 
+  test('a per-call connection dropped while its call is in reconnects, and its events go on', async () => {
+    const seenBefore = perCall.connections.length;
+    const channel = h.createChannel();
+    const exit = h.core.applications.enter(channel, 'per-call-app', []);
+    await waitFor(() => perCall.connections.length === seenBefore + 1);
+    const first = perCall.connections.at(-1);
+    assert.ok(first);
+    await waitFor(() => first.received.some((e) => e.type === 'AppStart'));
+    first.ws.terminate();
+    await waitFor(() => first.closed);
+    await waitFor(() => perCall.connections.length === seenBefore + 2, 5000);
+    const second = perCall.connections.at(-1);
+    assert.ok(second);
+    await waitFor(() => second.received.some((e) => e.type === 'ApplicationRegistered'));
+    assert.equal(second.received[0]?.application, `per-call-app:${channel.name}`);
+    channel.setVariable('AFTER_DROP', '1');
+    await waitFor(() => second.received.some((e) => e.type === 'ChannelVarset'));
+    await h.inject({ method: 'DELETE', url: `/ari/channels/${channel.id}` });
+    assert.deepEqual(await exit, { kind: 'hangup' });
+    await waitFor(() => second.closed);
+  });
+
   test('a per-call application whose server cannot be reached fails the call after its attempts', async () => {
     const channel = h.createChannel();
     const exit = await h.core.applications.enter(channel, 'unreachable-app', []);

@@ -118,7 +118,7 @@ export class OutboundConnections {
       this.#log,
       this.#upgrade,
     );
-    this.#calls.get(channel.id)?.shutdown();
+    this.#calls.get(channel.id)?.shutdown({ unregister: true });
     this.#calls.set(channel.id, link);
     return link.ensureOpen().then((open) => {
       if (open && !channel.isDestroyed && this.#calls.get(channel.id) === link) return ephemeral;
@@ -139,7 +139,7 @@ export class OutboundConnections {
 
   #forgetCall(channelId: string, link: OutboundLink): void {
     link.callPresent = false;
-    link.shutdown();
+    link.shutdown({ unregister: true });
     if (this.#calls.get(channelId) === link) this.#calls.delete(channelId);
   }
 }

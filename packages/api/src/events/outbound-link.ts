@@ -169,9 +169,9 @@ export class OutboundLink {
       log: this.#log,
       // Events in the naming of the user the connection's requests run as (REST answers are too).
       dialect: dialectOf(this.#localUser()?.dialect ?? this.#core.config.ari.dialect),
-      // Per-call apps exist only while their connection does; persistent ones are parked so a reconnect loses nothing.
-      parkOnClose: !this.perCall,
-      ...(this.#resumeFrom !== undefined && !this.perCall ? { resume: this.#resumeFrom } : {}),
+      // A drop parks the apps so the reconnect loses nothing (a per-call app keeps its call's
+      // subscriptions too); a deliberate close of a per-call or removed link unregisters them (shutdown).
+      ...(this.#resumeFrom !== undefined ? { resume: this.#resumeFrom } : {}),
     });
     session.attach(socket, { ...this.#upgrade(), credentials: this.#credentials() });
     this.#socket = socket;
