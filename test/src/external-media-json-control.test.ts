@@ -120,6 +120,12 @@ describe('WebSocket media: JSON control messages', () => {
       assert.equal((await api('POST', `/channels/${channelId}/play?media=tone:ring`)).status, 201);
       await waitFor('audio towards the bot', () => bot.binaries > 0);
 
+      // A digit sent to the channel reaches the bot as DTMF_END.
+      assert.equal((await api('POST', `/channels/${channelId}/dtmf?dtmf=5`)).status, 204);
+      await waitFor('DTMF_END', () => bot.texts.some((t) => t.includes('DTMF_END')));
+      const dtmf = bot.texts.filter((t) => t.includes('DTMF_END')).map((t) => JSON.parse(t) as Record<string, unknown>);
+      assert.deepEqual(dtmf, [{ event: 'DTMF_END', channel_id: channelId, digit: '5' }]);
+
       bot.ws.send(JSON.stringify({ command: 'HANGUP' }));
       await waitFor('the channel destroyed', () => events.some((e) => e.type === 'ChannelDestroyed' && e.channel?.id === channelId));
       await waitFor('the bot connection closed', () => bot.closed);
@@ -141,8 +147,14 @@ describe('WebSocket media: JSON control messages', () => {
       );
       bot.ws.send('GET_STATUS');
       await waitFor('STATUS', () => bot.texts.some((t) => t.startsWith('STATUS ')));
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      assert.equal((await api('POST', `/channels/${channelId}/play?media=tone:ring`)).status, 201);
+      await new Promise((resolve) => setTimeout(resolve, 400));
       assert.equal(bot.binaries, 0, 'direction out: nothing is sent to the bot');
+      assert.equal((await api('POST', `/channels/${channelId}/dtmf?dtmf=7`)).status, 204);
+      await waitFor('DTMF_END', () => bot.texts.includes('DTMF_END digit:7'));
+      // Both ways again: the tone now arrives.
+      bot.ws.send('SET_MEDIA_DIRECTION both');
+      await waitFor('audio towards the bot', () => bot.binaries > 0);
       assert.equal((await api('DELETE', `/channels/${channelId}`)).status, 204);
       await waitFor('the bot connection closed', () => bot.closed);
     },

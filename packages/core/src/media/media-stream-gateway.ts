@@ -39,6 +39,8 @@ export interface OpenedMediaStream {
   rtpAddress: string;
   rtpPort: number;
   codec: { name: 'PCMU' | 'L16'; payloadType: number; clockRate: number };
+  /** The RFC 4733 payload type the stream reads DTMF from (WebSocket streams: DTMF_END). */
+  telephoneEventPayloadType?: number;
 }
 
 /** A frame on the socket of a stream the application connected to us (`websocket-server`). */

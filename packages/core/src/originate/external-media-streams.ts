@@ -209,7 +209,13 @@ export class ExternalMediaStreams {
         connection: plan.connection,
         leg: { address: leg.localAddress, port: leg.localPort },
       });
-      await this.#media.setLegRemote(leg.legId, { address: opened.rtpAddress, port: opened.rtpPort, codec: opened.codec });
+      await this.#media.setLegRemote(leg.legId, {
+        address: opened.rtpAddress,
+        port: opened.rtpPort,
+        codec: opened.codec,
+        // DTMF sent to the channel travels as RFC 4733 events; the stream tells a WebSocket bot DTMF_END.
+        ...(opened.telephoneEventPayloadType !== undefined ? { telephoneEventPayloadType: opened.telephoneEventPayloadType } : {}),
+      });
     } catch (err) {
       this.#gateway.close(plan.streamId);
       await this.#media.destroyLeg(leg.legId);

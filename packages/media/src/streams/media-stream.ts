@@ -15,6 +15,7 @@
 import { randomInt } from 'node:crypto';
 import { createSocket, type Socket } from 'node:dgram';
 import { parseRtpPacket, RTP_HEADER_SIZE, writeRtpHeader } from '../rtp/rtp-header.js';
+import { parseTelephoneEvent } from '../rtp/telephone-event.js';
 import { uuidBytes } from './audiosocket-framing.js';
 import { PlayoutQueue, QUEUE_MAX_FRAMES, type QueueEvent, XOFF_LEVEL, XON_LEVEL } from './playout-queue.js';
 import { STREAM_FORMATS, STREAM_FRAME_MS, type StreamFormatInfo, swap16 } from './stream-formats.js';
@@ -27,6 +28,10 @@ const MAX_BACKLOG_FRAMES = 50;
 /** Overdue frames sent at once after a stall; older ones are skipped. */
 const MAX_CATCH_UP_FRAMES = 3;
 const DEFAULT_CONNECT_TIMEOUT_MS = 5000;
+/** The RFC 4733 payload type our leg sends DTMF to the stream with (a dynamic one, as the reference's 101). */
+const TELEPHONE_EVENT_PAYLOAD_TYPE = 101;
+/** RFC 4733 §3.2 event codes 0–15. */
+const DTMF_DIGITS = '0123456789*#ABCD';
 
 export class MediaStream {
   readonly id: string;
@@ -45,6 +50,8 @@ export class MediaStream {
   #sequence = randomInt(0, 0x10000);
   #timestamp = randomInt(0, 0x100000000);
   readonly #ssrc = randomInt(0, 0x100000000);
+  /** The RTP timestamp of the last DTMF event reported (its end packet is sent three times, RFC 4733 §2.5.1.4). */
+  #lastDtmfTimestamp: number | undefined;
   /** Frames dropped because the application did not read them in time. */
   droppedTowardsApplication = 0;
 
@@ -71,7 +78,12 @@ export class MediaStream {
       throw err;
     }
     if (this.#request.connection.kind !== 'websocket-server') this.#begin();
-    return { rtpAddress: '127.0.0.1', rtpPort: rtp.address().port, codec: this.#format.codec };
+    return {
+      rtpAddress: '127.0.0.1',
+      rtpPort: rtp.address().port,
+      codec: this.#format.codec,
+      ...(this.#transport?.carriesText ? { telephoneEventPayloadType: TELEPHONE_EVENT_PAYLOAD_TYPE } : {}),
+    };
   }
 
   /** A frame from the accepted socket of a `websocket-server` stream; the first one starts the stream. */
@@ -158,8 +170,15 @@ export class MediaStream {
 
   #fromLeg(datagram: Buffer): void {
     const transport = this.#transport;
-    if (!transport || this.#closed || this.#startMs === 0 || this.#direction === 'out') return;
+    if (!transport || this.#closed || this.#startMs === 0) return;
     const parsed = parseRtpPacket(datagram);
+    // DTMF is a control event: reported whatever the media direction.
+    if (parsed.ok && parsed.packet.payloadType === TELEPHONE_EVENT_PAYLOAD_TYPE && transport.carriesText) {
+      const { payloadOffset, payloadLength, timestamp } = parsed.packet;
+      this.#dtmfFromLeg(datagram.subarray(payloadOffset, payloadOffset + payloadLength), timestamp);
+      return;
+    }
+    if (this.#direction === 'out') return;
     if (!parsed.ok || parsed.packet.payloadType !== this.#format.codec.payloadType) return;
     const { payloadOffset, payloadLength } = parsed.packet;
     const payload = datagram.subarray(payloadOffset, payloadOffset + payloadLength);
@@ -168,6 +187,14 @@ export class MediaStream {
       return;
     }
     transport.sendAudio(this.#format.swapBytes ? swap16(payload) : Buffer.from(payload));
+  }
+
+  /** An RFC 4733 event from the leg: its end (once per event) is DTMF_END to the application. */
+  #dtmfFromLeg(payload: Buffer, timestamp: number): void {
+    const event = parseTelephoneEvent(payload);
+    if (!event?.end || event.event >= DTMF_DIGITS.length || timestamp === this.#lastDtmfTimestamp) return;
+    this.#lastDtmfTimestamp = timestamp;
+    this.#sendEvent({ event: 'DTMF_END', digit: DTMF_DIGITS[event.event] as string });
   }
 
   #sendToLeg(frame: Buffer): void {

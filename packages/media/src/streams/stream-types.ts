@@ -48,6 +48,8 @@ export interface OpenedStream {
   rtpAddress: string;
   rtpPort: number;
   codec: { name: 'PCMU' | 'L16'; payloadType: number; clockRate: number };
+  /** The RFC 4733 payload type the stream reads DTMF from (WebSocket streams: DTMF_END). */
+  telephoneEventPayloadType?: number;
 }
 
 /** A frame for the accepted socket of a `websocket-server` stream. */

@@ -54,5 +54,11 @@ describe('WebSocket media control messages', () => {
       event: 'QUEUE_DRAINED',
       channel_id: 'id1',
     });
+    assert.equal(formatMediaEvent({ event: 'DTMF_END', digit: '#' }, 'plain-text', 'id1'), 'DTMF_END digit:#');
+    assert.deepEqual(JSON.parse(formatMediaEvent({ event: 'DTMF_END', digit: '#' }, 'json', 'id1')), {
+      event: 'DTMF_END',
+      channel_id: 'id1',
+      digit: '#',
+    });
   });
 });

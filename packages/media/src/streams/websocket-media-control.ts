@@ -10,7 +10,8 @@
  *                `channel_variables` in MEDIA_START and `channel_id` in every event.
  *
  * Events we send: MEDIA_START (first), MEDIA_XOFF / MEDIA_XON (flow control of what the
- * application sends), QUEUE_DRAINED, MEDIA_BUFFERING_COMPLETED, MEDIA_MARK_PROCESSED and STATUS.
+ * application sends), QUEUE_DRAINED, MEDIA_BUFFERING_COMPLETED, MEDIA_MARK_PROCESSED, STATUS and
+ * DTMF_END (a digit sent to the channel).
  * Commands we accept: ANSWER, HANGUP, START_MEDIA_BUFFERING, STOP_MEDIA_BUFFERING, FLUSH_MEDIA,
  * MARK_MEDIA, GET_STATUS, REPORT_QUEUE_DRAINED, PAUSE_MEDIA, CONTINUE_MEDIA, SET_MEDIA_DIRECTION.
  */
@@ -117,7 +118,8 @@ export type MediaEvent =
   | { event: 'MEDIA_START'; start: MediaStart }
   | { event: 'MEDIA_XOFF' | 'MEDIA_XON' | 'QUEUE_DRAINED' }
   | { event: 'MEDIA_BUFFERING_COMPLETED' | 'MEDIA_MARK_PROCESSED'; correlationId?: string }
-  | { event: 'STATUS'; status: QueueStatus };
+  | { event: 'STATUS'; status: QueueStatus }
+  | { event: 'DTMF_END'; digit: string };
 
 /** An event as the text frame of its format; `channelId` goes in every JSON event. */
 export function formatMediaEvent(event: MediaEvent, format: ControlFormat, channelId: string): string {
@@ -143,6 +145,8 @@ function plainEvent(event: MediaEvent): string {
     case 'MEDIA_BUFFERING_COMPLETED':
     case 'MEDIA_MARK_PROCESSED':
       return event.correlationId === undefined ? event.event : `${event.event} ${event.correlationId}`;
+    case 'DTMF_END':
+      return `DTMF_END digit:${event.digit}`;
     default:
       return event.event;
   }
@@ -183,6 +187,8 @@ function jsonEvent(event: MediaEvent, channelId: string): Record<string, unknown
         channel_id: channelId,
         ...(event.correlationId !== undefined ? { correlation_id: event.correlationId } : {}),
       };
+    case 'DTMF_END':
+      return { event: event.event, channel_id: channelId, digit: event.digit };
     default:
       return { event: event.event, channel_id: channelId };
   }
