@@ -163,9 +163,9 @@ describe('externalMedia over WebSocket and AudioSocket', () => {
         const channel = created.body as { id: string; name: string };
         assert.match(channel.name, /^WebSocket\/[0-9a-f]{16}-[0-9a-f]{8}$/);
         await waitFor('MEDIA_START', () => texts.length > 0);
-        assert.match(
-          texts[0] ?? '',
-          /^MEDIA_START connection_id:[0-9a-f]{16} channel:WebSocket\/\S+ format:slin16 optimal_frame_size:640 ptime:20$/,
+        assert.equal(
+          texts[0],
+          `MEDIA_START connection_id:${channel.name.slice(10, 26)} channel:${channel.name} channel_id:${channel.id} format:slin16 optimal_frame_size:640 ptime:20`,
         );
         texts = [];
         return {
@@ -215,7 +215,10 @@ describe('externalMedia over WebSocket and AudioSocket', () => {
       });
       await once(socket, 'open');
       await waitFor('MEDIA_START', () => texts.length > 0);
-      assert.match(texts[0] ?? '', /^MEDIA_START connection_id:[0-9a-f]{16} .*format:ulaw optimal_frame_size:160 ptime:20$/);
+      assert.match(
+        texts[0] ?? '',
+        new RegExp(`^MEDIA_START connection_id:${connectionId} .*channel_id:${channelId} format:ulaw optimal_frame_size:160 ptime:20$`),
+      );
       return {
         channelId,
         rate: 8000,

@@ -59,7 +59,7 @@ import type { SnoopService } from './snoop/snoop-service.js';
 import type { ExternalMediaService } from './originate/external-media.js';
 import { LocalChannelDriver } from './local/local-channel.js';
 import type { Store } from './store/types.js';
-import { loadAriConfig, loadDialplanConfig, loadMusicOnHoldConfig } from './config/load-config.js';
+import { loadAriConfig, loadDialplanConfig, loadMusicOnHoldConfig, loadWebSocketChannelConfig } from './config/load-config.js';
 import { EndpointRegistry } from './endpoints/endpoint-registry.js';
 import { TextMessageService } from './endpoints/text-messages.js';
 import { DeviceStateRegistry } from './device-states/device-state-registry.js';
@@ -164,6 +164,7 @@ export class SwitchboardCore implements ChannelDriverHost {
   readonly #drivers = new Map<string, ChannelDriver>();
   #refusingNewCalls = false;
   readonly #log: Logger;
+  readonly #ariReloadListeners = new Set<() => void>();
   readonly #bridgeMusic: BridgeMusic;
   /** Far-end transfer requests nothing else serves (made when first needed). */
   #transfers: ChannelTransferService | undefined;
@@ -401,6 +402,10 @@ export class SwitchboardCore implements ChannelDriverHost {
       reloadDialplan: () => this.reloadDialplan(),
       reloadAri: () => this.#reloadAri(),
       reloadMusicOnHold: () => this.#reloadMusicOnHold(),
+      reloadWebSocketChannel: () => {
+        this.config.websocketChannel = loadWebSocketChannelConfig(this.config.confDir, this.#log);
+        this.system.lastReloadAt = new Date();
+      },
       reloadSip: async () => {
         await this.sipObjects.reloadFile();
       },
@@ -457,10 +462,6 @@ export class SwitchboardCore implements ChannelDriverHost {
     for (const gone of before) this.endpoints.remove('SIP', gone);
   }
 
-  /**
-   * ari.conf again: users (passwords, read_only, dialect) apply to the next request or connection,
-   * channelvars to channels created from now on; `enabled` and the HTTP listener change at restart.
-   */
   /** musiconhold.conf again: its classes apply to music on hold started from now on. */
   #reloadMusicOnHold(): void {
     const next = loadMusicOnHoldConfig(this.config.confDir, this.#log);
@@ -469,9 +470,24 @@ export class SwitchboardCore implements ChannelDriverHost {
     this.system.lastReloadAt = new Date();
   }
 
+  /**
+   * Called after ari.conf was read again (`module reload res_ari`), with the new configuration in
+   * force: the API follows its outbound WebSocket connections. Returns the unsubscribe function.
+   */
+  onAriReloaded(listener: () => void): () => void {
+    this.#ariReloadListeners.add(listener);
+    return () => this.#ariReloadListeners.delete(listener);
+  }
+
+  /**
+   * ari.conf again: users (passwords, read_only, dialect) apply to the next request or connection,
+   * channelvars to channels created from now on, outbound WebSockets at once (their listeners);
+   * `enabled` and the HTTP listener change at restart.
+   */
   #reloadAri(): void {
     const next = loadAriConfig(this.config.confDir, this.#log);
     const ari = this.config.ari;
+    ari.outboundWebsockets = next.outboundWebsockets;
     ari.users = next.users;
     ari.dialect = next.dialect;
     ari.allowedOrigins = next.allowedOrigins;
@@ -479,6 +495,13 @@ export class SwitchboardCore implements ChannelDriverHost {
     // In place: channel services hold this list.
     ari.channelVars.splice(0, ari.channelVars.length, ...next.channelVars);
     this.system.lastReloadAt = new Date();
+    for (const listener of this.#ariReloadListeners) {
+      try {
+        listener();
+      } catch (err) {
+        this.#log.error({ err }, 'an ari.conf reload listener failed');
+      }
+    }
   }
 
   reloadDialplan(): void {

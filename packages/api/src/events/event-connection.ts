@@ -66,7 +66,7 @@ export class EventConnection implements WebSocketSession {
   readonly #journals: EventJournals;
   readonly #listeners = new Map<string, JournalListener>();
   #queue: Outgoing[] = [];
-  readonly #parkOnClose: boolean;
+  #parkOnClose: boolean;
   /** The sequence number of the last event of each application whose write completed. */
   readonly #lastWritten = new Map<string, number>();
   #queueLimit = MAX_QUEUED_EVENTS;
@@ -155,6 +155,11 @@ export class EventConnection implements WebSocketSession {
   }
 
   /** What each application's last completed write carried: where a new connection resumes. */
+  /** Closing unregisters the applications at once (a connection removed from the configuration). */
+  unregisterOnClose(): void {
+    this.#parkOnClose = false;
+  }
+
   lastWrittenSequences(): ReadonlyMap<string, number> {
     return this.#lastWritten;
   }

@@ -133,25 +133,83 @@ describe('outbound WebSockets', () => {
     assert.ok(second.received.some((e) => e.type === 'ApplicationRegistered' && e.application === 'out-a'));
   });
 
-  test('a per-call connection opens when a channel enters its application and closes when it leaves', async () => {
+  test('each call entering a per-call application gets a connection of its own, closed when it leaves', async () => {
     assert.equal(perCall.connections.length, 0, 'nothing opened before a call');
     assert.equal(h.core.applications.get('per-call-app'), undefined);
-    const channel = h.createChannel();
-    const exit = h.core.applications.enter(channel, 'per-call-app', ['x']);
-    await waitFor(() => perCall.connections.length === 1);
-    const connection = perCall.connections[0];
-    assert.ok(connection);
-    await waitFor(() => connection.received.some((e) => e.type === 'AppStart'));
+    const first = h.createChannel();
+    const second = h.createChannel();
+    const firstExit = h.core.applications.enter(first, 'per-call-app', ['x']);
+    const secondExit = h.core.applications.enter(second, 'per-call-app', ['y']);
+    await waitFor(() => perCall.connections.length === 2);
+    const connectionOf = (channel: { name: string }) =>
+      perCall.connections.find((c) => c.received.some((e) => e.application === `per-call-app:${channel.name}`));
+    await waitFor(() => connectionOf(first) !== undefined && connectionOf(second) !== undefined);
+    const [a, b] = [connectionOf(first), connectionOf(second)];
+    assert.ok(a && b && a !== b, 'two distinct connections');
+    await waitFor(() => a.received.some((e) => e.type === 'AppStart') && b.received.some((e) => e.type === 'AppStart'));
     assert.deepEqual(
-      connection.received.map((e) => e.type),
-      ['ApplicationRegistered', 'AppStart'],
+      a.received.map((e) => [e.type, e.application]),
+      [
+        ['ApplicationRegistered', `per-call-app:${first.name}`],
+        ['AppStart', `per-call-app:${first.name}`],
+      ],
     );
+    assert.equal(h.core.applications.get(`per-call-app:${first.name}`)?.name, `per-call-app:${first.name}`);
+
+    // Each connection sees its own channel only.
+    first.setVariable('ONLY_FIRST', '1');
+    second.setVariable('ONLY_SECOND', '1');
+    await waitFor(() => a.received.some((e) => e.type === 'ChannelVarset') && b.received.some((e) => e.type === 'ChannelVarset'));
+    const channelIds = (c: typeof a) =>
+      new Set(c.received.flatMap((e) => ((e.channel as { id?: string })?.id ? [(e.channel as { id: string }).id] : [])));
+    assert.deepEqual([...channelIds(a)], [first.id]);
+    assert.deepEqual([...channelIds(b)], [second.id]);
+
+    // REST over the call's own connection, with the ephemeral application's name.
+    a.ws.send(
+      JSON.stringify({
+        type: 'RESTRequest',
+        request_id: 'r1',
+        method: 'GET',
+        uri: `applications/${encodeURIComponent(`per-call-app:${first.name}`)}`,
+      }),
+    );
+    await waitFor(() => a.received.some((e) => e.type === 'RESTResponse'));
+    assert.equal(a.received.find((e) => e.type === 'RESTResponse')?.status_code, 200);
+
+    await h.inject({ method: 'DELETE', url: `/ari/channels/${first.id}` });
+    assert.deepEqual(await firstExit, { kind: 'hangup' });
+    await waitFor(() => a.closed);
+    const types = a.received.map((e) => e.type);
+    assert.ok(types.indexOf('AppEnd') < types.indexOf('ApplicationUnregistered'), types.join(','));
+    assert.equal(h.core.applications.get(`per-call-app:${first.name}`), undefined, 'unregistered with its connection');
+    assert.equal(b.closed, false, 'the other call keeps its connection');
+
+    await h.inject({ method: 'DELETE', url: `/ari/channels/${second.id}` });
+    assert.deepEqual(await secondExit, { kind: 'hangup' });
+    await waitFor(() => b.closed);
+  });
+
+  test('a per-call connection dropped while its call is in reconnects, and its events go on', async () => {
+    const seenBefore = perCall.connections.length;
+    const channel = h.createChannel();
+    const exit = h.core.applications.enter(channel, 'per-call-app', []);
+    await waitFor(() => perCall.connections.length === seenBefore + 1);
+    const first = perCall.connections.at(-1);
+    assert.ok(first);
+    await waitFor(() => first.received.some((e) => e.type === 'AppStart'));
+    first.ws.terminate();
+    await waitFor(() => first.closed);
+    await waitFor(() => perCall.connections.length === seenBefore + 2, 5000);
+    const second = perCall.connections.at(-1);
+    assert.ok(second);
+    await waitFor(() => second.received.some((e) => e.type === 'ApplicationRegistered'));
+    assert.equal(second.received[0]?.application, `per-call-app:${channel.name}`);
+    channel.setVariable('AFTER_DROP', '1');
+    await waitFor(() => second.received.some((e) => e.type === 'ChannelVarset'));
     await h.inject({ method: 'DELETE', url: `/ari/channels/${channel.id}` });
     assert.deepEqual(await exit, { kind: 'hangup' });
-    await waitFor(() => connection.closed);
-    const types = connection.received.map((e) => e.type);
-    assert.ok(types.indexOf('AppEnd') < types.indexOf('ApplicationUnregistered'), types.join(','));
-    assert.equal(h.core.applications.get('per-call-app'), undefined, 'unregistered with its connection');
+    await waitFor(() => second.closed);
   });
 
   test('a per-call application whose server cannot be reached fails the call after its attempts', async () => {

@@ -1,259 +1,145 @@
 /**
- * Outbound WebSockets (ari.conf `type = outbound_websocket`): connections Switchboard opens to an
- * application instead of waiting for it. Each one is an ordinary events connection once open —
- * numbered events, REST over WebSocket (as `local_ari_user`), ApplicationRegistered when it
- * starts serving its apps and ApplicationUnregistered before a deliberate close.
+ * The outbound WebSockets of ari.conf (`type = outbound_websocket`), as the reference runs them:
  *
- * persistent: connected at start, reconnected every `reconnect_interval` for as long as the
- * server runs; a reconnect resumes after the last event whose write completed, so what happened
- * in between is replayed from the journal.
+ * - `persistent`: one link per connection, open for as long as the connection is configured.
+ * - `per_call_config`: nothing at start. When a channel enters one of its apps while no
+ *   connection serves that app, a link of its own is opened for that channel alone, serving the
+ *   ephemeral application `<app>:<channel name>` (the name its ApplicationRegistered, AppStart
+ *   and REST `app` parameters use); it closes — after AppEnd and ApplicationUnregistered — when
+ *   the channel leaves. Two concurrent calls have two connections, each seeing only its own call.
  *
- * per_call_config: connected when a channel enters one of its apps (the call waits, up to
- * `reconnect_attempts` retries), closed when the last channel in them leaves; a drop while calls
- * are in it reconnects the same way. Concurrent calls share the connection.
- *
- *   idle --channel enters--> connecting --open--> open --last channel leaves--> idle
- *                               ^  |                |
- *                               |  +--attempts out--+--> (call fails)
- *                               +----dropped, calls remain
+ * A reload of ari.conf (`module reload res_ari`) is followed at once: a persistent connection
+ * that was added opens, one that was removed unregisters its apps and closes, one whose
+ * `connection_timeout`, `reconnect_interval` or `reconnect_attempts` alone changed keeps its
+ * socket (the new values apply to its next reconnect), any other change reconnects it, resuming
+ * after the last event written. Per-call configurations apply to calls that enter from then on;
+ * calls in progress keep their connection.
  */
-import { readFileSync } from 'node:fs';
-import type { Logger, OutboundWebsocketConfig, SwitchboardCore } from '@switchboard/core';
-import WebSocket from 'ws';
-import { dialectOf } from '../dialect/dialect.js';
-import type { Credentials } from '../http/auth.js';
+import type { Channel, Logger, OutboundWebsocketConfig, SwitchboardCore } from '@switchboard/core';
 import type { UpgradeContext } from '../http/operation.js';
-import { registrationNotice } from './connection-notices.js';
-import { EventConnection } from './event-connection.js';
+import { OutboundLink } from './outbound-link.js';
 
-type LinkState = 'idle' | 'connecting' | 'open' | 'closed';
+type Upgrade = () => Omit<UpgradeContext, 'credentials'>;
 
-class OutboundLink {
-  readonly config: OutboundWebsocketConfig;
-  readonly #core: SwitchboardCore;
-  readonly #log: Logger;
-  readonly #upgrade: () => Omit<UpgradeContext, 'credentials'>;
-  state: LinkState = 'idle';
-  #socket: WebSocket | undefined;
-  #session: EventConnection | undefined;
-  #connecting: Promise<boolean> | undefined;
-  #reconnectTimer: NodeJS.Timeout | undefined;
-  #resumeFrom: ReadonlyMap<string, number> | undefined;
-  /** Channels in one of the apps (per-call connections close when it empties). */
-  readonly channels = new Set<string>();
+/** Options a live persistent connection takes without reconnecting (the reference's rule). */
+const RETRY_OPTIONS = new Set<keyof OutboundWebsocketConfig>(['connectionTimeoutMs', 'reconnectIntervalMs', 'reconnectAttempts']);
 
-  constructor(config: OutboundWebsocketConfig, core: SwitchboardCore, log: Logger, upgrade: () => Omit<UpgradeContext, 'credentials'>) {
-    this.config = config;
-    this.#core = core;
-    this.#log = log.child({ connection: config.name });
-    this.#upgrade = upgrade;
+/** Whether two configurations differ only in the options that apply at the next reconnect. */
+function onlyRetryOptionsDiffer(a: OutboundWebsocketConfig, b: OutboundWebsocketConfig): boolean {
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)] as (keyof OutboundWebsocketConfig)[]);
+  for (const key of keys) {
+    if (RETRY_OPTIONS.has(key)) continue;
+    if (JSON.stringify(a[key]) !== JSON.stringify(b[key])) return false;
   }
-
-  get perCall(): boolean {
-    return this.config.connectionType === 'per_call_config';
-  }
-
-  /** Connects unless connected; for per-call links, retries up to reconnect_attempts. Resolves whether it is open. */
-  ensureOpen(): Promise<boolean> {
-    if (this.state === 'open') return Promise.resolve(true);
-    if (this.state === 'closed') return Promise.resolve(false);
-    this.#connecting ??= this.#connectWithRetries().finally(() => {
-      this.#connecting = undefined;
-    });
-    return this.#connecting;
-  }
-
-  /** Persistent links: connect, and keep reconnecting whatever happens. */
-  startPersistent(): void {
-    void this.#attempt().then((open) => {
-      if (!open) this.#scheduleReconnect();
-    });
-  }
-
-  /** Deliberate close: ApplicationUnregistered for each app, then the socket closes; a per-call link can open again. */
-  release(): void {
-    if (this.state !== 'open') return;
-    this.state = 'idle';
-    const session = this.#session;
-    const socket = this.#socket;
-    this.#session = undefined;
-    this.#socket = undefined;
-    for (const app of this.config.apps) session?.notice(app, registrationNotice('ApplicationUnregistered', app, this.#systemId()));
-    socket?.close(1000);
-  }
-
-  shutdown(): void {
-    this.release();
-    this.state = 'closed';
-    if (this.#reconnectTimer) clearTimeout(this.#reconnectTimer);
-    this.#socket?.terminate();
-  }
-
-  async #connectWithRetries(): Promise<boolean> {
-    const attempts = this.config.reconnectAttempts + 1;
-    for (let attempt = 1; attempt <= attempts && this.state !== 'closed'; attempt += 1) {
-      if (await this.#attempt()) return true;
-      if (attempt < attempts) await new Promise((resolve) => setTimeout(resolve, this.config.reconnectIntervalMs));
-    }
-    this.#log.warn({ attempts }, 'outbound WebSocket could not connect');
-    return false;
-  }
-
-  /** One connection attempt within connection_timeout. */
-  #attempt(): Promise<boolean> {
-    if (this.state === 'closed') return Promise.resolve(false);
-    this.state = 'connecting';
-    const config = this.config;
-    return new Promise((resolve) => {
-      let settled = false;
-      const settle = (open: boolean) => {
-        if (settled) return;
-        settled = true;
-        if (!open && this.state === 'connecting') this.state = 'idle';
-        resolve(open);
-      };
-      let socket: WebSocket;
-      try {
-        socket = new WebSocket(config.uri, config.protocols, this.#socketOptions());
-      } catch (err) {
-        this.#log.warn({ err: (err as Error).message }, 'outbound WebSocket cannot be opened');
-        settle(false);
-        return;
-      }
-      const timer = setTimeout(() => {
-        socket.terminate();
-        settle(false);
-      }, config.connectionTimeoutMs);
-      socket.once('open', () => {
-        clearTimeout(timer);
-        if (this.state === 'closed') {
-          socket.close(1000);
-          settle(false);
-          return;
-        }
-        this.#opened(socket);
-        settle(true);
-      });
-      socket.on('error', (err) => {
-        clearTimeout(timer);
-        this.#log.debug({ err: err.message }, 'outbound WebSocket error');
-        settle(false);
-      });
-      socket.on('close', () => {
-        clearTimeout(timer);
-        settle(false);
-        if (this.#socket === socket) this.#dropped();
-      });
-    });
-  }
-
-  #opened(socket: WebSocket): void {
-    const config = this.config;
-    const session = new EventConnection({
-      core: this.#core,
-      applications: config.apps,
-      subscribeAll: config.subscribeAll,
-      log: this.#log,
-      // Events in the naming of the user the connection's requests run as (REST answers are too).
-      dialect: dialectOf(this.#localUser()?.dialect ?? this.#core.config.ari.dialect),
-      // Per-call apps exist only while their connection does; persistent ones are parked so a reconnect loses nothing.
-      parkOnClose: !this.perCall,
-      ...(this.#resumeFrom !== undefined && !this.perCall ? { resume: this.#resumeFrom } : {}),
-    });
-    session.attach(socket, { ...this.#upgrade(), credentials: this.#credentials() });
-    this.#socket = socket;
-    this.#session = session;
-    this.state = 'open';
-    for (const app of config.apps) session.notice(app, registrationNotice('ApplicationRegistered', app, this.#systemId()));
-    this.#log.info({ uri: config.uri, apps: config.apps }, 'outbound WebSocket connected');
-  }
-
-  /** The socket closed without us asking. */
-  #dropped(): void {
-    const session = this.#session;
-    this.#resumeFrom = session ? new Map(session.lastWrittenSequences()) : this.#resumeFrom;
-    this.#socket = undefined;
-    this.#session = undefined;
-    if (this.state === 'closed') return;
-    this.state = 'idle';
-    this.#log.info({ uri: this.config.uri }, 'outbound WebSocket dropped');
-    if (!this.perCall) this.#scheduleReconnect();
-    else if (this.channels.size > 0) void this.ensureOpen();
-  }
-
-  #scheduleReconnect(): void {
-    if (this.state === 'closed' || this.#reconnectTimer) return;
-    this.#reconnectTimer = setTimeout(() => {
-      this.#reconnectTimer = undefined;
-      if (this.state === 'idle') this.startPersistent();
-    }, this.config.reconnectIntervalMs);
-    this.#reconnectTimer.unref();
-  }
-
-  #socketOptions(): WebSocket.ClientOptions {
-    const config = this.config;
-    const headers: Record<string, string> = {};
-    if (config.username !== undefined) {
-      headers.authorization = `Basic ${Buffer.from(`${config.username}:${config.password ?? ''}`).toString('base64')}`;
-    }
-    const options: WebSocket.ClientOptions = { headers, handshakeTimeout: config.connectionTimeoutMs };
-    if (config.tlsEnabled) {
-      if (config.caListFile !== undefined) options.ca = readFileSync(config.caListFile);
-      options.rejectUnauthorized = config.verifyServerCert;
-      // tls treats any returned value as the verification error; ws's typing says boolean, Node's contract is undefined for success.
-      if (!config.verifyServerHostname)
-        options.checkServerIdentity = (() => undefined) as unknown as WebSocket.ClientOptions['checkServerIdentity'];
-    }
-    return options;
-  }
-
-  #localUser() {
-    return this.#core.config.ari.users.find((u) => u.name === this.config.localAriUser);
-  }
-
-  #credentials(): Credentials | undefined {
-    const user = this.#localUser();
-    return user ? { user: user.name, password: user.password } : undefined;
-  }
-
-  #systemId(): string {
-    return this.#core.config.general.entityId;
-  }
+  return true;
 }
 
 export class OutboundConnections {
-  readonly #links: OutboundLink[];
   readonly #core: SwitchboardCore;
-  #unsubscribe: (() => void) | undefined;
+  readonly #log: Logger;
+  readonly #upgrade: Upgrade;
+  /** Persistent links by connection name. */
+  readonly #persistent = new Map<string, OutboundLink>();
+  /** per_call_config connections by name: templates for the links of calls entering from now on. */
+  #perCallConfigs = new Map<string, OutboundWebsocketConfig>();
+  /** The link of each call that entered a per-call application, by channel id. */
+  readonly #calls = new Map<string, OutboundLink>();
+  #unsubscribe: (() => void)[] = [];
+  #started = false;
 
-  constructor(core: SwitchboardCore, log: Logger, upgrade: () => Omit<UpgradeContext, 'credentials'>) {
+  constructor(core: SwitchboardCore, log: Logger, upgrade: Upgrade) {
     this.#core = core;
-    this.#links = core.config.ari.outboundWebsockets.map((config) => new OutboundLink(config, core, log, upgrade));
+    this.#log = log;
+    this.#upgrade = upgrade;
   }
 
   start(): void {
-    if (this.#links.length === 0) return;
-    for (const link of this.#links) if (!link.perCall) link.startPersistent();
-    const perCall = this.#links.filter((link) => link.perCall);
-    if (perCall.length === 0) return;
-    this.#core.applications.setActivator((name) => perCall.find((link) => link.config.apps.includes(name))?.ensureOpen());
-    this.#unsubscribe = this.#core.bus.subscribe((event) => {
-      if (event.type !== 'AppStart' && event.type !== 'AppEnd') return;
-      const link = perCall.find((l) => l.config.apps.includes(event.application));
-      if (!link) return;
-      if (event.type === 'AppStart') {
-        link.channels.add(event.channel.id);
-        return;
-      }
-      link.channels.delete(event.channel.id);
-      // After the AppEnd has been delivered: the application hears its channel leave before the connection closes.
-      if (link.channels.size === 0) setImmediate(() => link.channels.size === 0 && link.release());
-    });
+    if (this.#started) return;
+    this.#started = true;
+    this.#apply(this.#core.config.ari.outboundWebsockets);
+    this.#core.applications.setActivator((name, channel) => this.#activate(name, channel));
+    this.#unsubscribe = [
+      this.#core.bus.subscribe((event) => {
+        if (event.type === 'AppEnd' || event.type === 'ChannelDestroyed') this.#callLeft(event.channel.id, event);
+      }),
+      this.#core.onAriReloaded(() => this.#apply(this.#core.config.ari.outboundWebsockets)),
+    ];
   }
 
   close(): void {
-    this.#unsubscribe?.();
-    if (this.#links.some((link) => link.perCall)) this.#core.applications.setActivator(undefined);
-    for (const link of this.#links) link.shutdown();
+    for (const unsubscribe of this.#unsubscribe) unsubscribe();
+    this.#unsubscribe = [];
+    if (this.#started) this.#core.applications.setActivator(undefined);
+    for (const link of [...this.#persistent.values(), ...this.#calls.values()]) link.shutdown();
+    this.#persistent.clear();
+    this.#calls.clear();
+  }
+
+  /** Brings the running links in line with a configuration (at start and after each reload). */
+  #apply(configs: readonly OutboundWebsocketConfig[]): void {
+    const persistent = configs.filter((c) => c.connectionType === 'persistent');
+    this.#perCallConfigs = new Map(configs.filter((c) => c.connectionType === 'per_call_config').map((c) => [c.name, c]));
+    const wanted = new Map(persistent.map((c) => [c.name, c]));
+    for (const [name, link] of this.#persistent) {
+      const next = wanted.get(name);
+      if (next && JSON.stringify(next) === JSON.stringify(link.config)) continue;
+      if (next && onlyRetryOptionsDiffer(next, link.config)) {
+        link.config = next;
+        continue;
+      }
+      // Removed, or changed in what the socket depends on: its apps are unregistered and it closes.
+      const resumeFrom = link.lastWritten();
+      link.shutdown({ unregister: !next });
+      this.#persistent.delete(name);
+      this.#log.info({ connection: name }, next ? 'outbound WebSocket reconfigured: reconnecting' : 'outbound WebSocket removed');
+      if (next) this.#openPersistent(next, resumeFrom);
+    }
+    for (const config of persistent) if (!this.#persistent.has(config.name)) this.#openPersistent(config, undefined);
+  }
+
+  #openPersistent(config: OutboundWebsocketConfig, resumeFrom: ReadonlyMap<string, number> | undefined): void {
+    const link = new OutboundLink(config, this.#core, this.#log, this.#upgrade);
+    link.resumeAfter(resumeFrom);
+    this.#persistent.set(config.name, link);
+    link.startPersistent();
+  }
+
+  /**
+   * A channel enters `app`, which nothing serves: when a per-call connection lists it, a link of
+   * the channel's own is opened and the channel enters `<app>:<channel name>` once it is up.
+   */
+  #activate(app: string, channel: Channel): Promise<string | undefined> | undefined {
+    const template = [...this.#perCallConfigs.values()].find((c) => c.apps.includes(app));
+    if (!template) return undefined;
+    const ephemeral = `${app}:${channel.name}`;
+    const link = new OutboundLink(
+      { ...template, name: `${template.name}:${channel.name}`, apps: [ephemeral] },
+      this.#core,
+      this.#log,
+      this.#upgrade,
+    );
+    this.#calls.get(channel.id)?.shutdown({ unregister: true });
+    this.#calls.set(channel.id, link);
+    return link.ensureOpen().then((open) => {
+      if (open && !channel.isDestroyed && this.#calls.get(channel.id) === link) return ephemeral;
+      this.#forgetCall(channel.id, link);
+      return undefined;
+    });
+  }
+
+  /** The channel left its per-call application (or is gone): its connection closes. */
+  #callLeft(channelId: string, event: { type: string; application?: string }): void {
+    const link = this.#calls.get(channelId);
+    if (!link) return;
+    if (event.type === 'AppEnd' && !link.config.apps.includes(event.application ?? '')) return;
+    link.callPresent = false;
+    // After the AppEnd has been delivered: the application hears its channel leave before the connection closes.
+    setImmediate(() => this.#forgetCall(channelId, link));
+  }
+
+  #forgetCall(channelId: string, link: OutboundLink): void {
+    link.callPresent = false;
+    link.shutdown({ unregister: true });
+    if (this.#calls.get(channelId) === link) this.#calls.delete(channelId);
   }
 }

@@ -9,7 +9,8 @@ export const externalMedia = defineOperation({
   notes:
     'Create a channel to an external media source/sink. rtp/udp: the local address and port to send to are in the ' +
     'channel variables UNICASTRTP_LOCAL_ADDRESS and UNICASTRTP_LOCAL_PORT. websocket (encapsulation none): binary ' +
-    'frames of audio plus the WebSocket media text messages (MEDIA_START, MEDIA_XOFF/XON, ...); connection_type client ' +
+    'frames of audio plus the WebSocket media text messages (MEDIA_START, MEDIA_XOFF/XON, ...), plain text or JSON ' +
+    '(chan_websocket.conf control_message_format, or transport_data=f(json)); connection_type client ' +
     'connects to the ws:// or wss:// URL in external_host, server waits for the application to connect to ' +
     '/media/<MEDIA_WEBSOCKET_CONNECTION_ID>. audiosocket/tcp: connects to external_host; data is the stream UUID. ' +
     'WebSocket and AudioSocket carry ulaw (WebSocket only), slin or slin16, paced at 20 ms.',
@@ -69,12 +70,12 @@ export const externalMedia = defineOperation({
     },
     {
       name: 'direction',
-      description: 'External media direction',
+      description: 'External media direction (websocket: in = audio to the application only, out = from it only)',
       paramType: 'query',
       dataType: 'string',
       required: false,
       defaultValue: 'both',
-      allowableValues: { valueType: 'LIST', values: ['both'] },
+      allowableValues: { valueType: 'LIST', values: ['both', 'in', 'out'] },
     },
     {
       name: 'data',
@@ -83,7 +84,15 @@ export const externalMedia = defineOperation({
       dataType: 'string',
       required: false,
     },
-    { name: 'transport_data', description: 'Transport-specific data', paramType: 'query', dataType: 'string', required: false },
+    {
+      name: 'transport_data',
+      description:
+        'Transport-specific data. websocket: dial-string options, f(json|plain-text) the control message format, ' +
+        'd(both|in|out) the media direction, v(name=value,...) parameters added to the URI we connect to',
+      paramType: 'query',
+      dataType: 'string',
+      required: false,
+    },
   ],
   errorResponses: [
     { code: 400, reason: 'Invalid parameters' },
@@ -102,6 +111,7 @@ export const externalMedia = defineOperation({
       format: params.format,
       direction: params.direction,
       data: params.data,
+      transportData: params.transport_data,
       variables: variableSettings(params.variables),
     });
     return ok(channel.snapshot());

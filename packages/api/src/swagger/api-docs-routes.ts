@@ -36,7 +36,7 @@ export function registerApiDocs(
     app,
     `${apiRoot}/openapi.json`,
     get((request, reply) => {
-      reply.send(buildOpenApiDocument(resources, basePath(request) ?? apiRoot));
+      reply.send(buildOpenApiDocument(resources, basePath(request) ?? apiRoot, requestDialect(request)));
     }),
     paths,
     allowedOrigin,

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { RESOURCES } from '../resources/index.js';
-import { type Harness, startHarness } from '../testing/harness.js';
+import { basic, type Harness, startHarness } from '../testing/harness.js';
 import { EventModel } from './models/events.js';
 import type { OpenApiDocument } from './openapi.js';
 
@@ -68,5 +68,31 @@ describe('OpenAPI 3.1 document', () => {
       assert.equal(schema.allOf[1].properties.type.const, id);
     }
     assert.deepEqual((doc.components.schemas.Message as { discriminator: unknown }).discriminator, { propertyName: 'type' });
+  });
+
+  test('is written in the reader’s dialect, like the api-docs', async () => {
+    const response = await h.inject({ method: 'GET', url: '/ari/openapi.json', auth: basic('classic', 'stasis') });
+    const classic = response.json<OpenApiDocument>();
+    const schemas = classic.components.schemas;
+    assert.ok(schemas.StasisStart && schemas.StasisEnd && schemas.AsteriskInfo, 'events and models under the reference names');
+    assert.equal(schemas.AppStart, undefined);
+    const start = schemas.StasisStart as { allOf: [{ $ref: string }, { properties: { type: { const: string } } }] };
+    assert.equal(start.allOf[1].properties.type.const, 'StasisStart');
+    const state = (schemas.Playback as { properties: { state: { enum: string[] } } }).properties.state.enum;
+    assert.ok(state.includes('queued') && state.includes('done') && !state.includes('enqueued'), state.join(','));
+    assert.ok(classic.paths['/asterisk/info'] && !classic.paths['/system/info']);
+    const info = classic.paths['/asterisk/info']?.get as { operationId: string; responses: Record<string, unknown> };
+    assert.equal(info.operationId, 'asterisk_getInfo');
+    assert.deepEqual(info.responses['200'], {
+      description: 'Success',
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/AsteriskInfo' } } },
+    });
+    type Responses = { responses: Record<string, { description: string }> };
+    const record = classic.paths['/channels/{channelId}/record']?.post as Responses;
+    assert.match(record.responses['409']?.description ?? '', /already exists/, 'the reference status for an existing recording');
+    assert.doesNotMatch(record.responses['422']?.description ?? '', /already exists/);
+    const specRecord = doc.paths['/channels/{channelId}/record']?.post as Responses;
+    assert.match(specRecord.responses['422']?.description ?? '', /already exists/);
+    assert.ok(doc.components.schemas.AppStart && doc.paths['/system/info'], 'SPEC.md names for the default user');
   });
 });

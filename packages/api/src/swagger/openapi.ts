@@ -4,8 +4,10 @@
  * hand. Models become JSON Schema 2020-12 components; Message and Event keep their discriminator
  * on `type`, each event schema extends Event with `type` fixed to its own name, so generated
  * clients see events as a discriminated union. The events WebSocket is listed with
- * `x-websocket-protocol`, since OpenAPI has no WebSocket operation of its own.
+ * `x-websocket-protocol`, since OpenAPI has no WebSocket operation of its own. Like the api-docs,
+ * the document is in the reader's dialect (event, model, field, path and status names).
  */
+import { type Dialect, SPEC_DIALECT } from '../dialect/dialect.js';
 import type { Operation, ResourceDecl } from '../http/operation.js';
 import { declaredErrorResponses, LISTING_API_VERSION } from './generator.js';
 import { EventModel, MessageModel } from './models/events.js';
@@ -25,9 +27,9 @@ export interface OpenApiDocument {
 const ref = (id: string): JsonSchema => ({ $ref: `#/components/schemas/${id}` });
 
 /** A swagger 1.1 type name (`string`, `long`, `Date`, `List[Channel]`, a model id) as JSON Schema. */
-export function schemaOfType(type: string, models: ReadonlySet<string>): JsonSchema {
+export function schemaOfType(type: string, models: ReadonlySet<string>, dialect: Dialect = SPEC_DIALECT): JsonSchema {
   const list = /^List\[(.+)\]$/.exec(type);
-  if (list) return { type: 'array', items: schemaOfType(list[1] as string, models) };
+  if (list) return { type: 'array', items: schemaOfType(list[1] as string, models, dialect) };
   switch (type) {
     case 'string':
       return { type: 'string' };
@@ -45,7 +47,7 @@ export function schemaOfType(type: string, models: ReadonlySet<string>): JsonSch
     case 'containers':
       return { type: 'object' };
   }
-  return models.has(type) ? ref(type) : { type: 'object', description: `(${type})` };
+  return models.has(type) ? ref(dialect.type(type)) : { type: 'object', description: `(${dialect.type(type)})` };
 }
 
 function withAllowable(schema: JsonSchema, allowed: AllowableValues | undefined): JsonSchema {
@@ -58,11 +60,13 @@ function withAllowable(schema: JsonSchema, allowed: AllowableValues | undefined)
   };
 }
 
-function modelSchema(model: ModelDecl, models: ReadonlySet<string>, eventIds: ReadonlySet<string>): JsonSchema {
+function modelSchema(model: ModelDecl, models: ReadonlySet<string>, eventIds: ReadonlySet<string>, dialect: Dialect): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];
-  for (const [name, prop] of Object.entries(model.properties)) {
-    properties[name] = { ...withAllowable(schemaOfType(prop.type, models), prop.allowableValues), description: prop.description };
+  for (const [declared, prop] of Object.entries(model.properties)) {
+    const name = dialect.property(model.id, declared);
+    const allowed = prop.allowableValues ? dialect.allowableValues(model.id, declared, prop.allowableValues) : undefined;
+    properties[name] = { ...withAllowable(schemaOfType(prop.type, models, dialect), allowed), description: prop.description };
     if (prop.required) required.push(name);
   }
   const own: JsonSchema = { type: 'object', description: model.description, properties, ...(required.length > 0 ? { required } : {}) };
@@ -70,23 +74,23 @@ function modelSchema(model: ModelDecl, models: ReadonlySet<string>, eventIds: Re
     return { ...own, discriminator: { propertyName: 'type' } };
   }
   if (model.id === EventModel.id) {
-    return { allOf: [ref(MessageModel.id), { ...own, discriminator: { propertyName: 'type' } }] };
+    return { allOf: [ref(dialect.type(MessageModel.id)), { ...own, discriminator: { propertyName: 'type' } }] };
   }
   if (eventIds.has(model.id)) {
-    const typed = { ...own, properties: { ...properties, type: { const: model.id } }, required: [...required, 'type'] };
-    return { allOf: [ref(EventModel.id), typed] };
+    const typed = { ...own, properties: { ...properties, type: { const: dialect.type(model.id) } }, required: [...required, 'type'] };
+    return { allOf: [ref(dialect.type(EventModel.id)), typed] };
   }
-  if (model.id === 'MissingParams') return { allOf: [ref(MessageModel.id), own] };
+  if (model.id === 'MissingParams') return { allOf: [ref(dialect.type(MessageModel.id)), own] };
   return own;
 }
 
-function parameterSchema(p: ParameterDecl, models: ReadonlySet<string>): JsonSchema {
-  const scalar = withAllowable(schemaOfType(p.dataType, models), p.allowableValues);
+function parameterSchema(p: ParameterDecl, models: ReadonlySet<string>, dialect: Dialect): JsonSchema {
+  const scalar = withAllowable(schemaOfType(p.dataType, models, dialect), p.allowableValues);
   const schema = p.allowMultiple ? { type: 'array', items: scalar } : scalar;
   return p.defaultValue === undefined ? schema : { ...schema, default: p.defaultValue };
 }
 
-function successResponses(op: Operation, models: ReadonlySet<string>): Record<string, JsonSchema> {
+function successResponses(op: Operation, models: ReadonlySet<string>, dialect: Dialect): Record<string, JsonSchema> {
   if (op.responseClass === 'void') return { '2XX': { description: 'Success, no content' } };
   if (op.responseClass === 'binary') {
     return {
@@ -96,12 +100,13 @@ function successResponses(op: Operation, models: ReadonlySet<string>): Record<st
       },
     };
   }
-  const content = { 'application/json': { schema: schemaOfType(op.responseClass, models) } };
+  const content = { 'application/json': { schema: schemaOfType(op.responseClass, models, dialect) } };
   const ok = { '200': { description: 'Success', content } };
   return op.httpMethod === 'POST' ? { ...ok, '201': { description: 'Created', content } } : ok;
 }
 
-function operationObject(resource: ResourceDecl, op: Operation, models: ReadonlySet<string>): JsonSchema {
+function operationObject(resource: ResourceDecl, op: Operation, models: ReadonlySet<string>, dialect: Dialect): JsonSchema {
+  const tag = dialect.resourceName(resource.name);
   const parameters = op.parameters
     .filter((p) => p.paramType !== 'body')
     .map((p) => ({
@@ -109,7 +114,7 @@ function operationObject(resource: ResourceDecl, op: Operation, models: Readonly
       in: p.paramType,
       description: p.description,
       required: p.paramType === 'path' ? true : (p.required ?? false),
-      schema: parameterSchema(p, models),
+      schema: parameterSchema(p, models, dialect),
       // ARI lists are comma-separated in one value (`app=a,b`).
       ...(p.allowMultiple ? { style: 'form', explode: false } : {}),
     }));
@@ -128,15 +133,18 @@ function operationObject(resource: ResourceDecl, op: Operation, models: Readonly
             },
           },
         };
+  // One response per status; reasons that share a status (a dialect can map two onto one) are joined.
+  const reasons = new Map<number, string[]>();
+  for (const e of declaredErrorResponses(op, dialect)) reasons.set(e.code, [...(reasons.get(e.code) ?? []), e.reason]);
   const errors = Object.fromEntries(
-    declaredErrorResponses(op).map((e) => [
-      String(e.code),
-      { description: e.reason, content: { 'application/json': { schema: ref('Error') } } },
+    [...reasons].map(([code, texts]) => [
+      String(code),
+      { description: texts.join('; '), content: { 'application/json': { schema: ref('Error') } } },
     ]),
   );
   return {
-    operationId: `${resource.name}_${op.nickname}`,
-    tags: [resource.name],
+    operationId: `${tag}_${op.nickname}`,
+    tags: [tag],
     summary: op.summary,
     ...(op.notes ? { description: op.notes } : {}),
     'x-nickname': op.nickname,
@@ -145,13 +153,18 @@ function operationObject(resource: ResourceDecl, op: Operation, models: Readonly
     parameters,
     ...(requestBody ? { requestBody } : {}),
     responses: {
-      ...(op.kind === 'websocket' ? { '101': { description: 'Switching protocols' } } : successResponses(op, models)),
+      ...(op.kind === 'websocket' ? { '101': { description: 'Switching protocols' } } : successResponses(op, models, dialect)),
       ...errors,
     },
   };
 }
 
-export function buildOpenApiDocument(resources: readonly ResourceDecl[], serverUrl: string): OpenApiDocument {
+/** The document in a dialect's names (SPEC.md's by default, which the typed client is generated from). */
+export function buildOpenApiDocument(
+  resources: readonly ResourceDecl[],
+  serverUrl: string,
+  dialect: Dialect = SPEC_DIALECT,
+): OpenApiDocument {
   const allModels = new Map<string, ModelDecl>();
   for (const resource of resources) for (const model of resource.models) allModels.set(model.id, model);
   const ids = new Set(allModels.keys());
@@ -159,13 +172,14 @@ export function buildOpenApiDocument(resources: readonly ResourceDecl[], serverU
   const schemas: Record<string, JsonSchema> = {
     Error: { type: 'object', description: 'Every error answer', properties: { message: { type: 'string' } }, required: ['message'] },
   };
-  for (const model of allModels.values()) schemas[model.id] = modelSchema(model, ids, eventIds);
+  for (const model of allModels.values()) schemas[dialect.type(model.id)] = modelSchema(model, ids, eventIds, dialect);
   const paths: OpenApiDocument['paths'] = {};
   for (const resource of resources) {
     for (const api of resource.apis) {
-      const item = paths[api.path] ?? { description: api.description };
-      paths[api.path] = item;
-      for (const op of api.operations) item[op.httpMethod.toLowerCase()] = operationObject(resource, op, ids);
+      const path = dialect.path(api.path);
+      const item = paths[path] ?? { description: api.description };
+      paths[path] = item;
+      for (const op of api.operations) item[op.httpMethod.toLowerCase()] = operationObject(resource, op, ids, dialect);
     }
   }
   return {

@@ -1303,11 +1303,11 @@ export interface ChannelsApi {
     connection_type?: "client" | "server";
     /** Format to encode audio in: ulaw, alaw, g722, opus, slin16 over rtp; ulaw, slin, slin16 over websocket; slin, slin16 over audiosocket */
     format: string;
-    /** External media direction */
-    direction?: "both";
+    /** External media direction (websocket: in = audio to the application only, out = from it only) */
+    direction?: "both" | "in" | "out";
     /** An arbitrary data field (AudioSocket session id) */
     data?: string;
-    /** Transport-specific data */
+    /** Transport-specific data. websocket: dial-string options, f(json|plain-text) the control message format, d(both|in|out) the media direction, v(name=value,...) parameters added to the URI we connect to */
     transport_data?: string;
     /** The "variables" key in the body object holds variable key/value pairs to set on the channel on creation. Other keys in the body object are interpreted as query parameters. Ex. { "endpoint": "SIP/alice", "variables": { "CALLERID(name)": "Alice" } } */
     variables?: unknown;

@@ -118,23 +118,25 @@ describe('ApplicationRegistry', () => {
     });
     assert.deepEqual(got, { named: ['ChannelUserevent'], watcher: ['ChannelUserevent'], other: [] });
   });
-  it('offers an unregistered application to the activator before the channel enters it', async () => {
+  it('offers an unregistered application to the activator, and enters the application it names', async () => {
     const received: ApplicationEvent[] = [];
     const asked: string[] = [];
-    apps.setActivator((name) => {
+    apps.setActivator((name, channel) => {
       asked.push(name);
-      if (name === 'never') return Promise.resolve(false);
+      if (name === 'never') return Promise.resolve(undefined);
       if (name !== 'on-demand') return undefined;
-      apps.register(name, (e) => received.push(e));
-      return Promise.resolve(true);
+      const own = `${name}:${channel.name}`;
+      apps.register(own, (e) => received.push(e));
+      return Promise.resolve(own);
     });
     const channel = newChannel();
     const exit = apps.enter(channel, 'on-demand', []);
     await settle();
     assert.deepEqual(
-      received.map((e) => e.type),
-      ['AppStart'],
+      received.map((e) => [e.type, 'application' in e ? e.application : undefined]),
+      [['AppStart', `on-demand:${channel.name}`]],
     );
+    assert.equal(channel.application, `on-demand:${channel.name}`);
     await channel.hangup();
     assert.deepEqual(await exit, { kind: 'hangup' });
     assert.equal((await apps.enter(newChannel(), 'never', [])).kind, 'failed');

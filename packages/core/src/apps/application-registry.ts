@@ -19,11 +19,12 @@ export type ApplicationExit =
   | { kind: 'failed'; reason: string };
 
 /**
- * Makes an application available when a channel enters it while unregistered (an outbound
- * per-call connection is opened then). Returns undefined for names it does not serve, otherwise
- * whether the application is registered now.
+ * Makes an application available when a channel enters it while unregistered: an outbound
+ * per-call connection is opened then, for that channel alone. Returns undefined for names it does
+ * not serve, otherwise the name of the application the channel enters (the per-call connection's
+ * own, `<app>:<channel name>` as in the reference) or undefined when none could be made available.
  */
-export type ApplicationActivator = (name: string) => Promise<boolean> | undefined;
+export type ApplicationActivator = (name: string, channel: Channel) => Promise<string | undefined> | undefined;
 
 interface Session {
   channel: Channel;
@@ -131,10 +132,10 @@ export class ApplicationRegistry {
    * application is first offered to the activator.
    */
   enter(channel: Channel, name: string, args: string[], options: { replaceChannel?: Channel } = {}): Promise<ApplicationExit> {
-    const activation = this.#apps.has(name) ? undefined : this.#activator?.(name);
+    const activation = this.#apps.has(name) ? undefined : this.#activator?.(name, channel);
     if (!activation) return this.#enterRegistered(channel, name, args, options);
     return activation.then(
-      () => this.#enterRegistered(channel, name, args, options),
+      (entered) => this.#enterRegistered(channel, entered ?? name, args, options),
       () => this.#enterRegistered(channel, name, args, options),
     );
   }

@@ -103,6 +103,7 @@ export function createChannelServices(deps: {
       defaultLanguage: () => deps.config().general.defaultLanguage,
       track,
       ...(deps.mediaStreams !== undefined ? { mediaStreams: deps.mediaStreams } : {}),
+      websocketControlFormat: () => deps.config().websocketChannel?.controlMessageFormat ?? 'plain-text',
       // AudioSocket digits carry no duration.
       remoteDtmf: (channel, digit) => channelMedia.remoteDtmf(channel, digit, 0),
     }),

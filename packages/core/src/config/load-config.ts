@@ -31,7 +31,8 @@ import type { IniFileSource } from './ini.js';
 import { diskFileSource, readIniFile } from './ini-file.js';
 import { readSipConfig } from './pjsip-config.js';
 import { readRtpConfig } from './rtp-config.js';
-import type { AriConfig, DialplanConfig, MusicOnHoldConfig, SwitchboardConfig } from './types.js';
+import { readWebSocketChannelConfig } from './websocket-channel-config.js';
+import type { AriConfig, DialplanConfig, MusicOnHoldConfig, SwitchboardConfig, WebSocketChannelConfig } from './types.js';
 
 export const CONFIG_FILES = {
   general: 'switchboard.conf',
@@ -44,6 +45,7 @@ export const CONFIG_FILES = {
   musicOnHold: 'musiconhold.conf',
   acl: 'acl.conf',
   features: 'features.conf',
+  websocketChannel: 'chan_websocket.conf',
 } as const;
 
 export function loadConfig(confDir: string, log: Logger = silentLogger, source: IniFileSource = diskFileSource): SwitchboardConfig {
@@ -68,6 +70,7 @@ export function loadConfig(confDir: string, log: Logger = silentLogger, source: 
     indications: readIndicationsConfig(read(CONFIG_FILES.indications), configLog),
     musicOnHold: readMusicOnHoldConfig(read(CONFIG_FILES.musicOnHold), dir, configLog),
     features: readFeaturesConfig(read(CONFIG_FILES.features), configLog),
+    websocketChannel: readWebSocketChannelConfig(read(CONFIG_FILES.websocketChannel), configLog),
   };
   warnAboutMissingContexts(config, configLog);
   return config;
@@ -90,6 +93,18 @@ function warnAboutMissingContexts(config: SwitchboardConfig, log: Logger): void 
 }
 
 /** Reads only extensions.conf, for a dialplan reload without touching the rest. */
+/** chan_websocket.conf alone (module reload chan_websocket). */
+export function loadWebSocketChannelConfig(
+  confDir: string,
+  log: Logger = silentLogger,
+  source: IniFileSource = diskFileSource,
+): WebSocketChannelConfig {
+  return readWebSocketChannelConfig(
+    readIniFile(resolve(confDir, CONFIG_FILES.websocketChannel), source),
+    log.child({ module: 'switchboard:core:config' }),
+  );
+}
+
 /** ari.conf alone (module reload res_ari). */
 export function loadAriConfig(confDir: string, log: Logger = silentLogger, source: IniFileSource = diskFileSource): AriConfig {
   return readAriConfig(readIniFile(resolve(confDir, CONFIG_FILES.ari), source), log.child({ module: 'switchboard:core:config' }));

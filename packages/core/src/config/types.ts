@@ -426,4 +426,12 @@ export interface SwitchboardConfig {
   musicOnHold?: MusicOnHoldConfig;
   /** Absent (hand-built configurations): the built-in defaults of features-config.ts. */
   features?: FeaturesConfig;
+  /** chan_websocket.conf; absent (hand-built configurations): plain-text control messages. */
+  websocketChannel?: WebSocketChannelConfig;
+}
+
+/** chan_websocket.conf [global] (websocket-channel-config.ts). */
+export interface WebSocketChannelConfig {
+  /** The text control messages of media WebSockets: the legacy single lines, or JSON objects. */
+  controlMessageFormat: 'plain-text' | 'json';
 }

@@ -13,10 +13,22 @@ export type MediaStreamConnection =
   | { kind: 'websocket-server' }
   | { kind: 'audiosocket'; host: string; port: number; uuid: string };
 
+/** The text control messages of a WebSocket stream: the reference's single lines, or JSON objects. */
+export type MediaStreamControlFormat = 'plain-text' | 'json';
+
+/** Media direction from the application's point of view: `in` only to it, `out` only from it. */
+export type MediaStreamDirection = 'both' | 'in' | 'out';
+
 export interface OpenMediaStreamRequest {
   streamId: string;
   channelName: string;
+  /** Named in MEDIA_START and in every JSON event (`channel_id`). */
+  channelId: string;
   format: MediaStreamFormat;
+  controlFormat: MediaStreamControlFormat;
+  direction: MediaStreamDirection;
+  /** Shown in a JSON MEDIA_START (`channel_variables`). */
+  channelVariables: Readonly<Record<string, string>>;
   connection: MediaStreamConnection;
   /** Where the engine's leg receives RTP. */
   leg: { address: string; port: number };
@@ -27,6 +39,8 @@ export interface OpenedMediaStream {
   rtpAddress: string;
   rtpPort: number;
   codec: { name: 'PCMU' | 'L16'; payloadType: number; clockRate: number };
+  /** The RFC 4733 payload type the stream reads DTMF from (WebSocket streams: DTMF_END). */
+  telephoneEventPayloadType?: number;
 }
 
 /** A frame on the socket of a stream the application connected to us (`websocket-server`). */

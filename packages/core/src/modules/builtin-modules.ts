@@ -20,6 +20,8 @@ export interface BuiltinModuleHooks {
   reloadMusicOnHold(): void;
   /** Rereads pjsip.conf; new and changed objects apply to new requests, calls in progress keep theirs. */
   reloadSip(): Promise<void>;
+  /** Rereads chan_websocket.conf: its control message format applies to media WebSockets opened from now on. */
+  reloadWebSocketChannel(): void;
   /** Re-reads logger.conf; absent when there is no log directory. */
   reloadLogger?: () => void;
   /** The external-mailbox module came back: phones need the current counts again. */
@@ -76,6 +78,20 @@ export function defineBuiltinModules(modules: ModuleRegistry, hooks: BuiltinModu
     },
   });
   modules.define({ name: 'app_playback', description: 'Sound file playback', supportLevel: 'core' });
+  modules.define({
+    name: 'chan_websocket',
+    description: 'WebSocket media channel (externalMedia transport=websocket)',
+    supportLevel: 'core',
+    useCount: () => hooks.channelCount('WebSocket'),
+    reload: () => {
+      try {
+        hooks.reloadWebSocketChannel();
+      } catch (err) {
+        if (err instanceof ConfigError) throw conflict(`chan_websocket.conf was not reloaded: ${err.message}`);
+        throw err;
+      }
+    },
+  });
   modules.define({
     name: 'res_musiconhold',
     description: 'Music on hold',

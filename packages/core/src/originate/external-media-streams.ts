@@ -18,12 +18,15 @@ import { CoreError, invalidArgument } from '../errors.js';
 import type { MediaEngine } from '../media/media-engine.js';
 import type {
   MediaStreamConnection,
+  MediaStreamControlFormat,
+  MediaStreamDirection,
   MediaStreamFormat,
   MediaStreamFrame,
   MediaStreamGateway,
   MediaStreamNotification,
 } from '../media/media-stream-gateway.js';
 import type { Logger } from '../util/logger.js';
+import { parseWebSocketDialOptions } from './websocket-dial-options.js';
 
 /** How long a `server` stream waits for the application to connect before the channel hangs up. */
 export const SERVER_CONNECT_TIMEOUT_MS = 30_000;
@@ -37,6 +40,8 @@ export interface StreamChannelPlan {
   endpoint: string;
   format: MediaStreamFormat;
   connection: MediaStreamConnection;
+  controlFormat: MediaStreamControlFormat;
+  direction: MediaStreamDirection;
   /** Channel variables the application reads (connection id, frame size). */
   variables: { name: string; value: string }[];
 }
@@ -48,6 +53,11 @@ export interface StreamRequest {
   connectionType: string;
   format: string;
   data?: string;
+  /** The WebSocket dial-string options (`f(json)v(a=b)d(in)`). */
+  transportData?: string;
+  direction?: string;
+  /** chan_websocket.conf's control message format, for a call that does not choose one. */
+  defaultControlFormat: MediaStreamControlFormat;
 }
 
 /** Checks a websocket/audiosocket request and names its channel; bad input is a 400. */
@@ -57,7 +67,10 @@ export async function planStreamChannel(request: StreamRequest): Promise<StreamC
     throw invalidArgument('WebSocket and AudioSocket external media carry ulaw, slin or slin16');
   }
   const suffix = randomBytes(4).toString('hex');
+  const direction = request.direction ?? 'both';
   if (request.encapsulation === 'audiosocket') {
+    if (request.transportData) throw invalidArgument('transport_data applies to websocket transport only');
+    if (direction !== 'both') throw invalidArgument('direction must be both for audiosocket');
     if (format === 'ulaw') throw invalidArgument('AudioSocket carries signed linear audio: use slin or slin16');
     const { host, port } = parseHostPort(request.externalHost);
     const address = isIP(host) ? host : (await lookup(host).catch(() => undefined))?.address;
@@ -73,18 +86,23 @@ export async function planStreamChannel(request: StreamRequest): Promise<StreamC
       endpoint: `${host}:${port}`,
       format,
       connection: { kind: 'audiosocket', host: address, port, uuid },
+      controlFormat: request.defaultControlFormat,
+      direction: 'both',
       variables: [{ name: 'AUDIOSOCKET_UUID', value: uuid }],
     };
   }
   const streamId = randomBytes(8).toString('hex');
+  const options = parseWebSocketDialOptions(request.transportData);
+  if (direction !== 'both' && direction !== 'in' && direction !== 'out') throw invalidArgument('direction must be both, in or out');
   let connection: MediaStreamConnection;
   if (request.connectionType === 'server') {
+    if (options.uriParameters.length > 0) throw invalidArgument('transport_data v() applies to connection_type client only');
     connection = { kind: 'websocket-server' };
   } else {
     const url = request.externalHost ?? '';
     if (!/^wss?:\/\/[^/\s]+/.test(url))
       throw invalidArgument('external_host must be a ws:// or wss:// URL for a websocket client connection');
-    connection = { kind: 'websocket-client', url };
+    connection = { kind: 'websocket-client', url: withParameters(url, options.uriParameters) };
   }
   return {
     streamId,
@@ -93,11 +111,21 @@ export async function planStreamChannel(request: StreamRequest): Promise<StreamC
     endpoint: streamId,
     format,
     connection,
+    controlFormat: options.controlFormat ?? request.defaultControlFormat,
+    direction: options.direction ?? direction,
     variables: [
       { name: 'MEDIA_WEBSOCKET_CONNECTION_ID', value: streamId },
       { name: 'MEDIA_WEBSOCKET_OPTIMAL_FRAME_SIZE', value: String(FRAME_BYTES[format]) },
     ],
   };
+}
+
+/** The URL with `v()` parameters appended to its query. */
+function withParameters(url: string, parameters: readonly [string, string][]): string {
+  if (parameters.length === 0) return url;
+  const target = new URL(url);
+  for (const [name, value] of parameters) target.searchParams.append(name, value);
+  return target.toString();
 }
 
 function parseHostPort(value: string | undefined): { host: string; port: number } {
@@ -159,7 +187,11 @@ export class ExternalMediaStreams {
    * Opens the stream (for client kinds: connects to the application first, so a refusal is the
    * request's answer) and returns the technology and leg for the channel to be created with.
    */
-  async open(plan: StreamChannelPlan): Promise<{ tech: ChannelTechnology; legId: string }> {
+  async open(
+    plan: StreamChannelPlan,
+    channelId: string,
+    channelVariables: Readonly<Record<string, string>>,
+  ): Promise<{ tech: ChannelTechnology; legId: string }> {
     const leg = await this.#media.createLeg({ bindAddress: '127.0.0.1' });
     const release = async () => {
       this.#forget(plan.streamId, 'the channel hung up');
@@ -169,11 +201,21 @@ export class ExternalMediaStreams {
       const opened = await this.#gateway.open({
         streamId: plan.streamId,
         channelName: plan.channelName,
+        channelId,
         format: plan.format,
+        controlFormat: plan.controlFormat,
+        direction: plan.direction,
+        channelVariables,
         connection: plan.connection,
         leg: { address: leg.localAddress, port: leg.localPort },
       });
-      await this.#media.setLegRemote(leg.legId, { address: opened.rtpAddress, port: opened.rtpPort, codec: opened.codec });
+      await this.#media.setLegRemote(leg.legId, {
+        address: opened.rtpAddress,
+        port: opened.rtpPort,
+        codec: opened.codec,
+        // DTMF sent to the channel travels as RFC 4733 events; the stream tells a WebSocket bot DTMF_END.
+        ...(opened.telephoneEventPayloadType !== undefined ? { telephoneEventPayloadType: opened.telephoneEventPayloadType } : {}),
+      });
     } catch (err) {
       this.#gateway.close(plan.streamId);
       await this.#media.destroyLeg(leg.legId);

@@ -16,7 +16,7 @@ import type { ChannelVariableAccess, VariableSetting } from '../channels/variabl
 import type { ChannelTechnology } from '../drivers/channel-technology.js';
 import { invalidArgument, notImplemented } from '../errors.js';
 import type { AudioCodecName, CodecBinding, MediaEngine } from '../media/media-engine.js';
-import type { MediaStreamGateway } from '../media/media-stream-gateway.js';
+import type { MediaStreamControlFormat, MediaStreamGateway } from '../media/media-stream-gateway.js';
 import { runInApplication } from '../pbx/application-session.js';
 import type { DialplanRunner } from '../pbx/dialplan-runner.js';
 import type { Logger } from '../util/logger.js';
@@ -38,6 +38,8 @@ export interface ExternalMediaRequest {
   direction?: string;
   /** AudioSocket: the stream's UUID. */
   data?: string;
+  /** WebSocket: dial-string options (`f(json)`, `d(in)`, `v(name=value)`). */
+  transportData?: string;
   variables?: readonly VariableSetting[];
 }
 
@@ -61,6 +63,8 @@ export interface ExternalMediaDeps {
   snapshotVariables(): readonly string[];
   defaultLanguage(): string;
   track(work: Promise<void>): void;
+  /** chan_websocket.conf's control message format (plain-text when absent). */
+  websocketControlFormat?(): MediaStreamControlFormat;
   /** Runs WebSocket and AudioSocket streams; without it those transports answer 501. */
   mediaStreams?: MediaStreamGateway;
   /** A DTMF digit the far end sent outside the audio (AudioSocket 0x03). */
@@ -184,14 +188,21 @@ export class ExternalMediaService {
       connectionType: request.connectionType ?? 'client',
       format: request.format as string,
       data: request.data,
+      transportData: request.transportData,
+      direction: request.direction,
+      defaultControlFormat: this.#deps.websocketControlFormat?.() ?? 'plain-text',
     });
     const { channels } = this.#deps;
     if (request.channelId !== undefined) channels.assertIdAvailable(request.channelId);
-    const { tech } = await streams.open(plan);
+    // Known before the channel exists: MEDIA_START names it, and a client stream starts at once.
+    const channelId = request.channelId ?? channels.nextId();
+    const knownVariables: Record<string, string> = {};
+    for (const v of [...plan.variables, ...(request.variables ?? [])]) if (v.value !== undefined) knownVariables[v.name] = v.value;
+    const { tech } = await streams.open(plan, channelId, knownVariables);
     let channel: Channel;
     try {
       channel = channels.create({
-        id: request.channelId,
+        id: channelId,
         name: plan.channelName,
         technology: plan.technology,
         endpoint: plan.endpoint,
@@ -232,7 +243,6 @@ export class ExternalMediaService {
     if (encapsulation === 'none' && transport !== 'websocket') throw invalidArgument('encapsulation none requires websocket transport');
     if (connectionType === 'server' && transport !== 'websocket')
       throw invalidArgument('connection_type server requires websocket transport');
-    if ((request.direction ?? 'both') !== 'both') throw invalidArgument('direction must be both');
     if (!this.#streams)
       throw notImplemented(`External media over ${encapsulation}/${transport} is not available on this server; use rtp/udp`);
   }

@@ -9,22 +9,29 @@
  * stall only a few overdue frames are sent. Back-pressure: the application is told MEDIA_XOFF /
  * MEDIA_XON (WebSocket) or is no longer read (AudioSocket, TCP flow control) while the queue is
  * high; audio towards a reader that does not keep up is dropped rather than buffered without end.
+ * Direction (the application's view, SET_MEDIA_DIRECTION or `d()`): `in` drops what the
+ * application sends and ignores the commands about it; `out` sends the application no audio.
  */
 import { randomInt } from 'node:crypto';
 import { createSocket, type Socket } from 'node:dgram';
 import { parseRtpPacket, RTP_HEADER_SIZE, writeRtpHeader } from '../rtp/rtp-header.js';
+import { parseTelephoneEvent } from '../rtp/telephone-event.js';
 import { uuidBytes } from './audiosocket-framing.js';
 import { PlayoutQueue, QUEUE_MAX_FRAMES, type QueueEvent, XOFF_LEVEL, XON_LEVEL } from './playout-queue.js';
 import { STREAM_FORMATS, STREAM_FRAME_MS, type StreamFormatInfo, swap16 } from './stream-formats.js';
 import { connectAudioSocket, connectWebSocket, RelayedWebSocket, type StreamTransport, type TransportEvents } from './stream-transports.js';
-import type { OpenedStream, OpenStreamRequest, StreamFrame, StreamNotification } from './stream-types.js';
-import { mediaStartMessage, parseMediaCommand, statusMessage, withCorrelation } from './websocket-media-control.js';
+import type { ControlFormat, MediaDirection, OpenedStream, OpenStreamRequest, StreamFrame, StreamNotification } from './stream-types.js';
+import { formatMediaEvent, type MediaEvent, parseMediaCommand } from './websocket-media-control.js';
 
 /** Audio waiting for a slow application beyond this many frames is dropped. */
 const MAX_BACKLOG_FRAMES = 50;
 /** Overdue frames sent at once after a stall; older ones are skipped. */
 const MAX_CATCH_UP_FRAMES = 3;
 const DEFAULT_CONNECT_TIMEOUT_MS = 5000;
+/** The RFC 4733 payload type our leg sends DTMF to the stream with (a dynamic one, as the reference's 101). */
+const TELEPHONE_EVENT_PAYLOAD_TYPE = 101;
+/** RFC 4733 §3.2 event codes 0–15. */
+const DTMF_DIGITS = '0123456789*#ABCD';
 
 export class MediaStream {
   readonly id: string;
@@ -32,6 +39,8 @@ export class MediaStream {
   readonly #format: StreamFormatInfo;
   readonly #notify: (notification: StreamNotification) => void;
   readonly #queue: PlayoutQueue;
+  readonly #control: ControlFormat;
+  #direction: MediaDirection;
   #rtp: Socket | undefined;
   #transport: StreamTransport | undefined;
   #relay: RelayedWebSocket | undefined;
@@ -41,6 +50,8 @@ export class MediaStream {
   #sequence = randomInt(0, 0x10000);
   #timestamp = randomInt(0, 0x100000000);
   readonly #ssrc = randomInt(0, 0x100000000);
+  /** The RTP timestamp of the last DTMF event reported (its end packet is sent three times, RFC 4733 §2.5.1.4). */
+  #lastDtmfTimestamp: number | undefined;
   /** Frames dropped because the application did not read them in time. */
   droppedTowardsApplication = 0;
 
@@ -49,6 +60,8 @@ export class MediaStream {
     this.#request = request;
     this.#format = STREAM_FORMATS[request.format];
     this.#notify = notify;
+    this.#control = request.controlFormat ?? 'plain-text';
+    this.#direction = request.direction ?? 'both';
     this.#queue = new PlayoutQueue(this.#format.frameBytes, this.#format.silence, (event) => this.#queueEvent(event));
   }
 
@@ -65,7 +78,12 @@ export class MediaStream {
       throw err;
     }
     if (this.#request.connection.kind !== 'websocket-server') this.#begin();
-    return { rtpAddress: '127.0.0.1', rtpPort: rtp.address().port, codec: this.#format.codec };
+    return {
+      rtpAddress: '127.0.0.1',
+      rtpPort: rtp.address().port,
+      codec: this.#format.codec,
+      ...(this.#transport?.carriesText ? { telephoneEventPayloadType: TELEPHONE_EVENT_PAYLOAD_TYPE } : {}),
+    };
   }
 
   /** A frame from the accepted socket of a `websocket-server` stream; the first one starts the stream. */
@@ -103,7 +121,9 @@ export class MediaStream {
 
   #connect(): Promise<StreamTransport> {
     const events: TransportEvents = {
-      audio: (data) => this.#queue.push(data),
+      audio: (data) => {
+        if (this.#direction !== 'in') this.#queue.push(data);
+      },
       text: (text) => this.#command(text),
       hangup: () => this.#notify({ type: 'streamHangup', streamId: this.id }),
       dtmf: (digit) => this.#notify({ type: 'streamDtmf', streamId: this.id, digit }),
@@ -131,15 +151,19 @@ export class MediaStream {
     const transport = this.#transport;
     if (!transport) return;
     if (transport.carriesText) {
-      transport.sendText(
-        mediaStartMessage({
+      const request = this.#request;
+      this.#sendEvent({
+        event: 'MEDIA_START',
+        start: {
           connectionId: this.id,
-          channel: this.#request.channelName,
-          format: this.#request.format,
+          channel: request.channelName,
+          channelId: request.channelId,
+          format: request.format,
           frameBytes: this.#format.frameBytes,
           ptimeMs: STREAM_FRAME_MS,
-        }),
-      );
+          channelVariables: request.channelVariables ?? {},
+        },
+      });
     }
     this.#startMs = performance.now();
   }
@@ -148,6 +172,13 @@ export class MediaStream {
     const transport = this.#transport;
     if (!transport || this.#closed || this.#startMs === 0) return;
     const parsed = parseRtpPacket(datagram);
+    // DTMF is a control event: reported whatever the media direction.
+    if (parsed.ok && parsed.packet.payloadType === TELEPHONE_EVENT_PAYLOAD_TYPE && transport.carriesText) {
+      const { payloadOffset, payloadLength, timestamp } = parsed.packet;
+      this.#dtmfFromLeg(datagram.subarray(payloadOffset, payloadOffset + payloadLength), timestamp);
+      return;
+    }
+    if (this.#direction === 'out') return;
     if (!parsed.ok || parsed.packet.payloadType !== this.#format.codec.payloadType) return;
     const { payloadOffset, payloadLength } = parsed.packet;
     const payload = datagram.subarray(payloadOffset, payloadOffset + payloadLength);
@@ -156,6 +187,14 @@ export class MediaStream {
       return;
     }
     transport.sendAudio(this.#format.swapBytes ? swap16(payload) : Buffer.from(payload));
+  }
+
+  /** An RFC 4733 event from the leg: its end (once per event) is DTMF_END to the application. */
+  #dtmfFromLeg(payload: Buffer, timestamp: number): void {
+    const event = parseTelephoneEvent(payload);
+    if (!event?.end || event.event >= DTMF_DIGITS.length || timestamp === this.#lastDtmfTimestamp) return;
+    this.#lastDtmfTimestamp = timestamp;
+    this.#sendEvent({ event: 'DTMF_END', digit: DTMF_DIGITS[event.event] as string });
   }
 
   #sendToLeg(frame: Buffer): void {
@@ -181,48 +220,59 @@ export class MediaStream {
     return (this.#format.codec.clockRate * STREAM_FRAME_MS) / 1000;
   }
 
+  #sendEvent(event: MediaEvent): void {
+    this.#transport?.sendText(formatMediaEvent(event, this.#control, this.#request.channelId));
+  }
+
   #command(text: string): void {
-    const command = parseMediaCommand(text);
-    const transport = this.#transport;
-    if (!command || !transport) return;
+    const command = parseMediaCommand(text, this.#control);
+    if (!command || !this.#transport) return;
     switch (command.command) {
       case 'ANSWER':
         return; // the channel is answered when it is created
       case 'HANGUP':
         this.#notify({ type: 'streamHangup', streamId: this.id });
         return;
-      case 'START_MEDIA_BUFFERING':
-        this.#queue.startBuffering();
-        return;
-      case 'STOP_MEDIA_BUFFERING':
-        this.#queue.stopBuffering(command.correlationId);
-        return;
       case 'FLUSH_MEDIA':
         this.#queue.flush();
-        return;
-      case 'MARK_MEDIA':
-        this.#queue.mark(command.correlationId);
         return;
       case 'REPORT_QUEUE_DRAINED':
         this.#queue.reportWhenDrained();
         return;
-      case 'PAUSE_MEDIA':
-        this.#queue.pause();
-        return;
-      case 'CONTINUE_MEDIA':
-        this.#queue.resume();
+      case 'SET_MEDIA_DIRECTION':
+        this.#direction = command.direction;
         return;
       case 'GET_STATUS':
-        transport.sendText(
-          statusMessage({
+        this.#sendEvent({
+          event: 'STATUS',
+          status: {
             queueLength: this.#queue.length,
             xonLevel: XON_LEVEL,
             xoffLevel: XOFF_LEVEL,
             queueFull: this.#queue.length >= QUEUE_MAX_FRAMES,
             bulkMedia: this.#queue.buffering,
             mediaPaused: this.#queue.paused,
-          }),
-        );
+          },
+        });
+        return;
+    }
+    // The rest are about what the application sends: nothing to act on while it sends nothing (direction in).
+    if (this.#direction === 'in') return;
+    switch (command.command) {
+      case 'START_MEDIA_BUFFERING':
+        this.#queue.startBuffering();
+        return;
+      case 'STOP_MEDIA_BUFFERING':
+        this.#queue.stopBuffering(command.correlationId);
+        return;
+      case 'MARK_MEDIA':
+        this.#queue.mark(command.correlationId);
+        return;
+      case 'PAUSE_MEDIA':
+        this.#queue.pause();
+        return;
+      case 'CONTINUE_MEDIA':
+        this.#queue.resume();
         return;
     }
   }
@@ -238,19 +288,19 @@ export class MediaStream {
     }
     switch (event.type) {
       case 'xoff':
-        transport.sendText('MEDIA_XOFF');
+        this.#sendEvent({ event: 'MEDIA_XOFF' });
         return;
       case 'xon':
-        transport.sendText('MEDIA_XON');
+        this.#sendEvent({ event: 'MEDIA_XON' });
         return;
       case 'drained':
-        transport.sendText('QUEUE_DRAINED');
+        this.#sendEvent({ event: 'QUEUE_DRAINED' });
         return;
       case 'bufferingCompleted':
-        transport.sendText(withCorrelation('MEDIA_BUFFERING_COMPLETED', event.correlationId));
+        this.#sendEvent({ event: 'MEDIA_BUFFERING_COMPLETED', ...optionalCorrelation(event.correlationId) });
         return;
       case 'markProcessed':
-        transport.sendText(withCorrelation('MEDIA_MARK_PROCESSED', event.correlationId));
+        this.#sendEvent({ event: 'MEDIA_MARK_PROCESSED', ...optionalCorrelation(event.correlationId) });
         return;
     }
   }
@@ -260,4 +310,8 @@ export class MediaStream {
     this.close(hangup);
     this.#notify({ type: 'streamClosed', streamId: this.id, reason });
   }
+}
+
+function optionalCorrelation(correlationId: string | undefined): { correlationId?: string } {
+  return correlationId === undefined ? {} : { correlationId };
 }

@@ -83,6 +83,7 @@ describe('MediaStreamGateway', () => {
     const opened = await gateway.open({
       streamId: 'ws-ulaw',
       channelName: 'WebSocket/ws-ulaw-00000001',
+      channelId: 'chan-ws-ulaw-00000001',
       format: 'ulaw',
       connection: { kind: 'websocket-client', url: wsUrl },
       leg: { address: '127.0.0.1', port: leg.port },
@@ -94,7 +95,7 @@ describe('MediaStreamGateway', () => {
     await until('MEDIA_START', () => peer.texts.length > 0);
     assert.equal(
       peer.texts[0],
-      'MEDIA_START connection_id:ws-ulaw channel:WebSocket/ws-ulaw-00000001 format:ulaw optimal_frame_size:160 ptime:20',
+      'MEDIA_START connection_id:ws-ulaw channel:WebSocket/ws-ulaw-00000001 channel_id:chan-ws-ulaw-00000001 format:ulaw optimal_frame_size:160 ptime:20',
     );
 
     leg.send(opened.rtpPort, 0, Buffer.alloc(160, 0x42));
@@ -127,6 +128,7 @@ describe('MediaStreamGateway', () => {
     const opened = await gateway.open({
       streamId: 'ws-slin16',
       channelName: 'WebSocket/ws-slin16-00000002',
+      channelId: 'chan-ws-slin16-00000002',
       format: 'slin16',
       connection: { kind: 'websocket-client', url: wsUrl },
       leg: { address: '127.0.0.1', port: leg.port },
@@ -151,12 +153,100 @@ describe('MediaStreamGateway', () => {
     leg.close();
   });
 
+  it('websocket client, JSON control messages: events as objects with channel_id, commands read from objects, media direction', async () => {
+    const leg = await FakeLeg.open();
+    const opened = await gateway.open({
+      streamId: 'ws-json',
+      channelName: 'WebSocket/ws-json-00000003',
+      channelId: 'chan-json',
+      format: 'ulaw',
+      controlFormat: 'json',
+      channelVariables: { MEDIA_WEBSOCKET_CONNECTION_ID: 'ws-json', CUSTOMER: '42' },
+      connection: { kind: 'websocket-client', url: wsUrl },
+      leg: { address: '127.0.0.1', port: leg.port },
+    });
+    const peer = accepted.at(-1);
+    assert.ok(peer);
+    await until('MEDIA_START', () => peer.texts.length > 0);
+    assert.deepEqual(JSON.parse(peer.texts[0] as string), {
+      event: 'MEDIA_START',
+      connection_id: 'ws-json',
+      channel: 'WebSocket/ws-json-00000003',
+      channel_id: 'chan-json',
+      format: 'ulaw',
+      optimal_frame_size: 160,
+      ptime: 20,
+      channel_variables: { MEDIA_WEBSOCKET_CONNECTION_ID: 'ws-json', CUSTOMER: '42' },
+    });
+    const events = () => peer.texts.map((t) => JSON.parse(t) as Record<string, unknown>);
+
+    peer.ws.send(JSON.stringify({ command: 'GET_STATUS' }));
+    await until('STATUS', () => events().some((e) => e.event === 'STATUS'));
+    assert.deepEqual(
+      events().find((e) => e.event === 'STATUS'),
+      {
+        event: 'STATUS',
+        channel_id: 'chan-json',
+        queue_length: 0,
+        xon_level: 800,
+        xoff_level: 900,
+        queue_full: false,
+        bulk_media: false,
+        media_paused: false,
+      },
+    );
+
+    // Buffered odd-sized media, then the mark behind it: both reported with their correlation ids.
+    peer.ws.send(JSON.stringify({ command: 'START_MEDIA_BUFFERING' }));
+    peer.ws.send(Buffer.alloc(250, 0x22));
+    peer.ws.send(JSON.stringify({ command: 'STOP_MEDIA_BUFFERING', correlation_id: 'prompt-1' }));
+    peer.ws.send(JSON.stringify({ command: 'MARK_MEDIA', correlation_id: 'mark-1' }));
+    await until('MEDIA_MARK_PROCESSED', () => events().some((e) => e.event === 'MEDIA_MARK_PROCESSED'));
+    assert.deepEqual(
+      events().find((e) => e.event === 'MEDIA_BUFFERING_COMPLETED'),
+      { event: 'MEDIA_BUFFERING_COMPLETED', channel_id: 'chan-json', correlation_id: 'prompt-1' },
+    );
+    assert.deepEqual(
+      events().find((e) => e.event === 'MEDIA_MARK_PROCESSED'),
+      { event: 'MEDIA_MARK_PROCESSED', channel_id: 'chan-json', correlation_id: 'mark-1' },
+    );
+    assert.equal(leg.received.filter((p) => p.payload[0] === 0x22).length, 2, '250 bytes make two frames, the last padded');
+    // A plain-text line is not a command on a JSON stream.
+    peer.ws.send('GET_STATUS');
+
+    // Direction out (from the application only): the call's audio no longer reaches it.
+    peer.ws.send(JSON.stringify({ command: 'SET_MEDIA_DIRECTION', direction: 'out' }));
+    peer.ws.send(JSON.stringify({ command: 'GET_STATUS' }));
+    await until('the second STATUS', () => events().filter((e) => e.event === 'STATUS').length === 2);
+    const before = peer.binaries.length;
+    leg.send(opened.rtpPort, 0, Buffer.alloc(160, 0x42));
+    await sleep(100);
+    assert.equal(peer.binaries.length, before, 'no audio towards the application');
+
+    // Direction in (to the application only): its audio is dropped, the call's audio flows again.
+    peer.ws.send(JSON.stringify({ command: 'SET_MEDIA_DIRECTION', direction: 'in' }));
+    peer.ws.send(JSON.stringify({ command: 'GET_STATUS' }));
+    await until('the third STATUS', () => events().filter((e) => e.event === 'STATUS').length === 3);
+    const since = performance.now();
+    peer.ws.send(Buffer.alloc(320, 0x33));
+    leg.send(opened.rtpPort, 0, Buffer.alloc(160, 0x44));
+    await until('audio to the application again', () => peer.binaries.some((b) => b[0] === 0x44));
+    await sleep(100);
+    assert.equal(leg.received.filter((p) => p.at >= since && p.payload[0] === 0x33).length, 0, 'the application is not heard');
+
+    peer.ws.send(JSON.stringify({ command: 'HANGUP' }));
+    await until('streamHangup', () => notifications.some((n) => n.type === 'streamHangup' && n.streamId === 'ws-json'));
+    gateway.close('ws-json');
+    leg.close();
+  });
+
   it('websocket client: an unreachable URL fails the open', async () => {
     const leg = await FakeLeg.open();
     await assert.rejects(
       gateway.open({
         streamId: 'ws-none',
         channelName: 'WebSocket/none',
+        channelId: 'chan-none',
         format: 'ulaw',
         connection: { kind: 'websocket-client', url: 'ws://127.0.0.1:1/nothing' },
         leg: { address: '127.0.0.1', port: leg.port },
@@ -181,6 +271,7 @@ describe('MediaStreamGateway', () => {
     const opened = await gateway.open({
       streamId: 'as-1',
       channelName: 'AudioSocket/127.0.0.1-1',
+      channelId: 'chan-127.0.0.1-1',
       format: 'slin16',
       connection: { kind: 'audiosocket', host: '127.0.0.1', port, uuid: '0123456789abcdef0123456789abcdef' },
       leg: { address: '127.0.0.1', port: leg.port },
@@ -245,6 +336,7 @@ describe('MediaStreamGateway', () => {
     await gateway.open({
       streamId: 'as-2',
       channelName: 'AudioSocket/127.0.0.1-2',
+      channelId: 'chan-127.0.0.1-2',
       format: 'slin',
       connection: { kind: 'audiosocket', host: '127.0.0.1', port, uuid: '0123456789abcdef0123456789abcdef' },
       leg: { address: '127.0.0.1', port: leg.port },

@@ -17,11 +17,25 @@ export type StreamConnection =
   /** We connect to the application's AudioSocket server over TCP. */
   | { kind: 'audiosocket'; host: string; port: number; uuid: string };
 
+/** The text control messages of a WebSocket stream: the reference's single lines, or JSON objects. */
+export type ControlFormat = 'plain-text' | 'json';
+
+/** Media direction from the application's point of view: `in` only to it, `out` only from it. */
+export type MediaDirection = 'both' | 'in' | 'out';
+
 export interface OpenStreamRequest {
   streamId: string;
   /** Named in MEDIA_START (`channel:`). */
   channelName: string;
+  /** Named in MEDIA_START and every JSON event (`channel_id`). */
+  channelId: string;
   format: StreamFormat;
+  /** Absent: plain-text. */
+  controlFormat?: ControlFormat;
+  /** Absent: both. */
+  direction?: MediaDirection;
+  /** Shown in a JSON MEDIA_START (`channel_variables`). */
+  channelVariables?: Readonly<Record<string, string>>;
   connection: StreamConnection;
   /** Where the engine's leg receives RTP. */
   leg: { address: string; port: number };
@@ -34,6 +48,8 @@ export interface OpenedStream {
   rtpAddress: string;
   rtpPort: number;
   codec: { name: 'PCMU' | 'L16'; payloadType: number; clockRate: number };
+  /** The RFC 4733 payload type the stream reads DTMF from (WebSocket streams: DTMF_END). */
+  telephoneEventPayloadType?: number;
 }
 
 /** A frame for the accepted socket of a `websocket-server` stream. */
