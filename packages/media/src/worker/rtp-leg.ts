@@ -203,7 +203,9 @@ export class RtpLeg {
       },
       problem: (what) => this.#host.log('debug', { legId: this.id }, what),
       // RFC 8843: a BUNDLEd video stream's feedback (PLI, FIR, NACK) comes in on this port too.
-      ...(muxed ? { plain: (datagram: Buffer, from: { address: string; port: number }) => this.#bundledVideo()?.receiveBundledRtcp(datagram, from) } : {}),
+      ...(muxed
+        ? { plain: (datagram: Buffer, from: { address: string; port: number }) => this.#bundledVideo()?.receiveBundledRtcp(datagram, from) }
+        : {}),
     };
   }
 
