@@ -212,7 +212,7 @@ export class RtpLeg {
   /** The leg's video stream when it rides on this leg's transport. */
   #bundledVideo(): VideoStream | null {
     const video = this.video;
-    return video !== null && video.bundled ? video : null;
+    return video?.bundled ? video : null;
   }
 
   /**

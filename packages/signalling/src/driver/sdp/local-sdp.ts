@@ -74,6 +74,7 @@ export class LocalSdpSession implements SdesContext {
   answer(audio: LocalAudio, streams: readonly OfferedStream[]): string {
     let iceLite = false;
     const bundle: string[] = [];
+    const audioTransport = streams.find((stream) => stream.accepted)?.transport ?? { ice: false, rtcpMux: false };
     const media = streams.map((stream) => {
       let answer: MediaDescription;
       if (stream.accepted) {
@@ -83,7 +84,13 @@ export class LocalSdpSession implements SdesContext {
         decorateAudio(answer, this.webrtc, transport, audio.address);
         iceLite ||= transport.ice;
         if (stream.bundled === true && stream.mid !== undefined) bundle.push(stream.mid);
-      } else if (stream.video !== undefined && audio.video !== undefined) {
+      } else if (stream.video?.bundled === true && audio.video !== undefined && stream.mid !== undefined) {
+        // RFC 8843 §7.3.1: a bundled stream's answer carries the BUNDLE address, the audio's port,
+        // and the same transport attributes (ICE, fingerprint, setup, rtcp-mux).
+        answer = videoAnswerMedia(stream.video, audio.port, stream.protocol, answerDirection(stream.video.direction));
+        decorateAudio(answer, this.webrtc, audioTransport, audio.address);
+        bundle.push(stream.mid);
+      } else if (stream.video !== undefined && stream.video.bundled !== true && audio.video !== undefined) {
         answer = videoAnswerMedia(stream.video, audio.video.port, stream.protocol, answerDirection(stream.video.direction));
       } else {
         answer = {
