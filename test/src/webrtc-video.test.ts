@@ -5,7 +5,8 @@
  * them in an ARI bridge of type `mixing,video_sfu`. Each page's camera is Chromium's fake device
  * (a moving test pattern) and its microphone a tone file. Audio and video are BUNDLEd on one
  * ICE/DTLS-SRTP transport (RFC 8843); the server answers m=video on the audio's port. Each page
- * must decode the other's video frames (getStats() framesDecoded) and hear the other's tone.
+ * must decode the other's video frames (getStats() framesDecoded) and hear the other's tone, and
+ * the keyframe requests (PLI/FIR) for a joining receiver must reach a sending browser.
  */
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -28,7 +29,12 @@ interface VideoPhone {
   call(target: string, video: boolean): Promise<void>;
   level(): number;
   descriptions(): { local: string; remote: string };
-  videoStats(): Promise<Record<string, { framesDecoded?: number; framesSent?: number; packetsReceived?: number }>>;
+  videoStats(): Promise<
+    Record<
+      string,
+      { framesDecoded?: number; framesSent?: number; packetsReceived?: number; pliCount?: number; firCount?: number; nackCount?: number }
+    >
+  >;
   hangup(): Promise<void>;
 }
 
@@ -150,7 +156,19 @@ describe('WebRTC video: two browsers in a video_sfu bridge', { skip }, () => {
       levels.push(level);
     }
     const frames = [await decoded(pages[0]), await decoded(pages[1])];
+    const stats = [];
+    for (const page of pages) stats.push(await page.evaluate(() => (window as unknown as { phone: VideoPhone }).phone.videoStats()));
+    const requests = stats.map((s) => ({
+      sent: (s['inbound-rtp']?.pliCount ?? 0) + (s['inbound-rtp']?.firCount ?? 0),
+      received: (s['outbound-rtp']?.pliCount ?? 0) + (s['outbound-rtp']?.firCount ?? 0),
+    }));
+    t.diagnostic(`keyframe requests (sent, received): ${requests.map((r) => `${r.sent}, ${r.received}`).join('; ')}`);
     t.diagnostic(`frames decoded ${frames.join(', ')}; audio levels ${levels.map((l) => l.toFixed(4)).join(', ')}`);
+    // A joining receiver's picture comes from a keyframe the server asks the source for (PLI/FIR on the shared transport).
+    assert.ok(
+      requests.some((r) => r.received > 0),
+      'keyframe requests reached a browser sending video',
+    );
     for (const [i, level] of levels.entries()) assert.ok(level > 0.01, `page ${i} hears the other browser (level ${level.toFixed(4)})`);
     for (const page of pages) await page.evaluate(() => (window as unknown as { phone: VideoPhone }).phone.hangup());
   });
