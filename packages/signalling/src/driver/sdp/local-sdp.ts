@@ -120,11 +120,18 @@ export class LocalSdpSession implements SdesContext {
     const transport = { ice: policy.ice, rtcpMux: policy.rtcpMux, ...(dtls ? { setup: policy.dtlsSetup } : {}) };
     decorateAudio(first, this.webrtc, bundled ? { ...transport, mid: '0' } : transport, audio.address);
     const media = [first];
-    // Video is carried as plain RTP only: an encrypted call does not offer it.
-    if (!sdes && !dtls && audio.video !== undefined && audio.video.codecs.length > 0) {
-      media.push(videoOfferMedia(audio.video.codecs, audio.video.port, audio.direction));
+    const mids = bundled ? ['0'] : [];
+    const withVideo = audio.video !== undefined && audio.video.codecs.length > 0;
+    if (withVideo && !sdes && !dtls) media.push(videoOfferMedia(audio.video?.codecs ?? [], audio.video?.port ?? 0, audio.direction));
+    else if (withVideo && dtls && bundled && policy.rtcpMux) {
+      // DTLS-SRTP video only BUNDLEd with the audio (RFC 8843 §7.2): the audio's port, profile and transport.
+      const video = videoOfferMedia(audio.video?.codecs ?? [], audio.port, audio.direction);
+      video.protocol = first.protocol;
+      decorateAudio(video, this.webrtc, { ...transport, mid: '1' }, audio.address);
+      media.push(video);
+      mids.push('1');
     }
-    return this.#render(audio.address, media, (description) => decorateSession(description, policy.ice, bundled ? ['0'] : []));
+    return this.#render(audio.address, media, (description) => decorateSession(description, policy.ice, mids));
   }
 
   #render(address: string, media: MediaDescription[], decorate?: (description: SessionDescription) => void): string {

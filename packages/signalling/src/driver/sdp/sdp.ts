@@ -388,7 +388,19 @@ export function negotiateAnswer(
     }
   }
   const videoMedia = videoOffered.length === 0 ? undefined : answer.media.find((m) => m.type === 'video' && m.port !== 0);
-  if (videoMedia !== undefined && ACCEPTED_PROTOCOLS.has(videoMedia.protocol.toUpperCase())) {
+  if (videoMedia !== undefined && sdes?.security.encryption === 'dtls') {
+    // Our DTLS offer BUNDLEs video with the audio; the answer must keep both in its group (RFC 8843 §7.3).
+    const address = connectionAddress(answer, videoMedia) ?? remote.address;
+    const bundled = bundleOf(answer, videoMedia).bundled === true && bundleOf(answer, media).bundled === true;
+    const video =
+      bundled &&
+      remote.transport?.dtls !== undefined &&
+      remote.transport.rtcpMux === true &&
+      DTLS_PROFILES.has(videoMedia.protocol.toUpperCase())
+        ? videoFromAnswer(videoMedia, address, (videoMedia.direction ?? 'sendrecv') as MediaDirection, videoOffered)
+        : undefined;
+    if (video !== undefined) remote.video = { ...video, bundled: true };
+  } else if (videoMedia !== undefined && ACCEPTED_PROTOCOLS.has(videoMedia.protocol.toUpperCase())) {
     const videoAddress = connectionAddress(answer, videoMedia);
     const video =
       videoAddress === undefined

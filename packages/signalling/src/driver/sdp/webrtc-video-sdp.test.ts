@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { parse } from 'sdp-transform';
 import { type DtlsIdentity, ephemeralDtlsIdentity } from './dtls-certificates.js';
-import { LocalSdpSession, negotiateOffer, offerFormats } from './sdp.js';
+import { LocalSdpSession, negotiateAnswer, negotiateOffer, offerFormats } from './sdp.js';
 import { legVideo } from './sdp-video.js';
 
 /** Chromium's offer: addTransceiver('audio'), addTransceiver('video'), after ICE gathering. */
@@ -261,6 +261,32 @@ describe('WebRTC SDP: BUNDLEd video from a Chromium offer', () => {
     const answer = parse(sdp.answer(OUR_AUDIO, outcome.streams));
     assert.equal(answer.media[1].port, 0, 'refused (RFC 3264 §6)');
     assert.deepEqual(answer.groups, [{ type: 'BUNDLE', mids: 0 }]);
+  });
+
+  it('offers video BUNDLEd with the audio (same port, a=mid:1, BUNDLE 0 1) and reads a browser answer', () => {
+    const sdp = browserSession();
+    const offer = parse(sdp.offer(OUR_AUDIO));
+    assert.deepEqual(offer.groups, [{ type: 'BUNDLE', mids: '0 1' }]);
+    const [audio, video] = offer.media;
+    assert.equal(video.type, 'video');
+    assert.equal(video.port, audio.port);
+    assert.equal(video.protocol, 'UDP/TLS/RTP/SAVPF');
+    assert.equal(String(video.mid), '1');
+    assert.equal(video.setup, 'actpass');
+    assert.equal(video.rtcpMux, 'rtcp-mux');
+    assert.deepEqual(
+      video.rtcpFb?.map((fb) => `${fb.type}${fb.subtype === undefined ? '' : ` ${fb.subtype}`}`),
+      ['nack', 'nack pli', 'ccm fir'],
+    );
+    // The browser's answer (its own SDP with a=setup:active) BUNDLEs both: the video rides on the audio.
+    const answer = CHROME_VIDEO_OFFER.replaceAll('a=setup:actpass', 'a=setup:active');
+    const outcome = negotiateAnswer(answer, ['opus'], ['VP8'], sdp);
+    assert.ok(outcome.ok, JSON.stringify(outcome));
+    assert.equal(outcome.remote.video?.bundled, true);
+    assert.deepEqual(outcome.remote.video?.codec, { name: 'VP8', payloadType: 96, clockRate: 90000 });
+    const unbundled = negotiateAnswer(answer.replace('a=group:BUNDLE 0 1', 'a=group:BUNDLE 0'), ['opus'], ['VP8'], sdp);
+    assert.ok(unbundled.ok);
+    assert.equal(unbundled.remote.video, undefined, 'video outside the BUNDLE group is not carried');
   });
 
   it('refuses the video when the endpoint allows no video codec', () => {
