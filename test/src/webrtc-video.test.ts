@@ -6,7 +6,8 @@
  * (a moving test pattern) and its microphone a tone file. Audio and video are BUNDLEd on one
  * ICE/DTLS-SRTP transport (RFC 8843); the server answers m=video on the audio's port. Each page
  * must decode the other's video frames (getStats() framesDecoded) and hear the other's tone, and
- * the keyframe requests (PLI/FIR) for a joining receiver must reach a sending browser.
+ * the keyframe requests (PLI/FIR) for a joining receiver must reach a sending browser. Then one page
+ * calls the other through Dial() (our offer to a browser BUNDLEs video too) and both decode frames.
  */
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -27,6 +28,8 @@ const SIPJS_DIR = join(REPO_ROOT, 'node_modules', 'sip.js', 'lib');
 interface VideoPhone {
   register(o: { server: string; user: string; password: string; domain: string }): Promise<void>;
   call(target: string, video: boolean): Promise<void>;
+  answered(): Promise<void>;
+  answerWithVideo: boolean;
   level(): number;
   descriptions(): { local: string; remote: string };
   videoStats(): Promise<
@@ -80,7 +83,11 @@ describe('WebRTC video: two browsers in a video_sfu bridge', { skip }, () => {
       digestPhone('alice', 'alice-secret', { disallowAll: true, allow: 'opus,vp8', endpoint: ['webrtc = yes'] }),
       digestPhone('bob', 'bob-secret', { disallowAll: true, allow: 'opus,vp8', endpoint: ['webrtc = yes'] }),
     ].join('\n');
-    sb = await startSwitchboard({ dialplan: 'exten => 710,1,Stasis(video)\n', sipPort, extraFiles: { 'pjsip.conf': pjsip } });
+    sb = await startSwitchboard({
+      dialplan: 'exten => 710,1,Stasis(video)\nexten => 711,1,Dial(SIP/bob,20)\n same => n,Hangup()\n',
+      sipPort,
+      extraFiles: { 'pjsip.conf': pjsip },
+    });
     client = await ari.connect(sb.baseUrl, API_USER, API_PASSWORD);
     web = await servePage();
     browser = await puppeteer.launch({
@@ -171,5 +178,19 @@ describe('WebRTC video: two browsers in a video_sfu bridge', { skip }, () => {
     );
     for (const [i, level] of levels.entries()) assert.ok(level > 0.01, `page ${i} hears the other browser (level ${level.toFixed(4)})`);
     for (const page of pages) await page.evaluate(() => (window as unknown as { phone: VideoPhone }).phone.hangup());
+  });
+
+  it('one browser calls the other through Dial(): our offer BUNDLEs video and both decode frames', { timeout: 30_000 }, async () => {
+    await pages[1].evaluate(() => {
+      (window as unknown as { phone: VideoPhone }).phone.answerWithVideo = true;
+    });
+    await pages[0].evaluate(() => (window as unknown as { phone: VideoPhone }).phone.call('sip:711@127.0.0.1', true));
+    await pages[1].evaluate(() => (window as unknown as { phone: VideoPhone }).phone.answered());
+    const { remote } = await pages[1].evaluate(() => (window as unknown as { phone: VideoPhone }).phone.descriptions());
+    assert.match(remote, /^a=group:BUNDLE 0 1/m, 'our offer to the called browser bundles audio and video');
+    const decoded = async (page: Page): Promise<number> =>
+      (await page.evaluate(() => (window as unknown as { phone: VideoPhone }).phone.videoStats()))['inbound-rtp']?.framesDecoded ?? 0;
+    await waitFor('frames decoded on both pages', async () => (await decoded(pages[0])) > 10 && (await decoded(pages[1])) > 10, 15_000);
+    await pages[0].evaluate(() => (window as unknown as { phone: VideoPhone }).phone.hangup());
   });
 });

@@ -49,6 +49,8 @@ let incoming;
 
 window.phone = {
   events,
+  /** Whether an incoming call is answered with the camera too. */
+  answerWithVideo: false,
   async register({ server, user, password, domain }) {
     userAgent = new UserAgent({
       uri: UserAgent.makeURI(`sip:${user}@${domain}`),
@@ -61,7 +63,7 @@ window.phone = {
         onInvite(invitation) {
           note('incoming call');
           incoming = follow(invitation);
-          invitation.accept(sessionOptions);
+          invitation.accept(window.phone.answerWithVideo ? videoSessionOptions : sessionOptions);
         },
       },
     });
