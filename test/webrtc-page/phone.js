@@ -16,6 +16,8 @@ function note(text) {
 }
 
 const sessionOptions = { sessionDescriptionHandlerOptions: { constraints: { audio: true, video: false } } };
+// With video: Chromium's fake camera (a moving test pattern) as the video source.
+const videoSessionOptions = { sessionDescriptionHandlerOptions: { constraints: { audio: true, video: true } } };
 
 /** What the far end sends: played (muted) by an audio element, which Chromium needs before Web Audio gets remote samples. */
 function listen(current) {
@@ -47,6 +49,8 @@ let incoming;
 
 window.phone = {
   events,
+  /** Whether an incoming call is answered with the camera too. */
+  answerWithVideo: false,
   async register({ server, user, password, domain }) {
     userAgent = new UserAgent({
       uri: UserAgent.makeURI(`sip:${user}@${domain}`),
@@ -59,7 +63,7 @@ window.phone = {
         onInvite(invitation) {
           note('incoming call');
           incoming = follow(invitation);
-          invitation.accept(sessionOptions);
+          invitation.accept(window.phone.answerWithVideo ? videoSessionOptions : sessionOptions);
         },
       },
     });
@@ -74,8 +78,8 @@ window.phone = {
     await registered;
     note('registered');
   },
-  async call(target) {
-    const inviter = new Inviter(userAgent, UserAgent.makeURI(target), sessionOptions);
+  async call(target, video = false) {
+    const inviter = new Inviter(userAgent, UserAgent.makeURI(target), video ? videoSessionOptions : sessionOptions);
     const established = follow(inviter);
     await inviter.invite();
     await established;
@@ -117,6 +121,15 @@ window.phone = {
     report.forEach((entry) => {
       if (entry.type === 'inbound-rtp' || entry.type === 'outbound-rtp') out[entry.type] = entry;
       if (entry.type === 'transport') out.transport = entry;
+    });
+    return out;
+  },
+  /** The video inbound-rtp and outbound-rtp statistics (frames decoded and sent, keyframe requests). */
+  async videoStats() {
+    const report = await session.sessionDescriptionHandler.peerConnection.getStats();
+    const out = {};
+    report.forEach((entry) => {
+      if ((entry.type === 'inbound-rtp' || entry.type === 'outbound-rtp') && entry.kind === 'video') out[entry.type] = entry;
     });
     return out;
   },

@@ -119,6 +119,12 @@ export interface VideoRemote {
   port: number;
   codec: VideoCodecBinding;
   direction?: MediaDirection;
+  /**
+   * BUNDLEd with the leg's audio (RFC 8843, as WebRTC peers send it): video shares the audio's
+   * socket, ICE pair, DTLS-derived SRTP keys and multiplexed RTCP, and is told apart from audio by
+   * payload type. `address`/`port` are then only a fallback; the audio's target is used.
+   */
+  bundled?: boolean;
 }
 
 /**

@@ -145,6 +145,10 @@ function validateVideoRemote(video: VideoRemote): VideoRemote {
     codec: { name: codec.name, payloadType: codec.payloadType, clockRate: codec.clockRate },
   };
   if (video.direction !== undefined) copy.direction = video.direction;
+  if (video.bundled !== undefined) {
+    if (typeof video.bundled !== 'boolean') throw new InvalidArgumentError('video bundled must be a boolean');
+    if (video.bundled) copy.bundled = true;
+  }
   return copy;
 }
 

@@ -30,6 +30,8 @@ export interface RtcpSocketHandlers {
   unprotect?(datagram: Buffer): Buffer | null;
   /** SRTCP: the compound packet as it goes on the wire. */
   protect?(datagram: Uint8Array): Uint8Array;
+  /** The authenticated compound datagram itself, for readers of feedback (a BUNDLEd video stream's PLI, FIR, NACK). */
+  plain?(datagram: Buffer, from: { address: string; port: number }): void;
 }
 
 export class RtcpSocket {
@@ -70,6 +72,7 @@ export class RtcpSocket {
     const parsed = parseRtcp(datagram);
     if (parsed.ok) handlers.received(parsed.packets, { address: from.address, port: from.port });
     else handlers.problem(`malformed RTCP (${parsed.reason})`);
+    handlers.plain?.(datagram, from);
   }
 
   /** Binds `address:port`; resolves null (after reporting the problem) when it cannot. */

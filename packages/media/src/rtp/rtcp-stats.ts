@@ -227,7 +227,8 @@ export class RtpStatsTracker {
   /** RTCP from the peer: remembers its SR for LSR/DLSR and reads its report about our stream. */
   onRtcp(packets: readonly RtcpPacket[], nowMs: number): void {
     for (const packet of packets) {
-      if (packet.type === 'sr') {
+      // Only the SR of the stream we receive (a BUNDLEd video's SR shares the port, RFC 8843 §9.3).
+      if (packet.type === 'sr' && (this.#source === null || this.#source.ssrc === packet.ssrc >>> 0)) {
         this.#lastSr = (((packet.sender.ntpSeconds & 0xffff) << 16) | (packet.sender.ntpFraction >>> 16)) >>> 0;
         this.#lastSrArrivalMs = nowMs;
       }

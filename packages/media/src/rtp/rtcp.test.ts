@@ -87,6 +87,21 @@ describe('RTCP packets (RFC 3550 §6.4–6.6)', () => {
 });
 
 describe('RtpStatsTracker', () => {
+  it('takes LSR only from the SR of the stream it receives (a BUNDLEd video SR shares the port)', () => {
+    const tracker = new RtpStatsTracker({ localSsrc: 111, clockRate: 8000, cname: 'sb' });
+    const start = 1_700_000_000_000;
+    tracker.onReceive({ ssrc: 222, sequenceNumber: 1, timestamp: 160, payloadOctets: 160 }, start);
+    const sender = { ntpSeconds: 0x00011234, ntpFraction: 0x56780000, rtpTimestamp: 0, packetCount: 1, octetCount: 160 };
+    tracker.onRtcp([{ type: 'sr', ssrc: 333, sender, reports: [] }], start + 10);
+    const ignored = parseRtcp(tracker.buildReport(start + 20));
+    assert.ok(ignored.ok && ignored.packets[0].type === 'rr');
+    assert.equal(ignored.packets[0].type === 'rr' ? ignored.packets[0].reports[0].lastSr : -1, 0, "another stream's SR is not ours");
+    tracker.onRtcp([{ type: 'sr', ssrc: 222, sender, reports: [] }], start + 30);
+    const taken = parseRtcp(tracker.buildReport(start + 40));
+    assert.ok(taken.ok && taken.packets[0].type === 'rr');
+    assert.equal(taken.packets[0].type === 'rr' ? taken.packets[0].reports[0].lastSr : -1, 0x12345678);
+  });
+
   it('counts A.3 loss, A.8 jitter and builds SR/RR with CNAME', () => {
     const tracker = new RtpStatsTracker({ localSsrc: 111, clockRate: 8000, cname: 'sb' });
     const start = 1_700_000_000_000;

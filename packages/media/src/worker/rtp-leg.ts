@@ -34,7 +34,7 @@ import {
   writeTelephoneEvent,
 } from '../rtp/telephone-event.js';
 import type { LegCounters, LegDtls, LegIce, LegRemote, LegSrtp } from '@switchboard/media-control';
-import type { VideoStream } from './video-stream.js';
+import type { BundleTransport, VideoStream } from './video-stream.js';
 
 /**
  * A received packet handed to a relay before any decoding. Valid only during the call: the leg
@@ -202,7 +202,50 @@ export class RtpLeg {
         return this.#rtcpLatched ?? (this.#remote === null ? null : { address: this.#remote.address, port: this.#remote.port + 1 });
       },
       problem: (what) => this.#host.log('debug', { legId: this.id }, what),
+      // RFC 8843: a BUNDLEd video stream's feedback (PLI, FIR, NACK) comes in on this port too.
+      ...(muxed
+        ? { plain: (datagram: Buffer, from: { address: string; port: number }) => this.#bundledVideo()?.receiveBundledRtcp(datagram, from) }
+        : {}),
     };
+  }
+
+  /** The leg's video stream when it rides on this leg's transport. */
+  #bundledVideo(): VideoStream | null {
+    const video = this.video;
+    return video?.bundled ? video : null;
+  }
+
+  /**
+   * What a BUNDLEd video stream sends through (RFC 8843 §9: one transport for every bundled
+   * stream): the same nominated pair and, RFC 5764 §4.1, the same SRTP keys, its packets told
+   * apart by their SSRC.
+   */
+  readonly #bundleTransport: BundleTransport = {
+    sendRtp: (plain) => {
+      const target = this.#mediaTarget();
+      if (target === null) return false;
+      const packet = this.#srtp === null ? plain : this.#srtp.protectRtp(plain);
+      this.#socket.send(packet, target.port, target.address, this.#afterSend);
+      return true;
+    },
+    sendRtcp: (plain) => {
+      const target = this.#mediaTarget();
+      if (target === null || this.#muxedRtcp === null) return;
+      const packet = this.#srtp === null ? plain : this.#srtp.protectRtcp(plain);
+      this.#socket.send(packet, target.port, target.address, this.#afterSend);
+    },
+  };
+
+  /**
+   * Where media goes now: with ICE only the nominated pair while consent is fresh (RFC 7675 §5.1);
+   * with DTLS-SRTP nowhere until the handshake has keyed SRTP.
+   */
+  #mediaTarget(): Address | null {
+    const remote = this.#remote;
+    if (remote === null || this.#closed) return null;
+    if (this.#dtls !== null && this.#srtp === null) return null;
+    const ice = this.#ice;
+    return ice === null ? (this.#latched ?? remote) : ice.consentValid() ? ice.selected : null;
   }
 
   /** Binds a socket for a new leg. Rejects with `port_in_use` when the port is taken. */
@@ -255,6 +298,7 @@ export class RtpLeg {
     if (remote.rtcpMux === true && this.#muxedRtcp === null)
       this.#muxedRtcp = RtcpSocket.multiplexed(this.#socket, this.#rtcpHandlers(true));
     this.video?.setRemote(remote.video ?? null);
+    this.video?.setBundle(remote.video?.bundled === true && remote.rtcpMux === true ? this.#bundleTransport : null);
   }
 
   /**
@@ -551,14 +595,8 @@ export class RtpLeg {
   }
 
   #transmit(plain: Buffer): void {
-    const remote = this.#remote;
-    if (remote === null) return;
-    // With ICE, media goes only to the nominated address and only while consent is fresh (RFC 7675 §5.1).
-    const ice = this.#ice;
-    const target = ice === null ? (this.#latched ?? remote) : ice.consentValid() ? ice.selected : null;
+    const target = this.#mediaTarget();
     if (target === null) return;
-    // DTLS-SRTP: never plain media while the handshake has not keyed SRTP yet.
-    if (this.#dtls !== null && this.#srtp === null) return;
     // Encrypted here, on the way out, so relayed, played, mixed and DTMF packets are all covered.
     const packet = this.#srtp === null ? plain : this.#srtp.protectRtp(plain);
     this.#socket.send(packet, target.port, target.address, this.#afterSend);
@@ -613,7 +651,11 @@ export class RtpLeg {
     const isAudio = packet.payloadType === remote.codec.payloadType;
     const isEvent = remote.telephoneEventPayloadType !== undefined && packet.payloadType === remote.telephoneEventPayloadType;
     if (!isAudio && !isEvent) {
-      this.#counters.packetsDropped += 1;
+      // RFC 8843 §9.2: a BUNDLEd stream's packets are told apart by payload type (each payload
+      // type belongs to one m-line); the video's go to the video stream, already decrypted.
+      const video = this.#bundledVideo();
+      if (video !== null && packet.payloadType === video.remote?.codec.payloadType) video.receiveBundled(datagram, from);
+      else this.#counters.packetsDropped += 1;
       return;
     }
     this.#counters.packetsReceived += 1;

@@ -11,6 +11,11 @@
  * both ways: keyframe requests (PLI, RFC 4585 §6.3.1; FIR, RFC 5104 §4.3.1) and generic NACKs (RFC
  * 4585 §6.2.1) the phone sends are handed to the bridge, which asks the sender of what it watches.
  * Received datagrams are hostile input: anything unexpected is counted and dropped.
+ *
+ * BUNDLEd (RFC 8843, a WebRTC peer): the stream's own sockets stay idle; its RTP and RTCP go out
+ * through the audio leg's transport (`BundleTransport`: the ICE-nominated pair, SRTP and SRTCP
+ * with the DTLS-derived keys, RFC 5761 multiplexing), and the leg hands it the packets it
+ * demultiplexes as video (`receiveBundled`, `receiveBundledRtcp`).
  */
 import { randomBytes } from 'node:crypto';
 import dgram from 'node:dgram';
@@ -80,6 +85,13 @@ function bind(address: string, port: number): Promise<dgram.Socket> {
   });
 }
 
+/** The audio leg's transport, shared by a BUNDLEd video stream (plain packets in; the leg protects them). */
+export interface BundleTransport {
+  /** Sends an RTP packet; false when nothing could be sent (no nominated pair, no keys yet). */
+  sendRtp(packet: Buffer): boolean;
+  sendRtcp(packet: Uint8Array): void;
+}
+
 export class VideoStream {
   readonly legId: string;
   readonly localPort: number;
@@ -98,6 +110,7 @@ export class VideoStream {
   readonly #reports: VideoReports;
   readonly #reportIntervalMs: number;
   #reportTimer: NodeJS.Timeout | null = null;
+  #bundle: BundleTransport | null = null;
   readonly #counters: LegCounters = { packetsSent: 0, packetsReceived: 0, bytesSent: 0, bytesReceived: 0, packetsDropped: 0 };
   /** Sees every valid video packet (the datagram is valid during the call only). */
   packetTap: ((datagram: Buffer, info: RtpPacketInfo) => void) | null = null;
@@ -149,6 +162,29 @@ export class VideoStream {
     this.#remote = remote;
   }
 
+  /**
+   * Moves the stream onto the audio leg's transport (null: back to its own sockets). The report
+   * timer runs from then on, as it does for a stream with an RTCP socket of its own.
+   */
+  setBundle(transport: BundleTransport | null): void {
+    this.#bundle = transport;
+    if (transport !== null && this.#reportTimer === null && !this.#closed) this.#scheduleReport(true);
+  }
+
+  get bundled(): boolean {
+    return this.#bundle !== null;
+  }
+
+  /** A packet the audio leg demultiplexed as this stream's (already authenticated and decrypted). */
+  receiveBundled(datagram: Buffer, from: { address: string; port: number }): void {
+    this.#receive(datagram, from);
+  }
+
+  /** A plain compound RTCP packet that came in on the audio leg's multiplexed port. */
+  receiveBundledRtcp(datagram: Buffer, from: { address: string; port: number }): void {
+    this.#receiveRtcp(datagram, from);
+  }
+
   get remote(): VideoRemote | null {
     return this.#remote;
   }
@@ -184,7 +220,7 @@ export class VideoStream {
 
   /** Asks the peer for a keyframe: a PLI and a FIR in one compound datagram (either may be supported). */
   requestKeyframe(): void {
-    if (this.#remote === null || this.#closed || this.#rtcp === null) return;
+    if (this.#remote === null || this.#closed || !this.#hasRtcp()) return;
     this.#firSequence = (this.#firSequence + 1) & 0xff;
     this.#sendRtcp(
       Buffer.concat([
@@ -200,7 +236,7 @@ export class VideoStream {
    * once as early feedback allows (RFC 4585 §3.5.2), in a compound packet behind an empty RR and SDES.
    */
   requestRetransmission(sequences: readonly number[]): void {
-    if (this.#remote === null || this.#closed || this.#rtcp === null || this.#remoteSsrc === 0 || sequences.length === 0) return;
+    if (this.#remote === null || this.#closed || !this.#hasRtcp() || this.#remoteSsrc === 0 || sequences.length === 0) return;
     this.#sendRtcp(Buffer.concat([this.#reports.feedbackHead(), buildNack(this.#ssrc, this.#remoteSsrc, sequences)]));
   }
 
@@ -213,13 +249,28 @@ export class VideoStream {
     if (this.#reportTimer !== null) clearTimeout(this.#reportTimer);
     this.#rtp.close();
     const rtcp = this.#rtcp;
+    if (this.#bundle !== null) {
+      if (this.#hasReportToSend()) this.#sendRtcp(this.#finalReport(), true);
+      this.#bundle = null;
+      rtcp?.close();
+      return;
+    }
     if (rtcp === null) return;
-    // A last report with a BYE for every SSRC we spoke in (RFC 3550 §6.6), then close once it is queued.
+    // The last report, then close once it is queued.
     if (this.#hasReportToSend()) {
-      const ssrcs = [this.#reports.localSsrc, ...this.#reports.sentStreams().map((stream) => stream.ssrc)];
-      this.#sendRtcp(Buffer.concat([this.#reports.buildReport(Date.now()), buildBye(ssrcs)]), true);
+      this.#sendRtcp(this.#finalReport(), true);
     }
     setImmediate(() => rtcp.close());
+  }
+
+  /** A last report with a BYE for every SSRC we spoke in (RFC 3550 §6.6). */
+  #finalReport(): Buffer {
+    const ssrcs = [this.#reports.localSsrc, ...this.#reports.sentStreams().map((stream) => stream.ssrc)];
+    return Buffer.concat([this.#reports.buildReport(Date.now()), buildBye(ssrcs)]);
+  }
+
+  #hasRtcp(): boolean {
+    return this.#bundle !== null || this.#rtcp !== null;
   }
 
   #hasReportToSend(): boolean {
@@ -242,7 +293,12 @@ export class VideoStream {
 
   #sendRtcp(datagram: Uint8Array, closing = false): void {
     const remote = this.#remote;
-    if (remote === null || this.#rtcp === null || (this.#closed && !closing)) return;
+    if (remote === null || (this.#closed && !closing)) return;
+    if (this.#bundle !== null) {
+      this.#bundle.sendRtcp(datagram);
+      return;
+    }
+    if (this.#rtcp === null) return;
     const target = this.#rtcpLatched ?? { address: remote.address, port: remote.port + 1 };
     try {
       this.#rtcp.send(datagram, target.port, target.address, (error) => {
@@ -262,6 +318,12 @@ export class VideoStream {
   #transmit(packet: Buffer): void {
     const remote = this.#remote;
     if (remote === null) return;
+    if (this.#bundle !== null) {
+      if (!this.#bundle.sendRtp(packet)) return;
+      this.#counters.packetsSent += 1;
+      this.#counters.bytesSent += packet.length;
+      return;
+    }
     const target = this.#latched ?? remote;
     this.#rtp.send(packet, target.port, target.address, (error) => {
       if (error && !this.#sendErrorLogged) {
@@ -273,7 +335,7 @@ export class VideoStream {
     this.#counters.bytesSent += packet.length;
   }
 
-  #receive(datagram: Buffer, from: dgram.RemoteInfo): void {
+  #receive(datagram: Buffer, from: { address: string; port: number }): void {
     try {
       const remote = this.#remote;
       const parsed = parseRtpPacket(datagram);
@@ -295,7 +357,7 @@ export class VideoStream {
     }
   }
 
-  #receiveRtcp(datagram: Buffer, from: dgram.RemoteInfo): void {
+  #receiveRtcp(datagram: Buffer, from: { address: string; port: number }): void {
     if (this.#closed) return;
     try {
       this.#rtcpLatched = { address: from.address, port: from.port };

@@ -74,6 +74,7 @@ export class LocalSdpSession implements SdesContext {
   answer(audio: LocalAudio, streams: readonly OfferedStream[]): string {
     let iceLite = false;
     const bundle: string[] = [];
+    const audioTransport = streams.find((stream) => stream.accepted)?.transport ?? { ice: false, rtcpMux: false };
     const media = streams.map((stream) => {
       let answer: MediaDescription;
       if (stream.accepted) {
@@ -83,7 +84,13 @@ export class LocalSdpSession implements SdesContext {
         decorateAudio(answer, this.webrtc, transport, audio.address);
         iceLite ||= transport.ice;
         if (stream.bundled === true && stream.mid !== undefined) bundle.push(stream.mid);
-      } else if (stream.video !== undefined && audio.video !== undefined) {
+      } else if (stream.video?.bundled === true && audio.video !== undefined && stream.mid !== undefined) {
+        // RFC 8843 §7.3.1: a bundled stream's answer carries the BUNDLE address, the audio's port,
+        // and the same transport attributes (ICE, fingerprint, setup, rtcp-mux).
+        answer = videoAnswerMedia(stream.video, audio.port, stream.protocol, answerDirection(stream.video.direction));
+        decorateAudio(answer, this.webrtc, audioTransport, audio.address);
+        bundle.push(stream.mid);
+      } else if (stream.video !== undefined && stream.video.bundled !== true && audio.video !== undefined) {
         answer = videoAnswerMedia(stream.video, audio.video.port, stream.protocol, answerDirection(stream.video.direction));
       } else {
         answer = {
@@ -113,11 +120,18 @@ export class LocalSdpSession implements SdesContext {
     const transport = { ice: policy.ice, rtcpMux: policy.rtcpMux, ...(dtls ? { setup: policy.dtlsSetup } : {}) };
     decorateAudio(first, this.webrtc, bundled ? { ...transport, mid: '0' } : transport, audio.address);
     const media = [first];
-    // Video is carried as plain RTP only: an encrypted call does not offer it.
-    if (!sdes && !dtls && audio.video !== undefined && audio.video.codecs.length > 0) {
-      media.push(videoOfferMedia(audio.video.codecs, audio.video.port, audio.direction));
+    const mids = bundled ? ['0'] : [];
+    const withVideo = audio.video !== undefined && audio.video.codecs.length > 0;
+    if (withVideo && !sdes && !dtls) media.push(videoOfferMedia(audio.video?.codecs ?? [], audio.video?.port ?? 0, audio.direction));
+    else if (withVideo && dtls && bundled && policy.rtcpMux) {
+      // DTLS-SRTP video only BUNDLEd with the audio (RFC 8843 §7.2): the audio's port, profile and transport.
+      const video = videoOfferMedia(audio.video?.codecs ?? [], audio.port, audio.direction);
+      video.protocol = first.protocol;
+      decorateAudio(video, this.webrtc, { ...transport, mid: '1' }, audio.address);
+      media.push(video);
+      mids.push('1');
     }
-    return this.#render(audio.address, media, (description) => decorateSession(description, policy.ice, bundled ? ['0'] : []));
+    return this.#render(audio.address, media, (description) => decorateSession(description, policy.ice, mids));
   }
 
   #render(address: string, media: MediaDescription[], decorate?: (description: SessionDescription) => void): string {

@@ -54,6 +54,11 @@ export interface AcceptedVideo {
   feedback: ReadonlyArray<{ type: string; subtype?: string }>;
   /** The peer's direction attribute for video. */
   direction: VideoDirection;
+  /**
+   * BUNDLEd with the audio stream (RFC 8843): a WebRTC offer's DTLS-SRTP video, carried on the
+   * audio's transport; the answer repeats the audio's port and transport attributes.
+   */
+  bundled?: boolean;
 }
 
 function offeredPayloadTypes(media: MediaDescription): number[] {
@@ -166,7 +171,9 @@ export function videoFromAnswer(
 /** The `video` field of a leg's remote: the negotiated stream, when the leg has a video socket. */
 export function legVideo(video: AcceptedVideo | undefined, videoPort: number | undefined): { video?: VideoRemote } {
   if (video === undefined || videoPort === undefined) return {};
-  return { video: { address: video.address, port: video.port, codec: video.codec, direction: video.direction } };
+  const remote: VideoRemote = { address: video.address, port: video.port, codec: video.codec, direction: video.direction };
+  if (video.bundled === true) remote.bundled = true;
+  return { video: remote };
 }
 
 /** The `video` field of our side of the SDP: the leg's video port and the codecs to offer. */

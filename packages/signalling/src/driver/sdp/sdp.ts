@@ -184,10 +184,13 @@ export function negotiateOffer(
       accepted: false,
       ...bundleOf(offer, media),
     };
-    // Video is carried as plain RTP only: an endpoint that encrypts its media takes none.
-    const videoAllowed = videoPreferences.length > 0 && security.encryption === 'no';
-    if (media.type === 'video' && video === undefined && media.port !== 0 && videoAllowed) {
-      video = acceptVideo(offer, media, videoPreferences);
+    // Video is plain RTP, or DTLS-SRTP BUNDLEd with the audio (checked once the audio is chosen);
+    // SDES-keyed video is not carried.
+    const videoAllowed = videoPreferences.length > 0 && security.encryption !== 'sdes';
+    // A DTLS endpoint takes only video in the offer's BUNDLE group, never a plain-RTP stream beside encrypted audio.
+    const dtlsVideo = security.encryption === 'dtls';
+    if (media.type === 'video' && video === undefined && media.port !== 0 && videoAllowed && (!dtlsVideo || stream.bundled === true)) {
+      video = acceptVideo(offer, media, videoPreferences, dtlsVideo);
       if (video !== undefined) stream.video = video;
       return stream;
     }
@@ -235,6 +238,11 @@ export function negotiateOffer(
     return stream;
   });
   if (remote === undefined) return { ok: false, status: 488, reason: failure };
+  if (video !== undefined && video.bundled === true && !bundlesWithAudio(streams, remote)) {
+    // RFC 8843 §9: BUNDLEd video needs the audio's transport to ride on; without it, refused.
+    video = undefined;
+    for (const stream of streams) delete stream.video;
+  }
   if (video !== undefined) remote.video = video;
   return { ok: true, remote, streams };
 }
@@ -279,13 +287,42 @@ function offeredKeying(media: MediaDescription, security: MediaSecurity): Offere
   return security.optimistic ? { ok: true } : { ok: false, reason: 'the endpoint requires SRTP (media_encryption = sdes)' };
 }
 
-/** One offered (or answered) m=video, when its profile, address and a codec are usable. */
-function acceptVideo(session: SessionDescription, media: MediaDescription, codecs: readonly VideoCodecName[]): AcceptedVideo | undefined {
-  if (!ACCEPTED_PROTOCOLS.has(media.protocol.toUpperCase())) return undefined;
+/**
+ * Whether the accepted audio stream is one a BUNDLEd video can share: in the offer's BUNDLE group,
+ * with rtcp-mux (RFC 8843 §9.3 requires it of every bundled stream) and DTLS-SRTP agreed.
+ */
+function bundlesWithAudio(streams: readonly OfferedStream[], remote: RemoteMedia): boolean {
+  const audio = streams.find((stream) => stream.accepted);
+  return (
+    audio?.bundled === true &&
+    audio.transport?.rtcpMux === true &&
+    remote.transport?.dtls !== undefined &&
+    remote.transport.rtcpMux === true
+  );
+}
+
+/**
+ * One offered (or answered) m=video, when its profile, address and a codec are usable: plain RTP,
+ * or (`bundled`: a DTLS endpoint's stream in the offer's BUNDLE group) a DTLS-SRTP profile.
+ */
+function acceptVideo(
+  session: SessionDescription,
+  media: MediaDescription,
+  codecs: readonly VideoCodecName[],
+  bundled = false,
+): AcceptedVideo | undefined {
+  const protocol = media.protocol.toUpperCase();
+  if (!(bundled ? DTLS_PROFILES.has(protocol) : ACCEPTED_PROTOCOLS.has(protocol))) return undefined;
   const address = connectionAddress(session, media);
   if (address === undefined) return undefined;
-  // Video hold follows the audio rules (c=0.0.0.0, direction attributes).
-  return chooseVideo(media, address, directionOf(session, media, address), codecs);
+  // Video hold follows the audio rules (c=0.0.0.0, direction attributes), except that an ICE
+  // offer's c=0.0.0.0 is a placeholder (RFC 8839 §4.2.1.2), not a hold.
+  const direction = bundled
+    ? ((media.direction ?? session.direction ?? 'sendrecv') as MediaDirection)
+    : directionOf(session, media, address);
+  const accepted = chooseVideo(media, address, direction, codecs);
+  if (accepted !== undefined && bundled) accepted.bundled = true;
+  return accepted;
 }
 
 /**
@@ -351,7 +388,19 @@ export function negotiateAnswer(
     }
   }
   const videoMedia = videoOffered.length === 0 ? undefined : answer.media.find((m) => m.type === 'video' && m.port !== 0);
-  if (videoMedia !== undefined && ACCEPTED_PROTOCOLS.has(videoMedia.protocol.toUpperCase())) {
+  if (videoMedia !== undefined && sdes?.security.encryption === 'dtls') {
+    // Our DTLS offer BUNDLEs video with the audio; the answer must keep both in its group (RFC 8843 §7.3).
+    const address = connectionAddress(answer, videoMedia) ?? remote.address;
+    const bundled = bundleOf(answer, videoMedia).bundled === true && bundleOf(answer, media).bundled === true;
+    const video =
+      bundled &&
+      remote.transport?.dtls !== undefined &&
+      remote.transport.rtcpMux === true &&
+      DTLS_PROFILES.has(videoMedia.protocol.toUpperCase())
+        ? videoFromAnswer(videoMedia, address, (videoMedia.direction ?? 'sendrecv') as MediaDirection, videoOffered)
+        : undefined;
+    if (video !== undefined) remote.video = { ...video, bundled: true };
+  } else if (videoMedia !== undefined && ACCEPTED_PROTOCOLS.has(videoMedia.protocol.toUpperCase())) {
     const videoAddress = connectionAddress(answer, videoMedia);
     const video =
       videoAddress === undefined
