@@ -35,7 +35,7 @@ export class DeviceStateRegistry {
   /** Last value derived from this node's own channels, as told to the other nodes. */
   readonly #announced = new Map<string, DeviceStateValue>();
   /** Other nodes' values of endpoint devices: device name → node id → state. */
-  readonly #remote = new Map<string, Map<string, DeviceStateValue>>();
+  readonly #remote = new Map<string, Map<string, RemoteEndpointState>>();
 
   constructor(options: DeviceStateRegistryOptions) {
     this.#bus = options.bus;
@@ -50,7 +50,12 @@ export class DeviceStateRegistry {
       this.#bus.publish({ type: 'DeviceStateChanged', device_state: { name, state } });
     });
     // … and of the endpoint devices other nodes derive from their calls.
-    options.store?.onRemoteEndpoint?.((nodeId, name, state) => this.#onRemoteEndpoint(nodeId, name, state));
+    if (options.store?.onRemoteEndpoint) {
+      options.store.onRemoteEndpoint((nodeId, name, state) => this.#onRemoteEndpoint(nodeId, name, state));
+      // A node that dies says nothing more: busy values are told again every REFRESH_MS and
+      // another node's value not heard again within REMOTE_EXPIRY_MS is dropped.
+      setInterval(() => this.#refresh(), REFRESH_MS).unref();
+    }
   }
 
   /** The controlled devices (the reference lists only those). */
@@ -95,7 +100,15 @@ export class DeviceStateRegistry {
     const local = this.#localEndpointDeviceState(name);
     if (!local) return undefined;
     const remote = this.#remote.get(local.name);
-    return remote ? { name: local.name, state: mergeDeviceStates(local.state, remote.values()) } : local;
+    return remote
+      ? {
+          name: local.name,
+          state: mergeDeviceStates(
+            local.state,
+            [...remote.values()].map((r) => r.state),
+          ),
+        }
+      : local;
   }
 
   #localEndpointDeviceState(name: string): DeviceStateSnapshot | undefined {
@@ -150,7 +163,7 @@ export class DeviceStateRegistry {
         perNode = new Map();
         this.#remote.set(canonical, perNode);
       }
-      perNode.set(nodeId, state);
+      perNode.set(nodeId, { state, heardAt: Date.now() });
     } else if (perNode) {
       // Idle there: only this node's own reachability and calls count for it again.
       perNode.delete(nodeId);
@@ -159,10 +172,31 @@ export class DeviceStateRegistry {
     this.#recompute(canonical);
   }
 
+  #refresh(): void {
+    for (const [name, state] of this.#announced) {
+      if (isBusy(state)) this.#store?.announceEndpoint?.(name, state).catch(() => this.#announced.delete(name));
+    }
+    const oldest = Date.now() - REMOTE_EXPIRY_MS;
+    for (const [name, perNode] of this.#remote) {
+      for (const [nodeId, remote] of perNode) if (remote.heardAt < oldest) perNode.delete(nodeId);
+      if (perNode.size === 0) this.#remote.delete(name);
+      this.#recompute(name);
+    }
+  }
+
   #requireStore(): DeviceStateStore {
     if (!this.#store) throw new CoreError('unavailable', 'Device state storage is not configured');
     return this.#store;
   }
+}
+
+/** How often a node tells its busy endpoint devices again (see the constructor). */
+const REFRESH_MS = 20_000;
+const REMOTE_EXPIRY_MS = 3 * REFRESH_MS;
+
+interface RemoteEndpointState {
+  state: DeviceStateValue;
+  heardAt: number;
 }
 
 const RINGING_STATES: ReadonlySet<DeviceStateValue> = new Set(['RINGING', 'RINGINUSE']);
