@@ -96,7 +96,10 @@ function nodeConf(confDir, { name, address, index, url }) {
       'exten => 100,1,App(cluster)\n same => n,Hangup()\n' +
       'exten => 200,1,Answer()\n same => n,Playback(hello-world)\n same => n,Hangup()\n' +
       'exten => 300,1,Answer()\n same => n,Hangup()\n' +
-      USERS.map((u) => `exten => ${u.name},1,Dial(SIP/${u.name},30)\n same => n,Hangup()\n`).join(''),
+      'exten => 400,1,Answer()\n same => n,Wait(20)\n same => n,Hangup()\n' +
+      USERS.map((u) => `exten => ${u.name},1,Dial(SIP/${u.name},30)\n same => n,Hangup()\n`).join('') +
+      // talk-<name>: the same call, with a beep to the callee on answer, so media starts at once.
+      USERS.map((u) => `exten => talk-${u.name},1,Dial(SIP/${u.name},30,A(beep))\n same => n,Hangup()\n`).join(''),
   };
   for (const [file, text] of Object.entries(files)) writeFileSync(join(confDir, file), text);
 }
