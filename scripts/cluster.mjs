@@ -4,6 +4,10 @@
 //
 //   npm run cluster -- up [--nodes N] [--subnet 127.0.0] [--dir DIR]
 //   npm run cluster -- down [--dir DIR]
+//   npm run cluster -- conf [--nodes N] [--subnet 127.0.0] --dir DIR --postgres URL [--app-root /app]
+//
+// `conf` only writes the files `up` would (DIR/nodeI/conf, DIR/kamailio.cfg, DIR/dispatcher.list),
+// with paths as seen inside the containers of docker-compose.yml's `cluster` profile.
 //
 // `up` prints one JSON line: {"sip","ari":[…],"nodes":[{"name","pid","sip","ari"}],"users":[…]}
 // and records every process it started in DIR/state.json; `down` stops them by pid and deletes
@@ -76,7 +80,50 @@ async function waitForText(file, text, pid, what) {
   throw new Error(`${what} did not start within ${START_TIMEOUT_MS / 1000} s; see ${file}`);
 }
 
-function nodeConf(confDir, { name, address, index, url }) {
+/** Debian's Kamailio module directory in the `cluster` profile's edge container (amd64). */
+const CONTAINER_MODULE_DIR = '/usr/lib/x86_64-linux-gnu/kamailio/modules';
+
+/** The node count and loopback subnet options, checked. */
+function topology() {
+  const count = Number(option('nodes', '3'));
+  if (!Number.isInteger(count) || count < 1 || count > 20) throw new Error('--nodes takes 1 to 20');
+  const subnet = option('subnet', '127.0.0');
+  if (!/^127\.\d{1,3}\.\d{1,3}$/.test(subnet)) throw new Error('--subnet takes the first three parts of a loopback address, e.g. 127.0.0');
+  const nodes = Array.from({ length: count }, (_, i) => {
+    const address = `${subnet}.${11 + i}`;
+    return { name: `node${i + 1}`, index: i + 1, address, sip: `${address}:${SIP_PORT}`, ari: `http://${address}:${HTTP_PORT}/ari` };
+  });
+  return { edge: `${subnet}.10`, nodes };
+}
+
+/** Kamailio's configuration from conf/cluster/kamailio.cfg and its dispatcher list (one line per node). */
+function edgeConf({ edge, nodes, moduleDir, dispatcherList }) {
+  const template = readFileSync(join(REPO, 'conf/cluster/kamailio.cfg'), 'utf8');
+  return {
+    cfg: template
+      .replaceAll('@EDGE_ADDRESS@', edge)
+      .replaceAll('@EDGE_PORT@', String(SIP_PORT))
+      .replaceAll('@MODULE_DIR@', moduleDir)
+      .replaceAll('@DISPATCHER_LIST@', dispatcherList),
+    list: nodes.map((n) => `1 sip:${n.sip}\n`).join(''),
+  };
+}
+
+function writeConf() {
+  const url = option('postgres', undefined);
+  if (!url || !process.argv.includes('--dir')) throw new Error('conf needs --dir DIR and --postgres URL');
+  const appRoot = option('app-root', '/app');
+  const { edge, nodes } = topology();
+  for (const node of nodes) {
+    nodeConf(join(dir, node.name, 'conf'), { ...node, url, sounds: join(appRoot, 'sounds'), recordings: join(appRoot, 'recordings') });
+  }
+  const { cfg, list } = edgeConf({ edge, nodes, moduleDir: CONTAINER_MODULE_DIR, dispatcherList: '/etc/kamailio-cluster/dispatcher.list' });
+  writeFileSync(join(dir, 'kamailio.cfg'), cfg);
+  writeFileSync(join(dir, 'dispatcher.list'), list);
+  console.log(JSON.stringify({ dir, sip: `${edge}:${SIP_PORT}`, nodes: nodes.map((n) => ({ name: n.name, sip: n.sip, ari: n.ari })) }));
+}
+
+function nodeConf(confDir, { name, address, index, url, sounds, recordings }) {
   mkdirSync(confDir, { recursive: true });
   const phones = USERS.map(
     (u) =>
@@ -86,7 +133,7 @@ function nodeConf(confDir, { name, address, index, url }) {
   );
   const rtpStart = 20000 + index * 1000;
   const files = {
-    'switchboard.conf': `[options]\nsystemname = ${name}\nmediaworkers = 1\n\n[directories]\nsounds = ${join(REPO, 'sounds')}\nrecordings = ${join(dirname(confDir), 'recordings')}\n\n[store]\nbackend = postgres\nurl = ${url}\n`,
+    'switchboard.conf': `[options]\nsystemname = ${name}\nmediaworkers = 1\n\n[directories]\nsounds = ${sounds}\nrecordings = ${recordings}\n\n[store]\nbackend = postgres\nurl = ${url}\n`,
     'http.conf': `[general]\nenabled = yes\nbindaddr = ${address}\nbindport = ${HTTP_PORT}\n`,
     'ari.conf': `[general]\nenabled = yes\n\n[${ARI_USER}]\ntype = user\npassword = ${ARI_PASSWORD}\nread_only = no\n`,
     'pjsip.conf': `[transport-udp]\ntype = transport\nprotocol = udp\nbind = ${address}:${SIP_PORT}\n\n${phones.join('\n')}`,
@@ -96,17 +143,17 @@ function nodeConf(confDir, { name, address, index, url }) {
       'exten => 100,1,App(cluster)\n same => n,Hangup()\n' +
       'exten => 200,1,Answer()\n same => n,Playback(hello-world)\n same => n,Hangup()\n' +
       'exten => 300,1,Answer()\n same => n,Hangup()\n' +
-      USERS.map((u) => `exten => ${u.name},1,Dial(SIP/${u.name},30)\n same => n,Hangup()\n`).join(''),
+      'exten => 400,1,Answer()\n same => n,Wait(20)\n same => n,Hangup()\n' +
+      USERS.map((u) => `exten => ${u.name},1,Dial(SIP/${u.name},30)\n same => n,Hangup()\n`).join('') +
+      // talk-<name>: the same call, with a beep to the callee on answer, so media starts at once.
+      USERS.map((u) => `exten => talk-${u.name},1,Dial(SIP/${u.name},30,A(beep))\n same => n,Hangup()\n`).join(''),
   };
   for (const [file, text] of Object.entries(files)) writeFileSync(join(confDir, file), text);
 }
 
 async function up() {
   if (existsSync(stateFile)) throw new Error(`a cluster is already up (${stateFile}); run: npm run cluster -- down`);
-  const count = Number(option('nodes', '3'));
-  if (!Number.isInteger(count) || count < 1 || count > 20) throw new Error('--nodes takes 1 to 20');
-  const subnet = option('subnet', '127.0.0');
-  if (!/^127\.\d{1,3}\.\d{1,3}$/.test(subnet)) throw new Error('--subnet takes the first three parts of a loopback address, e.g. 127.0.0');
+  const { edge, nodes: planned } = topology();
   ensurePackages();
   const { startTemporaryPostgres } = await import(join(REPO, 'packages/core/dist/store/postgres/temporary-postgres.js'));
   mkdirSync(dir, { recursive: true });
@@ -120,11 +167,10 @@ async function up() {
     save();
 
     const nodes = [];
-    for (let i = 1; i <= count; i++) {
-      const name = `node${i}`;
-      const address = `${subnet}.${10 + i}`;
+    for (const node of planned) {
+      const { name } = node;
       const home = join(dir, name);
-      nodeConf(join(home, 'conf'), { name, address, index: i, url: postgres.url });
+      nodeConf(join(home, 'conf'), { ...node, url: postgres.url, sounds: join(REPO, 'sounds'), recordings: join(home, 'recordings') });
       const log = join(home, 'switchboard.log');
       const child = spawn(
         process.execPath,
@@ -135,18 +181,12 @@ async function up() {
       state.pids.push({ name, pid: child.pid });
       save();
       await waitForText(log, 'switchboard started', child.pid, name);
-      nodes.push({ name, pid: child.pid, sip: `${address}:${SIP_PORT}`, ari: `http://${address}:${HTTP_PORT}/ari` });
+      nodes.push({ name, pid: child.pid, sip: node.sip, ari: node.ari });
     }
 
-    const edge = `${subnet}.10`;
     const dispatcherList = join(dir, 'dispatcher.list');
-    writeFileSync(dispatcherList, nodes.map((n) => `1 sip:${n.sip}\n`).join(''));
-    const template = readFileSync(join(REPO, 'conf/cluster/kamailio.cfg'), 'utf8');
-    const cfg = template
-      .replaceAll('@EDGE_ADDRESS@', edge)
-      .replaceAll('@EDGE_PORT@', String(SIP_PORT))
-      .replaceAll('@MODULE_DIR@', kamailioModuleDir())
-      .replaceAll('@DISPATCHER_LIST@', dispatcherList);
+    const { cfg, list } = edgeConf({ edge, nodes, moduleDir: kamailioModuleDir(), dispatcherList });
+    writeFileSync(dispatcherList, list);
     const cfgFile = join(dir, 'kamailio.cfg');
     writeFileSync(cfgFile, cfg);
     const kamailioLog = join(dir, 'kamailio.log');
@@ -207,8 +247,11 @@ function down() {
 try {
   if (command === 'up') await up();
   else if (command === 'down') down();
+  else if (command === 'conf') writeConf();
   else {
-    console.error('usage: npm run cluster -- up [--nodes N] [--subnet 127.0.0] [--dir DIR] | down [--dir DIR]');
+    console.error(
+      'usage: npm run cluster -- up [--nodes N] [--subnet 127.0.0] [--dir DIR] | down [--dir DIR] | conf [--nodes N] [--subnet 127.0.0] --dir DIR --postgres URL [--app-root /app]',
+    );
     process.exitCode = 2;
   }
 } catch (err) {

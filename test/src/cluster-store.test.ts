@@ -2,7 +2,8 @@
  * Two Switchboard processes sharing one PostgreSQL store (`[store] backend = postgres`), on a
  * throwaway server: a phone registered on one node is called from the other (contacts are shared,
  * with Path kept), a device state set through node two's API reaches an application subscribed
- * on node one, and an application name is served by one node at a time. Skips, naming the reason, when PostgreSQL cannot run here.
+ * on node one, a phone subscribed on node one sees the busy lamp of a phone in a call on node two,
+ * and an application name is served by one node at a time. Skips, naming the reason, when PostgreSQL cannot run here.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -14,6 +15,7 @@ import { digestPhone, NAT_PHONE, udpTransport } from './pjsip-phones.js';
 const DIALPLAN = `
 exten => 300,1,Dial(SIP/bob,20)
  same => n,Hangup()
+exten => 102,hint,SIP/bob
 `;
 
 const credentials = (user: string, password: string) => ['-au', user, '-ap', password];
@@ -119,6 +121,49 @@ describe('nodes sharing a PostgreSQL store', { skip: unavailable }, () => {
     const read = await api(one, 'GET', '/deviceStates/App:lamp');
     assert.deepEqual(await read.json(), { name: 'App:lamp', state: 'BUSY' });
     socket.close();
+  });
+
+  it('lights a busy lamp on node one for a phone in a call on node two', { timeout: 30_000 }, async () => {
+    const bobPort = await freePort('udp');
+    const registered = await runSipp(
+      'register-auth.xml',
+      { host: '127.0.0.1', port: two.sipPort },
+      { service: 'bob', keys: { expires: 300 }, extra: [...credentials('bob', 'builder'), '-p', String(bobPort)] },
+    );
+    assert.equal(registered.code, 0, registered.stdout.slice(-2000));
+    // bob answers on node two, talks four seconds and hangs up.
+    const callee = runSipp(
+      'uas-answer-talk-bye.xml',
+      { host: '127.0.0.1', port: two.sipPort },
+      { service: 'bob', keys: { rtpport: 4022 }, extra: ['-p', String(bobPort)] },
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const caller = runSipp(
+      'uac-auth-wait-bye.xml',
+      { host: '127.0.0.1', port: two.sipPort },
+      { service: '300', keys: { user: 'alice', rtpport: 4024 }, extra: credentials('alice', 'wonderland') },
+    );
+    // Node one has no channel of bob's, yet reads him in use from node two's announcement.
+    const deadline = Date.now() + 5000;
+    let seen = '';
+    while (Date.now() < deadline && seen !== 'INUSE') {
+      const read = await api(one, 'GET', `/deviceStates/${encodeURIComponent('SIP/bob')}`);
+      seen = read.status === 200 ? ((await read.json()) as { state: string }).state : `HTTP ${read.status}`;
+      if (seen !== 'INUSE') await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert.equal(seen, 'INUSE', 'node one merges node two’s endpoint device state');
+    // alice's phone watches extension 102 (hint SIP/bob) on node one: first NOTIFY confirmed
+    // (busy), the second, once bob hung up on node two, idle.
+    const lamp = await runSipp(
+      'subscribe-dialog-auth.xml',
+      { host: '127.0.0.1', port: one.sipPort },
+      { service: '102', keys: { user: 'alice' }, extra: credentials('alice', 'wonderland') },
+    );
+    assert.equal(lamp.code, 0, lamp.stdout.slice(-3000));
+    assert.equal((await callee).code, 0);
+    assert.equal((await caller).code, 0);
+    const after = await api(one, 'GET', `/deviceStates/${encodeURIComponent('SIP/bob')}`);
+    assert.notEqual(((await after.json()) as { state: string }).state, 'INUSE');
   });
 
   it('keeps application names unique: a connection on node two replaces one on node one', { timeout: 20_000 }, async () => {

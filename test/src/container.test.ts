@@ -7,7 +7,9 @@
  * depends_on naming real services), plus the Prometheus configuration it mounts.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { parse } from 'yaml';
@@ -74,8 +76,7 @@ const KNOWN_INSTRUCTIONS = new Set([
   'SHELL',
 ]);
 
-function httpPort(): number {
-  const text = readFileSync(join(REPO_ROOT, 'conf', 'http.conf'), 'utf8');
+function httpPort(text = readFileSync(join(REPO_ROOT, 'conf', 'http.conf'), 'utf8')): number {
   return Number(/^\s*bindport\s*=\s*(\d+)/m.exec(text)?.[1] ?? 8088);
 }
 
@@ -135,6 +136,9 @@ describe('Dockerfile', () => {
   });
 });
 
+/** Where the `cluster` profile finds what `npm run cluster -- conf` generates. */
+const CLUSTER_CONF = './deploy/cluster';
+
 describe('docker-compose.yml', () => {
   const compose = parse(readFileSync(join(REPO_ROOT, 'docker-compose.yml'), 'utf8')) as Record<string, unknown>;
   const services = compose.services as Record<string, Record<string, unknown>>;
@@ -169,9 +173,57 @@ describe('docker-compose.yml', () => {
       for (const mount of (service.volumes as string[]) ?? []) {
         const [source, target] = mount.split(':');
         assert.ok(source && target?.startsWith('/'), `${name}: ${mount}`);
+        if (source.startsWith(CLUSTER_CONF)) continue; // generated; checked below
         if (source.startsWith('.') || source.startsWith('/')) assert.ok(existsSync(join(REPO_ROOT, source)), `${name}: ${source} exists`);
         else assert.ok(declaredVolumes.has(source), `${name}: volume ${source} is declared`);
       }
+    }
+  });
+
+  it('cluster profile: mounts what `npm run cluster -- conf` writes, each node checked at its own address', () => {
+    const root = mkdtempSync(join(tmpdir(), 'switchboard-compose-cluster-'));
+    try {
+      const dir = join(root, 'cluster');
+      const url = 'postgres://switchboard:switchboard@127.0.0.1:5432/switchboard';
+      const conf = spawnSync(
+        process.execPath,
+        [join(REPO_ROOT, 'scripts', 'cluster.mjs'), 'conf', '--nodes', '3', '--dir', dir, '--postgres', url],
+        {
+          encoding: 'utf8',
+        },
+      );
+      assert.equal(conf.status, 0, conf.stderr);
+      const cluster = Object.entries(services).filter(([, s]) => (s.profiles as string[] | undefined)?.includes('cluster'));
+      const nodes = cluster.filter(([name]) => name.startsWith('cluster-node'));
+      assert.equal(nodes.length, 3);
+      for (const [name, service] of cluster) {
+        assert.equal(service.network_mode, 'host', `${name}: host networking, as the loopback addresses need`);
+        for (const mount of (service.volumes as string[]) ?? []) {
+          const source = mount.split(':')[0] ?? '';
+          if (source.startsWith(CLUSTER_CONF))
+            assert.ok(existsSync(join(dir, source.slice(CLUSTER_CONF.length))), `${name}: ${source} is generated`);
+        }
+      }
+      for (const [name, service] of nodes) {
+        const confMount = ((service.volumes as string[]) ?? []).find((v) => v.endsWith(':/app/conf:ro')) ?? '';
+        const confDir = join(dir, confMount.split(':')[0]?.slice(CLUSTER_CONF.length) ?? '');
+        const http = readFileSync(join(confDir, 'http.conf'), 'utf8');
+        const address = /^\s*bindaddr\s*=\s*(\S+)/m.exec(http)?.[1];
+        const health = (service.environment as Record<string, string>).SWITCHBOARD_HEALTH_URL;
+        assert.equal(health, `http://${address}:${httpPort(http)}/healthz`, `${name}: health check at its http.conf address`);
+        assert.match(
+          readFileSync(join(confDir, 'switchboard.conf'), 'utf8'),
+          new RegExp(`url = ${url}`),
+          `${name}: the compose PostgreSQL`,
+        );
+        const dispatcher = readFileSync(join(dir, 'dispatcher.list'), 'utf8');
+        assert.ok(dispatcher.includes(`sip:${address}:5060`), `${name}: behind the edge`);
+      }
+      const pg = services['cluster-postgres']?.environment as Record<string, string>;
+      assert.equal(`postgres://${pg.POSTGRES_USER}:${pg.POSTGRES_PASSWORD}@127.0.0.1:5432/${pg.POSTGRES_DB}`, url);
+      assert.match(readFileSync(join(dir, 'kamailio.cfg'), 'utf8'), /list_file", "\/etc\/kamailio-cluster\/dispatcher.list"/);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
     }
   });
 

@@ -11,7 +11,7 @@ import { EventBus } from '../events/event-bus.js';
 import { openStore } from '../store/sqlite-store.js';
 import { RecordingTechnology } from '../test-support.js';
 import { silentLogger } from '../util/logger.js';
-import { DeviceStateRegistry } from './device-state-registry.js';
+import { DeviceStateRegistry, mergeDeviceStates } from './device-state-registry.js';
 
 const dirs: string[] = [];
 after(() => {
@@ -98,5 +98,19 @@ describe('DeviceStateRegistry', () => {
     ]);
     assert.equal(await codeOf(registry.get('SIP/nobody')), 'not_found');
     await store.close();
+  });
+});
+
+describe('mergeDeviceStates (one endpoint device over several cluster nodes)', () => {
+  it('is in use when any node has a call, ringing when any alerts, both when both', () => {
+    assert.equal(mergeDeviceStates('NOT_INUSE', ['INUSE']), 'INUSE');
+    assert.equal(mergeDeviceStates('UNAVAILABLE', ['RINGING']), 'RINGING');
+    assert.equal(mergeDeviceStates('RINGING', ['INUSE']), 'RINGINUSE');
+    assert.equal(mergeDeviceStates('INUSE', ['RINGING', 'INUSE']), 'RINGINUSE');
+  });
+
+  it('keeps the local reachability when no node has a call', () => {
+    assert.equal(mergeDeviceStates('NOT_INUSE', []), 'NOT_INUSE');
+    assert.equal(mergeDeviceStates('UNAVAILABLE', ['NOT_INUSE']), 'UNAVAILABLE');
   });
 });

@@ -30,8 +30,12 @@ export class DeviceStateRegistry {
   readonly #channels: ChannelRegistry;
   readonly #endpoints: EndpointRegistry;
   readonly #store: DeviceStateStore | undefined;
-  /** Last announced value of each endpoint device, so only changes are published. */
+  /** Last published (merged) value of each endpoint device, so only changes are published. */
   readonly #derived = new Map<string, DeviceStateValue>();
+  /** Last value derived from this node's own channels, as told to the other nodes. */
+  readonly #announced = new Map<string, DeviceStateValue>();
+  /** Other nodes' values of endpoint devices: device name → node id → state. */
+  readonly #remote = new Map<string, Map<string, RemoteEndpointState>>();
 
   constructor(options: DeviceStateRegistryOptions) {
     this.#bus = options.bus;
@@ -45,6 +49,13 @@ export class DeviceStateRegistry {
       const state = record && isDeviceStateValue(record.state) ? record.state : 'UNKNOWN';
       this.#bus.publish({ type: 'DeviceStateChanged', device_state: { name, state } });
     });
+    // … and of the endpoint devices other nodes derive from their calls.
+    if (options.store?.onRemoteEndpoint) {
+      options.store.onRemoteEndpoint((nodeId, name, state) => this.#onRemoteEndpoint(nodeId, name, state));
+      // A node that dies says nothing more: busy values are told again every REFRESH_MS and
+      // another node's value not heard again within REMOTE_EXPIRY_MS is dropped.
+      setInterval(() => this.#refresh(), REFRESH_MS).unref();
+    }
   }
 
   /** The controlled devices (the reference lists only those). */
@@ -81,8 +92,26 @@ export class DeviceStateRegistry {
     this.#bus.publish({ type: 'DeviceStateChanged', device_state: { name, state: 'UNKNOWN' } });
   }
 
-  /** `SIP/alice` (or `PJSIP/alice`) → its derived state; undefined for a device we do not know. */
+  /**
+   * `SIP/alice` (or `PJSIP/alice`) → its state derived here, merged with what the other nodes of a
+   * cluster announced for it; undefined for a device we do not know.
+   */
   endpointDeviceState(name: string): DeviceStateSnapshot | undefined {
+    const local = this.#localEndpointDeviceState(name);
+    if (!local) return undefined;
+    const remote = this.#remote.get(local.name);
+    return remote
+      ? {
+          name: local.name,
+          state: mergeDeviceStates(
+            local.state,
+            [...remote.values()].map((r) => r.state),
+          ),
+        }
+      : local;
+  }
+
+  #localEndpointDeviceState(name: string): DeviceStateSnapshot | undefined {
     const canonical = canonicalDeviceName(name);
     const slash = canonical.indexOf('/');
     if (slash <= 0) return undefined;
@@ -106,16 +135,89 @@ export class DeviceStateRegistry {
   }
 
   #recompute(name: string): void {
+    this.#announce(name);
     const current = this.endpointDeviceState(name);
     if (!current || this.#derived.get(current.name) === current.state) return;
     this.#derived.set(current.name, current.state);
     this.#bus.publish({ type: 'DeviceStateChanged', device_state: current });
   }
 
+  /** Tells the other nodes when the state derived from this node's own channels changes. */
+  #announce(name: string): void {
+    const store = this.#store;
+    if (!store?.announceEndpoint) return;
+    const local = this.#localEndpointDeviceState(name);
+    if (!local || this.#announced.get(local.name) === local.state) return;
+    this.#announced.set(local.name, local.state);
+    store.announceEndpoint(local.name, local.state).catch(() => {
+      // Forget it so the next change is announced again; other nodes keep the previous value meanwhile.
+      this.#announced.delete(local.name);
+    });
+  }
+
+  #onRemoteEndpoint(nodeId: string, name: string, state: string): void {
+    const canonical = canonicalDeviceName(name);
+    let perNode = this.#remote.get(canonical);
+    if (isDeviceStateValue(state) && isBusy(state)) {
+      if (!perNode) {
+        perNode = new Map();
+        this.#remote.set(canonical, perNode);
+      }
+      perNode.set(nodeId, { state, heardAt: Date.now() });
+    } else if (perNode) {
+      // Idle there: only this node's own reachability and calls count for it again.
+      perNode.delete(nodeId);
+      if (perNode.size === 0) this.#remote.delete(canonical);
+    }
+    this.#recompute(canonical);
+  }
+
+  #refresh(): void {
+    for (const [name, state] of this.#announced) {
+      if (isBusy(state)) this.#store?.announceEndpoint?.(name, state).catch(() => this.#announced.delete(name));
+    }
+    const oldest = Date.now() - REMOTE_EXPIRY_MS;
+    for (const [name, perNode] of this.#remote) {
+      for (const [nodeId, remote] of perNode) if (remote.heardAt < oldest) perNode.delete(nodeId);
+      if (perNode.size === 0) this.#remote.delete(name);
+      this.#recompute(name);
+    }
+  }
+
   #requireStore(): DeviceStateStore {
     if (!this.#store) throw new CoreError('unavailable', 'Device state storage is not configured');
     return this.#store;
   }
+}
+
+/** How often a node tells its busy endpoint devices again (see the constructor). */
+const REFRESH_MS = 20_000;
+const REMOTE_EXPIRY_MS = 3 * REFRESH_MS;
+
+interface RemoteEndpointState {
+  state: DeviceStateValue;
+  heardAt: number;
+}
+
+const RINGING_STATES: ReadonlySet<DeviceStateValue> = new Set(['RINGING', 'RINGINUSE']);
+const IN_USE_STATES: ReadonlySet<DeviceStateValue> = new Set(['INUSE', 'BUSY', 'ONHOLD', 'RINGINUSE']);
+
+function isBusy(state: DeviceStateValue): boolean {
+  return RINGING_STATES.has(state) || IN_USE_STATES.has(state);
+}
+
+/**
+ * One device over several nodes: in use on any node is in use, ringing on any is ringing, both
+ * is RINGINUSE; when no node has a call the local value (reachability) stands.
+ */
+export function mergeDeviceStates(local: DeviceStateValue, remote: Iterable<DeviceStateValue>): DeviceStateValue {
+  const all = [local, ...remote];
+  const ringing = all.some((s) => RINGING_STATES.has(s));
+  const inUse = all.some((s) => IN_USE_STATES.has(s));
+  if (ringing && inUse) return 'RINGINUSE';
+  if (ringing) return 'RINGING';
+  if (inUse) return 'INUSE';
+  return local;
 }
 
 function isControlled(name: string): boolean {

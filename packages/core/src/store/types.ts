@@ -37,6 +37,13 @@ export type RemoteChangeHook<T> = (listener: (name: string, record: T | undefine
 export interface DeviceStateStore {
   /** Present in stores shared by several nodes (PostgreSQL): other nodes' changes. */
   onRemoteChange?: RemoteChangeHook<DeviceStateRecord>;
+  /**
+   * Present in shared stores: tells the other nodes the state this node derives for one of its
+   * endpoint devices (`SIP/alice`), so each can merge them (busy on any node is busy).
+   */
+  announceEndpoint?(name: string, state: string): Promise<void>;
+  /** Present in shared stores: other nodes' announcements, with the announcing node's id. */
+  onRemoteEndpoint?(listener: (nodeId: string, name: string, state: string) => void): () => void;
   get(name: string): Promise<DeviceStateRecord | undefined>;
   /** `updatedAt` defaults to now. */
   set(name: string, state: string, updatedAt?: number): Promise<void>;

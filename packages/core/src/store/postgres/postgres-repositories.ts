@@ -4,7 +4,7 @@
  * exceed 2^53); the values kept here (epoch milliseconds, ids) fit a number, hence Number().
  */
 import type pg from 'pg';
-import { type RemoteChanges, STATE_CHANNEL } from './remote-changes.js';
+import { type RemoteChanges, type RemoteEndpointListener, STATE_CHANNEL } from './remote-changes.js';
 import type {
   CdrRecord,
   CdrStore,
@@ -69,6 +69,15 @@ export class PostgresDeviceStates implements DeviceStateStore {
     private readonly changes: RemoteChanges,
   ) {
     this.onRemoteChange = (listener) => changes.onDevice(listener);
+  }
+
+  /** Not stored: a node's endpoint states live as long as its calls, so only a notification. */
+  async announceEndpoint(name: string, state: string): Promise<void> {
+    await this.db.query(`SELECT pg_notify('${STATE_CHANNEL}', $1)`, [this.changes.payload({ kind: 'endpoint', name, state })]);
+  }
+
+  onRemoteEndpoint(listener: RemoteEndpointListener): () => void {
+    return this.changes.onEndpoint(listener);
   }
 
   async get(name: string): Promise<DeviceStateRecord | undefined> {

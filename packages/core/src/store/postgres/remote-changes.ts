@@ -12,7 +12,12 @@ export const STATE_CHANNEL = 'switchboard_state';
 export type RemoteChange =
   | { kind: 'device'; name: string; record?: DeviceStateRecord }
   | { kind: 'mailbox'; name: string; record?: MailboxRecord }
-  | { kind: 'application'; name: string; seq: number };
+  | { kind: 'application'; name: string; seq: number }
+  /** The state a node derives for one of its endpoint devices from its own channels. */
+  | { kind: 'endpoint'; name: string; state: string };
+
+/** Told with the announcing node's id, so a merge keeps one value per node. */
+export type RemoteEndpointListener = (nodeId: string, name: string, state: string) => void;
 
 type Listener<T> = (name: string, record: T | undefined) => void;
 
@@ -22,6 +27,7 @@ export class RemoteChanges {
   readonly #device = new Set<Listener<DeviceStateRecord>>();
   readonly #mailbox = new Set<Listener<MailboxRecord>>();
   readonly #application = new Set<(name: string, seq: number) => void>();
+  readonly #endpoint = new Set<RemoteEndpointListener>();
 
   constructor(nodeId: string, log: Logger) {
     this.#nodeId = nodeId;
@@ -48,6 +54,11 @@ export class RemoteChanges {
     return () => this.#application.delete(listener);
   }
 
+  onEndpoint(listener: RemoteEndpointListener): () => void {
+    this.#endpoint.add(listener);
+    return () => this.#endpoint.delete(listener);
+  }
+
   receive(payload: string | undefined): void {
     let parsed: { n?: string; c?: RemoteChange };
     try {
@@ -60,6 +71,11 @@ export class RemoteChanges {
     if (!change || parsed.n === this.#nodeId || typeof change.name !== 'string') return;
     if (change.kind === 'application') {
       for (const listener of this.#application) listener(change.name, Number(change.seq));
+      return;
+    }
+    if (change.kind === 'endpoint') {
+      if (typeof change.state !== 'string' || typeof parsed.n !== 'string') return;
+      for (const listener of this.#endpoint) listener(parsed.n, change.name, change.state);
       return;
     }
     const listeners: Set<Listener<never>> = change.kind === 'device' ? this.#device : this.#mailbox;
