@@ -168,4 +168,24 @@ describe('overload control', () => {
     const share = callerAdmitted / (callerAdmitted + flooderAdmitted);
     assert.ok(callerAdmitted >= 5 && share >= 1 / 3, `caller ${callerAdmitted}, flooder ${flooderAdmitted}`);
   });
+
+  it('takes a standing queue for overload, not one stall of the loop', () => {
+    const clock = new FakeClock();
+    const control = new OverloadControl({ maxLoopLagMs: 100 }, clock);
+    const probe = (delayMs: number) => {
+      clock.advance(50);
+      control.recordQueueDelay(delayMs);
+    };
+    for (let i = 0; i < 20; i++) probe(1);
+    // A 300 ms stall: the probes around it waited, the next ones did not.
+    probe(300);
+    probe(260);
+    probe(3);
+    assert.equal(control.shouldShed(0), false);
+    assert.equal(control.state, 'normal');
+    // Every probe of a second waits: the queue stands.
+    for (let i = 0; i < 25; i++) probe(180 + i);
+    control.shouldShed(0);
+    assert.equal(control.state, 'limiting');
+  });
 });

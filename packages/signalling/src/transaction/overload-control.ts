@@ -3,10 +3,11 @@
  * calls already admitted still complete; the admitted rate adapts as RFC 7415's rate-based control
  * does, applied inside one server).
  *
- * How far behind the server runs is its *delay*, the larger of two smoothed measures:
+ * How far behind the server runs is its *delay*, the larger of two measures:
  * - main-loop lag: how late a timer due every 20 ms fires;
  * - queue delay: how long a probe datagram waited in the SIP socket's receive queue and the loop
- *   (transport/queue-delay-probe.ts). A queue in the kernel does not show as loop lag.
+ *   (transport/queue-delay-probe.ts), the least over the last second: a standing queue, not a
+ *   stall. A queue in the kernel does not show as loop lag.
  * Calls in setup (INVITE server transactions in Proceeding) are capped on their own: at the limit
  * every new INVITE is refused until they are back under 90 % of it.
  *
@@ -58,7 +59,9 @@ export const DEFAULT_OVERLOAD_LIMITS: Readonly<OverloadLimits> = Object.freeze({
   retryAfterS: 5,
 });
 
-/** Weight of a new sample in a smoothed measure. */
+/** The window whose least queue-delay sample counts (20 probes at the transport's 50 ms). */
+const QUEUE_WINDOW_MS = 1000;
+/** Weight of a new sample in the smoothed loop lag. */
 const SMOOTHING = 0.3;
 const ADJUST_INTERVAL_MS = 100;
 const RATE_CUT = 0.85;
@@ -85,6 +88,7 @@ export class OverloadControl {
   #setupFull = false;
   #lagMs = 0;
   #queueDelayMs = 0;
+  readonly #queueSamples: Array<{ at: number; delayMs: number }> = [];
   #shed = 0;
   #rate = 0;
   #tokens = 0;
@@ -140,8 +144,18 @@ export class OverloadControl {
     this.#adjust(this.#clock.now());
   }
 
+  /**
+   * The queue delay is the least of the samples of the last QUEUE_WINDOW_MS (CoDel's standing-queue
+   * test, RFC 8289 §3.2): one stall of the loop (a garbage collection) delays the probes around it and
+   * passes; a queue that stays delays every one of them.
+   */
   recordQueueDelay(delayMs: number): void {
-    this.#queueDelayMs = this.#queueDelayMs * (1 - SMOOTHING) + Math.max(0, delayMs) * SMOOTHING;
+    const now = this.#clock.now();
+    this.#queueSamples.push({ at: now, delayMs: Math.max(0, delayMs) });
+    while ((this.#queueSamples[0]?.at ?? now) < now - QUEUE_WINDOW_MS) this.#queueSamples.shift();
+    let least = Number.POSITIVE_INFINITY;
+    for (const sample of this.#queueSamples) least = Math.min(least, sample.delayMs);
+    this.#queueDelayMs = least;
     this.#adjust(this.#clock.now());
   }
 
