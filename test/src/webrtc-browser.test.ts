@@ -127,6 +127,20 @@ function loudShareOf(decoded: { rate: number; samples: Int16Array }, hz: number)
   return loud === 0 ? 0 : matching / loud;
 }
 
+/**
+ * loudShareOf the desk phone's decoder dump once it holds audio: baresip may still be writing the
+ * file when the call's end shows in its output. Polls up to 5 s; 0 when nothing loud ever arrives.
+ */
+async function settledLoudShare(desk: BaresipPhone, hz: number): Promise<number> {
+  const deadline = Date.now() + 5000;
+  let share = loudShareOf(desk.decoded(), hz);
+  while (share === 0 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    share = loudShareOf(desk.decoded(), hz);
+  }
+  return share;
+}
+
 const skip = CHROMIUM === undefined ? 'chromium is not installed (scripts/ensure-tools.mjs installs it)' : false;
 
 describe('WebRTC: a browser phone (Chromium, SIP.js over WebSocket) through Switchboard', { skip }, () => {
@@ -264,7 +278,7 @@ describe('WebRTC: a browser phone (Chromium, SIP.js over WebSocket) through Swit
       const heard = await listen(page, 3000);
       await page.evaluate(() => window.phone.hangup());
       await waitFor('the desk phone to see the call end', () => /terminated|closed/i.test(desk.output), 10_000);
-      const share = loudShareOf(desk.decoded(), BROWSER_TONE_HZ);
+      const share = await settledLoudShare(desk, BROWSER_TONE_HZ);
       t.diagnostic(
         `browser peaks ${heard.peaks.map(Math.round).join(' ')}; desk hears ${BROWSER_TONE_HZ} Hz in ${(share * 100).toFixed(0)}%`,
       );
@@ -295,7 +309,7 @@ describe('WebRTC: a browser phone (Chromium, SIP.js over WebSocket) through Swit
       const heard = await listen(page, 3000);
       await page.evaluate(() => window.phone.hangup());
       await waitFor('the desk phone to see the call end', () => /terminated|closed/i.test(desk.output), 10_000);
-      const share = loudShareOf(desk.decoded(), BROWSER_TONE_HZ);
+      const share = await settledLoudShare(desk, BROWSER_TONE_HZ);
       t.diagnostic(
         `browser peaks ${heard.peaks.map(Math.round).join(' ')}; desk hears ${BROWSER_TONE_HZ} Hz in ${(share * 100).toFixed(0)}%`,
       );
@@ -325,7 +339,7 @@ describe('WebRTC: a browser phone (Chromium, SIP.js over WebSocket) through Swit
       const heard = await listen(page, 3000);
       await page.evaluate(() => window.phone.hangup());
       await waitFor('the desk phone to see the call end', () => /terminated|closed/i.test(desk.output), 10_000);
-      const share = loudShareOf(desk.decoded(), BROWSER_TONE_HZ);
+      const share = await settledLoudShare(desk, BROWSER_TONE_HZ);
       t.diagnostic(
         `browser peaks ${heard.peaks.map(Math.round).join(' ')}; desk hears ${BROWSER_TONE_HZ} Hz in ${(share * 100).toFixed(0)}%`,
       );
