@@ -19,7 +19,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { extname, join, normalize } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it, type TestContext } from 'node:test';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { toneShare, toneWav, waitFor } from './audio-analysis.js';
 import { BaresipPhone } from './baresip-phone.js';
@@ -139,6 +139,19 @@ async function settledLoudShare(desk: BaresipPhone, hz: number): Promise<number>
     share = loudShareOf(desk.decoded(), hz);
   }
   return share;
+}
+
+/**
+ * After the browser hung up: the browser heard the desk phone's tone, and the desk phone (its decoder
+ * dump) the browser's.
+ */
+async function assertBothHeard(t: TestContext, desk: BaresipPhone, heard: { peaks: number[] }): Promise<void> {
+  await waitFor('the desk phone to see the call end', () => /terminated|closed/i.test(desk.output), 10_000);
+  const share = await settledLoudShare(desk, BROWSER_TONE_HZ);
+  t.diagnostic(`browser peaks ${heard.peaks.map(Math.round).join(' ')}; desk hears ${BROWSER_TONE_HZ} Hz in ${(share * 100).toFixed(0)}%`);
+  const near = heard.peaks.filter((hz) => Math.abs(hz - DESK_TONE_HZ) < 30).length;
+  assert.ok(heard.peaks.length > 10 && near / heard.peaks.length > 0.8, `browser peaks: ${heard.peaks.map(Math.round).join(' ')}`);
+  assert.ok(share > 0.8, `the desk phone hears the browser's ${BROWSER_TONE_HZ} Hz in ${(share * 100).toFixed(0)}% of its loud blocks`);
 }
 
 const skip = CHROMIUM === undefined ? 'chromium is not installed (scripts/ensure-tools.mjs installs it)' : false;
@@ -277,14 +290,7 @@ describe('WebRTC: a browser phone (Chromium, SIP.js over WebSocket) through Swit
       await page.evaluate(() => window.phone.call('sip:701@127.0.0.1'));
       const heard = await listen(page, 3000);
       await page.evaluate(() => window.phone.hangup());
-      await waitFor('the desk phone to see the call end', () => /terminated|closed/i.test(desk.output), 10_000);
-      const share = await settledLoudShare(desk, BROWSER_TONE_HZ);
-      t.diagnostic(
-        `browser peaks ${heard.peaks.map(Math.round).join(' ')}; desk hears ${BROWSER_TONE_HZ} Hz in ${(share * 100).toFixed(0)}%`,
-      );
-      const near = heard.peaks.filter((hz) => Math.abs(hz - DESK_TONE_HZ) < 30).length;
-      assert.ok(heard.peaks.length > 10 && near / heard.peaks.length > 0.8, `browser peaks: ${heard.peaks.map(Math.round).join(' ')}`);
-      assert.ok(share > 0.8, `the desk phone hears the browser's ${BROWSER_TONE_HZ} Hz in ${(share * 100).toFixed(0)}% of its loud blocks`);
+      await assertBothHeard(t, desk, heard);
     } finally {
       await desk.stop();
     }
@@ -308,14 +314,7 @@ describe('WebRTC: a browser phone (Chromium, SIP.js over WebSocket) through Swit
       assert.match(remote, /^a=setup:actpass/m);
       const heard = await listen(page, 3000);
       await page.evaluate(() => window.phone.hangup());
-      await waitFor('the desk phone to see the call end', () => /terminated|closed/i.test(desk.output), 10_000);
-      const share = await settledLoudShare(desk, BROWSER_TONE_HZ);
-      t.diagnostic(
-        `browser peaks ${heard.peaks.map(Math.round).join(' ')}; desk hears ${BROWSER_TONE_HZ} Hz in ${(share * 100).toFixed(0)}%`,
-      );
-      const near = heard.peaks.filter((hz) => Math.abs(hz - DESK_TONE_HZ) < 30).length;
-      assert.ok(heard.peaks.length > 10 && near / heard.peaks.length > 0.8, `browser peaks: ${heard.peaks.map(Math.round).join(' ')}`);
-      assert.ok(share > 0.8, `the desk phone hears the browser's ${BROWSER_TONE_HZ} Hz in ${(share * 100).toFixed(0)}% of its loud blocks`);
+      await assertBothHeard(t, desk, heard);
     } finally {
       await desk.stop();
     }
@@ -338,15 +337,8 @@ describe('WebRTC: a browser phone (Chromium, SIP.js over WebSocket) through Swit
       await page.evaluate(() => window.phone.call('sip:704@127.0.0.1'));
       const heard = await listen(page, 3000);
       await page.evaluate(() => window.phone.hangup());
-      await waitFor('the desk phone to see the call end', () => /terminated|closed/i.test(desk.output), 10_000);
-      const share = await settledLoudShare(desk, BROWSER_TONE_HZ);
-      t.diagnostic(
-        `browser peaks ${heard.peaks.map(Math.round).join(' ')}; desk hears ${BROWSER_TONE_HZ} Hz in ${(share * 100).toFixed(0)}%`,
-      );
       // Both ends refuse plain RTP (srtp-mand; media_encryption = sdes without _optimistic): audio means SRTP.
-      const near = heard.peaks.filter((hz) => Math.abs(hz - DESK_TONE_HZ) < 30).length;
-      assert.ok(heard.peaks.length > 10 && near / heard.peaks.length > 0.8, `browser peaks: ${heard.peaks.map(Math.round).join(' ')}`);
-      assert.ok(share > 0.8, `the desk phone hears the browser's ${BROWSER_TONE_HZ} Hz in ${(share * 100).toFixed(0)}% of its loud blocks`);
+      await assertBothHeard(t, desk, heard);
     } finally {
       await desk.stop();
     }
