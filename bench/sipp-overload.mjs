@@ -5,66 +5,14 @@
 // 600/s); with it the excess INVITEs get 503 + Retry-After at once and the calls admitted complete.
 // Reports successful calls per second of offered time (goodput) for each rate, and its ratio to
 // the goodput at capacity (the goal: at least 90 %). Then SIGTERM under that load, timed.
-import { writeFileSync } from 'node:fs';
-import { createSocket } from 'node:dgram';
-import { join } from 'node:path';
-import { freePort, runSipp, startSwitchboard } from '../test/dist/harness.js';
+import { runSipp } from '../test/dist/harness.js';
+import { startDialBench } from './dial-setup.mjs';
 import { cpuSeconds, machine, machineBusySeconds, round, rssMiB, sippCount, sleep, writeResult } from './common.mjs';
 
 const rates = (process.env.BENCH_RATES ?? '400,600').split(',').map(Number);
 const seconds = Number(process.env.BENCH_STEP_SECONDS ?? 8);
 
-const DIALPLAN = `
-exten => 300,1,Dial(SIP/bob,20)
- same => n,Hangup()
-`;
-
-function phone(name, password) {
-  return `
-[${name}]
-type = endpoint
-context = from-internal
-disallow = all
-allow = ulaw
-auth = ${name}-auth
-aors = ${name}
-
-[${name}-auth]
-type = auth
-auth_type = userpass
-username = ${name}
-password = ${password}
-
-[${name}]
-type = aor
-max_contacts = 1
-remove_existing = yes
-`;
-}
-
-const sb = await startSwitchboard({ dialplan: DIALPLAN, rtpStart: 52000, rtpEnd: 60000 });
-writeFileSync(
-  join(sb.confDir, 'pjsip.conf'),
-  [
-    `[transport-udp]\ntype = transport\nprotocol = udp\nbind = 127.0.0.1:${sb.sipPort}\n`,
-    phone('alice', 'wonderland'),
-    phone('bob', 'builder'),
-  ].join('\n'),
-);
-await sb.restart();
-const target = { host: '127.0.0.1', port: sb.sipPort };
-
-// Both phones' SDP need media ports; nothing is sent, but bound sockets avoid ICMP errors on relay.
-const sinks = [createSocket('udp4'), createSocket('udp4')];
-for (const sink of sinks) await new Promise((resolve) => sink.bind(0, '127.0.0.1', resolve));
-
-const bobPort = await freePort('udp');
-const registered = await runSipp('register-auth.xml', target, {
-  service: 'bob',
-  keys: { expires: 3600 },
-  extra: ['-au', 'bob', '-ap', 'builder', '-p', String(bobPort)],
-});
-if (registered.code !== 0) throw new Error(`bob did not register:\n${registered.stdout.slice(-2000)}`);
+const { sb, target, sinks, bobPort } = await startDialBench();
 
 const steps = [];
 for (const rate of rates) {

@@ -1,0 +1,63 @@
+// The set-up of the Dial() benchmarks (sipp-dial-rate, sipp-overload): alice and bob as digest
+// phones, 300 = Dial(SIP/bob), two bound sockets for the SDP's media ports, and bob registered from
+// the port his sipp UAS then listens on.
+import { createSocket } from 'node:dgram';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { freePort, runSipp, startSwitchboard } from '../test/dist/harness.js';
+
+const DIALPLAN = `
+exten => 300,1,Dial(SIP/bob,20)
+ same => n,Hangup()
+`;
+
+function phone(name, password) {
+  return `
+[${name}]
+type = endpoint
+context = from-internal
+disallow = all
+allow = ulaw
+auth = ${name}-auth
+aors = ${name}
+
+[${name}-auth]
+type = auth
+auth_type = userpass
+username = ${name}
+password = ${password}
+
+[${name}]
+type = aor
+max_contacts = 1
+remove_existing = yes
+`;
+}
+
+/** Starts the server and registers bob; returns what the steps use. */
+export async function startDialBench() {
+  const sb = await startSwitchboard({ dialplan: DIALPLAN, rtpStart: 52000, rtpEnd: 60000 });
+  writeFileSync(
+    join(sb.confDir, 'pjsip.conf'),
+    [
+      `[transport-udp]\ntype = transport\nprotocol = udp\nbind = 127.0.0.1:${sb.sipPort}\n`,
+      phone('alice', 'wonderland'),
+      phone('bob', 'builder'),
+    ].join('\n'),
+  );
+  await sb.restart();
+  const target = { host: '127.0.0.1', port: sb.sipPort };
+
+  // Both phones' SDP need media ports; nothing is sent, but bound sockets avoid ICMP errors on relay.
+  const sinks = [createSocket('udp4'), createSocket('udp4')];
+  for (const sink of sinks) await new Promise((resolve) => sink.bind(0, '127.0.0.1', resolve));
+
+  const bobPort = await freePort('udp');
+  const registered = await runSipp('register-auth.xml', target, {
+    service: 'bob',
+    keys: { expires: 3600 },
+    extra: ['-au', 'bob', '-ap', 'builder', '-p', String(bobPort)],
+  });
+  if (registered.code !== 0) throw new Error(`bob did not register:\n${registered.stdout.slice(-2000)}`);
+  return { sb, target, sinks, bobPort };
+}
