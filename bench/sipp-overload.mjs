@@ -1,22 +1,26 @@
 #!/usr/bin/env node
 // Benchmark: overload control. The sipp-dial-rate call (alice, digest on every INVITE, calls
-// 300 = Dial(SIP/bob); bob answers; alice hangs up) offered at the measured capacity and at 1.5 times
-// it. Without overload control the excess collapsed the server (issue 18: 76 % of calls failed at
+// 300 = Dial(SIP/bob); bob answers; alice hangs up) offered first on a ladder of rates to find the
+// capacity (the most calls per second completed while < 1 % fail), then at 1.5 and 2.5 times it.
+// Without overload control the excess collapsed the server (issue 18: 76 % of calls failed at
 // 600/s); with it the excess INVITEs get 503 + Retry-After at once and the calls admitted complete.
-// Reports successful calls per second of offered time (goodput) for each rate, and its ratio to
-// the goodput at capacity (the goal: at least 90 %). Then SIGTERM under that load, timed.
+// Reports successful calls per second of offered time (goodput) for each step and its ratio to
+// the capacity (the goal: at least 90 % at 1.5 ×). Then SIGTERM under that load, timed.
 import { runSipp } from '../test/dist/harness.js';
 import { startDialBench } from './dial-setup.mjs';
 import { cpuSeconds, machine, machineBusySeconds, round, rssMiB, sippCount, sleep, writeResult } from './common.mjs';
 
-const rates = (process.env.BENCH_RATES ?? '400,600').split(',').map(Number);
-const seconds = Number(process.env.BENCH_STEP_SECONDS ?? 8);
+const ladder = (process.env.BENCH_CAPACITY_RATES ?? '150,200,250,300,350,400').split(',').map(Number);
+const factors = (process.env.BENCH_OVERLOAD_FACTORS ?? '1.5,2.5').split(',').map(Number);
+const seconds = Number(process.env.BENCH_STEP_SECONDS ?? 10);
+/** A ladder step is within capacity below this share of failed calls. */
+const MAX_FAILED = 0.01;
 
 const { sb, target, sinks, bobPort } = await startDialBench();
 
-const steps = [];
-for (const rate of rates) {
-  const calls = rate * seconds;
+async function step(offered, phase) {
+  const rate = Math.round(offered);
+  const calls = Math.round(rate * seconds);
   const logsBefore = sb.logs.length;
   const cpuBefore = cpuSeconds(sb.process.pid);
   const busyBefore = machineBusySeconds();
@@ -45,7 +49,8 @@ for (const rate of rates) {
     .slice(logsBefore)
     .filter((line) => String(line.msg).startsWith('overloaded'))
     .reduce((sum, line) => sum + Number(line.refused ?? 0), 0);
-  steps.push({
+  const result = {
+    phase,
     rate,
     attempted: calls,
     ok,
@@ -55,16 +60,29 @@ for (const rate of rates) {
     server_cpu_pct_of_one_core: round((100 * (cpuSeconds(sb.process.pid) - cpuBefore)) / elapsed, 1),
     server_rss_mib: round(rssMiB(sb.process.pid), 1),
     machine_busy_pct: round((100 * (machineBusySeconds() - busyBefore)) / (elapsed * 2), 1),
-  });
+  };
+  console.log(JSON.stringify(result));
   await sleep(2000);
+  return result;
 }
+
+const steps = [];
+let capacity = 0;
+for (const rate of ladder) {
+  const result = await step(rate, 'capacity');
+  steps.push(result);
+  if (result.failed_pct / 100 >= MAX_FAILED) break;
+  capacity = Math.max(capacity, result.goodput_per_s);
+}
+if (capacity === 0) throw new Error(`no step of the ladder ${ladder.join(',')} completed 99 % of its calls`);
+for (const factor of factors) steps.push({ ...(await step(capacity * factor, `${factor} × capacity`)), factor });
 
 // SIGTERM while alice keeps calling at the highest rate.
 const load = runSipp('uac-auth-bye.xml', target, {
   service: '300',
   keys: { user: 'alice', rtpport: sinks[0].address().port },
-  calls: rates.at(-1) * 4,
-  rate: rates.at(-1),
+  calls: Math.round(capacity * factors.at(-1) * 4),
+  rate: Math.round(capacity * factors.at(-1)),
   timeoutSeconds: 10,
   extra: ['-au', 'alice', '-ap', 'wonderland'],
 });
@@ -73,13 +91,14 @@ const { ms: shutdownMs } = await sb.stop();
 await load;
 for (const sink of sinks) sink.close();
 
-const capacity = steps[0].goodput_per_s;
 const result = {
   benchmark: 'sipp-overload',
   when: new Date().toISOString(),
   machine: machine(),
-  scenario: 'sipp-dial-rate calls offered at capacity and above; overload control sheds new INVITEs with 503',
+  scenario:
+    'sipp-dial-rate calls on a ladder of rates to find the capacity, then offered above it; overload control sheds new INVITEs with 503',
   step_seconds: seconds,
+  capacity_per_s: capacity,
   steps: steps.map((s) => ({ ...s, goodput_pct_of_capacity: round((100 * s.goodput_per_s) / capacity, 1) })),
   shutdown_ms_under_load: shutdownMs,
 };

@@ -160,7 +160,7 @@ function addUnique<T extends { name: string }>(list: T[], item: T, section: IniS
 }
 
 /**
- * `type = global`: overload_max_loop_lag (ms, 250; 0 turns it off), overload_max_calls_in_setup
+ * `type = global`: overload_max_loop_lag (ms, 100; 0 turns it off), overload_max_calls_in_setup
  * (2000), overload_retry_after (s, 5), and the auth_* failed-login limits (auth-limit-options.ts).
  * Asterisk's other global options are warned about as not supported.
  */

@@ -6,7 +6,7 @@
  * How far behind the server runs is its *delay*, the larger of two measures:
  * - main-loop lag: how late a timer due every 20 ms fires;
  * - queue delay: how long a probe datagram waited in the SIP socket's receive queue and the loop
- *   (transport/queue-delay-probe.ts), the least over the last second: a standing queue, not a
+ *   (transport/queue-delay-probe.ts), the least over the last 100 ms: a standing queue, not a
  *   stall. A queue in the kernel does not show as loop lag.
  * Calls in setup (INVITE server transactions in Proceeding) are capped on their own: at the limit
  * every new INVITE is refused until they are back under 90 % of it.
@@ -16,18 +16,19 @@
  * - `limiting`: a new INVITE without credentials passes a token bucket filled at `rate` per
  *   second; the others are answered 503 with Retry-After before any transaction or call exists
  *   (RFC 3261 §21.5.4). Every 100 ms the rate is cut by 15 % while the delay is at or above its
- *   target (half the limit) and raised by 10 % below it, so it settles where the server keeps up.
- *   The rate starts at 70 % of the new INVITEs admitted over the last second.
+ *   target (half the limit) and raised by 10 % below it — only when the bucket refused a call since
+ *   the last step, so the rate never runs ahead of the demand — and settles where the server keeps
+ *   up. It starts at 85 % of the new INVITEs admitted over the last second (at least 250 ms).
  *
  * An INVITE that carries credentials answers our own challenge: that caller was admitted already,
- * so it passes without a token unless the delay is past twice the limit or the calls in setup are
- * past 120 % of theirs. In-dialog requests, ACK, BYE and CANCEL are never shed (the transaction
+ * so it passes without a token unless the delay is past four times the limit (the queue nears T1)
+ * or the calls in setup are past 120 % of theirs. In-dialog requests, ACK, BYE and CANCEL are never shed (the transaction
  * layer only asks about INVITEs outside a dialog), so calls in progress end normally.
  *
  *                     delay ≥ max
  *   normal ───────────────────────────────► limiting ◄─┐ every 100 ms:
  *      ▲                                       │       │  delay ≥ max/2 → rate × 0.85
- *      │                                       │       │  delay < max/2 → rate × 1.1
+ *      │                                       │       │  delay < max/2, refused → rate × 1.1
  *      └── delay < max/4 and no refusal ───────┘───────┘
  *          for 2 s
  *
@@ -38,6 +39,7 @@
  *
  * The decisions are pure over their inputs and the injected clock.
  */
+import { type EventLoopUtilization, performance } from 'node:perf_hooks';
 import type { Clock } from '@switchboard/core';
 
 export interface OverloadLimits {
@@ -50,23 +52,46 @@ export interface OverloadLimits {
 }
 
 /**
- * 250 ms: half of T1 (RFC 3261 §17.1.1.1), so a request is answered before its sender retransmits,
- * and well above the scheduling noise of a shared machine (a probe waits for the CPU as well).
+ * 100 ms: a fifth of T1 (RFC 3261 §17.1.1.1). The queue must be caught while it is short: measured
+ * at 1.5× capacity it grows by 200 ms a second, and once it passes T1 every sender retransmits and
+ * the excess doubles. The least of ten probes is well above a shared machine's scheduling noise
+ * (garbage collections here take 5–15 ms).
  */
 export const DEFAULT_OVERLOAD_LIMITS: Readonly<OverloadLimits> = Object.freeze({
-  maxLoopLagMs: 250,
+  maxLoopLagMs: 100,
   maxInvitesInProgress: 2000,
   retryAfterS: 5,
 });
 
-/** The window whose least queue-delay sample counts (20 probes at the transport's 50 ms). */
-const QUEUE_WINDOW_MS = 1000;
+/**
+ * The window whose least queue-delay sample counts (10 probes at the transport's 10 ms): CoDel's
+ * interval (RFC 8289 §4.3). A window of a second reacted 2 s late in the overload bench, when the
+ * queue already held 700 ms of requests.
+ */
+const QUEUE_WINDOW_MS = 100;
 /** Weight of a new sample in the smoothed loop lag. */
 const SMOOTHING = 0.3;
 const ADJUST_INTERVAL_MS = 100;
 const RATE_CUT = 0.85;
-const RATE_RAISE = 1.1;
-const START_SHARE = 0.7;
+/** The raise when the main thread's utilization is not measured. */
+const RATE_RAISE = 1.05;
+/**
+ * With it measured, the rate is raised toward where the main thread would be this busy: a rate
+ * that keeps it 60 % busy can grow by half, one at 95 % only by the least step. Raising blindly
+ * by a fixed step made the rate swing between 100 and 300 calls/s around a capacity of 250.
+ */
+const UTILIZATION_TARGET = 0.9;
+const MIN_RAISE = 1.01;
+/** However deep the queue, a cut that does not drain it is followed by another this soon (ms). */
+const MAX_CUT_SPACING_MS = 300;
+/** A queue down to this share of its depth at the last cut is draining: no further cut. */
+const DRAINING = 0.9;
+/** A main loop this busy has no time to spare. */
+const SATURATED = 0.95;
+const MAX_RAISE = 1.25;
+/** Weight of a new sample in the smoothed utilization (one sample per 100 ms). */
+const UTILIZATION_SMOOTHING = 0.4;
+const START_SHARE = 0.85;
 /** The admission rate never goes below this (new calls per second): recovery must stay possible. */
 const MIN_RATE = 5;
 /** Tokens the bucket holds at most, in ms of its rate: a short burst, not a second's worth. */
@@ -74,10 +99,16 @@ const BURST_MS = 100;
 const RECOVERY_MS = 2000;
 /** The share of the admission rate one source address may take while others want it too. */
 const SOURCE_SHARE = 0.5;
+/** A source that has not asked for this long (ms) no longer counts as wanting calls. */
+const SOURCE_IDLE_MS = 2000;
 /** Source buckets kept at most (spoofed addresses must not grow the map): others count as past their share. */
 const MAX_SOURCES_TRACKED = 10_000;
-/** Steps applied at most when a long time passed between two decisions (an idle server). */
-const MAX_CATCH_UP_STEPS = 50;
+/** The admitted rate is measured over this much time (ms) ... */
+const RATE_WINDOW_MS = 1000;
+/** ... and at least this much: a load that just began must not read as a trickle. */
+const MIN_RATE_SPAN_MS = 250;
+/** Admission times kept for the rate (a ring; at higher rates the window shortens). */
+const MAX_ADMISSIONS_KEPT = 8192;
 
 export type OverloadState = 'normal' | 'limiting';
 
@@ -87,6 +118,8 @@ export class OverloadControl {
   #state: OverloadState = 'normal';
   #setupFull = false;
   #lagMs = 0;
+  /** The main thread's smoothed event-loop utilization (0–1), once measured. */
+  #utilization: number | undefined;
   #queueDelayMs = 0;
   readonly #queueSamples: Array<{ at: number; delayMs: number }> = [];
   #shed = 0;
@@ -94,11 +127,15 @@ export class OverloadControl {
   #tokens = 0;
   #lastRefill = 0;
   #lastAdjust = 0;
+  #nextCut = 0;
+  /** The delay when the rate was last cut (0: not behind since). */
+  #delayAtCut = 0;
   #lastRefusal = Number.NEGATIVE_INFINITY;
-  /** New INVITEs admitted in the current one-second window, and the rate of the window before. */
+  /** Whether the bucket refused a call since the last rate step. */
+  #refusedSinceStep = false;
+  /** When new INVITEs were admitted, oldest first, for the rate before limiting. */
+  readonly #admissions: number[] = [];
   #windowStart = 0;
-  #windowAdmitted = 0;
-  #previousWindowRate = 0;
   /** Each source address's own bucket while limiting (one token at most); reset every second. */
   readonly #bySource = new Map<string, { tokens: number; at: number }>();
 
@@ -144,6 +181,12 @@ export class OverloadControl {
     this.#adjust(this.#clock.now());
   }
 
+  /** The share of the last interval the main loop spent running callbacks (0–1). */
+  recordUtilization(utilization: number): void {
+    const u = Math.min(1, Math.max(0, utilization));
+    this.#utilization = this.#utilization === undefined ? u : this.#utilization * (1 - UTILIZATION_SMOOTHING) + u * UTILIZATION_SMOOTHING;
+  }
+
   /**
    * The queue delay is the least of the samples of the last QUEUE_WINDOW_MS (CoDel's standing-queue
    * test, RFC 8289 §3.2): one stall of the loop (a garbage collection) delays the probes around it and
@@ -168,7 +211,7 @@ export class OverloadControl {
     const { maxLoopLagMs, maxInvitesInProgress } = this.limits;
     const delay = maxLoopLagMs > 0 ? this.delayMs : 0;
     this.#rollWindow(now);
-    if (this.#state === 'normal' && maxLoopLagMs > 0 && delay >= maxLoopLagMs) this.#enterLimiting(now);
+    if (this.#state === 'normal' && maxLoopLagMs > 0 && this.#pastLimit(delay)) this.#enterLimiting(now);
     this.#adjust(now);
     if (this.#state === 'limiting' && delay < maxLoopLagMs / 4 && now - this.#lastRefusal >= RECOVERY_MS) this.#state = 'normal';
     // Calls in setup are a cap of their own, with hysteresis: full at the limit, open below 90 %.
@@ -176,7 +219,7 @@ export class OverloadControl {
     else if (invitesInProgress < maxInvitesInProgress * 0.9) this.#setupFull = false;
     let shed: boolean;
     if (answersChallenge) {
-      shed = invitesInProgress >= maxInvitesInProgress * 1.2 || (this.#state === 'limiting' && delay >= 2 * maxLoopLagMs);
+      shed = invitesInProgress >= maxInvitesInProgress * 1.2 || (this.#state === 'limiting' && delay >= 4 * maxLoopLagMs);
     } else if (this.#setupFull) {
       shed = true;
     } else if (this.#state === 'limiting') {
@@ -187,8 +230,10 @@ export class OverloadControl {
     if (shed) {
       this.#shed++;
       this.#lastRefusal = now;
+      this.#refusedSinceStep = true;
     } else if (!answersChallenge) {
-      this.#windowAdmitted++;
+      this.#admissions.push(now);
+      if (this.#admissions.length > MAX_ADMISSIONS_KEPT) this.#admissions.shift();
     }
     return shed;
   }
@@ -197,9 +242,9 @@ export class OverloadControl {
    * A source has a bucket of its own, filled at SOURCE_SHARE of the rate; past it a source takes
    * only from a full shared bucket, and a full one holds at least two tokens, so one is always left
    * for other sources: a flood of call attempts from one address does not starve other callers.
+   * A source alone takes every token but the last, which is there for whoever asks next.
    */
   #takeToken(source: string | undefined, now: number): boolean {
-    if (this.#tokens < 1) return false;
     let own = source === undefined ? undefined : this.#bySource.get(source);
     if (own === undefined && source !== undefined && this.#bySource.size < MAX_SOURCES_TRACKED) {
       own = { tokens: 1, at: now };
@@ -210,7 +255,10 @@ export class OverloadControl {
       own.at = now;
     }
     const withinShare = source === undefined || (own !== undefined && own.tokens >= 1);
-    if (!withinShare && this.#tokens < this.#burst()) return false;
+    // Alone: no other source asked within SOURCE_IDLE_MS; the share only divides the rate among several.
+    const alone = own !== undefined && this.#bySource.size === 1;
+    const floor = alone ? 2 : withinShare ? 1 : this.#burst();
+    if (this.#tokens < floor) return false;
     this.#tokens -= 1;
     if (own !== undefined && own.tokens >= 1) own.tokens -= 1;
     return true;
@@ -220,12 +268,19 @@ export class OverloadControl {
     return Math.max(2, (this.#rate * BURST_MS) / 1000);
   }
 
+  /**
+   * Past the limit: the delay is, or half of it is while the main loop has no time to spare (a
+   * queue is building then, and every 100 ms of waiting more is 100 ms of backlog to work off).
+   */
+  #pastLimit(delay: number): boolean {
+    const { maxLoopLagMs } = this.limits;
+    return delay >= maxLoopLagMs || (delay >= maxLoopLagMs / 2 && (this.#utilization ?? 0) >= SATURATED);
+  }
+
   #enterLimiting(now: number): void {
     this.#state = 'limiting';
-    // A window just begun would overstate its rate: it counts as a whole second.
-    const elapsed = Math.max(1000, now - this.#windowStart);
-    const recent = Math.max(this.#previousWindowRate, (this.#windowAdmitted * 1000) / elapsed);
-    this.#rate = Math.max(MIN_RATE, recent * START_SHARE);
+    this.#rate = Math.max(MIN_RATE, this.#recentAdmissionRate(now) * START_SHARE);
+    this.#refusedSinceStep = false;
     // A full (short) burst: the call that tips the measure over is not the one refused.
     this.#tokens = this.#burst();
     this.#bySource.clear();
@@ -233,49 +288,81 @@ export class OverloadControl {
     this.#lastAdjust = now;
   }
 
-  /** Refills the bucket and applies the rate steps due since the last adjustment. */
+  /** Refills the bucket and takes a rate step when one is due (one at most, however long it was). */
   #adjust(now: number): void {
     if (this.#state !== 'limiting') return;
     const { maxLoopLagMs } = this.limits;
-    let steps = Math.floor((now - this.#lastAdjust) / ADJUST_INTERVAL_MS);
-    if (steps > 0) {
-      this.#lastAdjust += steps * ADJUST_INTERVAL_MS;
-      steps = Math.min(steps, MAX_CATCH_UP_STEPS);
+    if (now - this.#lastAdjust >= ADJUST_INTERVAL_MS) {
+      this.#lastAdjust = now;
       const behind = maxLoopLagMs > 0 && this.delayMs >= maxLoopLagMs / 2;
-      for (let i = 0; i < steps; i++) this.#rate = behind ? Math.max(MIN_RATE, this.#rate * RATE_CUT) : this.#rate * RATE_RAISE;
+      if (behind) {
+        // A cut shows only once the requests queued before it are read: the next waits that long (up to 300 ms),
+        // and comes only if the queue has not shrunk meanwhile. The backlog of calls admitted before a
+        // cut keeps the queue up for a while after it; cutting on every step then took the rate to a
+        // third of the capacity.
+        if (now >= this.#nextCut && this.delayMs >= this.#delayAtCut * DRAINING) {
+          this.#rate = Math.max(MIN_RATE, this.#rate * RATE_CUT);
+          this.#nextCut = now + Math.min(MAX_CUT_SPACING_MS, Math.max(ADJUST_INTERVAL_MS, this.delayMs));
+          this.#delayAtCut = this.delayMs;
+        }
+      } else {
+        this.#delayAtCut = 0;
+      }
+      if (!behind && this.#refusedSinceStep) {
+        const u = this.#utilization;
+        this.#rate *= u === undefined ? RATE_RAISE : Math.min(MAX_RAISE, Math.max(MIN_RAISE, UTILIZATION_TARGET / Math.max(u, 0.01)));
+      }
+      this.#refusedSinceStep = false;
     }
     this.#tokens = Math.min(this.#burst(), this.#tokens + (this.#rate * (now - this.#lastRefill)) / 1000);
     this.#lastRefill = now;
   }
 
+  /** Once a second, sources that have not asked for SOURCE_IDLE_MS are forgotten. */
   #rollWindow(now: number): void {
-    const elapsed = now - this.#windowStart;
-    if (elapsed < 1000) return;
-    this.#previousWindowRate = (this.#windowAdmitted * 1000) / elapsed;
-    this.#windowAdmitted = 0;
+    if (now - this.#windowStart < 1000) return;
     this.#windowStart = now;
-    this.#bySource.clear();
+    for (const [source, bucket] of this.#bySource) if (bucket.at < now - SOURCE_IDLE_MS) this.#bySource.delete(source);
+  }
+
+  /** New INVITEs admitted per second over the last RATE_WINDOW_MS. */
+  #recentAdmissionRate(now: number): number {
+    const admissions = this.#admissions;
+    while ((admissions[0] ?? now) < now - RATE_WINDOW_MS) admissions.shift();
+    const oldest = admissions[0];
+    if (oldest === undefined) return 0;
+    return (admissions.length * 1000) / Math.max(MIN_RATE_SPAN_MS, now - oldest);
   }
 }
 
 /**
  * Measures main-loop lag: a timer asked to fire every `intervalMs` fires late by as long as the
- * loop was busy. Each lateness is reported to `sample`.
+ * loop was busy. Each lateness is reported to `sample`; every UTILIZATION_EVERY_MS the loop's
+ * utilization (the share of time spent in callbacks, not waiting for I/O) goes to `utilization`.
  */
+/** How often the loop's utilization is reported (ms). */
+const UTILIZATION_EVERY_MS = 100;
+
 export class LoopLagSampler {
   readonly #clock: Clock;
   readonly #intervalMs: number;
   readonly #sample: (lagMs: number) => void;
+  readonly #utilization: ((utilization: number) => void) | undefined;
   #timer: unknown;
   #expected = 0;
+  #lastUtilizationAt = 0;
+  #lastElu: EventLoopUtilization | undefined;
 
-  constructor(clock: Clock, intervalMs: number, sample: (lagMs: number) => void) {
+  constructor(clock: Clock, intervalMs: number, sample: (lagMs: number) => void, utilization?: (utilization: number) => void) {
     this.#clock = clock;
     this.#intervalMs = intervalMs;
     this.#sample = sample;
+    this.#utilization = utilization;
   }
 
   start(): void {
+    this.#lastElu = performance.eventLoopUtilization();
+    this.#lastUtilizationAt = this.#clock.now();
     this.#schedule();
   }
 
@@ -287,7 +374,14 @@ export class LoopLagSampler {
   #schedule(): void {
     this.#expected = this.#clock.now() + this.#intervalMs;
     this.#timer = this.#clock.setTimeout(() => {
-      this.#sample(this.#clock.now() - this.#expected);
+      const now = this.#clock.now();
+      this.#sample(now - this.#expected);
+      if (this.#utilization !== undefined && now - this.#lastUtilizationAt >= UTILIZATION_EVERY_MS) {
+        const current = performance.eventLoopUtilization();
+        this.#utilization(performance.eventLoopUtilization(current, this.#lastElu).utilization);
+        this.#lastElu = current;
+        this.#lastUtilizationAt = now;
+      }
       this.#schedule();
     }, this.#intervalMs);
     (this.#timer as { unref?: () => void }).unref?.();

@@ -101,7 +101,12 @@ export class TransactionLayer implements TransportDelegate {
     this.#unregisterCounts = registerTransactionCounts(() => ({ server: this.#servers.size, client: this.#clients.size }));
     this.overload = new OverloadControl(options.overload, options.clock);
     if (options.measureLoopLag === true) {
-      this.#lagSampler = new LoopLagSampler(options.clock, LAG_SAMPLE_INTERVAL_MS, (lag) => this.overload.recordLag(lag));
+      this.#lagSampler = new LoopLagSampler(
+        options.clock,
+        LAG_SAMPLE_INTERVAL_MS,
+        (lag) => this.overload.recordLag(lag),
+        (utilization) => this.overload.recordUtilization(utilization),
+      );
       this.#lagSampler.start();
     }
   }
