@@ -9,10 +9,14 @@ import { DEFAULT_CONSOLE_LEVELS, LogRouter } from './logging/log-router.js';
 import { type RunningServer, startServer } from './server.js';
 import { startShutdownWatchdog } from './shutdown-watchdog.js';
 
-/** Shutdown must finish within 5 s (issue #2); the last half second is a safety margin. */
-const SHUTDOWN_DEADLINE_MS = 4500;
+/**
+ * Shutdown must finish within 5 s (issue #2). The clock starts when the signal handler runs, which
+ * a loaded main loop and a busy machine delay: under the overload bench on a shared machine that
+ * was up to a second, so the deadlines leave that much.
+ */
+const SHUTDOWN_DEADLINE_MS = 3700;
 /** Past this the watchdog thread kills the process, however busy its main loop is. */
-const SHUTDOWN_HARD_DEADLINE_MS = 4800;
+const SHUTDOWN_HARD_DEADLINE_MS = 4000;
 
 async function main(): Promise<void> {
   let line: CommandLine;
