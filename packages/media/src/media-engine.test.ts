@@ -311,6 +311,16 @@ describe('MediaEngine with one worker', () => {
     }
   });
 
+  it('creates a leg already pointed at its remote, in one request to the worker', { timeout: 5000 }, async () => {
+    const leg = await engine.createLeg({ bindAddress: '127.0.0.1', remote: pcmu(far.port) });
+    assert.equal(engine.legCodec(leg.legId), 'PCMU');
+    await engine.playFile(leg.legId, { playbackId: 'p', file: oneSecond, offsetMs: 900 });
+    assert.equal((await waitFor('finished', () => noteOf('playbackFinished'))).reason, 'complete');
+    await waitFor('5 packets at the remote', () => (far.packets.length >= 5 ? true : undefined), 1000);
+    assert.equal(far.packets[0].info.payloadType, 0);
+    assert.equal((await engine.getCounters(leg.legId)).packetsSent, 5);
+  });
+
   it('does not send while the peer holds the call (sendonly), yet the playback still completes', { timeout: 5000 }, async () => {
     const leg = await engine.createLeg({ bindAddress: '127.0.0.1' });
     await engine.setLegRemote(leg.legId, pcmu(far.port, { direction: 'sendonly' }));
@@ -336,6 +346,7 @@ describe('MediaEngine with one worker', () => {
   it('refuses bad arguments before they reach the worker', { timeout: 5000 }, async () => {
     const leg = await engine.createLeg({ bindAddress: '127.0.0.1' });
     await assert.rejects(engine.createLeg({ bindAddress: 'localhost' }), { code: 'invalid_argument' });
+    await assert.rejects(engine.createLeg({ bindAddress: '127.0.0.1', remote: pcmu(0) }), { code: 'invalid_argument' });
     await assert.rejects(engine.setLegRemote(leg.legId, pcmu(0)), { code: 'invalid_argument' });
     await assert.rejects(engine.setLegRemote(leg.legId, pcmu(far.port, { codec: { name: 'PCMU', payloadType: 0, clockRate: 16000 } })), {
       code: 'invalid_argument',

@@ -41,9 +41,10 @@ import type {
 export type WorkerCommand =
   /**
    * Bind an RTP socket on `bindAddress:port` for a new leg, and a video pair on `videoPort` when
-   * given. Fails with `port_in_use` when either is taken.
+   * given, then set `remote` as `setLegRemote` does when given (one round trip for a new call's leg).
+   * Fails with `port_in_use` when either port is taken; a refused remote leaves no leg behind.
    */
-  | { type: 'createLeg'; legId: string; bindAddress: string; port: number; videoPort?: number }
+  | { type: 'createLeg'; legId: string; bindAddress: string; port: number; videoPort?: number; remote?: LegRemote }
   /** A leg without a socket that hears and/or whispers into `sourceLegId` (on this worker). */
   | {
       type: 'createSnoopLeg';
