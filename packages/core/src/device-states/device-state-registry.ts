@@ -6,6 +6,7 @@
  *   announced whenever the derived value changes.
  * Every change is published as DeviceStateChanged; applications subscribe with `deviceState:<name>`.
  */
+import type { Channel } from '../channels/channel.js';
 import type { ChannelRegistry } from '../channels/channel-registry.js';
 import { conflict, CoreError, notFound } from '../errors.js';
 import type { TimedDomainEvent } from '../events/domain-events.js';
@@ -117,13 +118,10 @@ export class DeviceStateRegistry {
     if (slash <= 0) return undefined;
     const technology = canonical.slice(0, slash);
     const resource = canonical.slice(slash + 1);
-    const endpoint = this.#endpoints.get(technology, resource);
-    if (!endpoint) return undefined;
-    const channels = endpoint.channel_ids.flatMap((id) => {
-      const channel = this.#channels.get(id);
-      return channel && !channel.isDestroyed ? [{ direction: channel.direction, state: channel.state }] : [];
-    });
-    return { name: canonical, state: deriveDeviceState(endpoint.state ?? 'unknown', channels) };
+    const state = this.#endpoints.stateOf(technology, resource);
+    if (state === undefined) return undefined;
+    // The endpoint's channels are read in place: this runs on every channel state change.
+    return { name: canonical, state: deriveDeviceState(state, liveChannels(this.#channels.endpointChannels(technology, resource))) };
   }
 
   #onEvent(event: TimedDomainEvent): void {
@@ -227,4 +225,8 @@ function isControlled(name: string): boolean {
 function assertControlled(name: string): void {
   if (!isControlled(name)) throw conflict(`Only devices named ${CONTROLLED_DEVICE_PREFIX}<name> can be changed`);
   if (name.length === CONTROLLED_DEVICE_PREFIX.length) throw notFound('Device name missing after the prefix');
+}
+
+function* liveChannels(channels: Iterable<Channel>): Generator<Channel> {
+  for (const channel of channels) if (!channel.isDestroyed) yield channel;
 }
