@@ -186,6 +186,8 @@ if (PHASES.has('3'))
     const sdp = `v=0\r\no=bench 1 1 IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\nm=audio ${media.address().port} RTP/AVP 0\r\na=rtpmap:0 PCMU/8000\r\na=sendrecv\r\n`;
     const total = RATE * SECONDS;
     const cpuBefore = cpuSeconds(sb.process.pid);
+    // The main thread alone (signalling, core, API): /proc/<pid>/task/<pid> is the process's first thread.
+    const mainCpuBefore = cpuSeconds(`${sb.process.pid}/task/${sb.process.pid}`);
     const start = performance.now();
     let sent = 0;
     while (sent < total && performance.now() - start < PHASE_LIMIT_MS) {
@@ -206,6 +208,7 @@ if (PHASES.has('3'))
     const waitStart = performance.now();
     while (sentAt.size > 0 && performance.now() - waitStart < 5000) await sleep(50);
     const cpu = cpuSeconds(sb.process.pid) - cpuBefore;
+    const mainCpu = cpuSeconds(`${sb.process.pid}/task/${sb.process.pid}`) - mainCpuBefore;
     await sleep(1000);
     latencies.sort((a, b) => a - b);
     appStart = {
@@ -217,6 +220,7 @@ if (PHASES.has('3'))
       p99_ms: round(percentile(latencies, 99)),
       max_ms: round(latencies[latencies.length - 1]),
       server_cpu_ms_per_call: round((1000 * cpu) / Math.max(1, latencies.length)),
+      server_main_thread_cpu_ms_per_call: round((1000 * mainCpu) / Math.max(1, latencies.length)),
       sending_seconds: round(wall, 2),
       loadavg_1m: round(loadavg()[0], 2),
     };
