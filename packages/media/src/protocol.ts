@@ -2,6 +2,7 @@
  * The one message catalogue between the engine (main thread) and its media workers.
  *
  *   main ──► worker   MainToWorker:  { kind: 'request', id, command }
+ *                                    { kind: 'batch', requests }   the requests of one main-loop turn, in order
  *   worker ──► main   WorkerToMain:  { kind: 'ready' }                       once, after start-up
  *                                    { kind: 'reply', id, ok, result|error } exactly one per request
  *                                    { kind: 'notification', notification }  events of legs/playbacks
@@ -149,7 +150,17 @@ export interface WorkerRequest {
   command: WorkerCommand;
 }
 
-export type MainToWorker = WorkerRequest;
+/**
+ * The requests the main thread made during one turn of its event loop, sent together: every
+ * message wakes the worker thread, and waking a sleeping thread was the largest share of
+ * `postMessage`'s cost on the main thread under load.
+ */
+export interface WorkerRequestBatch {
+  kind: 'batch';
+  requests: WorkerRequest[];
+}
+
+export type MainToWorker = WorkerRequest | WorkerRequestBatch;
 
 export type WorkerReply =
   | { kind: 'reply'; id: number; ok: true; result: CommandResults[CommandType] }

@@ -29,7 +29,7 @@ import type { LogLevel } from '../logger.js';
 import { Pacer } from '../playback/pacer.js';
 import { loadPlaybackAudio } from '../playback/playback-audio.js';
 import type { ResampleRate } from '../dsp/resampler.js';
-import type { CommandResults, CommandType, MainToWorker, WorkerCommand, WorkerNotification, WorkerToMain } from '../protocol.js';
+import type { CommandResults, CommandType, WorkerCommand, WorkerNotification, WorkerRequest, WorkerToMain } from '../protocol.js';
 import { Recorder } from '../recording/recorder.js';
 import { SnoopLeg } from '../snoop/snoop-leg.js';
 import type { ChannelFormat, LegCounters, LegRemote, LegRtpStatistics, MediaTarget } from '@switchboard/media-control';
@@ -101,7 +101,7 @@ export class WorkerHost implements LegHost {
     this.#post({ kind: 'ready', workerIndex: this.#workerIndex });
   }
 
-  receive(message: MainToWorker): void {
+  receive(message: WorkerRequest): void {
     const { id, command } = message;
     const succeed = (result: Result, held: WorkerNotification[]): void => {
       this.#post({ kind: 'reply', id, ok: true, result });
