@@ -32,5 +32,6 @@ describe('deriveDeviceState', () => {
     assert.equal(deriveDeviceState('online', many()), 'RINGINUSE');
     assert.equal(read, 2);
     assert.equal(deriveDeviceState('online', new Set([talking])), 'INUSE');
+    assert.equal(deriveDeviceState('online', [{ ...talking, isDestroyed: true }]), 'NOT_INUSE', 'a destroyed channel does not count');
   });
 });

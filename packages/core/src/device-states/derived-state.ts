@@ -9,6 +9,8 @@ import type { DeviceStateValue, EndpointState } from '../model/snapshots.js';
 export interface EndpointChannelView {
   readonly direction: 'inbound' | 'outbound';
   readonly state: ChannelState;
+  /** A channel being destroyed no longer counts. */
+  readonly isDestroyed?: boolean;
 }
 
 /** A call towards the phone that is alerting it; an inbound channel in `Ring` is the phone dialling. */
@@ -20,6 +22,7 @@ export function deriveDeviceState(endpointState: EndpointState, channels: Iterab
   let ringing = 0;
   let busy = 0;
   for (const channel of channels) {
+    if (channel.isDestroyed === true) continue;
     if (isAlerting(channel)) ringing += 1;
     else busy += 1;
     // Both seen: nothing further changes the answer (an endpoint may have hundreds of channels).

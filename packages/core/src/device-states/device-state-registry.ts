@@ -6,7 +6,6 @@
  *   announced whenever the derived value changes.
  * Every change is published as DeviceStateChanged; applications subscribe with `deviceState:<name>`.
  */
-import type { Channel } from '../channels/channel.js';
 import type { ChannelRegistry } from '../channels/channel-registry.js';
 import { conflict, CoreError, notFound } from '../errors.js';
 import type { TimedDomainEvent } from '../events/domain-events.js';
@@ -121,7 +120,7 @@ export class DeviceStateRegistry {
     const state = this.#endpoints.stateOf(technology, resource);
     if (state === undefined) return undefined;
     // The endpoint's channels are read in place: this runs on every channel state change.
-    return { name: canonical, state: deriveDeviceState(state, liveChannels(this.#channels.endpointChannels(technology, resource))) };
+    return { name: canonical, state: deriveDeviceState(state, this.#channels.endpointChannels(technology, resource)) };
   }
 
   #onEvent(event: TimedDomainEvent): void {
@@ -225,8 +224,4 @@ function isControlled(name: string): boolean {
 function assertControlled(name: string): void {
   if (!isControlled(name)) throw conflict(`Only devices named ${CONTROLLED_DEVICE_PREFIX}<name> can be changed`);
   if (name.length === CONTROLLED_DEVICE_PREFIX.length) throw notFound('Device name missing after the prefix');
-}
-
-function* liveChannels(channels: Iterable<Channel>): Generator<Channel> {
-  for (const channel of channels) if (!channel.isDestroyed) yield channel;
 }
