@@ -22,6 +22,9 @@ const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
 const CHANNELS = Number(process.env.BENCH_CHANNELS ?? 1000);
 const RATE = Number(process.env.BENCH_RATE ?? 200);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+/** BENCH_PHASES=3 runs only the phases named (1, 2, 3); the results file is written only by a complete run. */
+const PHASES = new Set((process.env.BENCH_PHASES ?? '1,2,3').split(',').map((phase) => phase.trim()));
+const ALL_PHASES = ['1', '2', '3'].every((phase) => PHASES.has(phase));
 const APP = 'bench';
 /** Unmeasured requests per path before the idle measurements. */
 const WARM_UP_REQUESTS = 500;
@@ -105,120 +108,127 @@ const machineAtStart = machine();
 const rows = [];
 
 // Phase 1: no calls.
-await withServer(async (sb) => {
-  const load = round(loadavg()[0], 2);
-  const paths = ['/ari/system/ping', '/ari/asterisk/ping', '/ari/channels'];
-  // Warm every path up first (JIT): otherwise whichever path is measured first pays for it.
-  for (const path of paths) await sequentialGets(sb.httpPort, path, WARM_UP_REQUESTS);
-  for (const path of paths) {
-    rows.push({ phase: 'idle', ...(await sequentialGets(sb.httpPort, path, REQUESTS, sb.process.pid)), loadavg_1m: load });
-  }
-});
+if (PHASES.has('1'))
+  await withServer(async (sb) => {
+    const load = round(loadavg()[0], 2);
+    const paths = ['/ari/system/ping', '/ari/asterisk/ping', '/ari/channels'];
+    // Warm every path up first (JIT): otherwise whichever path is measured first pays for it.
+    for (const path of paths) await sequentialGets(sb.httpPort, path, WARM_UP_REQUESTS);
+    for (const path of paths) {
+      rows.push({ phase: 'idle', ...(await sequentialGets(sb.httpPort, path, REQUESTS, sb.process.pid)), loadavg_1m: load });
+    }
+  });
 
 // Phase 2: GET /channels with CHANNELS channels.
-await withServer(async (sb) => {
-  const events = await connectEvents(sb);
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
-  const started = performance.now();
-  const originates = CHANNELS / 2;
-  for (let i = 0; i < originates && performance.now() - started < PHASE_LIMIT_MS; i += 8) {
-    await Promise.all(
-      Array.from({ length: Math.min(8, originates - i) }, () =>
-        request(agent, sb.httpPort, 'POST', `/ari/channels?endpoint=${encodeURIComponent('Local/500@from-internal')}&app=${APP}`),
-      ),
-    );
-  }
-  agent.destroy();
-  let up = 0;
-  while (performance.now() - started < PHASE_LIMIT_MS) {
-    const res = await request(undefined, sb.httpPort, 'GET', '/ari/channels');
-    up = JSON.parse(res.body.toString()).length;
-    if (up >= CHANNELS) break;
-    await sleep(200);
-  }
-  const rssUp = rssMiB(sb.process.pid);
-  const load = round(loadavg()[0], 2);
-  const row = await sequentialGets(sb.httpPort, '/ari/channels', Math.min(REQUESTS, 500), sb.process.pid);
-  rows.push({ phase: `${up} channels`, ...row, server_rss_mib: round(rssUp, 1), loadavg_1m: load });
-  events.close();
-});
+if (PHASES.has('2'))
+  await withServer(async (sb) => {
+    const events = await connectEvents(sb);
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
+    const started = performance.now();
+    const originates = CHANNELS / 2;
+    for (let i = 0; i < originates && performance.now() - started < PHASE_LIMIT_MS; i += 8) {
+      await Promise.all(
+        Array.from({ length: Math.min(8, originates - i) }, () =>
+          request(agent, sb.httpPort, 'POST', `/ari/channels?endpoint=${encodeURIComponent('Local/500@from-internal')}&app=${APP}`),
+        ),
+      );
+    }
+    agent.destroy();
+    let up = 0;
+    while (performance.now() - started < PHASE_LIMIT_MS) {
+      const res = await request(undefined, sb.httpPort, 'GET', '/ari/channels');
+      up = JSON.parse(res.body.toString()).length;
+      if (up >= CHANNELS) break;
+      await sleep(200);
+    }
+    const rssUp = rssMiB(sb.process.pid);
+    const load = round(loadavg()[0], 2);
+    const row = await sequentialGets(sb.httpPort, '/ari/channels', Math.min(REQUESTS, 500), sb.process.pid);
+    rows.push({ phase: `${up} channels`, ...row, server_rss_mib: round(rssUp, 1), loadavg_1m: load });
+    events.close();
+  });
 
 // Phase 3: INVITE → AppStart at RATE per second.
 let appStart = null;
-await withServer(async (sb) => {
-  const events = await connectEvents(sb);
-  const sip = createSocket('udp4');
-  await new Promise((resolve) => sip.bind(0, '127.0.0.1', resolve));
-  const myPort = sip.address().port;
-  const media = createSocket('udp4');
-  await new Promise((resolve) => media.bind(0, '127.0.0.1', resolve));
-  const sentAt = new Map();
-  const latencies = [];
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
-  events.on('message', (data) => {
-    const at = performance.now();
-    const event = JSON.parse(data.toString());
-    if (event.type !== 'AppStart') return;
-    const number = event.channel?.caller?.number;
-    const t0 = sentAt.get(number);
-    if (t0 === undefined) return;
-    sentAt.delete(number);
-    latencies.push(at - t0);
-    void request(agent, sb.httpPort, 'DELETE', `/ari/channels/${encodeURIComponent(event.channel.id)}`).catch(() => {});
-  });
-  // Acknowledge final non-2xx responses (RFC 3261 §17.1.1.3) so the server stops retransmitting them.
-  sip.on('message', (msg) => {
-    const text = msg.toString();
-    const status = Number(/^SIP\/2\.0 (\d{3})/.exec(text)?.[1] ?? 0);
-    if (status < 300 || !/^CSeq:\s*1 INVITE/im.test(text)) return;
-    const header = (name) => new RegExp(`^${name}:\\s*(.*)$`, 'im').exec(text)?.[1] ?? '';
-    const ack =
-      `ACK sip:100@127.0.0.1:${sb.sipPort} SIP/2.0\r\nVia: ${header('Via')}\r\nFrom: ${header('From')}\r\nTo: ${header('To')}\r\n` +
-      `Call-ID: ${header('Call-ID')}\r\nCSeq: 1 ACK\r\nMax-Forwards: 70\r\nContent-Length: 0\r\n\r\n`;
-    sip.send(ack, sb.sipPort, '127.0.0.1');
-  });
-  const sdp = `v=0\r\no=bench 1 1 IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\nm=audio ${media.address().port} RTP/AVP 0\r\na=rtpmap:0 PCMU/8000\r\na=sendrecv\r\n`;
-  const total = RATE * SECONDS;
-  const cpuBefore = cpuSeconds(sb.process.pid);
-  const start = performance.now();
-  let sent = 0;
-  while (sent < total && performance.now() - start < PHASE_LIMIT_MS) {
-    while (sent < total && start + (sent * 1000) / RATE <= performance.now()) {
-      const number = String(7000000 + sent);
-      const invite =
-        `INVITE sip:100@127.0.0.1:${sb.sipPort} SIP/2.0\r\nVia: SIP/2.0/UDP 127.0.0.1:${myPort};branch=z9hG4bK-bench-${sent};rport\r\n` +
-        `From: <sip:${number}@127.0.0.1:${myPort}>;tag=bench${sent}\r\nTo: <sip:100@127.0.0.1:${sb.sipPort}>\r\nCall-ID: bench-${sent}@127.0.0.1\r\n` +
-        `CSeq: 1 INVITE\r\nContact: <sip:${number}@127.0.0.1:${myPort}>\r\nMax-Forwards: 70\r\nContent-Type: application/sdp\r\nContent-Length: ${sdp.length}\r\n\r\n${sdp}`;
-      sentAt.set(number, performance.now());
-      sip.send(invite, sb.sipPort, '127.0.0.1');
-      sent += 1;
+if (PHASES.has('3'))
+  await withServer(async (sb) => {
+    const events = await connectEvents(sb);
+    const sip = createSocket('udp4');
+    await new Promise((resolve) => sip.bind(0, '127.0.0.1', resolve));
+    const myPort = sip.address().port;
+    const media = createSocket('udp4');
+    await new Promise((resolve) => media.bind(0, '127.0.0.1', resolve));
+    const sentAt = new Map();
+    const latencies = [];
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
+    events.on('message', (data) => {
+      const at = performance.now();
+      const event = JSON.parse(data.toString());
+      if (event.type !== 'AppStart') return;
+      const number = event.channel?.caller?.number;
+      const t0 = sentAt.get(number);
+      if (t0 === undefined) return;
+      sentAt.delete(number);
+      latencies.push(at - t0);
+      void request(agent, sb.httpPort, 'DELETE', `/ari/channels/${encodeURIComponent(event.channel.id)}`).catch(() => {});
+    });
+    // Acknowledge final non-2xx responses (RFC 3261 §17.1.1.3) so the server stops retransmitting them.
+    sip.on('message', (msg) => {
+      const text = msg.toString();
+      const status = Number(/^SIP\/2\.0 (\d{3})/.exec(text)?.[1] ?? 0);
+      if (status < 300 || !/^CSeq:\s*1 INVITE/im.test(text)) return;
+      const header = (name) => new RegExp(`^${name}:\\s*(.*)$`, 'im').exec(text)?.[1] ?? '';
+      const ack =
+        `ACK sip:100@127.0.0.1:${sb.sipPort} SIP/2.0\r\nVia: ${header('Via')}\r\nFrom: ${header('From')}\r\nTo: ${header('To')}\r\n` +
+        `Call-ID: ${header('Call-ID')}\r\nCSeq: 1 ACK\r\nMax-Forwards: 70\r\nContent-Length: 0\r\n\r\n`;
+      sip.send(ack, sb.sipPort, '127.0.0.1');
+    });
+    const sdp = `v=0\r\no=bench 1 1 IN IP4 127.0.0.1\r\ns=-\r\nc=IN IP4 127.0.0.1\r\nt=0 0\r\nm=audio ${media.address().port} RTP/AVP 0\r\na=rtpmap:0 PCMU/8000\r\na=sendrecv\r\n`;
+    const total = RATE * SECONDS;
+    const cpuBefore = cpuSeconds(sb.process.pid);
+    // The main thread alone (signalling, core, API): /proc/<pid>/task/<pid> is the process's first thread.
+    const mainCpuBefore = cpuSeconds(`${sb.process.pid}/task/${sb.process.pid}`);
+    const start = performance.now();
+    let sent = 0;
+    while (sent < total && performance.now() - start < PHASE_LIMIT_MS) {
+      while (sent < total && start + (sent * 1000) / RATE <= performance.now()) {
+        const number = String(7000000 + sent);
+        const invite =
+          `INVITE sip:100@127.0.0.1:${sb.sipPort} SIP/2.0\r\nVia: SIP/2.0/UDP 127.0.0.1:${myPort};branch=z9hG4bK-bench-${sent};rport\r\n` +
+          `From: <sip:${number}@127.0.0.1:${myPort}>;tag=bench${sent}\r\nTo: <sip:100@127.0.0.1:${sb.sipPort}>\r\nCall-ID: bench-${sent}@127.0.0.1\r\n` +
+          `CSeq: 1 INVITE\r\nContact: <sip:${number}@127.0.0.1:${myPort}>\r\nMax-Forwards: 70\r\nContent-Type: application/sdp\r\nContent-Length: ${sdp.length}\r\n\r\n${sdp}`;
+        sentAt.set(number, performance.now());
+        sip.send(invite, sb.sipPort, '127.0.0.1');
+        sent += 1;
+      }
+      await sleep(1);
     }
-    await sleep(1);
-  }
-  const wall = (performance.now() - start) / 1000;
-  // Late AppStarts still count; a call whose AppStart never came within 5 s is missing.
-  const waitStart = performance.now();
-  while (sentAt.size > 0 && performance.now() - waitStart < 5000) await sleep(50);
-  const cpu = cpuSeconds(sb.process.pid) - cpuBefore;
-  await sleep(1000);
-  latencies.sort((a, b) => a - b);
-  appStart = {
-    rate_per_s: RATE,
-    invites: sent,
-    app_starts: latencies.length,
-    missing: sentAt.size,
-    p50_ms: round(percentile(latencies, 50)),
-    p99_ms: round(percentile(latencies, 99)),
-    max_ms: round(latencies[latencies.length - 1]),
-    server_cpu_ms_per_call: round((1000 * cpu) / Math.max(1, latencies.length)),
-    sending_seconds: round(wall, 2),
-    loadavg_1m: round(loadavg()[0], 2),
-  };
-  agent.destroy();
-  events.close();
-  sip.close();
-  media.close();
-});
+    const wall = (performance.now() - start) / 1000;
+    // Late AppStarts still count; a call whose AppStart never came within 5 s is missing.
+    const waitStart = performance.now();
+    while (sentAt.size > 0 && performance.now() - waitStart < 5000) await sleep(50);
+    const cpu = cpuSeconds(sb.process.pid) - cpuBefore;
+    const mainCpu = cpuSeconds(`${sb.process.pid}/task/${sb.process.pid}`) - mainCpuBefore;
+    await sleep(1000);
+    latencies.sort((a, b) => a - b);
+    appStart = {
+      rate_per_s: RATE,
+      invites: sent,
+      app_starts: latencies.length,
+      missing: sentAt.size,
+      p50_ms: round(percentile(latencies, 50)),
+      p99_ms: round(percentile(latencies, 99)),
+      max_ms: round(latencies[latencies.length - 1]),
+      server_cpu_ms_per_call: round((1000 * cpu) / Math.max(1, latencies.length)),
+      server_main_thread_cpu_ms_per_call: round((1000 * mainCpu) / Math.max(1, latencies.length)),
+      sending_seconds: round(wall, 2),
+      loadavg_1m: round(loadavg()[0], 2),
+    };
+    agent.destroy();
+    events.close();
+    sip.close();
+    media.close();
+  });
 
 const result = {
   benchmark: 'api-latency',
@@ -229,5 +239,5 @@ const result = {
   invite_to_app_start: appStart,
 };
 printSteps('api-latency: sequential keep-alive GETs', rows);
-printSteps(`api-latency: INVITE → AppStart on the WebSocket at ${RATE}/s`, [appStart]);
-writeResult('api-latency', result);
+if (appStart !== null) printSteps(`api-latency: INVITE → AppStart on the WebSocket at ${RATE}/s`, [appStart]);
+if (ALL_PHASES) writeResult('api-latency', result);

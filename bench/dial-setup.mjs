@@ -41,6 +41,11 @@ export async function startDialBench() {
     join(sb.confDir, 'pjsip.conf'),
     [
       `[transport-udp]\ntype = transport\nprotocol = udp\nbind = 127.0.0.1:${sb.sipPort}\n`,
+      // BENCH_OVERLOAD_MAX_LOOP_LAG=0 turns overload control's shedding off (pjsip.conf global
+      // overload_max_loop_lag), to measure the cost of calls rather than the admission control.
+      ...(process.env.BENCH_OVERLOAD_MAX_LOOP_LAG !== undefined
+        ? [`[global]\ntype = global\noverload_max_loop_lag = ${Number(process.env.BENCH_OVERLOAD_MAX_LOOP_LAG)}\n`]
+        : []),
       phone('alice', 'wonderland'),
       phone('bob', 'builder'),
     ].join('\n'),

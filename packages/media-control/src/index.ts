@@ -43,6 +43,12 @@ export interface CreateLegRequest {
    * at most: a second m=video line in SDP is refused with port 0.
    */
   video?: boolean;
+  /**
+   * Where the leg sends and with which codec, when that is already known (an INVITE's SDP offer):
+   * the leg is created with its remote set, as `setLegRemote` would set it, in one request to the
+   * media worker instead of two. The remote's `video` applies only to a leg created with `video`.
+   */
+  remote?: LegRemote;
 }
 
 export interface MediaLegInfo {

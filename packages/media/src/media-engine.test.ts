@@ -311,6 +311,34 @@ describe('MediaEngine with one worker', () => {
     }
   });
 
+  it('creates a leg already pointed at its remote, in one request to the worker', { timeout: 5000 }, async () => {
+    const leg = await engine.createLeg({ bindAddress: '127.0.0.1', remote: pcmu(far.port) });
+    assert.equal(engine.legCodec(leg.legId), 'PCMU');
+    await engine.playFile(leg.legId, { playbackId: 'p', file: oneSecond, offsetMs: 900 });
+    assert.equal((await waitFor('finished', () => noteOf('playbackFinished'))).reason, 'complete');
+    await waitFor('5 packets at the remote', () => (far.packets.length >= 5 ? true : undefined), 1000);
+    assert.equal(far.packets[0].info.payloadType, 0);
+    assert.equal((await engine.getCounters(leg.legId)).packetsSent, 5);
+  });
+
+  it('answers each of many requests made in one turn (sent to the worker together), a refused one alone', { timeout: 5000 }, async () => {
+    const legs = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => engine.createLeg({ bindAddress: '127.0.0.1', remote: pcmu(far.port + i) })),
+    );
+    assert.equal(new Set(legs.map((leg) => leg.localPort)).size, 12, 'twelve legs on twelve ports');
+    const answers = await Promise.allSettled([
+      ...legs.map((leg) => engine.getCounters(leg.legId)),
+      engine.getCounters('no-such-leg'),
+      ...legs.map((leg) => engine.destroyLeg(leg.legId)),
+    ]);
+    assert.deepEqual(
+      answers.map((answer) => answer.status),
+      [...Array(12).fill('fulfilled'), 'rejected', ...Array(12).fill('fulfilled')],
+    );
+    assert.ok((answers[12] as PromiseRejectedResult).reason instanceof LegNotFoundError);
+    for (const leg of legs) await assert.rejects(engine.getCounters(leg.legId), LegNotFoundError);
+  });
+
   it('does not send while the peer holds the call (sendonly), yet the playback still completes', { timeout: 5000 }, async () => {
     const leg = await engine.createLeg({ bindAddress: '127.0.0.1' });
     await engine.setLegRemote(leg.legId, pcmu(far.port, { direction: 'sendonly' }));
@@ -336,6 +364,7 @@ describe('MediaEngine with one worker', () => {
   it('refuses bad arguments before they reach the worker', { timeout: 5000 }, async () => {
     const leg = await engine.createLeg({ bindAddress: '127.0.0.1' });
     await assert.rejects(engine.createLeg({ bindAddress: 'localhost' }), { code: 'invalid_argument' });
+    await assert.rejects(engine.createLeg({ bindAddress: '127.0.0.1', remote: pcmu(0) }), { code: 'invalid_argument' });
     await assert.rejects(engine.setLegRemote(leg.legId, pcmu(0)), { code: 'invalid_argument' });
     await assert.rejects(engine.setLegRemote(leg.legId, pcmu(far.port, { codec: { name: 'PCMU', payloadType: 0, clockRate: 16000 } })), {
       code: 'invalid_argument',

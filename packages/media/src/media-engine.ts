@@ -215,6 +215,7 @@ export class MediaEngine implements MediaEngineControl {
   async createLeg(request: CreateLegRequest): Promise<MediaLegInfo> {
     this.#assertRunning();
     const bindAddress = validateIpAddress('bindAddress', request.bindAddress);
+    const remote = request.remote === undefined ? undefined : validateRemote(request.remote);
     const slot = this.#pickSlot();
     const channel = this.#slots[slot];
     const record: LegRecord = {
@@ -253,8 +254,10 @@ export class MediaEngine implements MediaEngineControl {
             bindAddress,
             port,
             ...(videoPort !== null ? { videoPort } : {}),
+            ...(remote !== undefined ? { remote } : {}),
           });
           record.created = true;
+          if (remote !== undefined) record.codec = remote.codec.name;
           const info: MediaLegInfo = { legId: record.legId, localAddress: bound.localAddress, localPort: bound.localPort };
           if (bound.videoPort !== undefined) info.videoPort = bound.videoPort;
           return info;

@@ -2,6 +2,7 @@
  * The one message catalogue between the engine (main thread) and its media workers.
  *
  *   main ──► worker   MainToWorker:  { kind: 'request', id, command }
+ *                                    { kind: 'batch', requests }   the requests of one main-loop turn, in order
  *   worker ──► main   WorkerToMain:  { kind: 'ready' }                       once, after start-up
  *                                    { kind: 'reply', id, ok, result|error } exactly one per request
  *                                    { kind: 'notification', notification }  events of legs/playbacks
@@ -41,9 +42,10 @@ import type {
 export type WorkerCommand =
   /**
    * Bind an RTP socket on `bindAddress:port` for a new leg, and a video pair on `videoPort` when
-   * given. Fails with `port_in_use` when either is taken.
+   * given, then set `remote` as `setLegRemote` does when given (one round trip for a new call's leg).
+   * Fails with `port_in_use` when either port is taken; a refused remote leaves no leg behind.
    */
-  | { type: 'createLeg'; legId: string; bindAddress: string; port: number; videoPort?: number }
+  | { type: 'createLeg'; legId: string; bindAddress: string; port: number; videoPort?: number; remote?: LegRemote }
   /** A leg without a socket that hears and/or whispers into `sourceLegId` (on this worker). */
   | {
       type: 'createSnoopLeg';
@@ -148,7 +150,17 @@ export interface WorkerRequest {
   command: WorkerCommand;
 }
 
-export type MainToWorker = WorkerRequest;
+/**
+ * The requests the main thread made during one turn of its event loop, sent together: every
+ * message wakes the worker thread, and waking a sleeping thread was the largest share of
+ * `postMessage`'s cost on the main thread under load.
+ */
+export interface WorkerRequestBatch {
+  kind: 'batch';
+  requests: WorkerRequest[];
+}
+
+export type MainToWorker = WorkerRequest | WorkerRequestBatch;
 
 export type WorkerReply =
   | { kind: 'reply'; id: number; ok: true; result: CommandResults[CommandType] }

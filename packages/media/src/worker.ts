@@ -13,5 +13,8 @@ if (isMainThread || parentPort === null) {
 const port = parentPort;
 const init = workerData as WorkerInit;
 const host = new WorkerHost((message: WorkerToMain) => port.postMessage(message), init.workerIndex);
-port.on('message', (message: MainToWorker) => host.receive(message));
+port.on('message', (message: MainToWorker) => {
+  if (message.kind === 'request') host.receive(message);
+  else for (const request of message.requests) host.receive(request);
+});
 host.ready();

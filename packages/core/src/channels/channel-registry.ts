@@ -92,7 +92,11 @@ export class ChannelRegistry {
 
   /** The live channels of one endpoint (`technology` as canonicalTechnology gives it), oldest first. */
   ofEndpoint(technology: string, resource: string): Channel[] {
-    const set = this.#byEndpoint.get(`${technology}/${resource}`);
-    return set === undefined ? [] : [...set];
+    return [...this.endpointChannels(technology, resource)];
+  }
+
+  /** `ofEndpoint` without the copy, for a caller that only reads them before the next change. */
+  endpointChannels(technology: string, resource: string): Iterable<Channel> {
+    return this.#byEndpoint.get(`${technology}/${resource}`) ?? [];
   }
 }

@@ -7,14 +7,27 @@ import type { ChannelState } from '../model/channel-state.js';
 import type { DeviceStateValue, EndpointState } from '../model/snapshots.js';
 
 export interface EndpointChannelView {
-  direction: 'inbound' | 'outbound';
-  state: ChannelState;
+  readonly direction: 'inbound' | 'outbound';
+  readonly state: ChannelState;
+  /** A channel being destroyed no longer counts. */
+  readonly isDestroyed?: boolean;
 }
 
-export function deriveDeviceState(endpointState: EndpointState, channels: readonly EndpointChannelView[]): DeviceStateValue {
-  // A call towards the phone that is alerting it; an inbound channel in `Ring` is the phone dialling.
-  const ringing = channels.filter((c) => c.direction === 'outbound' && (c.state === 'Ringing' || c.state === 'Ring')).length;
-  const busy = channels.length - ringing;
+/** A call towards the phone that is alerting it; an inbound channel in `Ring` is the phone dialling. */
+function isAlerting(channel: EndpointChannelView): boolean {
+  return channel.direction === 'outbound' && (channel.state === 'Ringing' || channel.state === 'Ring');
+}
+
+export function deriveDeviceState(endpointState: EndpointState, channels: Iterable<EndpointChannelView>): DeviceStateValue {
+  let ringing = 0;
+  let busy = 0;
+  for (const channel of channels) {
+    if (channel.isDestroyed === true) continue;
+    if (isAlerting(channel)) ringing += 1;
+    else busy += 1;
+    // Both seen: nothing further changes the answer (an endpoint may have hundreds of channels).
+    if (ringing > 0 && busy > 0) return 'RINGINUSE';
+  }
   if (ringing > 0 && busy > 0) return 'RINGINUSE';
   if (ringing > 0) return 'RINGING';
   if (busy > 0) return 'INUSE';

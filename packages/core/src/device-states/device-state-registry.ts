@@ -117,13 +117,10 @@ export class DeviceStateRegistry {
     if (slash <= 0) return undefined;
     const technology = canonical.slice(0, slash);
     const resource = canonical.slice(slash + 1);
-    const endpoint = this.#endpoints.get(technology, resource);
-    if (!endpoint) return undefined;
-    const channels = endpoint.channel_ids.flatMap((id) => {
-      const channel = this.#channels.get(id);
-      return channel && !channel.isDestroyed ? [{ direction: channel.direction, state: channel.state }] : [];
-    });
-    return { name: canonical, state: deriveDeviceState(endpoint.state ?? 'unknown', channels) };
+    const state = this.#endpoints.stateOf(technology, resource);
+    if (state === undefined) return undefined;
+    // The endpoint's channels are read in place: this runs on every channel state change.
+    return { name: canonical, state: deriveDeviceState(state, this.#channels.endpointChannels(technology, resource)) };
   }
 
   #onEvent(event: TimedDomainEvent): void {

@@ -118,11 +118,11 @@ export class ExternalMediaService {
     const address = isIP(host) ? host : (await lookup(host).catch(() => undefined))?.address;
     if (address === undefined) throw invalidArgument(`external_host '${host}' cannot be resolved`);
     const loopback = address.startsWith('127.') || address === '::1';
-    const leg = await media.createLeg({ bindAddress: loopback ? address : '0.0.0.0' });
+    // Created already pointed at the far end: one request to the media worker.
+    const leg = await media.createLeg({ bindAddress: loopback ? address : '0.0.0.0', remote: { address, port, codec } });
     const tech = new ExternalMediaTechnology(leg.legId, media);
     let channel: Channel;
     try {
-      await media.setLegRemote(leg.legId, { address, port, codec });
       channel = channels.create({
         id: request.channelId,
         name: `UnicastRTP/${host}:${port}-${randomBytes(4).toString('hex')}`,

@@ -202,6 +202,8 @@ export class LegAudio {
 
   #detect(frame: Int16Array | null, rateHz: ResampleRate): void {
     if (this.#dtmf === null && this.#talkOptions === null) return;
+    // No audio and no digit under way: the detector would only confirm the silence.
+    if (frame === null && this.#talkOptions === null && this.#dtmf?.idle === true) return;
     const audio = frame ?? new Int16Array(framesOf(rateHz));
     if (this.#talkOptions !== null) {
       this.#talk ??= new TalkDetector(this.#talkOptions, rateHz);

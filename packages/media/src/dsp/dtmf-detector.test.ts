@@ -56,6 +56,26 @@ describe('DtmfDetector', () => {
     assert.ok(Math.abs(found[1].durationMs - 200) <= 40, `duration ${found[1].durationMs}`);
   });
 
+  it('is idle only while nothing is heard, no digit is ending and no block is partly filled', () => {
+    const detector = new DtmfDetector();
+    assert.equal(detector.idle, true);
+    const tone = signal([{ digit: '5', ms: 60 }]);
+    detector.process(tone.subarray(0, 160));
+    assert.equal(detector.idle, false, 'a candidate digit');
+    detector.process(tone.subarray(160, 480));
+    assert.equal(detector.idle, false, 'a digit under way');
+    const silence = new Int16Array(160);
+    assert.deepEqual(detector.process(silence), []);
+    assert.equal(detector.idle, false, 'one block of silence does not end the digit');
+    assert.deepEqual(
+      detector.process(silence).map((d) => d.digit),
+      ['5'],
+    );
+    assert.equal(detector.idle, true);
+    detector.process(silence.subarray(0, 80));
+    assert.equal(detector.idle, false, 'half a block waiting');
+  });
+
   it('works in noise at 20 dB SNR and at uneven frame sizes', () => {
     const samples = signal([{ ms: 100 }, { digit: '5', ms: 80 }, { ms: 100 }, { digit: '9', ms: 80, level: 2000 }, { ms: 100 }], 600);
     const detector = new DtmfDetector();

@@ -88,6 +88,14 @@ export class DtmfDetector {
   #candidateBlocks = 0;
   #missBlocks = 0;
 
+  /**
+   * Nothing heard and no partial block: silence fed now would change nothing, so a caller may skip
+   * it (a leg that receives no audio would otherwise run eight Goertzel filters per 20 ms).
+   */
+  get idle(): boolean {
+    return this.#current === null && this.#candidate === null && this.#filled === 0;
+  }
+
   /** Feeds 8 kHz samples; returns the digits that ended within them. */
   process(samples: Int16Array): InbandDigit[] {
     const ended: InbandDigit[] = [];

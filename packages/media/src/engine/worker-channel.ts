@@ -12,7 +12,7 @@
 import { type Transferable, Worker } from 'node:worker_threads';
 import { type MediaError, WorkerClosedError, WorkerDiedError, mediaErrorFromWire } from '../errors.js';
 import type { MediaLogger } from '../logger.js';
-import type { CommandOf, CommandResults, CommandType, WorkerInit, WorkerNotification, WorkerToMain } from '../protocol.js';
+import type { CommandOf, CommandResults, CommandType, WorkerInit, WorkerNotification, WorkerRequest, WorkerToMain } from '../protocol.js';
 
 export type WorkerChannelState = 'starting' | 'ready' | 'closing' | 'closed' | 'died';
 
@@ -49,6 +49,13 @@ export class WorkerChannel {
   #worker: Worker | null = null;
   #nextId = 1;
   readonly #pending = new Map<number, Pending>();
+  /**
+   * Requests made during this turn of the event loop, posted together once its I/O callbacks have
+   * run (setImmediate): one message, so one wake-up of the worker thread, for all of them. Their
+   * replies could not be read before the next turn anyway, so this delays no answer.
+   */
+  #outbox: WorkerRequest[] = [];
+  #flushScheduled = false;
   /** Settles when the ready handshake arrives or start-up fails. */
   #ready: Promise<void> | null = null;
   #markReady: (() => void) | null = null;
@@ -126,13 +133,43 @@ export class WorkerChannel {
     return new Promise<CommandResults[T]>((resolve, reject) => {
       // The reply's result is typed by the command it answers (protocol.ts CommandResults).
       this.#pending.set(id, { resolve: (result) => resolve(result as CommandResults[T]), reject });
-      try {
-        worker.postMessage({ kind: 'request', id, command }, [...transfer]);
-      } catch (error) {
-        this.#pending.delete(id);
-        reject(error instanceof Error ? error : new Error(String(error)));
+      const request: WorkerRequest = { kind: 'request', id, command };
+      if (transfer.length > 0) {
+        // Ports move with a message of their own, after the requests queued before it.
+        this.#flush();
+        this.#post(worker, [request], transfer);
+        return;
+      }
+      this.#outbox.push(request);
+      if (!this.#flushScheduled) {
+        this.#flushScheduled = true;
+        setImmediate(() => this.#flush());
       }
     });
+  }
+
+  #flush(): void {
+    this.#flushScheduled = false;
+    const requests = this.#outbox;
+    if (requests.length === 0) return;
+    this.#outbox = [];
+    // A worker that exited meanwhile has had these requests rejected with the rest (#exit).
+    if (this.#worker !== null) this.#post(this.#worker, requests, []);
+  }
+
+  #post(worker: Worker, requests: WorkerRequest[], transfer: readonly Transferable[]): void {
+    try {
+      worker.postMessage(requests.length === 1 ? requests[0] : { kind: 'batch', requests }, [...transfer]);
+    } catch (error) {
+      // A request that cannot be sent fails alone: the others of its batch go one by one.
+      if (requests.length > 1) {
+        for (const request of requests) this.#post(worker, [request], []);
+        return;
+      }
+      const pending = this.#pending.get(requests[0].id);
+      this.#pending.delete(requests[0].id);
+      pending?.reject(error instanceof Error ? error : new Error(String(error)));
+    }
   }
 
   #unavailable(): MediaError {

@@ -7,7 +7,7 @@
  * Received datagrams are hostile input: each is validated and anything unexpected is counted and
  * dropped; nothing a peer sends can throw out of the receive handler.
  */
-import { randomBytes } from 'node:crypto';
+import { getRandomValues } from 'node:crypto';
 import dgram from 'node:dgram';
 import { isIP } from 'node:net';
 import { LegAudio } from '../audio/leg-audio.js';
@@ -64,8 +64,20 @@ interface Address {
   port: number;
 }
 
+/**
+ * Random SSRC, first sequence number and timestamp (RFC 3550 §5.1, §8.1), drawn from a pool filled
+ * from the CSPRNG 64 values at a time: a new leg takes three, and one call to the generator per
+ * value showed in the worker's profile at high call rates.
+ */
+const randomPool = new Uint32Array(64);
+let randomLeft = 0;
 function randomUint32(): number {
-  return randomBytes(4).readUInt32BE(0);
+  if (randomLeft === 0) {
+    getRandomValues(randomPool);
+    randomLeft = randomPool.length;
+  }
+  randomLeft -= 1;
+  return randomPool[randomLeft];
 }
 
 export class RtpLeg {

@@ -29,10 +29,10 @@ import type { LogLevel } from '../logger.js';
 import { Pacer } from '../playback/pacer.js';
 import { loadPlaybackAudio } from '../playback/playback-audio.js';
 import type { ResampleRate } from '../dsp/resampler.js';
-import type { CommandResults, CommandType, MainToWorker, WorkerCommand, WorkerNotification, WorkerToMain } from '../protocol.js';
+import type { CommandResults, CommandType, WorkerCommand, WorkerNotification, WorkerRequest, WorkerToMain } from '../protocol.js';
 import { Recorder } from '../recording/recorder.js';
 import { SnoopLeg } from '../snoop/snoop-leg.js';
-import type { ChannelFormat, LegCounters, LegRtpStatistics, MediaTarget } from '@switchboard/media-control';
+import type { ChannelFormat, LegCounters, LegRemote, LegRtpStatistics, MediaTarget } from '@switchboard/media-control';
 import { FormatQuantiser } from './channel-format.js';
 import { MediaEndpoint } from './media-endpoint.js';
 import { type FrameSource, SampleSource } from './playback.js';
@@ -101,7 +101,7 @@ export class WorkerHost implements LegHost {
     this.#post({ kind: 'ready', workerIndex: this.#workerIndex });
   }
 
-  receive(message: MainToWorker): void {
+  receive(message: WorkerRequest): void {
     const { id, command } = message;
     const succeed = (result: Result, held: WorkerNotification[]): void => {
       this.#post({ kind: 'reply', id, ok: true, result });
@@ -170,7 +170,7 @@ export class WorkerHost implements LegHost {
   #execute(command: WorkerCommand, held: WorkerNotification[]): Result | Promise<Result> {
     switch (command.type) {
       case 'createLeg':
-        return this.#createLeg(command.legId, command.bindAddress, command.port, command.videoPort);
+        return this.#createLeg(command.legId, command.bindAddress, command.port, command.videoPort, command.remote);
       case 'createSnoopLeg': {
         if (this.#endpoints.has(command.legId)) throw new InvalidArgumentError(`media leg ${command.legId} already exists`);
         const source = this.#endpoint(command.sourceLegId);
@@ -180,12 +180,7 @@ export class WorkerHost implements LegHost {
         return null;
       }
       case 'setLegRemote':
-        // The engine validated the remote before sending it (validate.ts).
-        this.#rtpLeg(command.legId).setRemote(command.remote);
-        this.#homeOf.get(command.legId)?.videoChanged(command.legId);
-        this.#links.get(command.legId)?.videoChanged();
-        // A peer without telephone-event has its in-band digits detected on the tick.
-        if (this.#endpoint(command.legId).active) this.#wake();
+        this.#setLegRemote(command.legId, command.remote);
         return null;
       case 'destroyLeg':
         this.#destroyLeg(command.legId);
@@ -316,23 +311,39 @@ export class WorkerHost implements LegHost {
     }
   }
 
-  async #createLeg(legId: string, bindAddress: string, port: number, videoPort?: number): Promise<CommandResults['createLeg']> {
+  async #createLeg(
+    legId: string,
+    bindAddress: string,
+    port: number,
+    videoPort: number | undefined,
+    remote: LegRemote | undefined,
+  ): Promise<CommandResults['createLeg']> {
     if (this.#endpoints.has(legId)) throw new InvalidArgumentError(`media leg ${legId} already exists`);
     const leg = await RtpLeg.open(legId, bindAddress, port, this);
-    if (videoPort !== undefined) {
-      try {
-        leg.video = await VideoStream.open(legId, bindAddress, videoPort, this, leg.cname);
-      } catch (error) {
-        leg.close();
-        throw error;
-      }
+    try {
+      if (videoPort !== undefined) leg.video = await VideoStream.open(legId, bindAddress, videoPort, this, leg.cname);
+      // Set before the leg is registered: a remote the leg refuses leaves nothing behind.
+      if (remote !== undefined) leg.setRemote(remote);
+    } catch (error) {
+      leg.close();
+      throw error;
     }
     this.#rtpLegs.set(legId, leg);
     this.#endpoints.set(legId, new MediaEndpoint(leg, (n) => this.notify(n), leg));
+    if (remote !== undefined && this.#endpoint(legId).active) this.#wake();
     this.log('debug', { legId, address: leg.localAddress, port: leg.localPort, videoPort }, 'RTP leg created');
     const result: CommandResults['createLeg'] = { localAddress: leg.localAddress, localPort: leg.localPort };
     if (leg.video !== null) result.videoPort = leg.video.localPort;
     return result;
+  }
+
+  /** The engine validated the remote before sending it (validate.ts). */
+  #setLegRemote(legId: string, remote: LegRemote): void {
+    this.#rtpLeg(legId).setRemote(remote);
+    this.#homeOf.get(legId)?.videoChanged(legId);
+    this.#links.get(legId)?.videoChanged();
+    // A peer without telephone-event has its in-band digits detected on the tick.
+    if (this.#endpoint(legId).active) this.#wake();
   }
 
   #destroyLeg(legId: string): void {

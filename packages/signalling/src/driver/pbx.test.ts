@@ -30,7 +30,7 @@ class FakeMedia implements SipMediaEngine {
   #next = 0;
   async createLeg(request: CreateLegRequest): Promise<MediaLegInfo> {
     const legId = `leg-${++this.#next}`;
-    this.legs.set(legId, { remotes: [], destroyed: false });
+    this.legs.set(legId, { remotes: request.remote === undefined ? [] : [request.remote], destroyed: false });
     return { legId, localAddress: request.bindAddress, localPort: 40000 + this.#next * 2 };
   }
   async setLegRemote(legId: string, remote: LegRemote): Promise<void> {

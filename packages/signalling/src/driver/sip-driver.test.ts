@@ -37,7 +37,8 @@ class FakeMedia implements SipMediaEngine {
   async createLeg(request: CreateLegRequest): Promise<MediaLegInfo> {
     if (this.failCreate) throw new Error('no ports');
     const legId = `leg-${++this.#next}`;
-    this.legs.set(legId, { request, remotes: [], destroyed: false });
+    // A remote given with the leg is its first remote, as the real engine sets it.
+    this.legs.set(legId, { request, remotes: request.remote === undefined ? [] : [request.remote], destroyed: false });
     return { legId, localAddress: request.bindAddress, localPort: 30000 + this.#next * 2 };
   }
   async setLegRemote(legId: string, remote: LegRemote): Promise<void> {

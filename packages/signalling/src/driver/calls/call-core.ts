@@ -181,11 +181,18 @@ export class SipCallCore {
   // ---- the media leg and our SDP --------------------------------------------------------------
 
   /**
-   * Creates the leg on the transport's bind address. The SDP must name a concrete address: the
-   * external one, else the bound one, else the leg's, else the one the system uses toward `peer`.
+   * Creates the leg on the transport's bind address, pointed at `remote` when the far end's media is
+   * already known (an INVITE with an offer): one request to the media worker instead of two. The SDP
+   * must name a concrete address: the external one, else the bound one, else the leg's, else the one
+   * the system uses toward `peer`.
    */
-  async createLeg(transport: SipTransportConfig, peer: () => string): Promise<void> {
-    const leg = await this.#options.media.createLeg({ bindAddress: transport.bindAddress, video: wantsVideo(this.#options.videoCodecs()) });
+  async createLeg(transport: SipTransportConfig, peer: () => string, remote?: RemoteMedia): Promise<void> {
+    const video = wantsVideo(this.#options.videoCodecs());
+    const leg = await this.#options.media.createLeg({
+      bindAddress: transport.bindAddress,
+      video,
+      ...(remote !== undefined ? { remote: this.#legRemote(remote, video) } : {}),
+    });
     this.#legId = leg.legId;
     this.#mediaPort = leg.localPort;
     this.#videoPort = leg.videoPort;
@@ -200,7 +207,7 @@ export class SipCallCore {
   async setLegRemote(remote: RemoteMedia): Promise<void> {
     const legId = this.#legId;
     if (legId === undefined || this.#legReleased) return;
-    await this.#options.media.setLegRemote(legId, this.#legRemote(remote));
+    await this.#options.media.setLegRemote(legId, this.#legRemote(remote, this.#videoPort !== undefined));
   }
 
   /** The far end's new media: remembered, hold noted, the leg pointed at it (a refusal is logged). */
@@ -285,14 +292,15 @@ export class SipCallCore {
     };
   }
 
-  #legRemote(remote: RemoteMedia): LegRemote {
+  /** The engine's view of the far end's media; its video only for a leg with a video socket pair. */
+  #legRemote(remote: RemoteMedia, withVideo: boolean): LegRemote {
     return {
       address: remote.address,
       port: remote.port,
       codec: remote.codec,
       ...(remote.telephoneEventPayloadType !== undefined ? { telephoneEventPayloadType: remote.telephoneEventPayloadType } : {}),
       direction: remote.direction,
-      ...legVideo(remote.video, this.#videoPort),
+      ...(withVideo ? legVideo(remote.video) : {}),
       ...legSrtpOf(remote),
       ...remote.transport,
     };

@@ -26,6 +26,7 @@ import { SipDriver } from '../sip-driver.js';
 class FakeMedia implements SipMediaEngine {
   remotes: LegRemote[] = [];
   async createLeg(request: CreateLegRequest): Promise<MediaLegInfo> {
+    if (request.remote !== undefined) this.remotes.push(request.remote);
     return { legId: 'leg-1', localAddress: request.bindAddress, localPort: 40000 };
   }
   async setLegRemote(_legId: string, remote: LegRemote): Promise<void> {

@@ -544,13 +544,8 @@ export class InboundCall implements ChannelTechnology, TransferSource {
   async #createMedia(): Promise<void> {
     // The identified endpoint's `media_address` names our media in the answer and later SDP (nat-media.ts).
     const transport = mediaTransportConfig(this.#env.transportConfig, this.#context.source.address, this.#endpoint);
-    await this.#core.createLeg(transport, () => this.#context.source.address);
-    if (this.#state !== 'setup') {
-      await this.#core.releaseMedia();
-      return;
-    }
-    const remote = this.#core.remote;
-    if (remote !== undefined) await this.#core.setLegRemote(remote);
+    // An offer in the INVITE: the leg is created already pointed at the caller's media.
+    await this.#core.createLeg(transport, () => this.#context.source.address, this.#core.remote);
     if (this.#state !== 'setup') await this.#core.releaseMedia();
   }
 

@@ -28,7 +28,8 @@ class FakeMedia implements SipMediaEngine {
   #next = 0;
   async createLeg(request: CreateLegRequest): Promise<MediaLegInfo> {
     const legId = `leg-${++this.#next}`;
-    this.legs.set(legId, { request, remotes: [] });
+    // A remote given with the leg is its first remote, as the real engine sets it.
+    this.legs.set(legId, { request, remotes: request.remote === undefined ? [] : [request.remote] });
     const info: MediaLegInfo = { legId, localAddress: request.bindAddress, localPort: 30000 + this.#next * 4 };
     if (request.video === true) info.videoPort = 30002 + this.#next * 4;
     return info;

@@ -168,9 +168,9 @@ export function videoFromAnswer(
   return undefined;
 }
 
-/** The `video` field of a leg's remote: the negotiated stream, when the leg has a video socket. */
-export function legVideo(video: AcceptedVideo | undefined, videoPort: number | undefined): { video?: VideoRemote } {
-  if (video === undefined || videoPort === undefined) return {};
+/** The `video` field of a leg's remote: the negotiated stream (for a leg with a video socket pair). */
+export function legVideo(video: AcceptedVideo | undefined): { video?: VideoRemote } {
+  if (video === undefined) return {};
   const remote: VideoRemote = { address: video.address, port: video.port, codec: video.codec, direction: video.direction };
   if (video.bundled === true) remote.bundled = true;
   return { video: remote };
