@@ -1,4 +1,5 @@
 // Over 500 lines: the object model's composition root; it builds and wires every core service, and each of those lives in its own file.
+import { type ClusterView, ObjectOwnership } from './cluster/object-ownership.js';
 import { join, resolve } from 'node:path';
 import { ApplicationRegistry } from './apps/application-registry.js';
 import type { Channel } from './channels/channel.js';
@@ -117,6 +118,8 @@ export class SwitchboardCore implements ChannelDriverHost {
   readonly recordings: RecordingManager;
   readonly sounds: SoundIndex;
   readonly system: SystemStatus;
+  /** The other nodes of a cluster and who owns what (absent on a node of its own). */
+  readonly cluster: ClusterView | undefined;
   readonly dialplanRunner: DialplanRunner;
   readonly globals: Map<string, string>;
   readonly media: MediaEngine;
@@ -183,6 +186,18 @@ export class SwitchboardCore implements ChannelDriverHost {
     this.channels = new ChannelRegistry(this.bus, log.child({ module: 'switchboard:core:channel' }));
     this.applications = new ApplicationRegistry(this.bus, log.child({ module: 'switchboard:core:applications' }));
     if (options.store?.applicationClaims) this.applications.shareNamesThrough(options.store.applicationClaims);
+    const clusterConfig = options.config.general.cluster;
+    const directory = options.store?.clusterDirectory;
+    this.cluster =
+      clusterConfig && directory
+        ? new ObjectOwnership(
+            clusterConfig,
+            options.config.general.systemName,
+            directory,
+            this.bus,
+            log.child({ module: 'switchboard:core:cluster' }),
+          )
+        : undefined;
     this.sounds = new SoundIndex(
       options.config.general.soundDirs,
       options.config.general.defaultLanguage,

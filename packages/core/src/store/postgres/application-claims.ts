@@ -6,6 +6,7 @@
 import type pg from 'pg';
 import type { Logger } from '../../util/logger.js';
 import type { ApplicationClaimStore } from '../types.js';
+import type { ClusterEventListener, PostgresClusterBus } from './cluster-bus.js';
 import { type RemoteChanges, STATE_CHANNEL } from './remote-changes.js';
 
 const CLAIM = `WITH claimed AS (
@@ -24,9 +25,11 @@ export class PostgresApplicationClaims implements ApplicationClaimStore {
   /** This node's latest claim of each name, by sequence number (resolving while in flight). */
   readonly #mine = new Map<string, Promise<number>>();
   readonly #listeners = new Set<(name: string) => void>();
+  readonly #bus: PostgresClusterBus;
 
-  constructor(db: Pick<pg.Pool, 'query'>, nodeId: string, changes: RemoteChanges, log: Logger) {
+  constructor(db: Pick<pg.Pool, 'query'>, nodeId: string, changes: RemoteChanges, bus: PostgresClusterBus, log: Logger) {
     this.#db = db;
+    this.#bus = bus;
     this.#nodeId = nodeId;
     this.#log = log;
     changes.onApplication((name, seq) => {
@@ -42,6 +45,26 @@ export class PostgresApplicationClaims implements ApplicationClaimStore {
       seq.catch(() => 0),
     );
     return seq.then(() => undefined);
+  }
+
+  /** Gives a name up when its connection ends (a later claim elsewhere is then no replacement). */
+  release(name: string): Promise<void> {
+    this.#mine.delete(name);
+    return this.#db.query('DELETE FROM application_claims WHERE name = $1 AND node = $2', [name, this.#nodeId]).then(() => undefined);
+  }
+
+  async servedElsewhere(name: string): Promise<string | undefined> {
+    const { rows } = await this.#db.query<{ node: string }>('SELECT node FROM application_claims WHERE name = $1', [name]);
+    const node = rows[0]?.node;
+    return node === undefined || node === this.#nodeId ? undefined : node;
+  }
+
+  sendEvent(node: string, application: string, event: Readonly<Record<string, unknown>>): void {
+    this.#bus.sendEvent(node, application, event);
+  }
+
+  onEvent(listener: ClusterEventListener): () => void {
+    return this.#bus.onEvent(listener);
   }
 
   onClaimedElsewhere(listener: (name: string) => void): () => void {
