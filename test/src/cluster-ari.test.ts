@@ -29,7 +29,18 @@ interface Cluster {
 
 const CLUSTER_SCRIPT = join(REPO_ROOT, 'scripts', 'cluster.mjs');
 /** The events the test follows; ari-client emits each by its type. */
-const FOLLOWED = ['AppStart', 'ChannelStateChange', 'ChannelVarset', 'ChannelHangupRequest', 'AppEnd', 'ChannelDestroyed'];
+const FOLLOWED = [
+  'AppStart',
+  'ChannelStateChange',
+  'ChannelVarset',
+  'PlaybackStarted',
+  'PlaybackFinished',
+  'ChannelEnteredBridge',
+  'ChannelLeftBridge',
+  'ChannelHangupRequest',
+  'AppEnd',
+  'ChannelDestroyed',
+];
 
 function unavailableReason(): string | undefined {
   if (!existsSync('/usr/sbin/kamailio') && spawnSync('sh', ['-c', 'command -v kamailio']).status !== 0) {
@@ -138,6 +149,31 @@ describe('one ARI application across three nodes', { skip: unavailableReason() }
       const answer = await restOverWebSocket(node1, `channels/${encodeURIComponent(channel.id)}`);
       assert.equal(answer.status_code, 200);
       assert.equal((JSON.parse(answer.message_body) as { id: string }).id, channel.id);
+
+      // A playback on node 3's channel, started and looked at through node 1; its events reach node 1.
+      const playing = await rest(
+        node1,
+        'POST',
+        `/channels/${encodeURIComponent(channel.id)}/play?media=sound:beep&playbackId=cluster-beep`,
+      );
+      assert.equal(playing.status, 201);
+      assert.equal(((await playing.json()) as { id: string }).id, 'cluster-beep');
+      await waitFor('PlaybackFinished', () =>
+        events.find((e) => e.type === 'PlaybackFinished' && (e.playback as { id: string }).id === 'cluster-beep'),
+      );
+      assert.ok(events.some((e) => e.type === 'PlaybackStarted' && (e.playback as { id: string }).id === 'cluster-beep'));
+
+      // A bridge made on node 3; node 1 forwards the addChannel to it, and the application hears the channel enter.
+      const bridge = await rest(node3, 'POST', '/bridges?type=mixing&bridgeId=cluster-bridge');
+      assert.equal(bridge.status, 200);
+      assert.equal((await rest(node1, 'POST', `/bridges/cluster-bridge/addChannel?channel=${encodeURIComponent(channel.id)}`)).status, 204);
+      const entered = await waitFor('ChannelEnteredBridge', () => eventsOf(channel.id).find((e) => e.type === 'ChannelEnteredBridge'));
+      assert.equal((entered.bridge as { id: string }).id, 'cluster-bridge');
+      const shown = (await (await rest(node1, 'GET', '/bridges/cluster-bridge')).json()) as { channels: string[] };
+      assert.deepEqual(shown.channels, [channel.id]);
+      assert.ok(((await (await rest(node1, 'GET', '/bridges')).json()) as { id: string }[]).some((b) => b.id === 'cluster-bridge'));
+      assert.equal((await rest(node1, 'DELETE', '/bridges/cluster-bridge')).status, 204);
+      await waitFor('ChannelLeftBridge', () => eventsOf(channel.id).find((e) => e.type === 'ChannelLeftBridge'));
 
       // A request carrying the cluster secret is another node's forward: answered here, never sent on.
       const peerHeaders = { 'x-switchboard-cluster-secret': clusterSecret() };
