@@ -14,6 +14,7 @@ import { postgresUnavailableReason } from '@switchboard/core/testing';
 import ari, { type AriClient, type AriEvent } from 'ari-client';
 import WebSocket from 'ws';
 import { REPO_ROOT, runSipp, type SippResult } from './harness.js';
+import { RtpPeer } from './rtp-peer.js';
 
 interface ClusterNode {
   name: string;
@@ -49,10 +50,10 @@ function unavailableReason(): string | undefined {
   return postgresUnavailableReason();
 }
 
-async function waitFor<T>(what: string, check: () => T | undefined, ms = 8000): Promise<T> {
+async function waitFor<T>(what: string, check: () => T | undefined | Promise<T | undefined>, ms = 8000): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
-    const found = check();
+    const found = await check();
     if (found !== undefined) return found;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -75,14 +76,14 @@ describe('one ARI application across three nodes', { skip: unavailableReason() }
   const eventsOf = (channelId: string) => events.filter((e) => (e.channel as { id?: string } | undefined)?.id === channelId);
 
   /** alice calls the application's extension (100) on `node` directly; resolves when sipp ends. */
-  const callInto = (node: ClusterNode, timeoutSeconds = 20): Promise<SippResult> => {
+  const callInto = (node: ClusterNode, timeoutSeconds = 20, rtpport = 4204): Promise<SippResult> => {
     const [host, port] = node.sip.split(':');
     return runSipp(
       'uac-auth-wait-bye.xml',
       { host, port: Number(port) },
       {
         service: '100',
-        keys: { user: 'alice', rtpport: 4204 },
+        keys: { user: 'alice', rtpport },
         extra: ['-au', 'alice', '-ap', 'wonderland'],
         timeoutSeconds,
       },
@@ -202,6 +203,73 @@ describe('one ARI application across three nodes', { skip: unavailableReason() }
     const wrong = await fetch(`${node1.ari}/channels`, { headers: { 'x-switchboard-cluster-secret': 'not-the-secret-of-this-cluster' } });
     assert.equal(wrong.status, 401);
   });
+
+  it(
+    "the issue's bridge: a bridge on node 1 holds a call of node 3 and one of node 2, and audio flows both ways",
+    { timeout: 40_000 },
+    async () => {
+      const [node1, node2, node3] = cluster.nodes;
+      const peers = { a: await RtpPeer.open(), b: await RtpPeer.open() };
+      try {
+        const known = new Set(events.filter((e) => e.type === 'AppStart').map((e) => (e.channel as { id: string }).id));
+        const callingA = callInto(node3, 25, peers.a.port);
+        const a = await nextStart(known);
+        known.add(a.id);
+        const callingB = callInto(node2, 25, peers.b.port);
+        const b = await nextStart(known);
+        for (const channel of [a, b]) {
+          await client.channels.answer({ channelId: channel.id });
+          // A beep tells each phone's RTP peer where its node's leg is (symmetric RTP).
+          assert.equal((await rest(node1, 'POST', `/channels/${encodeURIComponent(channel.id)}/play?media=sound:beep`)).status, 201);
+        }
+        await waitFor('media from both nodes', () => (peers.a.remote && peers.b.remote ? true : undefined));
+
+        assert.equal((await rest(node1, 'POST', '/bridges?type=mixing&bridgeId=across-nodes')).status, 200);
+        const added = await rest(
+          node1,
+          'POST',
+          `/bridges/across-nodes/addChannel?channel=${encodeURIComponent(a.id)},${encodeURIComponent(b.id)}`,
+        );
+        assert.equal(added.status, 204, await added.text());
+        for (const channel of [a, b]) {
+          await waitFor(`${channel.id} entering the bridge`, () =>
+            events.find(
+              (e) =>
+                e.type === 'ChannelEnteredBridge' &&
+                (e.channel as { id: string }).id === channel.id &&
+                (e.bridge as { id: string }).id === 'across-nodes',
+            ),
+          );
+        }
+        const shown = (await (await rest(node1, 'GET', '/bridges/across-nodes')).json()) as { channels: string[] };
+        assert.deepEqual([...shown.channels].sort(), [a.id, b.id].sort());
+        // The channels themselves are still answered for by their own nodes.
+        const ofA = (await (await rest(node1, 'GET', `/channels/${encodeURIComponent(a.id)}`)).json()) as { name: string };
+        assert.match(ofA.name, /^SIP\/alice-/);
+
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        const since = performance.now();
+        await peers.a.sendTone(600, 1000);
+        assert.ok(peers.b.loudnessSince(since) > 300, `node 2's caller hears node 3's (rms ${peers.b.loudnessSince(since).toFixed(0)})`);
+        const back = performance.now();
+        await peers.b.sendTone(1000, 1000);
+        assert.ok(peers.a.loudnessSince(back) > 300, `node 3's caller hears node 2's (rms ${peers.a.loudnessSince(back).toFixed(0)})`);
+
+        // Hanging up on its own node takes the channel out of the bridge of node 1.
+        assert.equal((await rest(node1, 'DELETE', `/channels/${encodeURIComponent(a.id)}`)).status, 204);
+        await waitFor('the stand-in leaving', async () => {
+          const now = (await (await rest(node1, 'GET', '/bridges/across-nodes')).json()) as { channels: string[] };
+          return now.channels.includes(a.id) ? undefined : true;
+        });
+        assert.equal((await rest(node1, 'DELETE', `/channels/${encodeURIComponent(b.id)}`)).status, 204);
+        for (const result of [await callingA, await callingB]) assert.equal(result.code, 0, result.stdout.slice(-2000));
+        assert.equal((await rest(node1, 'DELETE', '/bridges/across-nodes')).status, 204);
+      } finally {
+        peers.a.close();
+        peers.b.close();
+      }
+    },
+  );
 
   it('an id owned by a node that is gone answers 404 on the others', { timeout: 40_000 }, async () => {
     const [node1, node2] = cluster.nodes;

@@ -1,4 +1,5 @@
 // Over 500 lines: the object model's composition root; it builds and wires every core service, and each of those lives in its own file.
+import { ClusterMediaLegs } from './cluster/cluster-media-legs.js';
 import { type ClusterView, ObjectOwnership } from './cluster/object-ownership.js';
 import { join, resolve } from 'node:path';
 import { ApplicationRegistry } from './apps/application-registry.js';
@@ -120,6 +121,8 @@ export class SwitchboardCore implements ChannelDriverHost {
   readonly system: SystemStatus;
   /** The other nodes of a cluster and who owns what (absent on a node of its own). */
   readonly cluster: ClusterView | undefined;
+  /** Channels of other nodes joining this node's bridges (absent on a node of its own). */
+  readonly clusterMedia: ClusterMediaLegs | undefined;
   readonly dialplanRunner: DialplanRunner;
   readonly globals: Map<string, string>;
   readonly media: MediaEngine;
@@ -236,6 +239,20 @@ export class SwitchboardCore implements ChannelDriverHost {
       music: bridgeMusic,
       log: log.child({ module: 'switchboard:core:bridges' }),
     });
+    const ownEntry = clusterConfig?.nodes.find((n) => n.name === options.config.general.systemName);
+    this.clusterMedia =
+      this.cluster && ownEntry
+        ? new ClusterMediaLegs({
+            nodeName: ownEntry.name,
+            address: new URL(ownEntry.ari).hostname,
+            peers: this.cluster.peers,
+            channels: this.channels,
+            bridges: this.bridges,
+            media: options.media,
+            bus: this.bus,
+            log: log.child({ module: 'switchboard:core:cluster' }),
+          })
+        : undefined;
     watchWorkerFailures({
       media: options.media,
       channels: this.channels,

@@ -14,7 +14,14 @@
  * add the other nodes' lists (each asked with a short deadline; a silent node adds nothing).
  */
 import { timingSafeEqual } from 'node:crypto';
-import type { ApiDialect, ClusterNodeConfig, ClusterObjectKind, ClusterView, SwitchboardCore } from '@switchboard/core';
+import {
+  type ApiDialect,
+  CLUSTER_TECHNOLOGY,
+  type ClusterNodeConfig,
+  type ClusterObjectKind,
+  type ClusterView,
+  type SwitchboardCore,
+} from '@switchboard/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ALL_DIALECTS } from '../dialect/dialect.js';
 import { ApiError } from './api-error.js';
@@ -56,7 +63,7 @@ export function peerRequest(cluster: ClusterView | undefined, request: FastifyRe
   return { dialect };
 }
 
-function sameSecret(given: string, expected: string): boolean {
+export function sameSecret(given: string, expected: string): boolean {
   const a = Buffer.from(given);
   const b = Buffer.from(expected);
   return a.length === b.length && timingSafeEqual(a, b);
@@ -160,8 +167,11 @@ function namedObject(request: FastifyRequest): { kind: ClusterObjectKind; id: st
 function isHere(core: SwitchboardCore, kind: ClusterObjectKind, id: string): boolean {
   try {
     switch (kind) {
-      case 'channel':
-        return core.channels.get(id) !== undefined;
+      case 'channel': {
+        // A stand-in of another node's channel in a bridge here is not that channel: its owner answers.
+        const channel = core.channels.get(id);
+        return channel !== undefined && channel.technology !== CLUSTER_TECHNOLOGY;
+      }
       case 'bridge':
         return core.bridges.get(id) !== undefined;
       case 'playback':

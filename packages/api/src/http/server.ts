@@ -25,6 +25,7 @@ import { ALL_DIALECTS, dialectOf } from '../dialect/dialect.js';
 import { requestDialect, setRequestDialect } from '../dialect/request-dialect.js';
 import { ApiError } from './api-error.js';
 import { forwardToOwner, peerRequest, withPeerLists } from './cluster-forwarding.js';
+import { registerClusterLegRoutes } from './cluster-leg-routes.js';
 import { installBodyParsers, lastValues, MAX_BODY_BYTES } from './body.js';
 import { installErrorHandlers } from './error-handler.js';
 import { registerMediaWebSocket } from './media-websocket.js';
@@ -155,6 +156,7 @@ export function createApiServer(core: SwitchboardCore, options: ApiServerOptions
     for (const resource of RESOURCES) registerResource(scope, resource, context, paths, allowedOrigin);
     registerMediaWebSocket(scope, normalizePrefix(core.config.http.prefix), core, log);
   });
+  registerClusterLegRoutes(app, normalizePrefix(core.config.http.prefix), core);
 
   const outbound = new OutboundConnections(core, log, () => ({ inject: (options) => app.inject(options), apiRoot }));
   return {

@@ -11,6 +11,7 @@
  * Only nodes with a [cluster] section record anything; a node of its own (SQLite) has no directory.
  */
 import type { ClusterConfig, ClusterNodeConfig } from '../config/types.js';
+import { isStandIn } from './cluster-media-legs.js';
 import type { TimedDomainEvent } from '../events/domain-events.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { ClusterDirectory, ClusterObjectKind } from '../store/types.js';
@@ -29,6 +30,13 @@ export interface ClusterView {
 
 /** The directory change an event makes, if any. */
 function directoryChange(event: TimedDomainEvent): { kind: ClusterObjectKind; id: string; present: boolean } | undefined {
+  switch (event.type) {
+    case 'ChannelCreated':
+    case 'ChannelDestroyed':
+      // A stand-in of another node's channel in a bridge here (cluster-media-legs.ts): its owner keeps the row.
+      if (isStandIn(event.channel)) return undefined;
+      break;
+  }
   switch (event.type) {
     case 'ChannelCreated':
       return { kind: 'channel', id: event.channel.id, present: true };
