@@ -47,14 +47,15 @@ const OBJECT_PARAMS: readonly { param: string; kind: ClusterObjectKind; notFound
 ];
 
 /**
- * Recognises a request another node forwarded: true when it carries the cluster secret (the
- * dialect it names is returned with it); a wrong secret is refused 401. Undefined for requests of
- * clients, which log in as usual.
+ * Recognises a request another node forwarded: it carries the cluster secret (the dialect it names
+ * is returned); a wrong secret is refused 401. Undefined for requests of clients, which log in as
+ * usual, and on a node without [cluster].
  */
 export function peerRequest(cluster: ClusterView | undefined, request: FastifyRequest): { dialect: ApiDialect } | undefined {
   const secret = request.headers[CLUSTER_SECRET_HEADER];
-  if (secret === undefined) return undefined;
-  if (!cluster || typeof secret !== 'string' || !sameSecret(secret, cluster.secret)) {
+  // A node of its own knows no peers: the header means nothing there and the user logs in as usual.
+  if (secret === undefined || !cluster) return undefined;
+  if (typeof secret !== 'string' || !sameSecret(secret, cluster.secret)) {
     throw new ApiError(401, 'Authentication required');
   }
   forwarded.add(request.raw);

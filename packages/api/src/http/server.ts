@@ -136,12 +136,15 @@ export function createApiServer(core: SwitchboardCore, options: ApiServerOptions
       if (request.routeOptions.url === eventsRoute) authorizeEventsConnection(user);
       setRequestDialect(request, dialectOf(user.dialect));
     });
-    scope.addHook('preHandler', async (request, reply) => {
-      if (await forwardToOwner(core, apiRoot, requestDialect(request).name, request, reply)) return reply;
-    });
-    scope.addHook('onSend', async (request, reply, payload) =>
-      reply.statusCode === 200 ? withPeerLists(core, apiRoot, requestDialect(request).name, request, payload) : payload,
-    );
+    if (core.cluster) {
+      // A node of a cluster: requests on other nodes' objects go to them, lists include theirs.
+      scope.addHook('preHandler', async (request, reply) => {
+        if (await forwardToOwner(core, apiRoot, requestDialect(request).name, request, reply)) return reply;
+      });
+      scope.addHook('onSend', async (request, reply, payload) =>
+        reply.statusCode === 200 ? withPeerLists(core, apiRoot, requestDialect(request).name, request, payload) : payload,
+      );
+    }
     scope.addHook('onResponse', async (request, reply) => {
       // The route pattern, not the URL: the query string may carry api_key credentials.
       log.debug({ method: request.method, route: request.routeOptions.url, status: reply.statusCode, ms: reply.elapsedTime }, 'request');
