@@ -257,11 +257,11 @@ describe('one ARI application across three nodes', { skip: unavailableReason() }
         assert.ok(peers.a.loudnessSince(back) > 300, `node 3's caller hears node 2's (rms ${peers.a.loudnessSince(back).toFixed(0)})`);
 
         // A digit pressed on node 3's phone reaches the application on node 1.
-      await peers.a.sendDtmf('5');
-      const digit = await waitFor('ChannelDtmfReceived', () => eventsOf(a.id).find((e) => e.type === 'ChannelDtmfReceived'));
-      assert.equal(digit.digit, '5');
+        await peers.a.sendDtmf('5');
+        const digit = await waitFor('ChannelDtmfReceived', () => eventsOf(a.id).find((e) => e.type === 'ChannelDtmfReceived'));
+        assert.equal(digit.digit, '5');
 
-      // Hanging up on its own node takes the channel out of the bridge of node 1.
+        // Hanging up on its own node takes the channel out of the bridge of node 1.
         assert.equal((await rest(node1, 'DELETE', `/channels/${encodeURIComponent(a.id)}`)).status, 204);
         await waitFor('the stand-in leaving', async () => {
           const now = (await (await rest(node1, 'GET', '/bridges/across-nodes')).json()) as { channels: string[] };
