@@ -187,8 +187,8 @@ export class SwitchboardCore implements ChannelDriverHost {
     this.media = options.media;
     this.bus = new EventBus(log.child({ module: 'switchboard:core:bus' }));
     this.channels = new ChannelRegistry(this.bus, log.child({ module: 'switchboard:core:channel' }));
-    this.applications = new ApplicationRegistry(this.bus, log.child({ module: 'switchboard:core:applications' }));
-    if (options.store?.applicationClaims) this.applications.shareNamesThrough(options.store.applicationClaims);
+    // Before the applications' router subscribes to the bus: an object's directory row is queued
+    // before any event naming it is sent to another node (cluster/object-ownership.ts).
     const clusterConfig = options.config.general.cluster;
     const directory = options.store?.clusterDirectory;
     this.cluster =
@@ -201,6 +201,8 @@ export class SwitchboardCore implements ChannelDriverHost {
             log.child({ module: 'switchboard:core:cluster' }),
           )
         : undefined;
+    this.applications = new ApplicationRegistry(this.bus, log.child({ module: 'switchboard:core:applications' }));
+    if (options.store?.applicationClaims) this.applications.shareNamesThrough(options.store.applicationClaims);
     this.sounds = new SoundIndex(
       options.config.general.soundDirs,
       options.config.general.defaultLanguage,

@@ -6,7 +6,8 @@
  * chosen by the caller"), and such an id carries nothing of the node that made it. A row is written
  * when the object's creation event is raised and removed with its end event, on the store's
  * ordered cluster connection, so a node told of an object through another node's event (which is
- * sent after the row) always finds its owner.
+ * sent after the row) always finds its owner. For that the core subscribes this to the event bus
+ * before the applications' router, so the row is queued before the event that names the object.
  *
  * Only nodes with a [cluster] section record anything; a node of its own (SQLite) has no directory.
  */
