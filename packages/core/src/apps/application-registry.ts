@@ -93,6 +93,11 @@ export class ApplicationRegistry {
   shareNamesThrough(claims: ApplicationClaimStore): void {
     this.#claims = claims;
     claims.onEvent((name, event) => this.#deliverFromElsewhere(name, event));
+    // The application moved to another node: the channels already in it send their events there.
+    claims.onClaimed((name) => {
+      if (!this.#remote.has(name)) return;
+      this.#servedElsewhere(name).catch((err: unknown) => this.#log.error({ err, application: name }, 'could not follow the application'));
+    });
     claims.onClaimedElsewhere((name) => {
       const app = this.#apps.get(name);
       if (!app) return;

@@ -174,6 +174,8 @@ export interface ApplicationClaimStore {
   onClaimedElsewhere(listener: (name: string) => void): () => void;
   /** Gives up this node's claim of `name` (its connection ended). */
   release(name: string): Promise<void>;
+  /** Told of every claim another node makes (whichever node served the name before). */
+  onClaimed(listener: (name: string) => void): () => void;
   /** The node (by its store id) serving `name` now, when that is another node. */
   servedElsewhere(name: string): Promise<string | undefined>;
   /**

@@ -26,12 +26,16 @@ export class PostgresApplicationClaims implements ApplicationClaimStore {
   readonly #mine = new Map<string, Promise<number>>();
   readonly #listeners = new Set<(name: string) => void>();
   readonly #bus: PostgresClusterBus;
+  readonly #claimed = new Set<(name: string) => void>();
 
   constructor(db: Pick<pg.Pool, 'query'>, nodeId: string, changes: RemoteChanges, bus: PostgresClusterBus, log: Logger) {
     this.#db = db;
     this.#bus = bus;
     this.#nodeId = nodeId;
     this.#log = log;
+    changes.onApplication((name) => {
+      for (const listener of this.#claimed) listener(name);
+    });
     changes.onApplication((name, seq) => {
       this.#otherClaim(name, seq).catch((err: unknown) => log.error({ err, application: name }, 'application claim check failed'));
     });
@@ -51,6 +55,11 @@ export class PostgresApplicationClaims implements ApplicationClaimStore {
   release(name: string): Promise<void> {
     this.#mine.delete(name);
     return this.#db.query('DELETE FROM application_claims WHERE name = $1 AND node = $2', [name, this.#nodeId]).then(() => undefined);
+  }
+
+  onClaimed(listener: (name: string) => void): () => void {
+    this.#claimed.add(listener);
+    return () => this.#claimed.delete(listener);
   }
 
   async servedElsewhere(name: string): Promise<string | undefined> {

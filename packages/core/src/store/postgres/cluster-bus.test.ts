@@ -158,7 +158,24 @@ describe('the cluster bus of the PostgreSQL store', { skip: unavailable }, () =>
     assert.ok(received.every((e) => e.timestamp instanceof Date));
     assert.equal(registryA.get('remote-app'), undefined, 'not listed on the node the channels are on');
 
-    registryB.unregister('remote-app', sink);
+    // The application reconnects to a third node: channels already in it follow it there.
+    const moving = newChannel();
+    const movingExit = registryA.enter(moving, 'remote-app', []);
+    await eventually(() => received.some((e) => e.type === 'AppStart' && e.channel.id === moving.id), 'AppStart of the second channel');
+    const c = await open(url);
+    const registryC = new ApplicationRegistry(new EventBus(), silentLogger);
+    registryC.shareNamesThrough(c.applicationClaims);
+    const atC: ApplicationEvent[] = [];
+    const sinkC = (e: ApplicationEvent) => atC.push(e);
+    registryC.register('remote-app', sinkC);
+    await eventually(() => received.some((e) => e.type === 'ApplicationReplaced'), 'ApplicationReplaced at node b');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    moving.setState('Up');
+    await eventually(() => atC.some((e) => e.type === 'ChannelStateChange'), "the second channel's events at node c");
+    moving.remoteHangup(16);
+    await movingExit;
+
+    registryC.unregister('remote-app', sinkC);
     const released = Date.now() + 3000;
     while (served !== undefined && Date.now() < released) served = await a.applicationClaims.servedElsewhere('remote-app');
     assert.equal(served, undefined);
