@@ -261,6 +261,16 @@ describe('one ARI application across three nodes', { skip: unavailableReason() }
         const digit = await waitFor('ChannelDtmfReceived', () => eventsOf(a.id).find((e) => e.type === 'ChannelDtmfReceived'));
         assert.equal(digit.digit, '5');
 
+        // Taken out of the bridge, B stays up on its node and can join again.
+        const entries = () => eventsOf(b.id).filter((e) => e.type === 'ChannelEnteredBridge').length;
+        assert.equal((await rest(node1, 'POST', `/bridges/across-nodes/removeChannel?channel=${encodeURIComponent(b.id)}`)).status, 204);
+        await waitFor('B leaving', () => eventsOf(b.id).find((e) => e.type === 'ChannelLeftBridge'));
+        await new Promise((resolve) => setTimeout(resolve, 1500));
+        const stillUp = (await (await rest(node1, 'GET', `/channels/${encodeURIComponent(b.id)}`)).json()) as { state: string };
+        assert.equal(stillUp.state, 'Up');
+        assert.equal((await rest(node1, 'POST', `/bridges/across-nodes/addChannel?channel=${encodeURIComponent(b.id)}`)).status, 204);
+        await waitFor('B entering again', () => (entries() === 2 ? true : undefined));
+
         // Hanging up on its own node takes the channel out of the bridge of node 1.
         assert.equal((await rest(node1, 'DELETE', `/channels/${encodeURIComponent(a.id)}`)).status, 204);
         await waitFor('the stand-in leaving', async () => {

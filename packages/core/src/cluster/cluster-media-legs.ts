@@ -30,6 +30,9 @@ import type { Logger } from '../util/logger.js';
 /** The technology of stand-in channels. */
 export const CLUSTER_TECHNOLOGY = 'Cluster';
 
+/** Longer than a move between two bridges takes (a few media commands). */
+const MOVE_GRACE_MS = 1000;
+
 /** RFC 3551 static payload type 0: every node decodes it, so no negotiation is needed. */
 const LEG_CODEC: CodecBinding = { name: 'PCMU', payloadType: 0, clockRate: 8000 };
 
@@ -107,11 +110,20 @@ export class ClusterMediaLegs {
 
   constructor(deps: ClusterMediaLegsDeps) {
     this.#deps = deps;
-    // A stand-in taken out of its bridge (or left by a bridge that ended) has no purpose: it goes.
     deps.bus.subscribe((event) => {
-      if (event.type !== 'ChannelLeftBridge' || !isStandIn(event.channel)) return;
-      const standIn = deps.channels.get(event.channel.id);
-      if (standIn?.technology === CLUSTER_TECHNOLOGY) void standIn.hangup();
+      // A stand-in taken out of its bridge (or left by a bridge that ended) has no purpose: it goes,
+      // unless it was moving to another bridge of this node (it leaves one before entering the other).
+      if (event.type === 'ChannelLeftBridge' && isStandIn(event.channel)) {
+        const id = event.channel.id;
+        setTimeout(() => {
+          const standIn = deps.channels.get(id);
+          if (standIn?.technology === CLUSTER_TECHNOLOGY && !deps.bridges.bridgeOf(id)) void standIn.hangup();
+        }, MOVE_GRACE_MS).unref();
+      }
+      // A channel is in one bridge at a time: entering one of its own node leaves the other node's.
+      if (event.type === 'ChannelEnteredBridge' && !isStandIn(event.channel) && this.#owned.has(event.channel.id)) {
+        void this.#leaveRemoteBridge(event.channel.id);
+      }
     });
   }
 
@@ -171,7 +183,10 @@ export class ClusterMediaLegs {
     if (channel.application === undefined) throw unprocessable('Channel not in an application');
     const bridgeNode = this.#deps.peers.find((p) => p.name === request.node);
     if (!bridgeNode) throw notFound(`Node ${request.node} is not in [cluster]`);
-    await this.#release(request.channelId);
+    // Moved, as ARI moves a channel between bridges: out of its bridge here, or another node's.
+    await this.#leaveRemoteBridge(request.channelId);
+    const local = this.#deps.bridges.bridgeOf(channel.id);
+    if (local) await this.#deps.bridges.removeChannels(local, [channel]);
     const leg = await media.createLeg({ bindAddress: this.#deps.address });
     const mediaBridgeId = `cluster-${randomBytes(6).toString('hex')}`;
     try {
@@ -203,6 +218,18 @@ export class ClusterMediaLegs {
       return;
     }
     await this.#release(channelId);
+  }
+
+  /** Ends this node's leg of `channelId` and tells the bridge's node to let its stand-in go. */
+  async #leaveRemoteBridge(channelId: string): Promise<void> {
+    const owned = this.#owned.get(channelId);
+    if (!owned) return;
+    await this.#release(channelId);
+    const bridgeNode = this.#deps.peers.find((p) => p.name === owned.bridgeNode);
+    if (!bridgeNode) return;
+    await this.#transport?.detach(bridgeNode, channelId).catch((err: unknown) => {
+      this.#deps.log.warn({ err, channelId, node: bridgeNode.name }, 'could not end the stand-in on the bridge node');
+    });
   }
 
   async #release(channelId: string): Promise<void> {
