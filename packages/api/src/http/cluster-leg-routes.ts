@@ -69,8 +69,11 @@ class HttpLegTransport implements ClusterLegTransport {
     const answer = await this.#ask(owner, 'POST', '/cluster/legs', JSON.stringify(request)).catch(() => {
       throw new ApiError(400, 'Channel not found');
     });
-    const body = (await answer.json()) as AttachAnswer | { message?: string };
-    if (!answer.ok) throw new ApiError(answer.status, 'message' in body && body.message ? body.message : 'Channel not found');
+    const body = (await answer.json().catch(() => ({}))) as Partial<AttachAnswer> & { message?: string };
+    if (!answer.ok) throw new ApiError(answer.status, body.message ?? 'Channel not found');
+    if (typeof body.address !== 'string' || typeof body.port !== 'number' || !body.channel || typeof body.application !== 'string') {
+      throw new Error('the node owning the channel gave an unusable answer to a leg request');
+    }
     return body as AttachAnswer;
   }
 
