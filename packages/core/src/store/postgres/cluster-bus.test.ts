@@ -111,6 +111,12 @@ describe('the cluster bus of the PostgreSQL store', { skip: unavailable }, () =>
     // The rows of the large ones are taken by the receiver.
     const { rows } = await a.pool.query<{ count: string }>('SELECT count(*) FROM cluster_events');
     assert.equal(Number(rows[0].count), 0);
+    // One addressed to a node that never reads it is swept once stale.
+    a.applicationClaims.sendEvent('a-node-that-is-gone', 'demo', { pad: big });
+    await a.clusterDirectory.flush();
+    await a.clusterDirectory.sweep(Date.now() + 120_000);
+    const left = await a.pool.query<{ count: string }>('SELECT count(*) FROM cluster_events');
+    assert.equal(Number(left.rows[0].count), 0);
   });
 
   it('a channel entering an application served by another node: its events go to that node, a released name fails', async () => {

@@ -18,6 +18,9 @@ import type { ClusterDirectory, ClusterObjectKind } from '../types.js';
 
 export const EVENTS_CHANNEL = 'switchboard_events';
 
+/** Stored events older than this are dropped when a node starts (sweep). */
+const STALE_EVENT_MS = 60_000;
+
 /** Statements sent in one round trip at most. */
 const MAX_BATCH = 200;
 
@@ -112,6 +115,14 @@ export class PostgresClusterBus implements ClusterDirectory {
         this.#log.error({ err, application: envelope.a }, 'cluster event delivery failed');
       }
     });
+  }
+
+  /**
+   * Deletes stored events nobody took: their node was gone before reading them. An event older than
+   * this is of no use to anyone (its channel has long moved on).
+   */
+  async sweep(now = Date.now()): Promise<void> {
+    await this.#pool.query('DELETE FROM cluster_events WHERE created_at < $1', [now - STALE_EVENT_MS]);
   }
 
   /** Resolves when everything queued so far has been sent. */

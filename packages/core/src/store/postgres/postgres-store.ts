@@ -111,6 +111,7 @@ export class PostgresStore implements Store {
     const { from, to } = await migratePostgres(this.#writer, redactUrl(this.url), this.#log, migrations);
     this.schemaVersion = to;
     await this.#listen();
+    await this.clusterDirectory.sweep();
     this.#log.info({ url: redactUrl(this.url), schemaVersion: to, upgradedFrom: from === to ? undefined : from }, 'store opened');
   }
 
