@@ -63,9 +63,14 @@ export class PostgresApplicationClaims implements ApplicationClaimStore {
   }
 
   async servedElsewhere(name: string): Promise<string | undefined> {
-    const { rows } = await this.#db.query<{ node: string }>('SELECT node FROM application_claims WHERE name = $1', [name]);
-    const node = rows[0]?.node;
-    return node === undefined || node === this.#nodeId ? undefined : node;
+    // A claim's node is alive while it holds its lock (postgres-store.ts): a free lock is a node that
+    // is gone, and a channel entering its application fails as for one that is not registered.
+    const { rows } = await this.#db.query<{ node: string; alive: boolean }>(
+      'SELECT node, NOT pg_try_advisory_xact_lock(hashtextextended(node, 0)) AS alive FROM application_claims WHERE name = $1',
+      [name],
+    );
+    const claim = rows[0];
+    return claim === undefined || claim.node === this.#nodeId || !claim.alive ? undefined : claim.node;
   }
 
   sendEvent(node: string, application: string, event: Readonly<Record<string, unknown>>): void {

@@ -192,4 +192,19 @@ describe('the cluster bus of the PostgreSQL store', { skip: unavailable }, () =>
     });
     late.remoteHangup(16);
   });
+
+  it('a claim of a node that is gone (its connections closed) serves nobody', async () => {
+    const url = await freshDatabase();
+    const a = await open(url);
+    const b = await openPostgresStore(url);
+    const registryB = new ApplicationRegistry(new EventBus(), silentLogger);
+    registryB.shareNamesThrough(b.applicationClaims);
+    registryB.register('orphan', () => undefined);
+    let served: string | undefined;
+    const deadline = Date.now() + 3000;
+    while (served === undefined && Date.now() < deadline) served = await a.applicationClaims.servedElsewhere('orphan');
+    assert.equal(served, b.nodeId);
+    await b.close();
+    assert.equal(await a.applicationClaims.servedElsewhere('orphan'), undefined);
+  });
 });

@@ -108,6 +108,9 @@ export class PostgresStore implements Store {
   async open(migrations: readonly Migration[]): Promise<void> {
     await this.#writer.connect();
     await this.#busConnection.connect();
+    // Held while this node lives: a node killed outright loses it with its connection, so the others
+    // can tell its application claims from live ones (application-claims.ts).
+    await this.#busConnection.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [this.nodeId]);
     const { from, to } = await migratePostgres(this.#writer, redactUrl(this.url), this.#log, migrations);
     this.schemaVersion = to;
     await this.#listen();
