@@ -23,6 +23,7 @@ const ALL = [
   'srtp-crypto.mjs',
   'pg-notify-fanout.mjs',
   'cluster-call-rate.mjs',
+  'cluster-events.mjs',
 ];
 const wanted = process.argv.slice(2).map((name) => (name.endsWith('.mjs') ? name : `${name}.mjs`));
 const unknown = wanted.filter((name) => !ALL.includes(name));

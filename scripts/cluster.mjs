@@ -14,6 +14,7 @@
 // DIR. Addresses: the edge on <subnet>.10:5060, node i on <subnet>.(10+i) (SIP 5060, HTTP 8088).
 // Missing Debian packages (kamailio, postgresql) are installed when running as root.
 import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -109,13 +110,25 @@ function edgeConf({ edge, nodes, moduleDir, dispatcherList }) {
   };
 }
 
+/** switchboard.conf [cluster]: every node's API root, and the secret the nodes forward requests with. */
+function clusterSection(nodes, secret) {
+  return `\n[cluster]\nsecret = ${secret}\n${nodes.map((n) => `node = ${n.name}, ${n.ari}\n`).join('')}`;
+}
+
 function writeConf() {
   const url = option('postgres', undefined);
   if (!url || !process.argv.includes('--dir')) throw new Error('conf needs --dir DIR and --postgres URL');
   const appRoot = option('app-root', '/app');
   const { edge, nodes } = topology();
+  const cluster = clusterSection(nodes, randomBytes(24).toString('hex'));
   for (const node of nodes) {
-    nodeConf(join(dir, node.name, 'conf'), { ...node, url, sounds: join(appRoot, 'sounds'), recordings: join(appRoot, 'recordings') });
+    nodeConf(join(dir, node.name, 'conf'), {
+      ...node,
+      url,
+      cluster,
+      sounds: join(appRoot, 'sounds'),
+      recordings: join(appRoot, 'recordings'),
+    });
   }
   const { cfg, list } = edgeConf({ edge, nodes, moduleDir: CONTAINER_MODULE_DIR, dispatcherList: '/etc/kamailio-cluster/dispatcher.list' });
   writeFileSync(join(dir, 'kamailio.cfg'), cfg);
@@ -123,7 +136,7 @@ function writeConf() {
   console.log(JSON.stringify({ dir, sip: `${edge}:${SIP_PORT}`, nodes: nodes.map((n) => ({ name: n.name, sip: n.sip, ari: n.ari })) }));
 }
 
-function nodeConf(confDir, { name, address, index, url, sounds, recordings }) {
+function nodeConf(confDir, { name, address, index, url, cluster, sounds, recordings }) {
   mkdirSync(confDir, { recursive: true });
   const phones = USERS.map(
     (u) =>
@@ -133,7 +146,7 @@ function nodeConf(confDir, { name, address, index, url, sounds, recordings }) {
   );
   const rtpStart = 20000 + index * 1000;
   const files = {
-    'switchboard.conf': `[options]\nsystemname = ${name}\nmediaworkers = 1\n\n[directories]\nsounds = ${sounds}\nrecordings = ${recordings}\n\n[store]\nbackend = postgres\nurl = ${url}\n`,
+    'switchboard.conf': `[options]\nsystemname = ${name}\nmediaworkers = 1\n\n[directories]\nsounds = ${sounds}\nrecordings = ${recordings}\n\n[store]\nbackend = postgres\nurl = ${url}\n${cluster}`,
     'http.conf': `[general]\nenabled = yes\nbindaddr = ${address}\nbindport = ${HTTP_PORT}\n`,
     'ari.conf': `[general]\nenabled = yes\n\n[${ARI_USER}]\ntype = user\npassword = ${ARI_PASSWORD}\nread_only = no\n`,
     'pjsip.conf': `[transport-udp]\ntype = transport\nprotocol = udp\nbind = ${address}:${SIP_PORT}\n\n${phones.join('\n')}`,
@@ -167,10 +180,17 @@ async function up() {
     save();
 
     const nodes = [];
+    const cluster = clusterSection(planned, randomBytes(24).toString('hex'));
     for (const node of planned) {
       const { name } = node;
       const home = join(dir, name);
-      nodeConf(join(home, 'conf'), { ...node, url: postgres.url, sounds: join(REPO, 'sounds'), recordings: join(home, 'recordings') });
+      nodeConf(join(home, 'conf'), {
+        ...node,
+        url: postgres.url,
+        cluster,
+        sounds: join(REPO, 'sounds'),
+        recordings: join(home, 'recordings'),
+      });
       const log = join(home, 'switchboard.log');
       const child = spawn(
         process.execPath,

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -76,8 +76,15 @@ describe('a three-node cluster behind Kamailio', { skip: unavailableReason() }, 
 
   const ari = (node: ClusterNode, method: string, path: string) =>
     fetch(`${node.ari}${path}`, { method, headers: { authorization: `Basic ${Buffer.from(cluster.ari_user).toString('base64')}` } });
-  const channelIds = async (node: ClusterNode) =>
-    ((await (await ari(node, 'GET', '/channels')).json()) as { id: string }[]).map((c) => c.id);
+  /**
+   * The channels of one node: `GET /channels` lists the whole cluster, but a request carrying the
+   * cluster secret (as one node asks another) is answered with the node's own.
+   */
+  const channelIds = async (node: ClusterNode) => {
+    const secret = /^secret = (\S+)$/m.exec(readFileSync(join(dir, 'node1', 'conf', 'switchboard.conf'), 'utf8'))?.[1] ?? '';
+    const answer = await fetch(`${node.ari}/channels`, { headers: { 'x-switchboard-cluster-secret': secret } });
+    return ((await answer.json()) as { id: string }[]).map((c) => c.id);
+  };
 
   /**
    * `caller` dials `callee`'s name through the edge; the callee's sipp answers on its registered

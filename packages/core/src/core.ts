@@ -1,4 +1,6 @@
 // Over 500 lines: the object model's composition root; it builds and wires every core service, and each of those lives in its own file.
+import { ClusterMediaLegs } from './cluster/cluster-media-legs.js';
+import { type ClusterView, ObjectOwnership } from './cluster/object-ownership.js';
 import { join, resolve } from 'node:path';
 import { ApplicationRegistry } from './apps/application-registry.js';
 import type { Channel } from './channels/channel.js';
@@ -117,6 +119,10 @@ export class SwitchboardCore implements ChannelDriverHost {
   readonly recordings: RecordingManager;
   readonly sounds: SoundIndex;
   readonly system: SystemStatus;
+  /** The other nodes of a cluster and who owns what (absent on a node of its own). */
+  readonly cluster: ClusterView | undefined;
+  /** Channels of other nodes joining this node's bridges (absent on a node of its own). */
+  readonly clusterMedia: ClusterMediaLegs | undefined;
   readonly dialplanRunner: DialplanRunner;
   readonly globals: Map<string, string>;
   readonly media: MediaEngine;
@@ -181,6 +187,20 @@ export class SwitchboardCore implements ChannelDriverHost {
     this.media = options.media;
     this.bus = new EventBus(log.child({ module: 'switchboard:core:bus' }));
     this.channels = new ChannelRegistry(this.bus, log.child({ module: 'switchboard:core:channel' }));
+    // Before the applications' router subscribes to the bus: an object's directory row is queued
+    // before any event naming it is sent to another node (cluster/object-ownership.ts).
+    const clusterConfig = options.config.general.cluster;
+    const directory = options.store?.clusterDirectory;
+    this.cluster =
+      clusterConfig && directory
+        ? new ObjectOwnership(
+            clusterConfig,
+            options.config.general.systemName,
+            directory,
+            this.bus,
+            log.child({ module: 'switchboard:core:cluster' }),
+          )
+        : undefined;
     this.applications = new ApplicationRegistry(this.bus, log.child({ module: 'switchboard:core:applications' }));
     if (options.store?.applicationClaims) this.applications.shareNamesThrough(options.store.applicationClaims);
     this.sounds = new SoundIndex(
@@ -221,6 +241,20 @@ export class SwitchboardCore implements ChannelDriverHost {
       music: bridgeMusic,
       log: log.child({ module: 'switchboard:core:bridges' }),
     });
+    const ownEntry = clusterConfig?.nodes.find((n) => n.name === options.config.general.systemName);
+    this.clusterMedia =
+      this.cluster && ownEntry
+        ? new ClusterMediaLegs({
+            nodeName: ownEntry.name,
+            address: new URL(ownEntry.ari).hostname,
+            peers: this.cluster.peers,
+            channels: this.channels,
+            bridges: this.bridges,
+            media: options.media,
+            bus: this.bus,
+            log: log.child({ module: 'switchboard:core:cluster' }),
+          })
+        : undefined;
     watchWorkerFailures({
       media: options.media,
       channels: this.channels,

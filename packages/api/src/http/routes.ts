@@ -76,6 +76,9 @@ export function registerPath(
       const handler = handlers.get(request.method);
       if (!handler) throw new ApiError(405, 'Invalid method', { Allow: allow });
       await handler(request, reply);
+      // The answer is given (its onSend hooks may still be running, cluster-forwarding.ts): returning
+      // the reply keeps fastify from sending another for the handler's undefined.
+      return reply;
     },
   });
   if (upgrade) registerUpgrade(app, url, upgrade.operation, upgrade.context);

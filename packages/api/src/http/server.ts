@@ -22,7 +22,10 @@ import { authorize, authorizeEventsConnection } from './auth.js';
 import { limitedServerFactory } from './connection-limits.js';
 import { LoginGuard } from './login-guard.js';
 import { ALL_DIALECTS, dialectOf } from '../dialect/dialect.js';
-import { setRequestDialect } from '../dialect/request-dialect.js';
+import { requestDialect, setRequestDialect } from '../dialect/request-dialect.js';
+import { ApiError } from './api-error.js';
+import { forwardToOwner, peerRequest, withPeerLists } from './cluster-forwarding.js';
+import { registerClusterLegRoutes } from './cluster-leg-routes.js';
 import { installBodyParsers, lastValues, MAX_BODY_BYTES } from './body.js';
 import { installErrorHandlers } from './error-handler.js';
 import { registerMediaWebSocket } from './media-websocket.js';
@@ -119,6 +122,13 @@ export function createApiServer(core: SwitchboardCore, options: ApiServerOptions
         reply.header('Access-Control-Allow-Origin', origin);
         reply.header('Access-Control-Allow-Credentials', 'true');
       }
+      // A request forwarded by another node of the cluster carries its shared secret instead of a login.
+      const peer = peerRequest(core.cluster, request);
+      if (peer) {
+        if (request.routeOptions.url === eventsRoute) throw new ApiError(403, 'Events connections are not forwarded between nodes');
+        setRequestDialect(request, dialectOf(peer.dialect));
+        return;
+      }
       const query = request.query as Record<string, string | undefined>;
       const address = normaliseSocketAddress(request.socket.remoteAddress ?? '');
       const user = guard.login(core.config.ari.users, request.headers.authorization, query.api_key, address);
@@ -126,6 +136,15 @@ export function createApiServer(core: SwitchboardCore, options: ApiServerOptions
       if (request.routeOptions.url === eventsRoute) authorizeEventsConnection(user);
       setRequestDialect(request, dialectOf(user.dialect));
     });
+    if (core.cluster) {
+      // A node of a cluster: requests on other nodes' objects go to them, lists include theirs.
+      scope.addHook('preHandler', async (request, reply) => {
+        if (await forwardToOwner(core, apiRoot, requestDialect(request).name, request, reply)) return reply;
+      });
+      scope.addHook('onSend', async (request, reply, payload) =>
+        reply.statusCode === 200 ? withPeerLists(core, apiRoot, requestDialect(request).name, request, payload) : payload,
+      );
+    }
     scope.addHook('onResponse', async (request, reply) => {
       // The route pattern, not the URL: the query string may carry api_key credentials.
       log.debug({ method: request.method, route: request.routeOptions.url, status: reply.statusCode, ms: reply.elapsedTime }, 'request');
@@ -140,6 +159,7 @@ export function createApiServer(core: SwitchboardCore, options: ApiServerOptions
     for (const resource of RESOURCES) registerResource(scope, resource, context, paths, allowedOrigin);
     registerMediaWebSocket(scope, normalizePrefix(core.config.http.prefix), core, log);
   });
+  registerClusterLegRoutes(app, normalizePrefix(core.config.http.prefix), core);
 
   const outbound = new OutboundConnections(core, log, () => ({ inject: (options) => app.inject(options), apiRoot }));
   return {

@@ -9,6 +9,7 @@ import {
   isChannelFormat,
   isRecorderFormat,
   notFound,
+  type ClusterNodeConfig,
   type SwitchboardCore,
   unprocessable,
 } from '@switchboard/core';
@@ -42,6 +43,22 @@ const NOT_IN_APP = { code: 409, reason: 'Bridge not in an application' } as cons
 const ANNOUNCER_FORMATS = ['slin', 'slin8', 'slin16', 'slin48', 'ulaw', 'alaw', 'g722'];
 
 const controlled = (core: SwitchboardCore, id: string): Bridge => core.bridges.requireControlled(id);
+
+/** The ids of an addChannel request: channels of this node, and those another node of a cluster owns. */
+async function channelsByNode(
+  core: SwitchboardCore,
+  ids: readonly string[],
+): Promise<{ here: string[]; elsewhere: { id: string; owner: ClusterNodeConfig }[] }> {
+  const here: string[] = [];
+  const elsewhere: { id: string; owner: ClusterNodeConfig }[] = [];
+  for (const id of ids) {
+    const owner =
+      core.clusterMedia && !core.channels.get(id) ? await core.cluster?.ownerOf('channel', id).catch(() => undefined) : undefined;
+    if (owner) elsewhere.push({ id, owner });
+    else here.push(id);
+  }
+  return { here, elsewhere };
+}
 
 const createParams = [
   {
@@ -329,13 +346,16 @@ const addChannel = defineOperation({
   ],
   handler: async ({ core, params }) => {
     const bridge = controlled(core, params.bridgeId);
-    const channels = core.bridges.resolveChannelsToAdd(params.channel);
-    await core.bridges.addChannels(bridge, channels, {
+    const options = {
       role: params.role ?? params.roles,
       mute: params.mute,
       absorbDtmf: params.absorbDTMF,
       inhibitConnectedLineUpdates: params.inhibitConnectedLineUpdates,
-    });
+    };
+    const { here, elsewhere } = await channelsByNode(core, params.channel);
+    if (here.length > 0 || elsewhere.length === 0) await core.bridges.addChannels(bridge, core.bridges.resolveChannelsToAdd(here), options);
+    // Channels of other nodes join through a media leg between the nodes (core's cluster-media-legs.ts).
+    for (const { id, owner } of elsewhere) await core.clusterMedia?.join(bridge, id, owner, options);
     return noContent();
   },
 });

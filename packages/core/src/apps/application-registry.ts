@@ -6,7 +6,7 @@ import type { BridgeSnapshot, ChannelSnapshot } from '../model/snapshots.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { ApplicationClaimStore } from '../store/types.js';
 import type { Logger } from '../util/logger.js';
-import { Application, type ApplicationSink, type EventSourceKind } from './application.js';
+import { Application, type ApplicationEvent, type ApplicationSink, type EventSourceKind } from './application.js';
 
 /** Application names are limited like the reference's (73 characters). */
 export const MAX_APPLICATION_NAME_LENGTH = 73;
@@ -38,6 +38,12 @@ interface Session {
  */
 export class ApplicationRegistry {
   readonly #apps = new Map<string, Application>();
+  /**
+   * Applications served by another node of the cluster that channels of this node entered: their
+   * subscriptions are kept here (where the channels are) and their events are sent to that node.
+   * Not listed, not found by name: the REST resource of an application is on its own node.
+   */
+  readonly #remote = new Map<string, Application>();
   readonly #sessions = new Map<string, Session>();
   readonly #bus: EventBus;
   readonly #log: Logger;
@@ -63,6 +69,8 @@ export class ApplicationRegistry {
   register(name: string, sink: ApplicationSink, options: { subscribeAll?: boolean } = {}): Application {
     ApplicationRegistry.validateName(name);
     this.#claim(name);
+    // Served here from now on: channels entering it stay here.
+    this.#remote.delete(name);
     const existing = this.#apps.get(name);
     if (existing) {
       const previous = existing.sink;
@@ -84,6 +92,12 @@ export class ApplicationRegistry {
    */
   shareNamesThrough(claims: ApplicationClaimStore): void {
     this.#claims = claims;
+    claims.onEvent((name, event) => this.#deliverFromElsewhere(name, event));
+    // The application moved to another node: the channels already in it send their events there.
+    claims.onClaimed((name) => {
+      if (!this.#remote.has(name)) return;
+      this.#servedElsewhere(name).catch((err: unknown) => this.#log.error({ err, application: name }, 'could not follow the application'));
+    });
     claims.onClaimedElsewhere((name) => {
       const app = this.#apps.get(name);
       if (!app) return;
@@ -104,7 +118,37 @@ export class ApplicationRegistry {
     const app = this.#apps.get(name);
     if (!app || app.sink !== sink) return;
     this.#apps.delete(name);
+    this.#claims?.release(name).catch((err: unknown) => {
+      this.#log.error({ err, application: name }, 'could not release the application name in the cluster');
+    });
     this.#log.info({ application: name }, 'application unregistered');
+  }
+
+  /** An event a node sent for an application served here: delivered as if raised on this node. */
+  #deliverFromElsewhere(name: string, event: Record<string, unknown>): void {
+    const app = this.#apps.get(name);
+    if (!app || typeof event.type !== 'string' || !app.passesFilter(event.type)) return;
+    const revived = { ...event, timestamp: new Date(String(event.timestamp)) } as unknown as ApplicationEvent;
+    this.#deliverSafely(app.sink, revived);
+  }
+
+  /**
+   * The stand-in for an application another node serves (see #remote), made when a channel of
+   * this node enters it; undefined when no node serves it.
+   */
+  async #servedElsewhere(name: string): Promise<Application | undefined> {
+    const node = await this.#claims?.servedElsewhere(name);
+    if (node === undefined || this.#apps.has(name)) return undefined;
+    const claims = this.#claims;
+    let app = this.#remote.get(name);
+    const sink: ApplicationSink = (event) => claims?.sendEvent(node, name, event as unknown as Record<string, unknown>);
+    if (app) app.sink = sink;
+    else {
+      app = new Application(name, sink, false);
+      this.#remote.set(name, app);
+      this.#log.info({ application: name, node }, 'channels enter an application served by another node');
+    }
+    return app;
   }
 
   get(name: string): Application | undefined {
@@ -142,6 +186,23 @@ export class ApplicationRegistry {
 
   #enterRegistered(channel: Channel, name: string, args: string[], options: { replaceChannel?: Channel }): Promise<ApplicationExit> {
     const app = this.#apps.get(name);
+    if (app || !this.#claims) return this.#enterApplication(channel, name, app, args, options);
+    return this.#servedElsewhere(name).then(
+      (remote) => this.#enterApplication(channel, name, remote, args, options),
+      (err: unknown) => {
+        this.#log.error({ err, application: name }, 'could not look up the application in the cluster');
+        return this.#enterApplication(channel, name, undefined, args, options);
+      },
+    );
+  }
+
+  #enterApplication(
+    channel: Channel,
+    name: string,
+    app: Application | undefined,
+    args: string[],
+    options: { replaceChannel?: Channel },
+  ): Promise<ApplicationExit> {
     if (!app) return Promise.resolve({ kind: 'failed', reason: `application '${name}' is not registered` });
     if (this.#sessions.has(channel.id)) return Promise.resolve({ kind: 'failed', reason: 'channel already in an application' });
     if (channel.isDestroyed) return Promise.resolve({ kind: 'hangup' });
@@ -175,7 +236,7 @@ export class ApplicationRegistry {
   move(channel: Channel, name: string, args: string[]): boolean {
     const session = this.#sessions.get(channel.id);
     if (!session) throw conflict('Channel not in an application');
-    const destination = this.#apps.get(name);
+    const destination = this.#apps.get(name) ?? this.#remote.get(name);
     if (!destination) {
       this.#bus.publish({
         type: 'ApplicationMoveFailed',
@@ -224,6 +285,7 @@ export class ApplicationRegistry {
     }
     if (event.type === 'ChannelDestroyed') {
       for (const app of this.#apps.values()) app.forget('channel', event.channel.id);
+      for (const app of this.#remote.values()) app.forget('channel', event.channel.id);
     }
   }
 
@@ -235,12 +297,12 @@ export class ApplicationRegistry {
       case 'CallBroadcast':
       case 'CallClaimed':
       case 'ApplicationMoveFailed': {
-        const app = this.#apps.get(event.application);
+        const app = this.#apps.get(event.application) ?? this.#remote.get(event.application);
         return app ? [app] : [];
       }
       case 'ChannelUserevent': {
         // The named application, and every application subscribed to one of the event's sources (SPEC §4.2).
-        const named = this.#apps.get(event.application);
+        const named = this.#apps.get(event.application) ?? this.#remote.get(event.application);
         const endpoint = event.endpoint;
         const subscribers = this.#matching(
           (app) =>
@@ -315,6 +377,7 @@ export class ApplicationRegistry {
   #matching(predicate: (app: Application) => boolean): Application[] {
     const found: Application[] = [];
     for (const app of this.#apps.values()) if (predicate(app)) found.push(app);
+    for (const app of this.#remote.values()) if (predicate(app)) found.push(app);
     return found;
   }
 

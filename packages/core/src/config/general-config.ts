@@ -4,6 +4,7 @@
  *   [options]      systemname, entityid, defaultlanguage, mediaworkers
  *   [directories]  sounds (comma list, searched in order), recordings
  *   [store]        backend (sqlite | postgres), url (store-config.ts)
+ *   [cluster]      secret, node = <name>, <api root> (cluster-config.ts)
  *
  * Defaults (also when the file is missing): systemname = the host name, entityid = derived from the
  * machine (see entity-id.ts), defaultlanguage = en, mediaworkers = 0 (one per spare core),
@@ -13,11 +14,13 @@
 import { withInstalledSounds } from '../sounds/installed-sounds.js';
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
+import { ConfigError } from '../errors.js';
 import type { Logger } from '../util/logger.js';
 import { deriveEntityId, ENTITY_ID_PATTERN } from './entity-id.js';
 import type { IniDocument } from './ini.js';
 import { applyOptions, warnUnsupportedSection } from './option-table.js';
 import { readStoreConfig } from './store-config.js';
+import { readClusterConfig } from './cluster-config.js';
 import type { GeneralConfig } from './types.js';
 import { invalid, parseInteger, requireNonEmpty, splitList } from './values.js';
 
@@ -76,9 +79,14 @@ export function readGeneralConfig(doc: IniDocument | undefined, confDir: string,
       });
     } else if (section.name === 'store') {
       config.store = readStoreConfig(section, log);
+    } else if (section.name === 'cluster') {
+      config.cluster = readClusterConfig(section, log);
     } else {
       warnUnsupportedSection(log, section);
     }
+  }
+  if (config.cluster && config.store.backend !== 'postgres') {
+    throw new ConfigError(doc.file, undefined, '[cluster] needs [store] backend = postgres (the nodes share it)');
   }
   // The installation's prompts are searched last, so a conf/ copied elsewhere still plays them.
   config.soundDirs = withInstalledSounds(config.soundDirs);

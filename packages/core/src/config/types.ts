@@ -18,6 +18,22 @@ export interface GeneralConfig {
   /** Media worker threads; 0 means one per spare core (at least one). */
   mediaWorkers: number;
   store: StoreConfig;
+  /** switchboard.conf [cluster]: absent on a node of its own. */
+  cluster?: ClusterConfig;
+}
+
+/** One node of a cluster: its `systemname` and the root of its control API. */
+export interface ClusterNodeConfig {
+  name: string;
+  /** `http://host:port/ari` (with the node's http.conf prefix, if any). */
+  ari: string;
+}
+
+/** switchboard.conf [cluster]: how the nodes reach each other's control API. */
+export interface ClusterConfig {
+  /** Sent by a node forwarding a request; never a user's password. */
+  secret: string;
+  nodes: ClusterNodeConfig[];
 }
 
 /** switchboard.conf [store]: SQLite in the data directory, or a PostgreSQL database shared by a cluster. */

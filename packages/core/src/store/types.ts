@@ -172,6 +172,35 @@ export interface ApplicationClaimStore {
   claim(name: string): Promise<void>;
   /** Told when another node claimed a name after this node's last claim of it. */
   onClaimedElsewhere(listener: (name: string) => void): () => void;
+  /** Gives up this node's claim of `name` (its connection ended). */
+  release(name: string): Promise<void>;
+  /** Told of every claim another node makes (whichever node served the name before). */
+  onClaimed(listener: (name: string) => void): () => void;
+  /** The node (by its store id) serving `name` now, when that is another node. */
+  servedElsewhere(name: string): Promise<string | undefined>;
+  /**
+   * Sends an event of `application` to the node serving it. Sends leave in order, after every
+   * directory change this node made before (ClusterDirectory), and arrive in that order.
+   */
+  sendEvent(node: string, application: string, event: Readonly<Record<string, unknown>>): void;
+  /** Events other nodes sent to this node's applications, in the order each node sent them. */
+  onEvent(listener: (application: string, event: Record<string, unknown>) => void): () => void;
+}
+
+/** The objects whose owning node a cluster records, so a request on one reaches its node. */
+export type ClusterObjectKind = 'channel' | 'bridge' | 'playback' | 'recording';
+
+/**
+ * Which node owns each live channel, bridge, playback and live recording of a cluster: written when
+ * the object is made, removed when it ends. Changes are queued in order with the events the node
+ * sends (ApplicationClaimStore.sendEvent), so an application told of an object can already find it.
+ */
+export interface ClusterDirectory {
+  record(kind: ClusterObjectKind, id: string, node: string): void;
+  forget(kind: ClusterObjectKind, id: string): void;
+  ownerOf(kind: ClusterObjectKind, id: string): Promise<string | undefined>;
+  /** Drops what an earlier run of `node` left (it ended without removing its objects). */
+  forgetNode(node: string): Promise<void>;
 }
 
 export interface Store {
@@ -189,6 +218,8 @@ export interface Store {
   readonly queues?: QueueStore;
   /** Present in stores shared by several nodes: application names unique across them. */
   readonly applicationClaims?: ApplicationClaimStore;
+  /** Present in stores shared by several nodes: the owner of each live object. */
+  readonly clusterDirectory?: ClusterDirectory;
   /** Flushes and closes; calling it again does nothing. */
   close(): Promise<void>;
 }

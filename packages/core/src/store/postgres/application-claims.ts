@@ -6,6 +6,7 @@
 import type pg from 'pg';
 import type { Logger } from '../../util/logger.js';
 import type { ApplicationClaimStore } from '../types.js';
+import type { ClusterEventListener, PostgresClusterBus } from './cluster-bus.js';
 import { type RemoteChanges, STATE_CHANNEL } from './remote-changes.js';
 
 const CLAIM = `WITH claimed AS (
@@ -24,11 +25,17 @@ export class PostgresApplicationClaims implements ApplicationClaimStore {
   /** This node's latest claim of each name, by sequence number (resolving while in flight). */
   readonly #mine = new Map<string, Promise<number>>();
   readonly #listeners = new Set<(name: string) => void>();
+  readonly #bus: PostgresClusterBus;
+  readonly #claimed = new Set<(name: string) => void>();
 
-  constructor(db: Pick<pg.Pool, 'query'>, nodeId: string, changes: RemoteChanges, log: Logger) {
+  constructor(db: Pick<pg.Pool, 'query'>, nodeId: string, changes: RemoteChanges, bus: PostgresClusterBus, log: Logger) {
     this.#db = db;
+    this.#bus = bus;
     this.#nodeId = nodeId;
     this.#log = log;
+    changes.onApplication((name) => {
+      for (const listener of this.#claimed) listener(name);
+    });
     changes.onApplication((name, seq) => {
       this.#otherClaim(name, seq).catch((err: unknown) => log.error({ err, application: name }, 'application claim check failed'));
     });
@@ -42,6 +49,36 @@ export class PostgresApplicationClaims implements ApplicationClaimStore {
       seq.catch(() => 0),
     );
     return seq.then(() => undefined);
+  }
+
+  /** Gives a name up when its connection ends (a later claim elsewhere is then no replacement). */
+  release(name: string): Promise<void> {
+    this.#mine.delete(name);
+    return this.#db.query('DELETE FROM application_claims WHERE name = $1 AND node = $2', [name, this.#nodeId]).then(() => undefined);
+  }
+
+  onClaimed(listener: (name: string) => void): () => void {
+    this.#claimed.add(listener);
+    return () => this.#claimed.delete(listener);
+  }
+
+  async servedElsewhere(name: string): Promise<string | undefined> {
+    // A claim's node is alive while it holds its lock (postgres-store.ts): a free lock is a node that
+    // is gone, and a channel entering its application fails as for one that is not registered.
+    const { rows } = await this.#db.query<{ node: string; alive: boolean }>(
+      'SELECT node, NOT pg_try_advisory_xact_lock(hashtextextended(node, 0)) AS alive FROM application_claims WHERE name = $1',
+      [name],
+    );
+    const claim = rows[0];
+    return claim === undefined || claim.node === this.#nodeId || !claim.alive ? undefined : claim.node;
+  }
+
+  sendEvent(node: string, application: string, event: Readonly<Record<string, unknown>>): void {
+    this.#bus.sendEvent(node, application, event);
+  }
+
+  onEvent(listener: ClusterEventListener): () => void {
+    return this.#bus.onEvent(listener);
   }
 
   onClaimedElsewhere(listener: (name: string) => void): () => void {

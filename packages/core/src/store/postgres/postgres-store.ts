@@ -4,8 +4,10 @@
  *
  *   pool (up to POOL_SIZE)  the asynchronous repositories: contacts, CDRs, device states, …
  *   writer (one)            the synchronous tables' write-through queue, in order (change-feed.ts)
+ *   bus (one)               the object directory and events for other nodes' applications, in order (cluster-bus.ts)
  *   listener (one)          LISTEN switchboard_store: other nodes' changes to those tables;
- *                           LISTEN switchboard_state: their device state and mailbox changes
+ *                           LISTEN switchboard_state: their device state and mailbox changes;
+ *                           LISTEN switchboard_events: events for this node's applications
  */
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
@@ -14,6 +16,7 @@ import type { Migration } from '../migrations.js';
 import type { Store } from '../types.js';
 import { PostgresApplicationClaims } from './application-claims.js';
 import { ChangeFeed, STORE_CHANNEL } from './change-feed.js';
+import { EVENTS_CHANNEL, PostgresClusterBus } from './cluster-bus.js';
 import {
   PostgresCdr,
   PostgresConfigObjects,
@@ -66,7 +69,9 @@ export class PostgresStore implements Store {
   readonly cdr: PostgresCdr;
   readonly configObjects: PostgresConfigObjects;
   readonly applicationClaims: PostgresApplicationClaims;
+  readonly clusterDirectory: PostgresClusterBus;
   readonly #writer: pg.Client;
+  readonly #busConnection: pg.Client;
   #listener: pg.Client | undefined;
   readonly #log: Logger;
   #closed = false;
@@ -93,15 +98,23 @@ export class PostgresStore implements Store {
     this.contacts = new PostgresContacts(this.pool);
     this.cdr = new PostgresCdr(this.pool);
     this.configObjects = new PostgresConfigObjects(this.pool);
-    this.applicationClaims = new PostgresApplicationClaims(this.pool, this.nodeId, this.remoteChanges, log);
+    this.#busConnection = new pg.Client({ connectionString: url });
+    this.#busConnection.on('error', (err) => log.error({ err }, 'store cluster bus connection lost'));
+    this.clusterDirectory = new PostgresClusterBus(this.#busConnection, this.pool, this.nodeId, log);
+    this.applicationClaims = new PostgresApplicationClaims(this.pool, this.nodeId, this.remoteChanges, this.clusterDirectory, log);
   }
 
   /** Connects, migrates, starts listening and loads the synchronous tables into memory. */
   async open(migrations: readonly Migration[]): Promise<void> {
     await this.#writer.connect();
+    await this.#busConnection.connect();
+    // Held while this node lives: a node killed outright loses it with its connection, so the others
+    // can tell its application claims from live ones (application-claims.ts).
+    await this.#busConnection.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [this.nodeId]);
     const { from, to } = await migratePostgres(this.#writer, redactUrl(this.url), this.#log, migrations);
     this.schemaVersion = to;
     await this.#listen();
+    await this.clusterDirectory.sweep();
     this.#log.info({ url: redactUrl(this.url), schemaVersion: to, upgradedFrom: from === to ? undefined : from }, 'store opened');
   }
 
@@ -115,10 +128,12 @@ export class PostgresStore implements Store {
     this.#closed = true;
     clearTimeout(this.#relistenTimer);
     await this.feed.flush();
+    await this.clusterDirectory.flush();
     const listener = this.#listener;
     this.#listener = undefined;
     await listener?.end().catch(() => undefined);
     await this.#writer.end().catch(() => undefined);
+    await this.#busConnection.end().catch(() => undefined);
     await this.pool.end();
     this.#log.debug({ url: redactUrl(this.url) }, 'store closed');
   }
@@ -133,6 +148,7 @@ export class PostgresStore implements Store {
     let loaded = false;
     listener.on('notification', (message) => {
       if (message.channel === STATE_CHANNEL) this.remoteChanges.receive(message.payload);
+      if (message.channel === EVENTS_CHANNEL) this.clusterDirectory.receive(message.payload);
       if (message.channel !== STORE_CHANNEL) return;
       if (loaded) this.feed.receive(message.payload);
       else early.push(message.payload);
@@ -147,6 +163,7 @@ export class PostgresStore implements Store {
     await listener.connect();
     await listener.query(`LISTEN ${STORE_CHANNEL}`);
     await listener.query(`LISTEN ${STATE_CHANNEL}`);
+    await listener.query(`LISTEN ${EVENTS_CHANNEL}`);
     this.#listener = listener;
     await this.feed.reloadAll();
     loaded = true;

@@ -130,6 +130,24 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    id: 3,
+    name: 'cluster object directory and large cross-node events',
+    sql: `
+      CREATE TABLE cluster_objects (
+        kind TEXT NOT NULL,
+        id   TEXT NOT NULL,
+        node TEXT NOT NULL,
+        PRIMARY KEY (kind, id)
+      );
+      CREATE INDEX cluster_objects_node ON cluster_objects (node);
+      CREATE TABLE cluster_events (
+        id         BIGSERIAL PRIMARY KEY,
+        payload    TEXT NOT NULL,
+        created_at BIGINT NOT NULL
+      );
+    `,
+  },
 ];
 
 /** Any number the nodes agree on: the key of the advisory lock held while migrating. */
