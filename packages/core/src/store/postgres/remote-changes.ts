@@ -9,6 +9,8 @@ import type { DeviceStateRecord, MailboxRecord } from '../types.js';
 
 export const STATE_CHANNEL = 'switchboard_state';
 
+const MAX_ENDPOINT_SEQS = 100_000;
+
 export type RemoteChange =
   | { kind: 'device'; name: string; record?: DeviceStateRecord }
   | { kind: 'mailbox'; name: string; record?: MailboxRecord }
@@ -28,6 +30,14 @@ export class RemoteChanges {
   readonly #mailbox = new Set<Listener<MailboxRecord>>();
   readonly #application = new Set<(name: string, seq: number) => void>();
   readonly #endpoint = new Set<RemoteEndpointListener>();
+  /** Numbers this node's notifications, so a receiver can tell an old one from a new one. */
+  #sent = 0;
+  /**
+   * The newest endpoint announcement heard per node and device. Announcements go out on pooled
+   * connections, so two sent 10 ms apart may arrive in either order: a call's RINGING overtook its
+   * INUSE and left another node showing the lamp ringing for the whole call.
+   */
+  readonly #endpointSeq = new Map<string, number>();
 
   constructor(nodeId: string, log: Logger) {
     this.#nodeId = nodeId;
@@ -36,7 +46,8 @@ export class RemoteChanges {
 
   /** The `pg_notify` payload of a change this node makes. */
   payload(change: RemoteChange): string {
-    return JSON.stringify({ n: this.#nodeId, c: change });
+    this.#sent += 1;
+    return JSON.stringify({ n: this.#nodeId, s: this.#sent, c: change });
   }
 
   onDevice(listener: Listener<DeviceStateRecord>): () => void {
@@ -60,9 +71,9 @@ export class RemoteChanges {
   }
 
   receive(payload: string | undefined): void {
-    let parsed: { n?: string; c?: RemoteChange };
+    let parsed: { n?: string; s?: number; c?: RemoteChange };
     try {
-      parsed = JSON.parse(payload ?? '') as { n?: string; c?: RemoteChange };
+      parsed = JSON.parse(payload ?? '') as { n?: string; s?: number; c?: RemoteChange };
     } catch {
       this.#log.warn({ payload }, 'ignored a state notification that is not JSON');
       return;
@@ -75,6 +86,13 @@ export class RemoteChanges {
     }
     if (change.kind === 'endpoint') {
       if (typeof change.state !== 'string' || typeof parsed.n !== 'string') return;
+      if (typeof parsed.s === 'number') {
+        const key = `${parsed.n}\n${change.name}`;
+        if (parsed.s <= (this.#endpointSeq.get(key) ?? 0)) return;
+        // Nodes restart under new ids: a bound keeps the ids of long-gone nodes from piling up.
+        if (this.#endpointSeq.size >= MAX_ENDPOINT_SEQS) this.#endpointSeq.clear();
+        this.#endpointSeq.set(key, parsed.s);
+      }
       for (const listener of this.#endpoint) listener(parsed.n, change.name, change.state);
       return;
     }
