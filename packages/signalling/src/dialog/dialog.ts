@@ -176,9 +176,14 @@ export class Dialog {
     if (this.#state === 'early') this.#transition('confirmed');
   }
 
+  /**
+   * A terminated dialog reports nothing more, so it lets go of its delegate (the call): the UA core
+   * and transactions lingering for their timers (up to 32 s) may still hold the dialog itself.
+   */
   terminate(): void {
     if (this.#state === 'terminated') return;
     this.#transition('terminated');
+    this.delegate = {};
   }
 
   /** An INVITE of this dialog is being answered (set by IncomingInvite). */
@@ -351,8 +356,9 @@ export class Dialog {
     // §15.1.2: requests still pending in the dialog are answered; 487 is recommended.
     const pending = this.#pendingInvite;
     if (pending !== undefined && pending.state === 'proceeding') pending.reject(487);
+    const delegate = this.delegate;
     this.terminate();
-    this.delegate.onBye?.(request);
+    delegate.onBye?.(request);
   }
 
   #receiveReinvite(request: SipRequest, transaction: InviteServerTransaction): void {

@@ -136,13 +136,15 @@ export class IncomingInvite {
       dialog.setPendingInvite(undefined);
       if (!this.isReinvite) dialog.terminate();
     }
+    this.#release();
   }
 
   /** The UA core matched a CANCEL to this INVITE (RFC 3261 §9.2). */
   cancel(cancel: SipRequest): void {
     if (this.#state !== 'proceeding') return;
+    const delegate = this.delegate;
     this.reject(487);
-    this.delegate.onCancel?.(cancel);
+    delegate.onCancel?.(cancel);
   }
 
   /** The dialog matched the ACK for our 2xx. */
@@ -152,6 +154,7 @@ export class IncomingInvite {
     this.#transition('confirmed');
     this.#dialog?.setPendingInvite(undefined);
     this.delegate.onAck?.(ack);
+    this.#release();
   }
 
   /** Stops 2xx retransmission without waiting further (the owner is shutting down). */
@@ -183,6 +186,17 @@ export class IncomingInvite {
     this.#dialog?.setPendingInvite(undefined);
     this.#log.debug({ callId: this.request.callId }, 'no ACK for the 2xx within 64*T1');
     this.delegate.onAckTimeout?.();
+    this.#release();
+  }
+
+  /**
+   * Done: nothing more is reported to the call. The transaction (Timer L or H, up to 32 s) and the
+   * UA core's INVITE table keep this object for that long; without the call's delegate they no
+   * longer keep the ended call with them (see driver/calls/branch-link.ts for the figures).
+   */
+  #release(): void {
+    this.delegate = {};
+    this.transaction.user = {};
   }
 
   #stopTimers(): void {

@@ -24,6 +24,7 @@ import type { SipMediaEngine } from './calls/inbound-call.js';
 import { chooseFinalStatus } from './calls/outbound-call.js';
 import { type ContactChange, InMemoryContactStore } from './registration/registrar.js';
 import { SipDriver } from './sip-driver.js';
+import { collectGarbage } from '../test-support/collect-garbage.js';
 
 class FakeMedia implements SipMediaEngine {
   legs = new Map<string, { remotes: LegRemote[]; destroyed: boolean }>();
@@ -381,6 +382,33 @@ describe('SIP PBX: registrar, digest, outbound calls', { timeout: 30_000 }, () =
       await alice.respond(bye, 200, 'OK');
       assert.deepEqual(events.log, ['ringing', 'answered']);
       await waitFor(() => media.legs.get(legId)?.destroyed === true, 'leg released');
+    });
+
+    it('lets go of an ended call while its INVITE transaction lingers for Timer M, and ACKs a late 2xx again', async () => {
+      await alice.register();
+      // Only a WeakRef and the INVITE outlive this scope: the test keeps nothing of the call.
+      const { ref, invite } = await (async () => {
+        const call = driver.prepareOutbound({ resource: 'alice', caller: { name: 'Bob', number: '200' }, variables: {} });
+        const events = new RecordingEvents();
+        await call.dial(events, { timeoutSeconds: 30 });
+        const invite = await alice.expectRequest('INVITE');
+        await alice.respond(invite, 200, 'OK', { body: answerSdp(50002) });
+        await alice.expectRequest('ACK');
+        await waitFor(() => events.log.includes('answered'), 'answered');
+        await call.tech.hangup(16);
+        await alice.respond(await alice.expectRequest('BYE'), 200, 'OK');
+        await waitFor(() => driver.activeCalls === 0, 'the call to end');
+        return { ref: new WeakRef(call.tech), invite };
+      })();
+      // The fake clock has not run Timer M (32 s): the INVITE's client transaction is still there.
+      await new Promise((resolve) => setImmediate(resolve));
+      collectGarbage();
+      assert.equal(ref.deref(), undefined, 'the ended call is still reachable');
+      // RFC 3261 §13.2.2.4: every 2xx retransmission gets the ACK again.
+      await alice.respond(invite, 200, 'OK', { body: answerSdp(50002) });
+      const ack = await alice.expectRequest('ACK');
+      assert.equal(ack.cseq.seq, invite.cseq.seq);
+      assert.equal(ack.to.tag, 'callee1');
     });
 
     it('reports a busy callee as cause 17 and a BYE from the callee as cause 16', async () => {

@@ -25,6 +25,7 @@ import { FakeClock } from '../test-support/fake-clock.js';
 import { UdpPeer, waitFor } from '../test-support/udp-peer.js';
 import type { SipMediaEngine } from './calls/inbound-call.js';
 import { SipDriver } from './sip-driver.js';
+import { collectGarbage } from '../test-support/collect-garbage.js';
 import type { TransferHandler, TransferRequest } from './calls/transfer.js';
 
 class FakeMedia implements SipMediaEngine {
@@ -275,6 +276,28 @@ describe('SipDriver over UDP loopback', { timeout: 30_000 }, () => {
     // A late BYE retransmission is absorbed by its transaction and answered again.
     await peer.send(request(peer, call, 'BYE', { branch: 'z9hG4bKbye1', cseq: 11, uri: call.contact }), port);
     await peer.expectResponse(200, 'BYE');
+  });
+
+  it('lets go of an ended call while its INVITE transaction lingers for Timer L (RFC 6026)', async () => {
+    const call = newCall();
+    // Only a WeakRef outlives this scope: the test itself keeps nothing of the call.
+    const ref = await (async () => {
+      const inbound = await offerCall(call);
+      await answerAndAck(call, inbound);
+      return new WeakRef(inbound.tech);
+    })();
+    await peer.send(request(peer, call, 'BYE', { branch: 'z9hG4bKbyegc', cseq: 11, uri: call.contact }), port);
+    await peer.expectResponse(200, 'BYE');
+    await waitFor(() => host.hungUp.length === 1, 'hungUp');
+    host.calls.length = 0;
+    // The fake clock has not run Timer L (32 s): the INVITE's server transaction is still there.
+    await new Promise((resolve) => setImmediate(resolve));
+    collectGarbage();
+    assert.equal(ref.deref(), undefined, 'the ended call is still reachable');
+    // And it still absorbs a retransmitted INVITE, answering nothing.
+    await peer.send(request(peer, call, 'INVITE', { body: sdpOffer() }), port);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(host.calls.length, 0);
   });
 
   it('refuses an unidentified caller with 403', async () => {

@@ -10,6 +10,7 @@
  */
 import type { CallerId } from '@switchboard/core';
 import { Dialog } from '../../dialog/dialog.js';
+import type { SentAck, TransactionLink } from './branch-link.js';
 import type { DialogServices } from '../../dialog/services.js';
 import { newBranch, newCallId, newTag } from '../../message/ids.js';
 import { NameAddr, parseNameAddr } from '../../message/name-addr.js';
@@ -52,6 +53,10 @@ export interface Branch {
   cancelled: boolean;
   dialog: Dialog | undefined;
   finalStatus: number | undefined;
+  /** What the INVITE's client transaction reports to (branch-link.ts). */
+  link?: TransactionLink;
+  /** The ACK sent for the answer, sent again for a retransmitted 2xx once the call has let go. */
+  ack?: SentAck;
 }
 
 /** RFC 3326 §2 Reason for the branches that lost to an answer. */

@@ -30,6 +30,7 @@ import {
   type TransferProgressState,
 } from '@switchboard/core';
 import type { Dialog } from '../../dialog/dialog.js';
+import { linkedUser, releaseLink, type TransactionLink } from './branch-link.js';
 import type { IncomingInvite } from '../../dialog/incoming-invite.js';
 import { SipError } from '../../errors.js';
 import { newCallId } from '../../message/ids.js';
@@ -289,14 +290,16 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
   }
 
   #sendInvite(branch: Branch): void {
-    this.#env.ua.sendRequest(branch.invite, branch.transport, branch.nextHop, {
+    const link: TransactionLink = {
       onResponse: (response) => this.#receiveResponse(branch, response),
       onTimeout: () => this.#branchFailed(branch, 408),
       onTransportError: (err) => {
         this.#log.info({ err, target: branch.target.requestUri.toString() }, 'INVITE could not be sent');
         this.#branchFailed(branch, 503);
       },
-    });
+    };
+    branch.link = link;
+    this.#env.ua.sendRequest(branch.invite, branch.transport, branch.nextHop, linkedUser(link));
   }
 
   /**
@@ -385,7 +388,7 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
       return;
     }
     const dialog = this.#createDialog(branch, response, toTag);
-    this.#sendAck(dialog);
+    this.#sendAck(dialog, branch);
     if (this.#winner !== undefined || this.#state !== 'calling') {
       // Late 2xx: another fork (or a branch we already gave up) answered; acknowledge, then end it.
       branch.state = 'failed';
@@ -456,8 +459,9 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
   }
 
   /** §13.2.2.4: the ACK for a 2xx is a new transaction-less request of the dialog, same CSeq number. */
-  #sendAck(dialog: Dialog): void {
+  #sendAck(dialog: Dialog, branch?: Branch): void {
     const { request, nextHop } = dialog.createRequest('ACK');
+    if (branch !== undefined) branch.ack = { toTag: dialog.remoteTag, request, transport: dialog.transport, nextHop };
     this.#env.ua.sendStateless(request, dialog.transport, nextHop).catch((err: unknown) => {
       this.#log.info({ err }, 'ACK could not be sent');
     });
@@ -553,6 +557,14 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
     this.#transition('ended');
     this.#clearTimer();
     this.#core.close(this.#winner?.dialog);
+    // Branches with a final response need the call no more (branch-link.ts); one still waiting
+    // for it keeps the call, so that a 2xx crossing our CANCEL is acknowledged and ended with BYE.
+    const ua = this.#env.ua;
+    for (const branch of this.#branches) {
+      if (branch.link !== undefined && (branch.finalStatus !== undefined || branch.dialog !== undefined)) {
+        releaseLink(branch.link, branch.ack, (request, transport, nextHop) => ua.sendStateless(request, transport, nextHop));
+      }
+    }
     this.#env.onEnded(this);
   }
 
