@@ -703,8 +703,8 @@ function connectionLimitsOf(config: SipTransportConfig): Partial<StreamConnectio
 }
 
 /**
- * How often each UDP transport measures its receive queue's delay (overload control): ten samples in
- * the control's 100 ms window, at a cost of 100 small datagrams a second.
+ * How often each UDP transport measures its receive queue's delay (overload control): 25 samples in
+ * the control's 250 ms window, at a cost of 100 small datagrams a second.
  */
 const QUEUE_DELAY_PROBE_MS = 10;
 

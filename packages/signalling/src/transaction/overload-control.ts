@@ -6,7 +6,7 @@
  * How far behind the server runs is its *delay*, the larger of two measures:
  * - main-loop lag: how late a timer due every 20 ms fires;
  * - queue delay: how long a probe datagram waited in the SIP socket's receive queue and the loop
- *   (transport/queue-delay-probe.ts), the least over the last 100 ms: a standing queue, not a
+ *   (transport/queue-delay-probe.ts), the least over the last 250 ms: a standing queue, not a
  *   stall. A queue in the kernel does not show as loop lag.
  * Calls in setup (INVITE server transactions in Proceeding) are capped on their own: at the limit
  * every new INVITE is refused until they are back under 90 % of it.
@@ -64,11 +64,13 @@ export const DEFAULT_OVERLOAD_LIMITS: Readonly<OverloadLimits> = Object.freeze({
 });
 
 /**
- * The window whose least queue-delay sample counts (10 probes at the transport's 10 ms): CoDel's
- * interval (RFC 8289 §4.3). A window of a second reacted 2 s late in the overload bench, when the
- * queue already held 700 ms of requests.
+ * The window whose least queue-delay sample counts (25 probes at the transport's 10 ms). A window
+ * of a second reacted 2 s late in the overload bench, when the queue already held 700 ms of
+ * requests; one of 100 ms (CoDel's interval, RFC 8289 §4.3) took every full garbage collection of
+ * a large heap (100–200 ms, no probe sent meanwhile) for a standing queue and refused calls at half
+ * the capacity.
  */
-const QUEUE_WINDOW_MS = 100;
+const QUEUE_WINDOW_MS = 250;
 /** Weight of a new sample in the smoothed loop lag. */
 const SMOOTHING = 0.3;
 const ADJUST_INTERVAL_MS = 100;
@@ -310,7 +312,10 @@ export class OverloadControl {
       }
       if (!behind && this.#refusedSinceStep) {
         const u = this.#utilization;
-        this.#rate *= u === undefined ? RATE_RAISE : Math.min(MAX_RAISE, Math.max(MIN_RAISE, UTILIZATION_TARGET / Math.max(u, 0.01)));
+        // An empty queue raises by RATE_RAISE at least: a loop kept busy by the backlog of an
+        // overload (retransmissions, timers, garbage) reads as saturated long after it is over.
+        const least = this.delayMs < maxLoopLagMs / 10 ? RATE_RAISE : MIN_RAISE;
+        this.#rate *= u === undefined ? RATE_RAISE : Math.min(MAX_RAISE, Math.max(least, UTILIZATION_TARGET / Math.max(u, 0.01)));
       }
       this.#refusedSinceStep = false;
     }
