@@ -94,7 +94,7 @@ export * from './originate/originate-service.js';
 export * from './originate/external-media.js';
 export { type AcceptedMediaSocket, SERVER_CONNECT_TIMEOUT_MS } from './originate/external-media-streams.js';
 export * from './local/local-channel.js';
-export * from './snoop/snoop-technology.js';
+export * from './drivers/media-leg-technology.js';
 export * from './snoop/snoop-service.js';
 export * from './pbx/application-session.js';
 export * from './recordings/record-targets.js';

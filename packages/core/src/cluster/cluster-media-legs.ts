@@ -20,7 +20,7 @@ import type { Bridge } from '../bridges/bridge.js';
 import type { AddChannelOptions, BridgeRegistry } from '../bridges/bridge-registry.js';
 import type { ChannelRegistry } from '../channels/channel-registry.js';
 import type { ClusterNodeConfig } from '../config/types.js';
-import type { ChannelTechnology } from '../drivers/channel-technology.js';
+import { MediaLegTechnology } from '../drivers/media-leg-technology.js';
 import { notFound, unprocessable } from '../errors.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { CodecBinding, MediaEngine } from '../media/media-engine.js';
@@ -57,31 +57,6 @@ export interface ClusterLegTransport {
   attach(owner: ClusterNodeConfig, request: AttachRequest): Promise<AttachAnswer>;
   /** Tells `node` the leg of `channelId` is over (the owner's channel or the bridge's stand-in went). */
   detach(node: ClusterNodeConfig, channelId: string): Promise<void>;
-}
-
-class StandInTechnology implements ChannelTechnology {
-  readonly protocolId = '';
-  readonly mediaLegId: string;
-  readonly #media: MediaEngine;
-  readonly #ended: () => void;
-  #released = false;
-
-  constructor(legId: string, media: MediaEngine, ended: () => void) {
-    this.mediaLegId = legId;
-    this.#media = media;
-    this.#ended = ended;
-  }
-
-  async answer(): Promise<void> {}
-  async indicateRinging(): Promise<void> {}
-  async indicateProgress(): Promise<void> {}
-
-  async hangup(): Promise<void> {
-    if (this.#released) return;
-    this.#released = true;
-    this.#ended();
-    await this.#media.destroyLeg(this.mediaLegId);
-  }
 }
 
 interface OwnedLeg {
@@ -145,10 +120,11 @@ export class ClusterMediaLegs {
       await media.destroyLeg(leg.legId).catch(() => undefined);
       throw err;
     }
-    const tech = new StandInTechnology(leg.legId, media, () => {
+    const tech = new MediaLegTechnology(leg.legId, media, async () => {
       transport
         .detach(owner, channelId)
         .catch((err: unknown) => log.warn({ err, channelId, node: owner.name }, 'could not end the leg on the owner'));
+      await media.destroyLeg(leg.legId);
     });
     const original = answer.channel;
     const standIn = channels.create({

@@ -14,6 +14,7 @@ import { isIP } from 'node:net';
 import { lookup } from 'node:dns/promises';
 import type { Channel } from '../channels/channel.js';
 import type { ChannelTechnology } from '../drivers/channel-technology.js';
+import { MediaLegTechnology } from '../drivers/media-leg-technology.js';
 import { CoreError, invalidArgument } from '../errors.js';
 import type { MediaEngine } from '../media/media-engine.js';
 import type {
@@ -137,27 +138,6 @@ function parseHostPort(value: string | undefined): { host: string; port: number 
 }
 
 /** The channel technology of a stream channel: hanging up closes the stream and releases the leg. */
-class StreamTechnology implements ChannelTechnology {
-  readonly protocolId = '';
-  readonly mediaLegId: string;
-  readonly #release: () => Promise<void>;
-  #released = false;
-
-  constructor(legId: string, release: () => Promise<void>) {
-    this.mediaLegId = legId;
-    this.#release = release;
-  }
-
-  async answer(): Promise<void> {}
-  async indicateRinging(): Promise<void> {}
-  async indicateProgress(): Promise<void> {}
-
-  async hangup(): Promise<void> {
-    if (this.#released) return;
-    this.#released = true;
-    await this.#release();
-  }
-}
 
 /** The socket an application opened to `<prefix>/media/<connection id>`, as the API server sees it. */
 export interface AcceptedMediaSocket {
@@ -222,7 +202,7 @@ export class ExternalMediaStreams {
       if (err instanceof CoreError) throw err;
       throw new CoreError('unavailable', `External media connection failed: ${(err as Error).message}`);
     }
-    return { tech: new StreamTechnology(leg.legId, release), legId: leg.legId };
+    return { tech: new MediaLegTechnology(leg.legId, this.#media, release), legId: leg.legId };
   }
 
   /** The stream's channel exists: its hang-up requests and closures now end it. */

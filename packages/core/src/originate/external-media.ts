@@ -13,7 +13,7 @@ import { ApplicationRegistry } from '../apps/application-registry.js';
 import type { Channel } from '../channels/channel.js';
 import type { ChannelRegistry } from '../channels/channel-registry.js';
 import type { ChannelVariableAccess, VariableSetting } from '../channels/variable-access.js';
-import type { ChannelTechnology } from '../drivers/channel-technology.js';
+import { MediaLegTechnology } from '../drivers/media-leg-technology.js';
 import { invalidArgument, notImplemented } from '../errors.js';
 import type { AudioCodecName, CodecBinding, MediaEngine } from '../media/media-engine.js';
 import type { MediaStreamControlFormat, MediaStreamGateway } from '../media/media-stream-gateway.js';
@@ -71,28 +71,6 @@ export interface ExternalMediaDeps {
   remoteDtmf?(channel: Channel, digit: string): void;
 }
 
-class ExternalMediaTechnology implements ChannelTechnology {
-  readonly protocolId = '';
-  readonly mediaLegId: string;
-  readonly #media: MediaEngine;
-  #released = false;
-
-  constructor(legId: string, media: MediaEngine) {
-    this.mediaLegId = legId;
-    this.#media = media;
-  }
-
-  async answer(): Promise<void> {}
-  async indicateRinging(): Promise<void> {}
-  async indicateProgress(): Promise<void> {}
-
-  async hangup(): Promise<void> {
-    if (this.#released) return;
-    this.#released = true;
-    await this.#media.destroyLeg(this.mediaLegId);
-  }
-}
-
 export class ExternalMediaService {
   readonly #deps: ExternalMediaDeps;
   readonly #streams: ExternalMediaStreams | undefined;
@@ -120,7 +98,7 @@ export class ExternalMediaService {
     const loopback = address.startsWith('127.') || address === '::1';
     // Created already pointed at the far end: one request to the media worker.
     const leg = await media.createLeg({ bindAddress: loopback ? address : '0.0.0.0', remote: { address, port, codec } });
-    const tech = new ExternalMediaTechnology(leg.legId, media);
+    const tech = new MediaLegTechnology(leg.legId, media);
     let channel: Channel;
     try {
       channel = channels.create({

@@ -15,7 +15,7 @@ import { splitAppArgs } from '../originate/originate-service.js';
 import { runInApplication } from '../pbx/application-session.js';
 import type { DialplanRunner } from '../pbx/dialplan-runner.js';
 import type { Logger } from '../util/logger.js';
-import { SnoopTechnology } from './snoop-technology.js';
+import { MediaLegTechnology } from '../drivers/media-leg-technology.js';
 
 export const SNOOP_DIRECTIONS: readonly SnoopDirection[] = ['none', 'both', 'out', 'in'];
 
@@ -58,7 +58,7 @@ export class SnoopService {
     const sourceLegId = source.tech.mediaLegId;
     if (!sourceLegId) throw invalidArgument('Channel has no media to snoop on');
     const { legId } = await media.createSnoopLeg({ sourceLegId, spy, whisper });
-    const tech = new SnoopTechnology(legId, media);
+    const tech = new MediaLegTechnology(legId, media);
     let snoop: Channel;
     try {
       // The source may have gone, or the id been taken, while the leg was made.
