@@ -69,6 +69,14 @@ export function authorizeEventsConnection(user: AuthenticatedUser): void {
   if (user.readOnly) throw new ApiError(403, 'Read-only users may not register applications');
 }
 
+/** The cluster's shared secret as shown by a node, compared in constant time (digests of equal length). */
+export function sameSecret(given: string, expected: string): boolean {
+  return timingSafeEqual(digest(given), digest(expected));
+}
+
+/** The name failed node-to-node logins are logged under. */
+export const CLUSTER_PEER_USER = 'cluster-peer';
+
 function digest(text: string): Buffer {
   return createHash('sha256').update(text, 'utf8').digest();
 }

@@ -13,7 +13,6 @@
  * 404 for the object, as for a channel that has just gone. `GET /channels` and `GET /bridges`
  * add the other nodes' lists (each asked with a short deadline; a silent node adds nothing).
  */
-import { timingSafeEqual } from 'node:crypto';
 import {
   type ApiDialect,
   CLUSTER_TECHNOLOGY,
@@ -48,26 +47,22 @@ const OBJECT_PARAMS: readonly { param: string; kind: ClusterObjectKind; notFound
 
 /**
  * Recognises a request another node forwarded: it carries the cluster secret (the dialect it names
- * is returned); a wrong secret is refused 401. Undefined for requests of clients, which log in as
- * usual, and on a node without [cluster].
+ * is returned); `login` checks it (LoginGuard.peerLogin: a wrong one is a failed login). Undefined
+ * for requests of clients, which log in as usual, and on a node without [cluster].
  */
-export function peerRequest(cluster: ClusterView | undefined, request: FastifyRequest): { dialect: ApiDialect } | undefined {
+export function peerRequest(
+  cluster: ClusterView | undefined,
+  request: FastifyRequest,
+  login: (given: unknown, secret: string) => void,
+): { dialect: ApiDialect } | undefined {
   const secret = request.headers[CLUSTER_SECRET_HEADER];
   // A node of its own knows no peers: the header means nothing there and the user logs in as usual.
   if (secret === undefined || !cluster) return undefined;
-  if (typeof secret !== 'string' || !sameSecret(secret, cluster.secret)) {
-    throw new ApiError(401, 'Authentication required');
-  }
+  login(secret, cluster.secret);
   forwarded.add(request.raw);
   const named = request.headers[CLUSTER_DIALECT_HEADER];
   const dialect = ALL_DIALECTS.find((d) => d === named) ?? 'switchboard';
   return { dialect };
-}
-
-export function sameSecret(given: string, expected: string): boolean {
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 /** preHandler: sends the request to the node owning its object, when that is another node. */

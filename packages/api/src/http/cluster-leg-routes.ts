@@ -10,21 +10,26 @@ import type { AttachAnswer, AttachRequest, ClusterLegTransport, ClusterNodeConfi
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from './api-error.js';
 import { JsonBody } from './body.js';
-import { CLUSTER_SECRET_HEADER, sameSecret } from './cluster-forwarding.js';
+import { CLUSTER_SECRET_HEADER } from './cluster-forwarding.js';
 import { toHttpError } from './error-handler.js';
 
 /** Making a leg is a few media commands; a node slower than this is treated as gone. */
 const LEG_TIMEOUT_MS = 5000;
 
-export function registerClusterLegRoutes(app: FastifyInstance, prefix: string, core: SwitchboardCore): void {
+/** `login` checks the node's cluster secret as a login (LoginGuard.peerLogin) and throws when it is wrong. */
+export function registerClusterLegRoutes(
+  app: FastifyInstance,
+  prefix: string,
+  core: SwitchboardCore,
+  login: (request: FastifyRequest) => void,
+): void {
   const cluster = core.cluster;
   const legs = core.clusterMedia;
   if (!cluster || !legs) return;
   legs.setTransport(new HttpLegTransport(cluster));
   const guarded = (run: (request: FastifyRequest) => Promise<unknown>) => async (request: FastifyRequest, reply: FastifyReply) => {
     try {
-      const secret = request.headers[CLUSTER_SECRET_HEADER];
-      if (typeof secret !== 'string' || !sameSecret(secret, cluster.secret)) throw new ApiError(401, 'Authentication required');
+      login(request);
       const body = await run(request);
       if (body === undefined) reply.code(204).send();
       else reply.code(200).send(body);

@@ -95,4 +95,32 @@ describe('LoginGuard with verified credentials kept for a short time', () => {
       401,
     );
   });
+
+  it('counts a wrong cluster secret as a failed login and locks the address out', () => {
+    const { guard, users } = setup({ maxFailures: 3 });
+    assert.equal(
+      status(() => guard.peerLogin('the-secret', 'the-secret', HERE)),
+      200,
+    );
+    for (const guess of ['a', 'b', 'c'])
+      assert.equal(
+        status(() => guard.peerLogin(guess, 'the-secret', HERE)),
+        401,
+      );
+    assert.equal(
+      status(() => guard.peerLogin(undefined, 'the-secret', HERE)),
+      403,
+      'blocked after three failures',
+    );
+    assert.equal(
+      status(() => guard.peerLogin('the-secret', 'the-secret', HERE)),
+      403,
+      'even with the right secret',
+    );
+    assert.equal(
+      status(() => guard.login(users, ALICE, undefined, HERE)),
+      403,
+      'and for user logins from there',
+    );
+  });
 });

@@ -20,7 +20,7 @@ import {
   SampledLog,
 } from '@switchboard/core';
 import { ApiError } from './api-error.js';
-import { type AuthenticatedUser, authenticate, authenticationRequired, credentialsFrom } from './auth.js';
+import { type AuthenticatedUser, authenticate, authenticationRequired, CLUSTER_PEER_USER, credentialsFrom, sameSecret } from './auth.js';
 import { VerifiedCredentials } from './verified-credentials.js';
 
 export const tooManyFailedLogins = () => new ApiError(403, 'Too many failed logins from this address; try again later');
@@ -41,15 +41,7 @@ export class LoginGuard {
    * (the Authorization header, the api_key query parameter); `address` is the peer's socket address.
    */
   login(users: readonly AriUser[], authorization: string | undefined, apiKey: string | undefined, address: string): AuthenticatedUser {
-    if (this.#limiter.isBlocked(address)) {
-      this.#sampled.write(
-        'info',
-        'api_auth_blocked',
-        { securityEvent: 'auth_blocked', address },
-        'API login from a blocked address refused',
-      );
-      throw tooManyFailedLogins();
-    }
+    this.#refuseBlocked(address);
     const key = VerifiedCredentials.key(authorization, apiKey);
     const remembered = this.#verified.get(key, users);
     let user = remembered;
@@ -74,6 +66,25 @@ export class LoginGuard {
     // Kept from the check itself, not from its last use: the TTL bounds how stale a verification gets.
     if (remembered === undefined && record !== undefined) this.#verified.remember(key, record, user);
     return user;
+  }
+
+  /**
+   * Another node of the cluster, which shows the shared secret instead of a login. A wrong secret
+   * is a failed login like any other: counted, logged and locked out, or the secret could be guessed.
+   */
+  peerLogin(given: unknown, secret: string, address: string): void {
+    this.#refuseBlocked(address);
+    if (typeof given !== 'string' || !sameSecret(given, secret)) {
+      this.#fail(address, CLUSTER_PEER_USER, 'auth_failed');
+      throw authenticationRequired();
+    }
+    this.#limiter.recordSuccess(address);
+  }
+
+  #refuseBlocked(address: string): void {
+    if (!this.#limiter.isBlocked(address)) return;
+    this.#sampled.write('info', 'api_auth_blocked', { securityEvent: 'auth_blocked', address }, 'API login from a blocked address refused');
+    throw tooManyFailedLogins();
   }
 
   #fail(address: string, username: string, securityEvent: 'auth_failed' | 'acl_denied'): void {

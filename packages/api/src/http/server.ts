@@ -24,7 +24,7 @@ import { LoginGuard } from './login-guard.js';
 import { ALL_DIALECTS, dialectOf } from '../dialect/dialect.js';
 import { requestDialect, setRequestDialect } from '../dialect/request-dialect.js';
 import { ApiError } from './api-error.js';
-import { forwardToOwner, peerRequest, withPeerLists } from './cluster-forwarding.js';
+import { CLUSTER_SECRET_HEADER, forwardToOwner, peerRequest, withPeerLists } from './cluster-forwarding.js';
 import { registerClusterLegRoutes } from './cluster-leg-routes.js';
 import { installBodyParsers, lastValues, MAX_BODY_BYTES } from './body.js';
 import { installErrorHandlers } from './error-handler.js';
@@ -123,14 +123,14 @@ export function createApiServer(core: SwitchboardCore, options: ApiServerOptions
         reply.header('Access-Control-Allow-Credentials', 'true');
       }
       // A request forwarded by another node of the cluster carries its shared secret instead of a login.
-      const peer = peerRequest(core.cluster, request);
+      const address = normaliseSocketAddress(request.socket.remoteAddress ?? '');
+      const peer = peerRequest(core.cluster, request, (given, secret) => guard.peerLogin(given, secret, address));
       if (peer) {
         if (request.routeOptions.url === eventsRoute) throw new ApiError(403, 'Events connections are not forwarded between nodes');
         setRequestDialect(request, dialectOf(peer.dialect));
         return;
       }
       const query = request.query as Record<string, string | undefined>;
-      const address = normaliseSocketAddress(request.socket.remoteAddress ?? '');
       const user = guard.login(core.config.ari.users, request.headers.authorization, query.api_key, address);
       authorize(user, request.method);
       if (request.routeOptions.url === eventsRoute) authorizeEventsConnection(user);
@@ -159,7 +159,13 @@ export function createApiServer(core: SwitchboardCore, options: ApiServerOptions
     for (const resource of RESOURCES) registerResource(scope, resource, context, paths, allowedOrigin);
     registerMediaWebSocket(scope, normalizePrefix(core.config.http.prefix), core, log);
   });
-  registerClusterLegRoutes(app, normalizePrefix(core.config.http.prefix), core);
+  registerClusterLegRoutes(app, normalizePrefix(core.config.http.prefix), core, (request) =>
+    guard.peerLogin(
+      request.headers[CLUSTER_SECRET_HEADER],
+      core.cluster?.secret ?? '',
+      normaliseSocketAddress(request.socket.remoteAddress ?? ''),
+    ),
+  );
 
   const outbound = new OutboundConnections(core, log, () => ({ inject: (options) => app.inject(options), apiRoot }));
   return {
