@@ -109,8 +109,9 @@ const MAX_SOURCES_TRACKED = 10_000;
 const RATE_WINDOW_MS = 1000;
 /** ... and at least this much: a load that just began must not read as a trickle. */
 const MIN_RATE_SPAN_MS = 250;
-/** Admission times kept for the rate (a ring; at higher rates the window shortens). */
-const MAX_ADMISSIONS_KEPT = 8192;
+/** The window is counted in slots of this many ms (a count per slot, not a time per admission). */
+const RATE_SLOT_MS = 100;
+const RATE_SLOTS = RATE_WINDOW_MS / RATE_SLOT_MS;
 
 export type OverloadState = 'normal' | 'limiting';
 
@@ -135,8 +136,10 @@ export class OverloadControl {
   #lastRefusal = Number.NEGATIVE_INFINITY;
   /** Whether the bucket refused a call since the last rate step. */
   #refusedSinceStep = false;
-  /** When new INVITEs were admitted, oldest first, for the rate before limiting. */
-  readonly #admissions: number[] = [];
+  /** New INVITEs admitted per RATE_SLOT_MS slot (a ring indexed by slot number), and the first slot counted. */
+  readonly #admitted = new Uint32Array(RATE_SLOTS);
+  #admittedSlot = 0;
+  #firstAdmission = Number.NEGATIVE_INFINITY;
   #windowStart = 0;
   /** Each source address's own bucket while limiting (one token at most); reset every second. */
   readonly #bySource = new Map<string, { tokens: number; at: number }>();
@@ -234,8 +237,7 @@ export class OverloadControl {
       this.#lastRefusal = now;
       this.#refusedSinceStep = true;
     } else if (!answersChallenge) {
-      this.#admissions.push(now);
-      if (this.#admissions.length > MAX_ADMISSIONS_KEPT) this.#admissions.shift();
+      this.#countAdmission(now);
     }
     return shed;
   }
@@ -330,13 +332,30 @@ export class OverloadControl {
     for (const [source, bucket] of this.#bySource) if (bucket.at < now - SOURCE_IDLE_MS) this.#bySource.delete(source);
   }
 
-  /** New INVITEs admitted per second over the last RATE_WINDOW_MS. */
+  #countAdmission(now: number): void {
+    this.#advanceSlots(now);
+    if (this.#firstAdmission < now - RATE_WINDOW_MS) this.#firstAdmission = now;
+    this.#admitted[this.#admittedSlot % RATE_SLOTS] += 1;
+  }
+
+  /** Empties the slots that have passed since the last count. */
+  #advanceSlots(now: number): void {
+    const slot = Math.floor(now / RATE_SLOT_MS);
+    const passed = Math.min(slot - this.#admittedSlot, RATE_SLOTS);
+    for (let i = 1; i <= passed; i++) this.#admitted[(this.#admittedSlot + i) % RATE_SLOTS] = 0;
+    this.#admittedSlot = Math.max(slot, this.#admittedSlot);
+  }
+
+  /** New INVITEs admitted per second over the last RATE_WINDOW_MS (at least MIN_RATE_SPAN_MS of it). */
   #recentAdmissionRate(now: number): number {
-    const admissions = this.#admissions;
-    while ((admissions[0] ?? now) < now - RATE_WINDOW_MS) admissions.shift();
-    const oldest = admissions[0];
-    if (oldest === undefined) return 0;
-    return (admissions.length * 1000) / Math.max(MIN_RATE_SPAN_MS, now - oldest);
+    this.#advanceSlots(now);
+    let count = 0;
+    for (const n of this.#admitted) count += n;
+    // The slots cover the current one so far and the RATE_SLOTS - 1 before it; admissions that
+    // began later are a rate over the time since they began.
+    const covered = (RATE_SLOTS - 1) * RATE_SLOT_MS + (now % RATE_SLOT_MS);
+    const span = Math.min(covered, Math.max(MIN_RATE_SPAN_MS, now - this.#firstAdmission));
+    return (count * 1000) / span;
   }
 }
 
