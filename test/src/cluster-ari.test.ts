@@ -5,30 +5,13 @@
  * to the node owning the channel. Skips, naming the reason, when Kamailio or PostgreSQL cannot run here.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { postgresUnavailableReason } from '@switchboard/core/testing';
 import ari, { type AriClient, type AriEvent } from 'ari-client';
 import WebSocket from 'ws';
-import { REPO_ROOT, runSipp, type SippResult } from './harness.js';
+import { runSipp, type SippResult } from './harness.js';
+import { type Cluster, ClusterFixture, type ClusterNode, clusterUnavailableReason } from './cluster-fixture.js';
 import { RtpPeer } from './rtp-peer.js';
 
-interface ClusterNode {
-  name: string;
-  pid: number;
-  sip: string;
-  ari: string;
-}
-
-interface Cluster {
-  ari_user: string;
-  nodes: ClusterNode[];
-}
-
-const CLUSTER_SCRIPT = join(REPO_ROOT, 'scripts', 'cluster.mjs');
 /** The events the test follows; ari-client emits each by its type. */
 const FOLLOWED = [
   'AppStart',
@@ -44,13 +27,6 @@ const FOLLOWED = [
   'ChannelDestroyed',
 ];
 
-function unavailableReason(): string | undefined {
-  if (!existsSync('/usr/sbin/kamailio') && spawnSync('sh', ['-c', 'command -v kamailio']).status !== 0) {
-    return 'Kamailio is not installed (Debian package kamailio)';
-  }
-  return postgresUnavailableReason();
-}
-
 async function waitFor<T>(what: string, check: () => T | undefined | Promise<T | undefined>, ms = 8000): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
@@ -61,10 +37,8 @@ async function waitFor<T>(what: string, check: () => T | undefined | Promise<T |
   }
 }
 
-describe('one ARI application across three nodes', { skip: unavailableReason() }, () => {
-  const subnet = `127.${100 + Math.floor(Math.random() * 100)}.${1 + Math.floor(Math.random() * 250)}`;
-  const root = mkdtempSync(join(tmpdir(), 'switchboard-cluster-ari-test-'));
-  const dir = join(root, 'cluster');
+describe('one ARI application across three nodes', { skip: clusterUnavailableReason() }, () => {
+  const fixture = new ClusterFixture();
   let cluster: Cluster;
   let client: AriClient;
   const events: AriEvent[] = [];
@@ -73,7 +47,7 @@ describe('one ARI application across three nodes', { skip: unavailableReason() }
   const rest = (node: ClusterNode, method: string, path: string) =>
     fetch(`${node.ari}${path}`, { method, headers: { authorization: authorization() } });
   /** The shared secret `up` wrote into every node's switchboard.conf [cluster]. */
-  const clusterSecret = () => /^secret = (\S+)$/m.exec(readFileSync(join(dir, 'node1', 'conf', 'switchboard.conf'), 'utf8'))?.[1] ?? '';
+  const clusterSecret = () => fixture.secret();
   const eventsOf = (channelId: string) => events.filter((e) => (e.channel as { id?: string } | undefined)?.id === channelId);
 
   /** alice calls the application's extension (100) on `node` directly; resolves when sipp ends. */
@@ -99,12 +73,7 @@ describe('one ARI application across three nodes', { skip: unavailableReason() }
     });
 
   before(async () => {
-    const up = spawnSync(process.execPath, [CLUSTER_SCRIPT, 'up', '--nodes', '3', '--subnet', subnet, '--dir', dir], {
-      encoding: 'utf8',
-      timeout: 120_000,
-    });
-    assert.equal(up.status, 0, up.stderr);
-    cluster = JSON.parse(up.stdout.trim().split('\n').pop() ?? '') as Cluster;
+    cluster = fixture.up();
     const [user, password] = cluster.ari_user.split(':');
     client = await ari.connect(cluster.nodes[0].ari.replace(/\/ari$/, ''), user, password);
     for (const type of FOLLOWED) client.on(type, (event: AriEvent) => events.push(event));
@@ -112,8 +81,7 @@ describe('one ARI application across three nodes', { skip: unavailableReason() }
   });
   after(() => {
     client?.stop();
-    spawnSync(process.execPath, [CLUSTER_SCRIPT, 'down', '--dir', dir], { stdio: 'inherit', timeout: 30_000 });
-    rmSync(root, { recursive: true, force: true });
+    fixture.down();
   });
 
   it(

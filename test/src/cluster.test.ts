@@ -4,28 +4,11 @@
  * only. Skips, naming the reason, when Kamailio or PostgreSQL cannot run here.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { postgresUnavailableReason } from '@switchboard/core/testing';
 import WebSocket from 'ws';
-import { freePort, REPO_ROOT, runSipp } from './harness.js';
+import { freePort, runSipp } from './harness.js';
+import { type Cluster, ClusterFixture, type ClusterNode, clusterUnavailableReason } from './cluster-fixture.js';
 import { RtpPeer } from './rtp-peer.js';
-
-interface ClusterNode {
-  name: string;
-  pid: number;
-  sip: string;
-  ari: string;
-}
-
-interface Cluster {
-  sip: string;
-  ari_user: string;
-  nodes: ClusterNode[];
-}
 
 async function waitFor(what: string, check: () => boolean | Promise<boolean>, ms = 5000): Promise<void> {
   const deadline = Date.now() + ms;
@@ -35,23 +18,13 @@ async function waitFor(what: string, check: () => boolean | Promise<boolean>, ms
   }
 }
 
-const CLUSTER_SCRIPT = join(REPO_ROOT, 'scripts', 'cluster.mjs');
 const PASSWORDS: Record<string, string> = { alice: 'wonderland', bob: 'builder', carol: 'singer' };
-
-function unavailableReason(): string | undefined {
-  if (!existsSync('/usr/sbin/kamailio') && spawnSync('sh', ['-c', 'command -v kamailio']).status !== 0) {
-    return 'Kamailio is not installed (Debian package kamailio)';
-  }
-  return postgresUnavailableReason();
-}
 
 const credentials = (user: string) => ['-au', user, '-ap', PASSWORDS[user]];
 
-describe('a three-node cluster behind Kamailio', { skip: unavailableReason() }, () => {
-  // A /24 of the loopback network of its own, so a cluster left by another run cannot collide.
-  const subnet = `127.${100 + Math.floor(Math.random() * 100)}.${1 + Math.floor(Math.random() * 250)}`;
-  const root = mkdtempSync(join(tmpdir(), 'switchboard-cluster-test-'));
-  const dir = join(root, 'cluster');
+describe('a three-node cluster behind Kamailio', { skip: clusterUnavailableReason() }, () => {
+  const fixture = new ClusterFixture();
+  const { subnet } = fixture;
   let cluster: Cluster;
   let edge: { host: string; port: number };
 
@@ -81,7 +54,7 @@ describe('a three-node cluster behind Kamailio', { skip: unavailableReason() }, 
    * cluster secret (as one node asks another) is answered with the node's own.
    */
   const channelIds = async (node: ClusterNode) => {
-    const secret = /^secret = (\S+)$/m.exec(readFileSync(join(dir, 'node1', 'conf', 'switchboard.conf'), 'utf8'))?.[1] ?? '';
+    const secret = fixture.secret();
     const answer = await fetch(`${node.ari}/channels`, { headers: { 'x-switchboard-cluster-secret': secret } });
     return ((await answer.json()) as { id: string }[]).map((c) => c.id);
   };
@@ -122,18 +95,12 @@ describe('a three-node cluster behind Kamailio', { skip: unavailableReason() }, 
   };
 
   before(async () => {
-    const up = spawnSync(process.execPath, [CLUSTER_SCRIPT, 'up', '--nodes', '3', '--subnet', subnet, '--dir', dir], {
-      encoding: 'utf8',
-      timeout: 120_000,
-    });
-    assert.equal(up.status, 0, up.stderr);
-    cluster = JSON.parse(up.stdout.trim().split('\n').pop() ?? '') as Cluster;
+    cluster = fixture.up();
     const [host, port] = cluster.sip.split(':');
     edge = { host, port: Number(port) };
   });
   after(() => {
-    spawnSync(process.execPath, [CLUSTER_SCRIPT, 'down', '--dir', dir], { stdio: 'inherit', timeout: 30_000 });
-    rmSync(root, { recursive: true, force: true });
+    fixture.down();
   });
 
   it('prints the edge, the API of every node and the nodes', () => {

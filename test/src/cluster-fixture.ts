@@ -1,0 +1,67 @@
+/**
+ * A three-node cluster as `npm run cluster -- up` starts it, for the cluster tests: each fixture
+ * takes a /24 of the loopback network of its own (a cluster left by another run cannot collide)
+ * and a temporary directory, and `down` stops what `up` started.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { postgresUnavailableReason } from '@switchboard/core/testing';
+import { REPO_ROOT } from './harness.js';
+
+export interface ClusterNode {
+  name: string;
+  pid: number;
+  sip: string;
+  ari: string;
+}
+
+/** The JSON line `npm run cluster -- up` prints (the parts the tests read). */
+export interface Cluster {
+  sip: string;
+  ari_user: string;
+  nodes: ClusterNode[];
+}
+
+const CLUSTER_SCRIPT = join(REPO_ROOT, 'scripts', 'cluster.mjs');
+
+/** Why a cluster cannot run here (no Kamailio, no PostgreSQL), or undefined. */
+export function clusterUnavailableReason(): string | undefined {
+  if (!existsSync('/usr/sbin/kamailio') && spawnSync('sh', ['-c', 'command -v kamailio']).status !== 0) {
+    return 'Kamailio is not installed (Debian package kamailio)';
+  }
+  return postgresUnavailableReason();
+}
+
+export class ClusterFixture {
+  readonly subnet = `127.${100 + Math.floor(Math.random() * 100)}.${1 + Math.floor(Math.random() * 250)}`;
+  /** Where `up` writes the configuration of the edge and the nodes. */
+  readonly dir: string;
+  readonly #root: string;
+
+  constructor() {
+    this.#root = mkdtempSync(join(tmpdir(), 'switchboard-cluster-test-'));
+    this.dir = join(this.#root, 'cluster');
+  }
+
+  up(): Cluster {
+    const up = spawnSync(process.execPath, [CLUSTER_SCRIPT, 'up', '--nodes', '3', '--subnet', this.subnet, '--dir', this.dir], {
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    assert.equal(up.status, 0, up.stderr);
+    return JSON.parse(up.stdout.trim().split('\n').pop() ?? '') as Cluster;
+  }
+
+  down(): void {
+    spawnSync(process.execPath, [CLUSTER_SCRIPT, 'down', '--dir', this.dir], { stdio: 'inherit', timeout: 30_000 });
+    rmSync(this.#root, { recursive: true, force: true });
+  }
+
+  /** The secret the nodes share, from the configuration `up` wrote. */
+  secret(): string {
+    return /^secret = (\S+)$/m.exec(readFileSync(join(this.dir, 'node1', 'conf', 'switchboard.conf'), 'utf8'))?.[1] ?? '';
+  }
+}
