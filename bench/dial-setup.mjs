@@ -4,7 +4,7 @@
 import { createSocket } from 'node:dgram';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePort, runSipp, startSwitchboard } from '../test/dist/harness.js';
+import { basicAuth, freePort, runSipp, startSwitchboard } from '../test/dist/harness.js';
 
 const DIALPLAN = `
 exten => 300,1,Dial(SIP/bob,20)
@@ -34,22 +34,25 @@ remove_existing = yes
 `;
 }
 
-/** Starts the server and registers bob; returns what the steps use. */
-export async function startDialBench() {
+/** pjsip.conf of the bench; `maxLoopLag`: `[global] overload_max_loop_lag` (0 turns the shedding of new calls off). */
+function pjsipConf(sipPort, maxLoopLag) {
+  return [
+    `[transport-udp]\ntype = transport\nprotocol = udp\nbind = 127.0.0.1:${sipPort}\n`,
+    ...(maxLoopLag !== undefined ? [`[global]\ntype = global\noverload_max_loop_lag = ${Number(maxLoopLag)}\n`] : []),
+    phone('alice', 'wonderland'),
+    phone('bob', 'builder'),
+  ].join('\n');
+}
+
+/**
+ * Starts the server and registers bob; returns what the steps use. `maxLoopLag`: see pjsipConf; by
+ * default BENCH_OVERLOAD_MAX_LOOP_LAG, else the server's own default. `setMaxLoopLag` rewrites it
+ * and reloads pjsip.conf (module reload res_pjsip), so one warm server can be measured with the
+ * control off and on in turn.
+ */
+export async function startDialBench({ maxLoopLag = process.env.BENCH_OVERLOAD_MAX_LOOP_LAG } = {}) {
   const sb = await startSwitchboard({ dialplan: DIALPLAN, rtpStart: 52000, rtpEnd: 60000 });
-  writeFileSync(
-    join(sb.confDir, 'pjsip.conf'),
-    [
-      `[transport-udp]\ntype = transport\nprotocol = udp\nbind = 127.0.0.1:${sb.sipPort}\n`,
-      // BENCH_OVERLOAD_MAX_LOOP_LAG=0 turns overload control's shedding off (pjsip.conf global
-      // overload_max_loop_lag), to measure the cost of calls rather than the admission control.
-      ...(process.env.BENCH_OVERLOAD_MAX_LOOP_LAG !== undefined
-        ? [`[global]\ntype = global\noverload_max_loop_lag = ${Number(process.env.BENCH_OVERLOAD_MAX_LOOP_LAG)}\n`]
-        : []),
-      phone('alice', 'wonderland'),
-      phone('bob', 'builder'),
-    ].join('\n'),
-  );
+  writeFileSync(join(sb.confDir, 'pjsip.conf'), pjsipConf(sb.sipPort, maxLoopLag));
   await sb.restart();
   const target = { host: '127.0.0.1', port: sb.sipPort };
 
@@ -64,5 +67,10 @@ export async function startDialBench() {
     extra: ['-au', 'bob', '-ap', 'builder', '-p', String(bobPort)],
   });
   if (registered.code !== 0) throw new Error(`bob did not register:\n${registered.stdout.slice(-2000)}`);
-  return { sb, target, sinks, bobPort };
+  const setMaxLoopLag = async (ms) => {
+    writeFileSync(join(sb.confDir, 'pjsip.conf'), pjsipConf(sb.sipPort, ms));
+    const res = await fetch(`${sb.baseUrl}/ari/asterisk/modules/res_pjsip`, { method: 'PUT', headers: { authorization: basicAuth() } });
+    if (res.status !== 204) throw new Error(`module reload res_pjsip answered ${res.status}`);
+  };
+  return { sb, target, sinks, bobPort, setMaxLoopLag };
 }

@@ -304,10 +304,11 @@ export class SipDriver implements ChannelDriver {
   /**
    * Puts new SIP objects in force (dynamic configuration, pjsip.conf reload): endpoints, aors, auths
    * and identifies apply to the next request; calls in progress keep theirs. Transports and outbound
-   * registrations are left as they are until a restart.
+   * registrations are left as they are until a restart. The `[global]` overload options apply at once.
    */
   applyConfig(next: SipConfig): void {
     const delta = this.#live.apply(next);
+    this.#transactions.overload.setLimits({ ...overloadLimitsOf(next.global), ...this.#options.overload });
     this.#log.info(delta, 'SIP objects changed');
   }
 

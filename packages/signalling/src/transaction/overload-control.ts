@@ -84,6 +84,8 @@ const RATE_RAISE = 1.05;
  */
 const UTILIZATION_TARGET = 0.9;
 const MIN_RAISE = 1.01;
+/** Past near the ceiling: 5 % a second. */
+const PROBE_RAISE = 1.005;
 /** However deep the queue, a cut that does not drain it is followed by another this soon (ms). */
 const MAX_CUT_SPACING_MS = 300;
 /** A queue down to this share of its depth at the last cut is draining: no further cut. */
@@ -94,6 +96,25 @@ const MAX_RAISE = 1.25;
 /** Weight of a new sample in the smoothed utilization (one sample per 100 ms). */
 const UTILIZATION_SMOOTHING = 0.4;
 const START_SHARE = 0.85;
+/**
+ * The rate the last queue built at (the admissions of the second before it, which lag a fast raise)
+ * is remembered, as CUBIC remembers its window at the last loss (RFC 9438 §4.1): below NEAR_CEILING of
+ * it the rate climbs at the full step, from there it probes by the least step. Climbing at the full
+ * step from a drained queue took the rate from 240 to 620 calls/s in a second on a server that
+ * completes 450, and the queue that built meanwhile cost six cuts down to 180. The ceiling holds only
+ * while the loop is busy: one with room to spare climbs at the full step past it.
+ */
+const NEAR_CEILING = 0.9;
+/**
+ * Within one episode of queueing, cuts stop at this share of the ceiling while the delay is under the
+ * limit: the work of calls admitted before a cut keeps the queue growing for a while after it, and
+ * cutting on through that took the rate to 45 % of the capacity, where the queue drained in a third of a
+ * second and the climb back took one and a half. Past the limit the cuts go on: a queue of 300 ms held
+ * at 80 % brings retransmissions (T1 is 500 ms) that keep it there.
+ */
+const CUT_FLOOR = 0.8;
+/** A loop less busy than this has room to spare whatever the ceiling says (it may date from a cold start). */
+const HAS_SPARE = 0.75;
 /** The admission rate never goes below this (new calls per second): recovery must stay possible. */
 const MIN_RATE = 5;
 /** Tokens the bucket holds at most, in ms of its rate: a short burst, not a second's worth. */
@@ -116,7 +137,7 @@ const RATE_SLOTS = RATE_WINDOW_MS / RATE_SLOT_MS;
 export type OverloadState = 'normal' | 'limiting';
 
 export class OverloadControl {
-  readonly limits: OverloadLimits;
+  #limits: OverloadLimits;
   readonly #clock: Pick<Clock, 'now'>;
   #state: OverloadState = 'normal';
   #setupFull = false;
@@ -131,6 +152,8 @@ export class OverloadControl {
   #lastRefill = 0;
   #lastAdjust = 0;
   #nextCut = 0;
+  /** The admitted rate when a queue last began to build (0: none yet). */
+  #ceiling = 0;
   /** The delay when the rate was last cut (0: not behind since). */
   #delayAtCut = 0;
   #lastRefusal = Number.NEGATIVE_INFINITY;
@@ -145,9 +168,19 @@ export class OverloadControl {
   readonly #bySource = new Map<string, { tokens: number; at: number }>();
 
   constructor(limits: Partial<OverloadLimits> = {}, clock: Pick<Clock, 'now'> = { now: () => performance.now() }) {
-    this.limits = { ...DEFAULT_OVERLOAD_LIMITS, ...limits };
+    this.#limits = { ...DEFAULT_OVERLOAD_LIMITS, ...limits };
     this.#clock = clock;
     this.#windowStart = clock.now();
+  }
+
+  get limits(): Readonly<OverloadLimits> {
+    return this.#limits;
+  }
+
+  /** New limits (pjsip.conf reload); with the delay limit turned off, limiting ends at once. */
+  setLimits(limits: Partial<OverloadLimits>): void {
+    this.#limits = { ...DEFAULT_OVERLOAD_LIMITS, ...limits };
+    if (this.#limits.maxLoopLagMs === 0) this.#state = 'normal';
   }
 
   get state(): OverloadState {
@@ -284,6 +317,8 @@ export class OverloadControl {
   #enterLimiting(now: number): void {
     this.#state = 'limiting';
     this.#rate = Math.max(MIN_RATE, this.#recentAdmissionRate(now) * START_SHARE);
+    this.#ceiling = this.#rate / START_SHARE;
+    this.#delayAtCut = 0;
     this.#refusedSinceStep = false;
     // A full (short) burst: the call that tips the measure over is not the one refused.
     this.#tokens = this.#burst();
@@ -304,8 +339,10 @@ export class OverloadControl {
         // and comes only if the queue has not shrunk meanwhile. The backlog of calls admitted before a
         // cut keeps the queue up for a while after it; cutting on every step then took the rate to a
         // third of the capacity.
+        if (this.#delayAtCut === 0) this.#ceiling = Math.min(this.#rate, this.#recentAdmissionRate(now));
         if (now >= this.#nextCut && this.delayMs >= this.#delayAtCut * DRAINING) {
-          this.#rate = Math.max(MIN_RATE, this.#rate * RATE_CUT);
+          const floor = this.delayMs < maxLoopLagMs ? this.#ceiling * CUT_FLOOR : 0;
+          this.#rate = Math.max(MIN_RATE, Math.min(this.#rate, Math.max(floor, this.#rate * RATE_CUT)));
           this.#nextCut = now + Math.min(MAX_CUT_SPACING_MS, Math.max(ADJUST_INTERVAL_MS, this.delayMs));
           this.#delayAtCut = this.delayMs;
         }
@@ -317,7 +354,11 @@ export class OverloadControl {
         // An empty queue raises by RATE_RAISE at least: a loop kept busy by the backlog of an
         // overload (retransmissions, timers, garbage) reads as saturated long after it is over.
         const least = this.delayMs < maxLoopLagMs / 10 ? RATE_RAISE : MIN_RAISE;
-        this.#rate *= u === undefined ? RATE_RAISE : Math.min(MAX_RAISE, Math.max(least, UTILIZATION_TARGET / Math.max(u, 0.01)));
+        const raise = u === undefined ? RATE_RAISE : Math.min(MAX_RAISE, Math.max(least, UTILIZATION_TARGET / Math.max(u, 0.01)));
+        const nearCeiling = this.#ceiling * NEAR_CEILING;
+        if (u === undefined || u < HAS_SPARE) this.#rate *= raise;
+        else if (this.#rate >= nearCeiling) this.#rate *= PROBE_RAISE;
+        else this.#rate = Math.min(this.#rate * raise, Math.max(nearCeiling, this.#rate * MIN_RAISE));
       }
       this.#refusedSinceStep = false;
     }
