@@ -24,6 +24,7 @@ import { MediaLegTechnology } from '../drivers/media-leg-technology.js';
 import { notFound, unprocessable } from '../errors.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { CodecBinding, MediaEngine } from '../media/media-engine.js';
+import { CAUSE_NETWORK_OUT_OF_ORDER } from '../media/worker-failure.js';
 import type { ChannelSnapshot } from '../model/snapshots.js';
 import type { Logger } from '../util/logger.js';
 
@@ -82,6 +83,8 @@ export class ClusterMediaLegs {
   #transport: ClusterLegTransport | undefined;
   /** Owner side: the legs of this node's channels joined to other nodes' bridges. */
   readonly #owned = new Map<string, OwnedLeg>();
+  /** Bridge side: stand-ins whose owner is gone, so their end is not told to it. */
+  readonly #ownerGone = new Set<string>();
 
   constructor(deps: ClusterMediaLegsDeps) {
     this.#deps = deps;
@@ -121,9 +124,11 @@ export class ClusterMediaLegs {
       throw err;
     }
     const tech = new MediaLegTechnology(leg.legId, media, async () => {
-      transport
-        .detach(owner, channelId)
-        .catch((err: unknown) => log.warn({ err, channelId, node: owner.name }, 'could not end the leg on the owner'));
+      if (!this.#ownerGone.delete(channelId)) {
+        transport
+          .detach(owner, channelId)
+          .catch((err: unknown) => log.warn({ err, channelId, node: owner.name }, 'could not end the leg on the owner'));
+      }
       await media.destroyLeg(leg.legId);
     });
     const original = answer.channel;
@@ -194,6 +199,25 @@ export class ClusterMediaLegs {
       return;
     }
     await this.#release(channelId);
+  }
+
+  /**
+   * Either side: node `name` is gone (its heartbeat stopped, or it started again). The stand-ins of
+   * its channels leave their bridges and hang up, as its channels did (cause 38, network out of
+   * order); this node's legs toward its bridges are freed (the channels stay up, out of them).
+   */
+  async nodeDown(name: string): Promise<void> {
+    const { channels, log } = this.#deps;
+    const standIns = channels.list().filter((c) => c.technology === CLUSTER_TECHNOLOGY && c.endpoint === name);
+    for (const standIn of standIns) this.#ownerGone.add(standIn.id);
+    const owned = [...this.#owned].filter(([, leg]) => leg.bridgeNode === name).map(([channelId]) => channelId);
+    if (standIns.length > 0 || owned.length > 0) {
+      log.warn({ node: name, standIns: standIns.length, legs: owned.length }, 'ending the bridge legs of a node that is gone');
+    }
+    await Promise.allSettled([
+      ...standIns.map((standIn) => standIn.hangup(CAUSE_NETWORK_OUT_OF_ORDER)),
+      ...owned.map((channelId) => this.#release(channelId)),
+    ]);
   }
 
   /** Ends this node's leg of `channelId` and tells the bridge's node to let its stand-in go. */
