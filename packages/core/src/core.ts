@@ -251,6 +251,7 @@ export class SwitchboardCore implements ChannelDriverHost {
             peers: this.cluster.peers,
             channels: this.channels,
             bridges: this.bridges,
+            applications: this.applications,
             media: options.media,
             bus: this.bus,
             log: log.child({ module: 'switchboard:core:cluster' }),
