@@ -206,4 +206,31 @@ describe('a cluster when calls cross nodes and a node dies', { skip: clusterUnav
       }
     },
   );
+
+  it("node 2's phone holding and resuming in a bridge of node 1: ChannelHold, ChannelUnhold on its id", { timeout: 20_000 }, async () => {
+    const [node1, node2] = cluster.nodes;
+    const [host2, port2] = sipAddress(node2);
+    const known = new Set(events.filter((e) => e.type === 'AppStart').map((e) => e.channel?.id ?? ''));
+    const calling = runSipp(
+      'uac-auth-hold-wait-bye.xml',
+      { host: host2, port: Number(port2) },
+      { service: '100', keys: { user: 'bob', rtpport: 4220 }, extra: ['-au', 'bob', '-ap', 'builder'], timeoutSeconds: 15 },
+    );
+    const held = await nextStart(known);
+    assert.equal((await rest(node1, 'POST', `/channels/${encodeURIComponent(held.id)}/answer`)).status, 204);
+    assert.equal((await rest(node1, 'POST', '/bridges?type=mixing&bridgeId=holding-across')).status, 200);
+    assert.equal((await rest(node1, 'POST', `/bridges/holding-across/addChannel?channel=${encodeURIComponent(held.id)}`)).status, 204);
+    await waitFor('ChannelHold', () => eventsOf(held.id, 'ChannelHold')[0]);
+    await waitFor('ChannelUnhold', () => eventsOf(held.id, 'ChannelUnhold')[0]);
+    const order = events.filter((e) => e.channel?.id === held.id && (e.type === 'ChannelHold' || e.type === 'ChannelUnhold'));
+    assert.deepEqual(
+      order.map((e) => e.type),
+      ['ChannelHold', 'ChannelUnhold'],
+      'each once, in order',
+    );
+    assert.equal((await rest(node1, 'DELETE', `/channels/${encodeURIComponent(held.id)}`)).status, 204);
+    const result = await calling;
+    assert.equal(result.code, 0, result.stdout.slice(-3000));
+    assert.equal((await rest(node1, 'DELETE', '/bridges/holding-across')).status, 204);
+  });
 });
