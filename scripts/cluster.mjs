@@ -2,7 +2,7 @@
 // A Switchboard cluster on this machine: PostgreSQL (a throwaway server), N nodes sharing it as
 // their store, each on its own loopback address, and Kamailio in front as the one SIP address.
 //
-//   npm run cluster -- up [--nodes N] [--subnet 127.0.0] [--dir DIR]
+//   npm run cluster -- up [--nodes N] [--subnet 127.0.0] [--dir DIR] [--node-timeout SECONDS]
 //   npm run cluster -- down [--dir DIR]
 //   npm run cluster -- conf [--nodes N] [--subnet 127.0.0] --dir DIR --postgres URL [--app-root /app]
 //
@@ -112,7 +112,11 @@ function edgeConf({ edge, nodes, moduleDir, dispatcherList }) {
 
 /** switchboard.conf [cluster]: every node's API root, and the secret the nodes forward requests with. */
 function clusterSection(nodes, secret) {
-  return `\n[cluster]\nsecret = ${secret}\n${nodes.map((n) => `node = ${n.name}, ${n.ari}\n`).join('')}`;
+  // --node-timeout: seconds without a heartbeat before the others clear a node ([cluster] node_timeout).
+  const timeout = option('node-timeout', undefined);
+  if (timeout !== undefined && !/^\d+$/.test(timeout)) throw new Error('--node-timeout takes whole seconds');
+  const nodeTimeout = timeout === undefined ? '' : `node_timeout = ${timeout}\n`;
+  return `\n[cluster]\nsecret = ${secret}\n${nodeTimeout}${nodes.map((n) => `node = ${n.name}, ${n.ari}\n`).join('')}`;
 }
 
 function writeConf() {
@@ -270,7 +274,7 @@ try {
   else if (command === 'conf') writeConf();
   else {
     console.error(
-      'usage: npm run cluster -- up [--nodes N] [--subnet 127.0.0] [--dir DIR] | down [--dir DIR] | conf [--nodes N] [--subnet 127.0.0] --dir DIR --postgres URL [--app-root /app]',
+      'usage: npm run cluster -- up [--nodes N] [--subnet 127.0.0] [--dir DIR] [--node-timeout S] | down [--dir DIR] | conf [--nodes N] [--subnet 127.0.0] --dir DIR --postgres URL [--app-root /app]',
     );
     process.exitCode = 2;
   }

@@ -23,6 +23,8 @@ export interface Cluster {
   sip: string;
   ari_user: string;
   nodes: ClusterNode[];
+  /** The shared PostgreSQL server's URL. */
+  postgres: string;
 }
 
 const CLUSTER_SCRIPT = join(REPO_ROOT, 'scripts', 'cluster.mjs');
@@ -46,8 +48,10 @@ export class ClusterFixture {
     this.dir = join(this.#root, 'cluster');
   }
 
-  up(): Cluster {
-    const up = spawnSync(process.execPath, [CLUSTER_SCRIPT, 'up', '--nodes', '3', '--subnet', this.subnet, '--dir', this.dir], {
+  /** `nodeTimeoutS`: the nodes' [cluster] node_timeout (their default when absent). */
+  up(options: { nodeTimeoutS?: number } = {}): Cluster {
+    const timeout = options.nodeTimeoutS === undefined ? [] : ['--node-timeout', String(options.nodeTimeoutS)];
+    const up = spawnSync(process.execPath, [CLUSTER_SCRIPT, 'up', '--nodes', '3', '--subnet', this.subnet, '--dir', this.dir, ...timeout], {
       encoding: 'utf8',
       timeout: 120_000,
     });

@@ -1,5 +1,6 @@
 // Over 500 lines: the object model's composition root; it builds and wires every core service, and each of those lives in its own file.
 import { ClusterMediaLegs } from './cluster/cluster-media-legs.js';
+import { watchNodeFailures } from './cluster/node-failure.js';
 import { type ClusterView, ObjectOwnership } from './cluster/object-ownership.js';
 import { join, resolve } from 'node:path';
 import { ApplicationRegistry } from './apps/application-registry.js';
@@ -250,6 +251,7 @@ export class SwitchboardCore implements ChannelDriverHost {
             peers: this.cluster.peers,
             channels: this.channels,
             bridges: this.bridges,
+            applications: this.applications,
             media: options.media,
             bus: this.bus,
             log: log.child({ module: 'switchboard:core:cluster' }),
@@ -322,6 +324,16 @@ export class SwitchboardCore implements ChannelDriverHost {
       endpoints: this.endpoints,
       store: store?.deviceStates,
     });
+    if (this.cluster && clusterConfig && store?.nodeLiveness) {
+      watchNodeFailures({
+        liveness: store.nodeLiveness,
+        nodeName: this.cluster.nodeName,
+        timeoutMs: clusterConfig.nodeTimeoutMs,
+        legs: this.clusterMedia,
+        deviceStates: this.deviceStates,
+        log: log.child({ module: 'switchboard:core:cluster' }),
+      });
+    }
     this.modules = new ModuleRegistry(log.child({ module: 'switchboard:core:modules' }));
     this.mailboxes = new MailboxRegistry({
       store: store?.mailboxes,

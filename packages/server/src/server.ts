@@ -11,7 +11,7 @@ import {
 } from '@switchboard/core';
 import { loadManagerConfig, ManagerServer } from '@switchboard/manager';
 import { MediaEngine, MediaStreamGateway, supportedRecordingFormats } from '@switchboard/media';
-import { loadOrCreateDtlsIdentity, SipDriver } from '@switchboard/signalling';
+import { clusterNonceSecret, loadOrCreateDtlsIdentity, SipDriver } from '@switchboard/signalling';
 import { Registry } from 'prom-client';
 import { type ConsoleCommands, createConsoleCommands } from './console/index.js';
 import { CONTROL_SOCKET_NAME } from './console/control-protocol.js';
@@ -211,6 +211,8 @@ export async function startServer(options: {
       host: core,
       media: engine,
       contactStore: store.contacts,
+      // The nodes of a cluster share the nonce secret: a challenge from one node is answered on another.
+      ...(config.general.cluster ? { digest: { sharedNonceSecret: clusterNonceSecret(config.general.cluster.secret) } } : {}),
       // Kept in the data directory: a browser that pinned our fingerprint sees the same one after a restart.
       dtlsCertificate: await loadOrCreateDtlsIdentity(join(dataDir, 'dtls')),
       endpointStatus: endpointStatusFor(core),

@@ -9,6 +9,7 @@
  * (or asks `isHeld`). Holds reported by the far end (SIP `sendonly`) publish the same events.
  */
 import type { Channel } from './channel.js';
+import { isStandIn } from '../cluster/cluster-media-legs.js';
 import { conflict, notFound } from '../errors.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { MediaEngine, MediaNotification, RtpStatistics, ToneSegment } from '../media/media-engine.js';
@@ -274,7 +275,9 @@ export class ChannelMediaControl {
       }
       case 'dtmfReceived': {
         const channel = this.#deps.channelOfLeg(n.legId);
-        if (channel) this.#digitReceived(channel, n.digit, n.durationMs);
+        // A stand-in's digit came over the leg from the node owning the channel, which told the
+        // applications already (ChannelDtmfReceived on the same id): the bridge passes it on alone.
+        if (channel && !isStandIn(channel)) this.#digitReceived(channel, n.digit, n.durationMs);
         return;
       }
       case 'talkingStarted': {

@@ -16,6 +16,7 @@
  * not in the object directory (the owner is) and requests naming their id are forwarded to the owner.
  */
 import { randomBytes } from 'node:crypto';
+import type { ApplicationRegistry } from '../apps/application-registry.js';
 import type { Bridge } from '../bridges/bridge.js';
 import type { AddChannelOptions, BridgeRegistry } from '../bridges/bridge-registry.js';
 import type { ChannelRegistry } from '../channels/channel-registry.js';
@@ -23,7 +24,8 @@ import type { ClusterNodeConfig } from '../config/types.js';
 import { MediaLegTechnology } from '../drivers/media-leg-technology.js';
 import { notFound, unprocessable } from '../errors.js';
 import type { EventBus } from '../events/event-bus.js';
-import type { CodecBinding, MediaEngine } from '../media/media-engine.js';
+import type { CodecBinding, LegRemote, MediaEngine } from '../media/media-engine.js';
+import { CAUSE_NETWORK_OUT_OF_ORDER } from '../media/worker-failure.js';
 import type { ChannelSnapshot } from '../model/snapshots.js';
 import type { Logger } from '../util/logger.js';
 
@@ -35,6 +37,17 @@ const MOVE_GRACE_MS = 1000;
 
 /** RFC 3551 static payload type 0: every node decodes it, so no negotiation is needed. */
 const LEG_CODEC: CodecBinding = { name: 'PCMU', payloadType: 0, clockRate: 8000 };
+
+/**
+ * RFC 4733 telephone-events on both legs (the payload type every node uses for them): a digit a
+ * phone sends reaches the far phones through the bridge, as within one node.
+ */
+const LEG_TELEPHONE_EVENT_PT = 101;
+
+/** Where a leg sends: the other node's leg, in PCMU, with telephone-events. */
+function legRemote(address: string, port: number): LegRemote {
+  return { address, port, codec: LEG_CODEC, telephoneEventPayloadType: LEG_TELEPHONE_EVENT_PT };
+}
 
 export interface AttachRequest {
   channelId: string;
@@ -72,6 +85,7 @@ export interface ClusterMediaLegsDeps {
   peers: readonly ClusterNodeConfig[];
   channels: ChannelRegistry;
   bridges: BridgeRegistry;
+  applications: ApplicationRegistry;
   media: MediaEngine;
   bus: EventBus;
   log: Logger;
@@ -82,6 +96,8 @@ export class ClusterMediaLegs {
   #transport: ClusterLegTransport | undefined;
   /** Owner side: the legs of this node's channels joined to other nodes' bridges. */
   readonly #owned = new Map<string, OwnedLeg>();
+  /** Bridge side: stand-ins whose owner is gone, so their end is not told to it. */
+  readonly #ownerGone = new Set<string>();
 
   constructor(deps: ClusterMediaLegsDeps) {
     this.#deps = deps;
@@ -115,15 +131,17 @@ export class ClusterMediaLegs {
     let answer: AttachAnswer;
     try {
       answer = await transport.attach(owner, { channelId, address: this.#deps.address, port: leg.localPort, node: this.#deps.nodeName });
-      await media.setLegRemote(leg.legId, { address: answer.address, port: answer.port, codec: LEG_CODEC });
+      await media.setLegRemote(leg.legId, legRemote(answer.address, answer.port));
     } catch (err) {
       await media.destroyLeg(leg.legId).catch(() => undefined);
       throw err;
     }
     const tech = new MediaLegTechnology(leg.legId, media, async () => {
-      transport
-        .detach(owner, channelId)
-        .catch((err: unknown) => log.warn({ err, channelId, node: owner.name }, 'could not end the leg on the owner'));
+      if (!this.#ownerGone.delete(channelId)) {
+        transport
+          .detach(owner, channelId)
+          .catch((err: unknown) => log.warn({ err, channelId, node: owner.name }, 'could not end the leg on the owner'));
+      }
       await media.destroyLeg(leg.legId);
     });
     const original = answer.channel;
@@ -166,7 +184,7 @@ export class ClusterMediaLegs {
     const leg = await media.createLeg({ bindAddress: this.#deps.address });
     const mediaBridgeId = `cluster-${randomBytes(6).toString('hex')}`;
     try {
-      await media.setLegRemote(leg.legId, { address: request.address, port: request.port, codec: LEG_CODEC });
+      await media.setLegRemote(leg.legId, legRemote(request.address, request.port));
       await media.createBridge({ bridgeId: mediaBridgeId, kind: 'mixing' });
       await media.joinBridge(mediaBridgeId, channelLeg);
       await media.joinBridge(mediaBridgeId, leg.legId);
@@ -194,6 +212,34 @@ export class ClusterMediaLegs {
       return;
     }
     await this.#release(channelId);
+  }
+
+  /**
+   * Either side: node `name` is gone (its heartbeat stopped, or it started again). The stand-ins of
+   * its channels leave their bridges and hang up, as its channels did (cause 38, network out of
+   * order); this node's legs toward its bridges are freed (the channels stay up, out of them).
+   */
+  async nodeDown(name: string): Promise<void> {
+    const { channels, log } = this.#deps;
+    const standIns = channels.list().filter((c) => c.technology === CLUSTER_TECHNOLOGY && c.endpoint === name);
+    for (const standIn of standIns) {
+      this.#ownerGone.add(standIn.id);
+      // Its owner will never send the channel's end: the application hears the stand-in's instead.
+      if (standIn.application === undefined) continue;
+      try {
+        this.#deps.applications.subscribe(standIn.application, 'channel', standIn.id);
+      } catch {
+        // Its application is not served here (any more): nobody is waiting for the channel's end.
+      }
+    }
+    const owned = [...this.#owned].filter(([, leg]) => leg.bridgeNode === name).map(([channelId]) => channelId);
+    if (standIns.length > 0 || owned.length > 0) {
+      log.warn({ node: name, standIns: standIns.length, legs: owned.length }, 'ending the bridge legs of a node that is gone');
+    }
+    await Promise.allSettled([
+      ...standIns.map((standIn) => standIn.hangup(CAUSE_NETWORK_OUT_OF_ORDER)),
+      ...owned.map((channelId) => this.#release(channelId)),
+    ]);
   }
 
   /** Ends this node's leg of `channelId` and tells the bridge's node to let its stand-in go. */

@@ -24,6 +24,7 @@ describe('switchboard.conf [cluster]', () => {
           { name: 'node1', ari: 'http://127.0.0.11:8088/ari' },
           { name: 'node2', ari: 'http://10.0.0.2:8088/sb/ari' },
         ],
+        nodeTimeoutMs: 10_000,
       },
     );
   });
@@ -36,5 +37,11 @@ describe('switchboard.conf [cluster]', () => {
     assert.throws(() => read(`${STORE}[cluster]\n${secret}node = n1, ftp://h/ari\n`), /expected <name>/);
     assert.throws(() => read(`${STORE}[cluster]\n${secret}node = n1, http://a:1/ari\nnode = n1, http://b:1/ari\n`), /listed twice/);
     assert.throws(() => read(`[cluster]\n${secret}`), /needs \[store\] backend = postgres/);
+    assert.throws(() => read(`${STORE}[cluster]\n${secret}node_timeout = 1\n`), /from 2 to 3600/);
+    assert.throws(() => read(`${STORE}[cluster]\n${secret}node_timeout = 2.5\n`), /whole number/);
+  });
+
+  it('reads node_timeout in seconds', () => {
+    assert.equal(read(`${STORE}[cluster]\nsecret = 0123456789abcdef0123\nnode_timeout = 4\n`)?.nodeTimeoutMs, 4000);
   });
 });

@@ -5,6 +5,7 @@
  *
  *   secret = <shared secret>                    node-to-node authentication (never a user's password)
  *   node = node1, http://127.0.0.11:8088/ari    one line per node: its systemname and its API root
+ *   node_timeout = 10                           seconds without a heartbeat before a node counts as dead
  *
  * A node finds itself in the list by its `systemname`.
  */
@@ -12,15 +13,21 @@ import { ConfigError } from '../errors.js';
 import type { IniSection } from './ini.js';
 import { applyOptions } from './option-table.js';
 import type { ClusterConfig, ClusterNodeConfig } from './types.js';
-import { invalid, requireNonEmpty } from './values.js';
+import { invalid, parseInteger, requireNonEmpty } from './values.js';
 import type { Logger } from '../util/logger.js';
 
 /** A shared secret shorter than this is refused: it is the only lock between nodes. */
 const MIN_SECRET_LENGTH = 16;
 
+/** `node_timeout` in seconds: the default, and the bounds (a heartbeat goes out every third of it, at most every 3 s). */
+export const DEFAULT_NODE_TIMEOUT_S = 10;
+const MIN_NODE_TIMEOUT_S = 2;
+const MAX_NODE_TIMEOUT_S = 3600;
+
 export function readClusterConfig(section: IniSection, log: Logger): ClusterConfig {
   let secret: string | undefined;
   const nodes: ClusterNodeConfig[] = [];
+  let nodeTimeoutS = DEFAULT_NODE_TIMEOUT_S;
   applyOptions({
     section,
     log,
@@ -44,8 +51,11 @@ export function readClusterConfig(section: IniSection, log: Logger): ClusterConf
         if (nodes.some((n) => n.name === name)) throw invalid(o, `node ${name} is listed twice`);
         nodes.push({ name, ari });
       },
+      node_timeout: (o) => {
+        nodeTimeoutS = parseInteger(o, MIN_NODE_TIMEOUT_S, MAX_NODE_TIMEOUT_S);
+      },
     },
   });
   if (secret === undefined) throw new ConfigError(section.file, section.line, '[cluster] needs secret = <shared secret>');
-  return { secret, nodes };
+  return { secret, nodes, nodeTimeoutMs: nodeTimeoutS * 1000 };
 }

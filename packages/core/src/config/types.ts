@@ -34,6 +34,8 @@ export interface ClusterConfig {
   /** Sent by a node forwarding a request; never a user's password. */
   secret: string;
   nodes: ClusterNodeConfig[];
+  /** `node_timeout`: a node whose heartbeat is older than this is dead and its leftovers are cleared (ms). */
+  nodeTimeoutMs: number;
 }
 
 /** switchboard.conf [store]: SQLite in the data directory, or a PostgreSQL database shared by a cluster. */

@@ -9,6 +9,7 @@ import { CoreError } from '../errors.js';
 import type { TimedDomainEvent } from '../events/domain-events.js';
 import { EventBus } from '../events/event-bus.js';
 import { openStore } from '../store/sqlite-store.js';
+import type { DeviceStateStore } from '../store/types.js';
 import { RecordingTechnology } from '../test-support.js';
 import { silentLogger } from '../util/logger.js';
 import { DeviceStateRegistry, mergeDeviceStates } from './device-state-registry.js';
@@ -102,6 +103,29 @@ describe('DeviceStateRegistry', () => {
 });
 
 describe('mergeDeviceStates (one endpoint device over several cluster nodes)', () => {
+  it("forgets a dead node's endpoint announcements at once", async () => {
+    const { store, bus, channels, endpoints } = setup();
+    let tell: ((nodeId: string, name: string, state: string) => void) | undefined;
+    // The shared store's hooks, as PostgreSQL has them (SQLite has none).
+    const shared: DeviceStateStore = Object.assign(Object.create(store.deviceStates) as DeviceStateStore, {
+      announceEndpoint: async () => undefined,
+      onRemoteEndpoint: (listener: (nodeId: string, name: string, state: string) => void) => {
+        tell = listener;
+        return () => undefined;
+      },
+    });
+    const registry = new DeviceStateRegistry({ bus, channels, endpoints, store: shared });
+    const own = registry.endpointDeviceState('SIP/alice')?.state;
+    assert.notEqual(own, 'INUSE');
+    tell?.('store-of-node-3', 'SIP/alice', 'INUSE');
+    assert.equal(registry.endpointDeviceState('SIP/alice')?.state, 'INUSE');
+    registry.forgetNode('store-of-node-2');
+    assert.equal(registry.endpointDeviceState('SIP/alice')?.state, 'INUSE', 'another node forgotten changes nothing');
+    registry.forgetNode('store-of-node-3');
+    assert.equal(registry.endpointDeviceState('SIP/alice')?.state, own);
+    await store.close();
+  });
+
   it('is in use when any node has a call, ringing when any alerts, both when both', () => {
     assert.equal(mergeDeviceStates('NOT_INUSE', ['INUSE']), 'INUSE');
     assert.equal(mergeDeviceStates('UNAVAILABLE', ['RINGING']), 'RINGING');

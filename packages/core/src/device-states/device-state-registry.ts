@@ -169,6 +169,18 @@ export class DeviceStateRegistry {
     this.#recompute(canonical);
   }
 
+  /**
+   * A node of the cluster is gone (its heartbeat stopped): its announced values go at once, rather
+   * than after REMOTE_EXPIRY_MS, so a lamp lit by its calls goes out with them.
+   */
+  forgetNode(nodeId: string): void {
+    for (const [name, perNode] of this.#remote) {
+      if (!perNode.delete(nodeId)) continue;
+      if (perNode.size === 0) this.#remote.delete(name);
+      this.#recompute(name);
+    }
+  }
+
   #refresh(): void {
     for (const [name, state] of this.#announced) {
       if (isBusy(state)) this.#store?.announceEndpoint?.(name, state).catch(() => this.#announced.delete(name));

@@ -203,6 +203,25 @@ export interface ClusterDirectory {
   forgetNode(node: string): Promise<void>;
 }
 
+/** A node found dead (its heartbeat stopped), or an earlier run of a node that started again. */
+export interface NodeDown {
+  /** Its `systemname` (the directory's node). */
+  name: string;
+  /** Its store id (application claims, endpoint announcements). */
+  storeId: string;
+}
+
+/**
+ * Which nodes of a cluster are alive: each writes a heartbeat; one whose heartbeat is older than
+ * the timeout is dead, and one surviving node clears its directory rows and application claims,
+ * then every node is told (onNodeDown) to drop what it holds of it.
+ */
+export interface NodeLiveness {
+  /** Starts this node's heartbeat under `name`; an earlier run of it is reported down first. */
+  start(name: string, timeoutMs: number): Promise<void>;
+  onNodeDown(listener: (node: NodeDown) => void): () => void;
+}
+
 export interface Store {
   /** The AstDB (family, key) → value table (astdb.ts). */
   readonly astdb: AstDb;
@@ -220,6 +239,8 @@ export interface Store {
   readonly applicationClaims?: ApplicationClaimStore;
   /** Present in stores shared by several nodes: the owner of each live object. */
   readonly clusterDirectory?: ClusterDirectory;
+  /** Present in stores shared by several nodes: node heartbeats and the death of a node. */
+  readonly nodeLiveness?: NodeLiveness;
   /** Flushes and closes; calling it again does nothing. */
   close(): Promise<void>;
 }

@@ -44,6 +44,7 @@ const CLUSTER = {
     { name: 'one', ari: 'http://127.0.0.1:1/ari' },
     { name: 'two', ari: 'http://127.0.0.1:2/ari' },
   ],
+  nodeTimeoutMs: 10_000,
 };
 
 describe('the cluster bus of the PostgreSQL store', { skip: unavailable }, () => {

@@ -8,6 +8,7 @@
  *   listener (one)          LISTEN switchboard_store: other nodes' changes to those tables;
  *                           LISTEN switchboard_state: their device state and mailbox changes;
  *                           LISTEN switchboard_events: events for this node's applications
+ *                           LISTEN switchboard_nodes: nodes found dead (node-liveness.ts)
  */
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
@@ -26,6 +27,7 @@ import {
   PostgresMailboxes,
 } from './postgres-repositories.js';
 import { RemoteChanges, STATE_CHANNEL } from './remote-changes.js';
+import { NODES_CHANNEL, PostgresNodeLiveness } from './node-liveness.js';
 import { migratePostgres, POSTGRES_MIGRATIONS } from './schema.js';
 import { SyncedAstDb } from './synced-astdb.js';
 import { SyncedQueues } from './synced-queues.js';
@@ -70,6 +72,7 @@ export class PostgresStore implements Store {
   readonly configObjects: PostgresConfigObjects;
   readonly applicationClaims: PostgresApplicationClaims;
   readonly clusterDirectory: PostgresClusterBus;
+  readonly nodeLiveness: PostgresNodeLiveness;
   readonly #writer: pg.Client;
   readonly #busConnection: pg.Client;
   #listener: pg.Client | undefined;
@@ -102,6 +105,7 @@ export class PostgresStore implements Store {
     this.#busConnection.on('error', (err) => log.error({ err }, 'store cluster bus connection lost'));
     this.clusterDirectory = new PostgresClusterBus(this.#busConnection, this.pool, this.nodeId, log);
     this.applicationClaims = new PostgresApplicationClaims(this.pool, this.nodeId, this.remoteChanges, this.clusterDirectory, log);
+    this.nodeLiveness = new PostgresNodeLiveness(this.pool, this.nodeId, log);
   }
 
   /** Connects, migrates, starts listening and loads the synchronous tables into memory. */
@@ -127,6 +131,7 @@ export class PostgresStore implements Store {
     if (this.#closed) return;
     this.#closed = true;
     clearTimeout(this.#relistenTimer);
+    await this.nodeLiveness.stop();
     await this.feed.flush();
     await this.clusterDirectory.flush();
     const listener = this.#listener;
@@ -149,6 +154,7 @@ export class PostgresStore implements Store {
     listener.on('notification', (message) => {
       if (message.channel === STATE_CHANNEL) this.remoteChanges.receive(message.payload);
       if (message.channel === EVENTS_CHANNEL) this.clusterDirectory.receive(message.payload);
+      if (message.channel === NODES_CHANNEL) this.nodeLiveness.receive(message.payload);
       if (message.channel !== STORE_CHANNEL) return;
       if (loaded) this.feed.receive(message.payload);
       else early.push(message.payload);
@@ -164,6 +170,7 @@ export class PostgresStore implements Store {
     await listener.query(`LISTEN ${STORE_CHANNEL}`);
     await listener.query(`LISTEN ${STATE_CHANNEL}`);
     await listener.query(`LISTEN ${EVENTS_CHANNEL}`);
+    await listener.query(`LISTEN ${NODES_CHANNEL}`);
     this.#listener = listener;
     await this.feed.reloadAll();
     loaded = true;

@@ -148,6 +148,17 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    id: 4,
+    name: 'cluster node heartbeats',
+    sql: `
+      CREATE TABLE cluster_nodes (
+        name         TEXT PRIMARY KEY,
+        store_id     TEXT NOT NULL,
+        heartbeat_at TIMESTAMPTZ NOT NULL
+      );
+    `,
+  },
 ];
 
 /** Any number the nodes agree on: the key of the advisory lock held while migrating. */

@@ -55,8 +55,11 @@ export interface DigestAuthenticatorOptions {
   /** Methods that are challenged; others pass to the next authenticator. Default INVITE, REGISTER, MESSAGE, SUBSCRIBE, REFER. */
   methods?: readonly string[];
   limits?: Partial<AuthFailureLimits>;
-  /** HMAC secret for nonces (random per process when absent). */
-  nonceSecret?: Buffer;
+  /**
+   * HMAC secret for nonces shared by the nodes of a cluster (clusterNonceSecret): nonces issued by
+   * another node are accepted (NonceOptions.shared). Random per process when absent.
+   */
+  sharedNonceSecret?: Buffer;
   /**
    * Challenges sent, one WWW-Authenticate each, in this order. Default MD5 then SHA-256: RFC 8760
    * §2.4 wants the preferred one first, but many deployed phones (and sipp) read only the first
@@ -117,7 +120,7 @@ export class DigestAuthenticator implements InboundAuthenticator {
     this.#nonces = new NonceManager({
       now: () => clock.now(),
       lifetimeMs: options.nonceLifetimeMs ?? 30_000,
-      ...(options.nonceSecret !== undefined ? { secret: options.nonceSecret } : {}),
+      ...(options.sharedNonceSecret !== undefined ? { secret: options.sharedNonceSecret, shared: true } : {}),
     });
     this.#limiter = new AuthFailureLimiter(() => clock.now(), options.limits);
     this.reindex(options.endpoints, options.auths);

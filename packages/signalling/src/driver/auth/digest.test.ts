@@ -4,7 +4,7 @@ import { type SipAuthConfig, type SipEndpointConfig, silentLogger } from '@switc
 import { parseMessage } from '../../message/parser.js';
 import type { SipRequest } from '../../message/sip-message.js';
 import { FakeClock } from '../../test-support/fake-clock.js';
-import { answerChallenge, computeDigestResponse, NonceManager, parseDigestCredentials } from './digest.js';
+import { answerChallenge, clusterNonceSecret, computeDigestResponse, NonceManager, parseDigestCredentials } from './digest.js';
 import { AuthFailureLimiter, DigestAuthenticator, digestUriMatches } from './digest-auth.js';
 
 describe('digest computation', () => {
@@ -87,6 +87,31 @@ describe('nonces', () => {
     assert.equal(nonces.use('AAAA', 1), 'invalid');
     const other = new NonceManager({ now: () => clock.now(), lifetimeMs: 30_000 });
     assert.equal(nonces.use(other.issue(), 1), 'invalid');
+  });
+
+  it("of a cluster verify on every node (the cluster secret's HKDF), each node refusing replays on its own", () => {
+    const clock = new FakeClock();
+    const secret = clusterNonceSecret('the-secret-of-this-cluster');
+    assert.deepEqual(secret, clusterNonceSecret('the-secret-of-this-cluster'), 'every node derives the same key');
+    assert.notDeepEqual(secret, clusterNonceSecret('the-secret-of-another-one'));
+    assert.equal(secret.length, 32);
+    const nodeA = new NonceManager({ now: () => clock.now(), lifetimeMs: 30_000, secret, shared: true });
+    const nodeB = new NonceManager({ now: () => clock.now(), lifetimeMs: 30_000, secret, shared: true });
+    const nonce = nodeA.issue();
+    assert.equal(nodeB.use(nonce, 1), 'valid', "node A's challenge answered on node B");
+    assert.equal(nodeB.use(nonce, 1), 'replayed');
+    assert.equal(nodeB.use(nonce, 2), 'valid');
+    const once = nodeA.issue();
+    assert.equal(nodeB.use(once, undefined), 'valid');
+    assert.equal(nodeB.use(once, undefined), 'replayed');
+    clock.advance(30_001);
+    assert.equal(nodeB.use(nodeA.issue(), 1), 'valid');
+    assert.equal(nodeB.use(nonce, 3), 'stale');
+    // A node of another cluster (or alone) does not take them; nor does one keeping the secret unshared.
+    const alone = new NonceManager({ now: () => clock.now(), lifetimeMs: 30_000 });
+    assert.equal(alone.use(nodeA.issue(), 1), 'invalid');
+    const unshared = new NonceManager({ now: () => clock.now(), lifetimeMs: 30_000, secret });
+    assert.equal(unshared.use(nodeA.issue(), 1), 'stale');
   });
 });
 

@@ -10,7 +10,7 @@
  * the highest nonce-count seen (RFC 7616 §3.4: nc must grow); a nonce used without qop may be
  * used once.
  */
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
 import { readQuotedString, skipWhitespace } from '../../message/grammar.js';
 
 /** The algorithms this server verifies (RFC 8760 §2: SHA-256, and MD5 for older phones). */
@@ -236,6 +236,14 @@ export interface NonceOptions {
   lifetimeMs: number;
   /** Server secret for the HMAC; random per process when absent (nonces then die with the process). */
   secret?: Buffer;
+  /**
+   * The secret is shared by the nodes of a cluster (clusterNonceSecret): an authentic, fresh nonce
+   * this process has no record of was issued by another node (a 401 from node A answered on node
+   * B), and is accepted, its nonce-count recorded here from then on. Replays are then refused per
+   * node only: a request captured on one node could be played once more to another within the
+   * nonce's lifetime.
+   */
+  shared?: boolean;
   /** At most this many nonces are tracked for replay; the oldest are forgotten (and then refused as stale). */
   maxTracked?: number;
 }
@@ -244,11 +252,23 @@ const ISSUED_AT_BYTES = 8;
 const RANDOM_BYTES = 12;
 const MAC_BYTES = 16;
 
+/** The HKDF label of the nonce secret, so no other use of the cluster secret yields the same key. */
+const CLUSTER_NONCE_LABEL = 'switchboard sip digest nonce';
+
+/**
+ * The nonce secret every node of a cluster derives alike from its shared `[cluster] secret`
+ * (HKDF-SHA-256, RFC 5869, with a label of its own): a nonce one node issued verifies on another.
+ */
+export function clusterNonceSecret(clusterSecret: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', clusterSecret, Buffer.alloc(0), CLUSTER_NONCE_LABEL, 32));
+}
+
 export class NonceManager {
   readonly #now: () => number;
   readonly #lifetimeMs: number;
   readonly #secret: Buffer;
   readonly #maxTracked: number;
+  readonly #shared: boolean;
   /** Live nonces and the highest nonce-count used with each (0: issued, not used yet). Insertion order = age. */
   readonly #seen = new Map<string, number>();
 
@@ -257,6 +277,7 @@ export class NonceManager {
     this.#lifetimeMs = options.lifetimeMs;
     this.#secret = options.secret ?? randomBytes(32);
     this.#maxTracked = options.maxTracked ?? 50_000;
+    this.#shared = options.shared === true;
   }
 
   issue(): string {
@@ -265,6 +286,12 @@ export class NonceManager {
     randomBytes(RANDOM_BYTES).copy(body, ISSUED_AT_BYTES);
     const mac = createHmac('sha256', this.#secret).update(body).digest().subarray(0, MAC_BYTES);
     const nonce = Buffer.concat([body, mac]).toString('base64url');
+    this.#track(nonce);
+    return nonce;
+  }
+
+  /** Starts the replay record of a nonce (nonce-count 0: not used yet), within the table's bound. */
+  #track(nonce: string): void {
     this.#prune();
     this.#seen.set(nonce, 0);
     while (this.#seen.size > this.#maxTracked) {
@@ -272,7 +299,6 @@ export class NonceManager {
       if (oldest === undefined) break;
       this.#seen.delete(oldest);
     }
-    return nonce;
   }
 
   /**
@@ -283,7 +309,12 @@ export class NonceManager {
     const issuedAt = this.#verify(nonce);
     if (issuedAt === undefined) return 'invalid';
     if (this.#now() - issuedAt > this.#lifetimeMs) return 'stale';
-    const last = this.#seen.get(nonce);
+    let last = this.#seen.get(nonce);
+    if (last === undefined && this.#shared) {
+      // Issued by another node of the cluster: its replay record starts here.
+      last = 0;
+      this.#track(nonce);
+    }
     // Authentic and fresh but forgotten (the table overflowed, or the process restarted with a
     // configured secret): no replay record exists, so ask for a new nonce.
     if (last === undefined) return 'stale';
