@@ -316,6 +316,7 @@ export class SwitchboardCore implements ChannelDriverHost {
     this.registerDriver(new LocalChannelDriver(this, this.media, log.child({ module: 'switchboard:core:local' })));
     const store = options.store;
     this.endpoints = new EndpointRegistry(this.bus, this.channels);
+    this.endpoints.publishChannelChangesWhen((technology, resource) => this.applications.wantsEndpoint(technology, resource));
     for (const endpoint of options.config.sip.endpoints) this.endpoints.add('SIP', endpoint.name);
     this.textMessages = new TextMessageService(this.bus, this.endpoints);
     this.deviceStates = new DeviceStateRegistry({

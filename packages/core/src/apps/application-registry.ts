@@ -374,6 +374,13 @@ export class ApplicationRegistry {
     }
   }
 
+  /** Whether an application here or on another node takes the endpoint's events. */
+  wantsEndpoint(technology: string, resource: string): boolean {
+    for (const app of this.#apps.values()) if (wantsEndpoint(app, technology, resource)) return true;
+    for (const app of this.#remote.values()) if (wantsEndpoint(app, technology, resource)) return true;
+    return false;
+  }
+
   #matching(predicate: (app: Application) => boolean): Application[] {
     const found: Application[] = [];
     for (const app of this.#apps.values()) if (predicate(app)) found.push(app);

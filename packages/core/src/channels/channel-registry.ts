@@ -1,3 +1,4 @@
+import { type EndpointChannelCounts, isAlerting } from '../device-states/derived-state.js';
 import { canonicalTechnology } from '../endpoints/technology.js';
 import { conflict, invalidArgument, notFound } from '../errors.js';
 import type { EventBus } from '../events/event-bus.js';
@@ -18,6 +19,13 @@ export class ChannelRegistry {
    * are read on every channel event, and a scan of all channels made each O(channels).
    */
   readonly #byEndpoint = new Map<string, Set<Channel>>();
+  /**
+   * The channels alerting their phone, and their number per endpoint: a device state is derived on
+   * every channel state change, and counting an endpoint's channels each time made a call's events
+   * O(calls) on an endpoint with many (a trunk, or every caller of an overloaded server).
+   */
+  readonly #alerting = new Set<Channel>();
+  readonly #alertingByEndpoint = new Map<string, number>();
   readonly #bus: EventBus;
   readonly #log: Logger;
   readonly #epoch = Math.floor(Date.now() / 1000);
@@ -26,6 +34,12 @@ export class ChannelRegistry {
   constructor(bus: EventBus, log: Logger) {
     this.#bus = bus;
     this.#log = log;
+    // Subscribed before anything that reads the counts (the registry is made first).
+    bus.subscribe((event) => {
+      if (event.type !== 'ChannelStateChange') return;
+      const channel = this.#channels.get(event.channel.id);
+      if (channel !== undefined) this.#classify(channel, isAlerting(channel));
+    });
   }
 
   get size(): number {
@@ -57,8 +71,10 @@ export class ChannelRegistry {
       this.#byEndpoint.set(endpointKey, ofEndpoint);
     }
     ofEndpoint.add(channel);
+    this.#classify(channel, isAlerting(channel));
     channel.onHangup(() => {
       this.#channels.delete(id);
+      this.#classify(channel, false);
       const set = this.#byEndpoint.get(endpointKey);
       set?.delete(channel);
       if (set?.size === 0) this.#byEndpoint.delete(endpointKey);
@@ -98,5 +114,21 @@ export class ChannelRegistry {
   /** `ofEndpoint` without the copy, for a caller that only reads them before the next change. */
   endpointChannels(technology: string, resource: string): Iterable<Channel> {
     return this.#byEndpoint.get(`${technology}/${resource}`) ?? [];
+  }
+
+  /** How many live channels the endpoint has, and how many alert its phone (in constant time). */
+  endpointChannelCounts(technology: string, resource: string): EndpointChannelCounts {
+    const key = `${technology}/${resource}`;
+    return { live: this.#byEndpoint.get(key)?.size ?? 0, alerting: this.#alertingByEndpoint.get(key) ?? 0 };
+  }
+
+  #classify(channel: Channel, alerting: boolean): void {
+    if (alerting === this.#alerting.has(channel)) return;
+    const key = `${canonicalTechnology(channel.technology)}/${channel.endpoint}`;
+    const count = (this.#alertingByEndpoint.get(key) ?? 0) + (alerting ? 1 : -1);
+    if (alerting) this.#alerting.add(channel);
+    else this.#alerting.delete(channel);
+    if (count > 0) this.#alertingByEndpoint.set(key, count);
+    else this.#alertingByEndpoint.delete(key);
   }
 }

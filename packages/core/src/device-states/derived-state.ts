@@ -14,7 +14,7 @@ export interface EndpointChannelView {
 }
 
 /** A call towards the phone that is alerting it; an inbound channel in `Ring` is the phone dialling. */
-function isAlerting(channel: EndpointChannelView): boolean {
+export function isAlerting(channel: EndpointChannelView): boolean {
   return channel.direction === 'outbound' && (channel.state === 'Ringing' || channel.state === 'Ring');
 }
 
@@ -28,6 +28,19 @@ export function deriveDeviceState(endpointState: EndpointState, channels: Iterab
     // Both seen: nothing further changes the answer (an endpoint may have hundreds of channels).
     if (ringing > 0 && busy > 0) return 'RINGINUSE';
   }
+  return deviceStateOfCounts(endpointState, { live: ringing + busy, alerting: ringing });
+}
+
+/** The endpoint's live channels, and how many of them are alerting the phone. */
+export interface EndpointChannelCounts {
+  readonly live: number;
+  readonly alerting: number;
+}
+
+/** deriveDeviceState from counts kept as channels change (ChannelRegistry), in constant time. */
+export function deviceStateOfCounts(endpointState: EndpointState, counts: EndpointChannelCounts): DeviceStateValue {
+  const ringing = counts.alerting;
+  const busy = counts.live - counts.alerting;
   if (ringing > 0 && busy > 0) return 'RINGINUSE';
   if (ringing > 0) return 'RINGING';
   if (busy > 0) return 'INUSE';

@@ -100,6 +100,38 @@ describe('DeviceStateRegistry', () => {
     assert.equal(await codeOf(registry.get('SIP/nobody')), 'not_found');
     await store.close();
   });
+
+  it('keeps the counts it derives from right through many channels ringing, answered and hung up', async () => {
+    const { registry, endpoints, channels, store } = setup();
+    endpoints.setEndpointState('SIP', 'alice', 'online');
+    const make = (n: number, direction: 'inbound' | 'outbound') =>
+      channels.create({
+        name: `SIP/alice-${n}`,
+        technology: 'SIP',
+        endpoint: 'alice',
+        direction,
+        state: direction === 'outbound' ? 'Dialing' : 'Ring',
+        caller: { name: '', number: '' },
+        language: 'en',
+        dialplan: { context: 'c', exten: 's', priority: 1 },
+        tech: new RecordingTechnology(),
+        snapshotVariables: [],
+      });
+    const ringing = Array.from({ length: 50 }, (_, n) => make(n, 'outbound'));
+    for (const channel of ringing) channel.setState('Ringing');
+    assert.deepEqual(channels.endpointChannelCounts('SIP', 'alice'), { live: 50, alerting: 50 });
+    assert.equal((await registry.get('SIP/alice')).state, 'RINGING');
+    const caller = make(99, 'inbound');
+    assert.equal((await registry.get('SIP/alice')).state, 'RINGINUSE');
+    for (const channel of ringing.slice(0, 25)) channel.setState('Up');
+    for (const channel of ringing.slice(25)) await channel.hangup(16);
+    assert.deepEqual(channels.endpointChannelCounts('SIP', 'alice'), { live: 26, alerting: 0 });
+    assert.equal((await registry.get('SIP/alice')).state, 'INUSE');
+    for (const channel of [...ringing.slice(0, 25), caller]) await channel.hangup(16);
+    assert.deepEqual(channels.endpointChannelCounts('SIP', 'alice'), { live: 0, alerting: 0 });
+    assert.equal((await registry.get('SIP/alice')).state, 'NOT_INUSE');
+    await store.close();
+  });
 });
 
 describe('mergeDeviceStates (one endpoint device over several cluster nodes)', () => {

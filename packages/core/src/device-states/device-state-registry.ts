@@ -6,6 +6,7 @@
  *   announced whenever the derived value changes.
  * Every change is published as DeviceStateChanged; applications subscribe with `deviceState:<name>`.
  */
+import { endpointOfChannelName } from '../apps/application-registry.js';
 import type { ChannelRegistry } from '../channels/channel-registry.js';
 import { conflict, CoreError, notFound } from '../errors.js';
 import type { TimedDomainEvent } from '../events/domain-events.js';
@@ -14,7 +15,7 @@ import type { DeviceStateSnapshot, DeviceStateValue } from '../model/snapshots.j
 import type { DeviceStateStore } from '../store/types.js';
 import type { EndpointRegistry } from '../endpoints/endpoint-registry.js';
 import { canonicalDeviceName, canonicalTechnology } from '../endpoints/technology.js';
-import { deriveDeviceState } from './derived-state.js';
+import { deviceStateOfCounts } from './derived-state.js';
 import { CONTROLLED_DEVICE_PREFIX, isDeviceStateValue, type SettableDeviceState } from './device-state-values.js';
 
 export interface DeviceStateRegistryOptions {
@@ -119,13 +120,19 @@ export class DeviceStateRegistry {
     const resource = canonical.slice(slash + 1);
     const state = this.#endpoints.stateOf(technology, resource);
     if (state === undefined) return undefined;
-    // The endpoint's channels are read in place: this runs on every channel state change.
-    return { name: canonical, state: deriveDeviceState(state, this.#channels.endpointChannels(technology, resource)) };
+    // Counts kept by the channel registry: this runs on every channel state change.
+    return { name: canonical, state: deviceStateOfCounts(state, this.#channels.endpointChannelCounts(technology, resource)) };
   }
 
   #onEvent(event: TimedDomainEvent): void {
     if (event.type === 'EndpointStateChange') this.#recompute(`${event.endpoint.technology}/${event.endpoint.resource}`);
-    else if (event.type === 'ChannelStateChange') {
+    else if (event.type === 'ChannelCreated' || event.type === 'ChannelDestroyed') {
+      // Not through EndpointStateChange: that is published only for endpoints an application takes.
+      const channel = this.#channels.get(event.channel.id);
+      const endpoint =
+        channel === undefined ? endpointOfChannelName(event.channel.name) : { technology: channel.technology, resource: channel.endpoint };
+      if (endpoint !== undefined) this.#recompute(`${canonicalTechnology(endpoint.technology)}/${endpoint.resource}`);
+    } else if (event.type === 'ChannelStateChange') {
       const channel = this.#channels.get(event.channel.id);
       if (channel) this.#recompute(`${canonicalTechnology(channel.technology)}/${channel.endpoint}`);
     }

@@ -74,6 +74,40 @@ describe('EndpointRegistry', () => {
     assert.equal(endpoints.has('SIP'), true);
     assert.equal(endpoints.has('SIP', 'carol'), false);
   });
+
+  it("publishes a channel's coming and going only for endpoints someone takes the events of", async () => {
+    const { endpoints, channels, events } = setup();
+    const wanted = new Set(['SIP/bob']);
+    endpoints.publishChannelChangesWhen((technology, resource) => wanted.has(`${technology}/${resource}`));
+    const call = (resource: string) =>
+      channels.create({
+        name: `SIP/${resource}-00000001`,
+        technology: 'SIP',
+        endpoint: resource,
+        direction: 'inbound',
+        state: 'Ring',
+        caller: { name: '', number: '' },
+        language: 'en',
+        dialplan: { context: 'c', exten: 's', priority: 1 },
+        tech: new RecordingTechnology(),
+        snapshotVariables: [],
+      });
+    const alice = call('alice');
+    const bob = call('bob');
+    await alice.hangup(16);
+    await bob.hangup(16);
+    const changes = events.flatMap((e) =>
+      e.type === 'EndpointStateChange' ? [`${e.endpoint.resource}:${e.endpoint.channel_ids.length}`] : [],
+    );
+    assert.deepEqual(changes, ['bob:1', 'bob:0']);
+    // Reachability is always published; the snapshot still lists the channels.
+    const again = call('alice');
+    endpoints.setEndpointState('SIP', 'alice', 'online');
+    const last = events.at(-1);
+    assert.ok(last?.type === 'EndpointStateChange');
+    assert.deepEqual(last.endpoint.channel_ids, [again.id]);
+    assert.deepEqual(endpoints.get('SIP', 'alice')?.channel_ids, [again.id]);
+  });
 });
 
 describe('TextMessageService', () => {

@@ -28,11 +28,21 @@ export class EndpointRegistry implements EndpointStateReporter {
   readonly #endpoints = new Map<string, { technology: string; resource: string; state: EndpointState }>();
   readonly #channels: ChannelRegistry;
   readonly #bus: EventBus;
+  #wanted: (technology: string, resource: string) => boolean = () => true;
 
   constructor(bus: EventBus, channels: ChannelRegistry) {
     this.#bus = bus;
     this.#channels = channels;
     bus.subscribe((event) => this.#onEvent(event));
+  }
+
+  /**
+   * Who takes EndpointStateChange (the applications subscribed to endpoints). A channel's coming and
+   * going is published only for an endpoint someone takes it for: the snapshot lists every channel
+   * of the endpoint, and building it for each of a trunk's calls made a call's events O(calls).
+   */
+  publishChannelChangesWhen(wanted: (technology: string, resource: string) => boolean): void {
+    this.#wanted = wanted;
   }
 
   /** Declares an endpoint (from configuration); an existing one keeps its state. */
@@ -106,10 +116,8 @@ export class EndpointRegistry implements EndpointStateReporter {
 
   #snapshot(technology: string, resource: string, without?: string): EndpointSnapshot {
     const entry = this.#endpoints.get(key(technology, resource));
-    const channel_ids = this.#channels
-      .ofEndpoint(technology, resource)
-      .filter((c) => !c.isDestroyed && c.id !== without)
-      .map((c) => c.id);
+    const channel_ids: string[] = [];
+    for (const c of this.#channels.endpointChannels(technology, resource)) if (!c.isDestroyed && c.id !== without) channel_ids.push(c.id);
     return { technology, resource, state: entry?.state ?? 'unknown', channel_ids };
   }
 
@@ -119,7 +127,7 @@ export class EndpointRegistry implements EndpointStateReporter {
     const channel = this.#channels.get(event.channel.id);
     const technology = canonicalTechnology(channel?.technology ?? event.channel.name.split('/')[0] ?? '');
     const resource = channel?.endpoint ?? endpointResource(event.channel.name);
-    if (resource === undefined || !this.#endpoints.has(key(technology, resource))) return;
+    if (resource === undefined || !this.#endpoints.has(key(technology, resource)) || !this.#wanted(technology, resource)) return;
     const without = event.type === 'ChannelDestroyed' ? event.channel.id : undefined;
     this.#publish(this.#snapshot(technology, resource, without));
   }
