@@ -53,8 +53,9 @@ describe('overload control', () => {
   it('admits new calls at an adaptive rate while limiting: cut while behind, raised once caught up', () => {
     const clock = new FakeClock();
     const control = new OverloadControl({ maxLoopLagMs: 100 }, clock);
-    // 300 new calls per second admitted before the overload.
+    // 300 new calls per second admitted before the overload, the queue empty (until 250 ms before).
     for (let i = 0; i < 300; i++) {
+      if (i < 200) control.recordQueueDelay(0);
       assert.equal(control.shouldShed(0), false);
       clock.advance(1000 / 300);
     }
@@ -82,6 +83,25 @@ describe('overload control', () => {
     }
     assert.equal(control.state, 'normal', `rate raised from ${low}`);
     assert.equal(admittedLastSecond, 600);
+  });
+
+  it('starts limiting a jump of load at the rate the server last kept up with, not at the jump', () => {
+    const clock = new FakeClock();
+    const control = new OverloadControl({ maxLoopLagMs: 100 }, clock);
+    // Two seconds of 200 calls/s with an empty queue, then a jump to 900/s noticed after half a second.
+    for (let i = 0; i < 400; i++) {
+      control.recordQueueDelay(0);
+      control.shouldShed(0);
+      clock.advance(5);
+    }
+    for (let i = 0; i < 450; i++) {
+      control.recordQueueDelay(i < 150 ? 20 : 150);
+      control.shouldShed(0);
+      clock.advance(1000 / 900);
+    }
+    assert.equal(control.state, 'limiting');
+    const rate = control.admissionRate;
+    assert.ok(rate >= 190 && rate <= 260, `starts near the 200/s kept up with, not at 85 % of the jump: ${rate}`);
   });
 
   it('answers new INVITEs 503 with Retry-After and no transaction while too many calls are in setup', () => {

@@ -12,23 +12,29 @@
  * every new INVITE is refused until they are back under 90 % of it.
  *
  * States:
- * - `normal`: every new INVITE is admitted.
+ * - `normal`: every new INVITE is admitted. Every 100 ms while the queue is empty, the rate admitted
+ *   over the last second is noted: the server kept up with it (the best of these fades by half in
+ *   ten minutes).
  * - `limiting`: a new INVITE without credentials passes a token bucket filled at `rate` per
  *   second; the others are answered 503 with Retry-After before any transaction or call exists
- *   (RFC 3261 §21.5.4). Every 100 ms the rate is cut by 15 % while the delay is at or above its
- *   target (half the limit) and raised by 10 % below it — only when the bucket refused a call since
- *   the last step, so the rate never runs ahead of the demand — and settles where the server keeps
- *   up. It starts at 85 % of the new INVITEs admitted over the last second (at least 250 ms).
+ *   (RFC 3261 §21.5.4). The rate starts at 85 % of the new INVITEs admitted over the last second,
+ *   but no higher than the best rate the server recently kept up with (nor below half the former).
+ *   Each 100 ms step, while the delay is at or above 75 % of the limit, the rate is cut by 15 %, the
+ *   cuts spaced by twice the delay (300–400 ms) and only while the queue does not drain. Below it,
+ *   and only when the bucket refused a call since the last step (the rate never runs ahead of the
+ *   demand), it is raised: toward 90 % loop utilization up to near the rate the last queue built at
+ *   (the ceiling), and from there by 2 % a step while the queue is empty, 0.5 % otherwise.
  *
  * An INVITE that carries credentials answers our own challenge: that caller was admitted already,
  * so it passes without a token unless the delay is past four times the limit (the queue nears T1)
- * or the calls in setup are past 120 % of theirs. In-dialog requests, ACK, BYE and CANCEL are never shed (the transaction
- * layer only asks about INVITEs outside a dialog), so calls in progress end normally.
+ * or the calls in setup are past 120 % of theirs. In-dialog requests, ACK, BYE and CANCEL are never
+ * shed (the transaction layer only asks about INVITEs outside a dialog), so calls in progress end
+ * normally.
  *
  *                     delay ≥ max
  *   normal ───────────────────────────────► limiting ◄─┐ every 100 ms:
- *      ▲                                       │       │  delay ≥ max/2 → rate × 0.85
- *      │                                       │       │  delay < max/2, refused → rate × 1.1
+ *      ▲                                       │       │  delay ≥ 0.75 max, not draining → rate × 0.85
+ *      │                                       │       │  delay < 0.75 max, refused → rate raised
  *      └── delay < max/4 and no refusal ───────┘───────┘
  *          for 2 s
  *
@@ -41,6 +47,7 @@
  */
 import { type EventLoopUtilization, performance } from 'node:perf_hooks';
 import type { Clock } from '@switchboard/core';
+import { RateWindow } from './rate-window.js';
 
 export interface OverloadLimits {
   /** Smoothed delay (loop lag or receive queue) at which admission is limited (ms). 0 turns delay off. */
@@ -84,18 +91,39 @@ const RATE_RAISE = 1.05;
  */
 const UTILIZATION_TARGET = 0.9;
 const MIN_RAISE = 1.01;
-/** Past near the ceiling: 5 % a second. */
+/** Past near the ceiling: 5 % a second, ... */
 const PROBE_RAISE = 1.005;
-/** However deep the queue, a cut that does not drain it is followed by another this soon (ms). */
-const MAX_CUT_SPACING_MS = 300;
+/**
+ * ... or 20 % a second while the queue is empty. The loop's utilization is no measure of room there:
+ * a server taking datagrams all the time seldom sleeps, and read 95–100 % busy admitting 450 calls/s
+ * with an empty queue where it completed 600 without control.
+ */
+const EMPTY_QUEUE_PROBE_RAISE = 1.02;
+/**
+ * A cut is followed by another no sooner than twice the queue's delay, within these bounds (ms): a
+ * call admitted before the cut passes through the queue three or four times (challenge, credentials,
+ * answer, hang-up), so the queue keeps growing that long after it. Spaced by the delay alone, five
+ * cuts in 800 ms took a rate of 320 calls/s to 170 on a server completing 450.
+ */
+const MIN_CUT_SPACING_MS = 300;
+const MAX_CUT_SPACING_MS = 400;
 /** A queue down to this share of its depth at the last cut is draining: no further cut. */
 const DRAINING = 0.9;
-/** A main loop this busy has no time to spare. */
-const SATURATED = 0.95;
+/**
+ * While limiting, the rate is cut once the delay is this share of the limit. At half of it the
+ * control refused calls a server completed without it: queues of 40–60 ms come and go at 600 calls/s
+ * (garbage collections), and are worked off without harm.
+ */
+const BEHIND = 0.75;
 const MAX_RAISE = 1.25;
 /** Weight of a new sample in the smoothed utilization (one sample per 100 ms). */
 const UTILIZATION_SMOOTHING = 0.4;
 const START_SHARE = 0.85;
+/** ... but never below this share of it, whatever the server kept up with before (it may have been idle). */
+const START_FLOOR = 0.5;
+const KEPT_UP_SAMPLE_MS = 100;
+/** Ten minutes: a capacity seen that long ago still counts for half. */
+const KEPT_UP_HALF_LIFE_MS = 600_000;
 /**
  * The rate the last queue built at (the admissions of the second before it, which lag a fast raise)
  * is remembered, as CUBIC remembers its window at the last loss (RFC 9438 §4.1): below NEAR_CEILING of
@@ -105,14 +133,6 @@ const START_SHARE = 0.85;
  * while the loop is busy: one with room to spare climbs at the full step past it.
  */
 const NEAR_CEILING = 0.9;
-/**
- * Within one episode of queueing, cuts stop at this share of the ceiling while the delay is under the
- * limit: the work of calls admitted before a cut keeps the queue growing for a while after it, and
- * cutting on through that took the rate to 45 % of the capacity, where the queue drained in a third of a
- * second and the climb back took one and a half. Past the limit the cuts go on: a queue of 300 ms held
- * at 80 % brings retransmissions (T1 is 500 ms) that keep it there.
- */
-const CUT_FLOOR = 0.8;
 /** A loop less busy than this has room to spare whatever the ceiling says (it may date from a cold start). */
 const HAS_SPARE = 0.75;
 /** The admission rate never goes below this (new calls per second): recovery must stay possible. */
@@ -126,13 +146,6 @@ const SOURCE_SHARE = 0.5;
 const SOURCE_IDLE_MS = 2000;
 /** Source buckets kept at most (spoofed addresses must not grow the map): others count as past their share. */
 const MAX_SOURCES_TRACKED = 10_000;
-/** The admitted rate is measured over this much time (ms) ... */
-const RATE_WINDOW_MS = 1000;
-/** ... and at least this much: a load that just began must not read as a trickle. */
-const MIN_RATE_SPAN_MS = 250;
-/** The window is counted in slots of this many ms (a count per slot, not a time per admission). */
-const RATE_SLOT_MS = 100;
-const RATE_SLOTS = RATE_WINDOW_MS / RATE_SLOT_MS;
 
 export type OverloadState = 'normal' | 'limiting';
 
@@ -152,6 +165,9 @@ export class OverloadControl {
   #lastRefill = 0;
   #lastAdjust = 0;
   #nextCut = 0;
+  /** The best admitted rate the server recently kept up with (see #noteKeptUp), and when it was sampled. */
+  #keptUp = 0;
+  #keptUpAt = 0;
   /** The admitted rate when a queue last began to build (0: none yet). */
   #ceiling = 0;
   /** The delay when the rate was last cut (0: not behind since). */
@@ -160,9 +176,7 @@ export class OverloadControl {
   /** Whether the bucket refused a call since the last rate step. */
   #refusedSinceStep = false;
   /** New INVITEs admitted per RATE_SLOT_MS slot (a ring indexed by slot number), and the first slot counted. */
-  readonly #admitted = new Uint32Array(RATE_SLOTS);
-  #admittedSlot = 0;
-  #firstAdmission = Number.NEGATIVE_INFINITY;
+  readonly #admissions = new RateWindow();
   #windowStart = 0;
   /** Each source address's own bucket while limiting (one token at most); reset every second. */
   readonly #bySource = new Map<string, { tokens: number; at: number }>();
@@ -237,7 +251,24 @@ export class OverloadControl {
     let least = Number.POSITIVE_INFINITY;
     for (const sample of this.#queueSamples) least = Math.min(least, sample.delayMs);
     this.#queueDelayMs = least;
+    this.#noteKeptUp(now, delayMs);
     this.#adjust(this.#clock.now());
+  }
+
+  /**
+   * Every KEPT_UP_SAMPLE_MS, the rate admitted while the queue was empty: the server kept up with it.
+   * The best of those, fading by half over KEPT_UP_HALF_LIFE_MS, is where limiting starts.
+   */
+  #noteKeptUp(now: number, latestDelayMs: number): void {
+    if (now - this.#keptUpAt < KEPT_UP_SAMPLE_MS) return;
+    const fade = 0.5 ** ((now - this.#keptUpAt) / KEPT_UP_HALF_LIFE_MS);
+    this.#keptUpAt = now;
+    this.#keptUp *= fade;
+    // The latest probe too: the least of the window still reads empty for a while after a jump.
+    const empty = this.limits.maxLoopLagMs / 10;
+    if (this.#state === 'normal' && this.#queueDelayMs < empty && latestDelayMs < empty) {
+      this.#keptUp = Math.max(this.#keptUp, this.#admissions.rate(now));
+    }
   }
 
   /**
@@ -249,7 +280,7 @@ export class OverloadControl {
     const { maxLoopLagMs, maxInvitesInProgress } = this.limits;
     const delay = maxLoopLagMs > 0 ? this.delayMs : 0;
     this.#rollWindow(now);
-    if (this.#state === 'normal' && maxLoopLagMs > 0 && this.#pastLimit(delay)) this.#enterLimiting(now);
+    if (this.#state === 'normal' && maxLoopLagMs > 0 && delay >= maxLoopLagMs) this.#enterLimiting(now);
     this.#adjust(now);
     if (this.#state === 'limiting' && delay < maxLoopLagMs / 4 && now - this.#lastRefusal >= RECOVERY_MS) this.#state = 'normal';
     // Calls in setup are a cap of their own, with hysteresis: full at the limit, open below 90 %.
@@ -270,7 +301,7 @@ export class OverloadControl {
       this.#lastRefusal = now;
       this.#refusedSinceStep = true;
     } else if (!answersChallenge) {
-      this.#countAdmission(now);
+      this.#admissions.count(now);
     }
     return shed;
   }
@@ -305,20 +336,17 @@ export class OverloadControl {
     return Math.max(2, (this.#rate * BURST_MS) / 1000);
   }
 
-  /**
-   * Past the limit: the delay is, or half of it is while the main loop has no time to spare (a
-   * queue is building then, and every 100 ms of waiting more is 100 ms of backlog to work off).
-   */
-  #pastLimit(delay: number): boolean {
-    const { maxLoopLagMs } = this.limits;
-    return delay >= maxLoopLagMs || (delay >= maxLoopLagMs / 2 && (this.#utilization ?? 0) >= SATURATED);
-  }
-
   #enterLimiting(now: number): void {
     this.#state = 'limiting';
-    this.#rate = Math.max(MIN_RATE, this.#recentAdmissionRate(now) * START_SHARE);
-    this.#ceiling = this.#rate / START_SHARE;
-    this.#delayAtCut = 0;
+    const admitted = this.#admissions.rate(now);
+    // A jump of load is admitted in full until the queue shows it: the rate of that second overstates
+    // what the server completes (85 % of it admitted 560 calls/s on a server completing 450, and the
+    // queue reached half a second); the best rate it kept up with recently does not.
+    this.#rate = Math.max(MIN_RATE, Math.min(admitted * START_SHARE, Math.max(this.#keptUp, admitted * START_FLOOR)));
+    this.#ceiling = Math.max(this.#rate, this.#keptUp);
+    // Starting below the load is the first cut.
+    this.#delayAtCut = this.delayMs;
+    this.#nextCut = now + this.#cutSpacing();
     this.#refusedSinceStep = false;
     // A full (short) burst: the call that tips the measure over is not the one refused.
     this.#tokens = this.#burst();
@@ -333,17 +361,14 @@ export class OverloadControl {
     const { maxLoopLagMs } = this.limits;
     if (now - this.#lastAdjust >= ADJUST_INTERVAL_MS) {
       this.#lastAdjust = now;
-      const behind = maxLoopLagMs > 0 && this.delayMs >= maxLoopLagMs / 2;
+      const behind = maxLoopLagMs > 0 && this.delayMs >= maxLoopLagMs * BEHIND;
       if (behind) {
-        // A cut shows only once the requests queued before it are read: the next waits that long (up to 300 ms),
-        // and comes only if the queue has not shrunk meanwhile. The backlog of calls admitted before a
-        // cut keeps the queue up for a while after it; cutting on every step then took the rate to a
-        // third of the capacity.
-        if (this.#delayAtCut === 0) this.#ceiling = Math.min(this.#rate, this.#recentAdmissionRate(now));
+        // A cut shows only once the calls admitted before it are through: the next waits (see
+        // MIN_CUT_SPACING_MS), and comes only if the queue has not shrunk meanwhile.
+        if (this.#delayAtCut === 0) this.#ceiling = Math.min(this.#rate, this.#admissions.rate(now));
         if (now >= this.#nextCut && this.delayMs >= this.#delayAtCut * DRAINING) {
-          const floor = this.delayMs < maxLoopLagMs ? this.#ceiling * CUT_FLOOR : 0;
-          this.#rate = Math.max(MIN_RATE, Math.min(this.#rate, Math.max(floor, this.#rate * RATE_CUT)));
-          this.#nextCut = now + Math.min(MAX_CUT_SPACING_MS, Math.max(ADJUST_INTERVAL_MS, this.delayMs));
+          this.#rate = Math.max(MIN_RATE, this.#rate * RATE_CUT);
+          this.#nextCut = now + this.#cutSpacing();
           this.#delayAtCut = this.delayMs;
         }
       } else {
@@ -356,8 +381,9 @@ export class OverloadControl {
         const least = this.delayMs < maxLoopLagMs / 10 ? RATE_RAISE : MIN_RAISE;
         const raise = u === undefined ? RATE_RAISE : Math.min(MAX_RAISE, Math.max(least, UTILIZATION_TARGET / Math.max(u, 0.01)));
         const nearCeiling = this.#ceiling * NEAR_CEILING;
+        const probe = this.delayMs < maxLoopLagMs / 10 ? EMPTY_QUEUE_PROBE_RAISE : PROBE_RAISE;
         if (u === undefined || u < HAS_SPARE) this.#rate *= raise;
-        else if (this.#rate >= nearCeiling) this.#rate *= PROBE_RAISE;
+        else if (this.#rate >= nearCeiling) this.#rate *= Math.min(raise, probe);
         else this.#rate = Math.min(this.#rate * raise, Math.max(nearCeiling, this.#rate * MIN_RAISE));
       }
       this.#refusedSinceStep = false;
@@ -366,37 +392,15 @@ export class OverloadControl {
     this.#lastRefill = now;
   }
 
+  #cutSpacing(): number {
+    return Math.min(MAX_CUT_SPACING_MS, Math.max(MIN_CUT_SPACING_MS, 2 * this.delayMs));
+  }
+
   /** Once a second, sources that have not asked for SOURCE_IDLE_MS are forgotten. */
   #rollWindow(now: number): void {
     if (now - this.#windowStart < 1000) return;
     this.#windowStart = now;
     for (const [source, bucket] of this.#bySource) if (bucket.at < now - SOURCE_IDLE_MS) this.#bySource.delete(source);
-  }
-
-  #countAdmission(now: number): void {
-    this.#advanceSlots(now);
-    if (this.#firstAdmission < now - RATE_WINDOW_MS) this.#firstAdmission = now;
-    this.#admitted[this.#admittedSlot % RATE_SLOTS] += 1;
-  }
-
-  /** Empties the slots that have passed since the last count. */
-  #advanceSlots(now: number): void {
-    const slot = Math.floor(now / RATE_SLOT_MS);
-    const passed = Math.min(slot - this.#admittedSlot, RATE_SLOTS);
-    for (let i = 1; i <= passed; i++) this.#admitted[(this.#admittedSlot + i) % RATE_SLOTS] = 0;
-    this.#admittedSlot = Math.max(slot, this.#admittedSlot);
-  }
-
-  /** New INVITEs admitted per second over the last RATE_WINDOW_MS (at least MIN_RATE_SPAN_MS of it). */
-  #recentAdmissionRate(now: number): number {
-    this.#advanceSlots(now);
-    let count = 0;
-    for (const n of this.#admitted) count += n;
-    // The slots cover the current one so far and the RATE_SLOTS - 1 before it; admissions that
-    // began later are a rate over the time since they began.
-    const covered = (RATE_SLOTS - 1) * RATE_SLOT_MS + (now % RATE_SLOT_MS);
-    const span = Math.min(covered, Math.max(MIN_RATE_SPAN_MS, now - this.#firstAdmission));
-    return (count * 1000) / span;
   }
 }
 
