@@ -190,13 +190,15 @@ export class IncomingInvite {
   }
 
   /**
-   * Done: nothing more is reported to the call. The transaction (Timer L or H, up to 32 s) and the
-   * UA core's INVITE table keep this object for that long; without the call's delegate they no
-   * longer keep the ended call with them (see driver/calls/branch-link.ts for the figures).
+   * Done: nothing more is reported to the call, and neither the transaction (Timer L or H, up to
+   * 32 s) nor the UA core's INVITE table keeps this object or the call with it any longer (see
+   * driver/calls/branch-link.ts for the figures).
    */
   #release(): void {
     this.delegate = {};
     this.transaction.user = {};
+    this.#okResponse = undefined;
+    this.#services.untrackInvite(this.transaction);
   }
 
   #stopTimers(): void {

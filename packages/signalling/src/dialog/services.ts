@@ -22,6 +22,8 @@ export interface DialogServices {
   removeDialog(dialog: Dialog): void;
   /** Makes an INVITE findable by the CANCEL that may follow it (RFC 3261 §9.2). */
   trackInvite(transaction: InviteServerTransaction, invite: IncomingInvite): void;
+  /** The INVITE has its final response: a CANCEL no longer needs it (its transaction lingers up to 32 s). */
+  untrackInvite(transaction: InviteServerTransaction): void;
   /** Sends a request in a client transaction to the address `nextHop` resolves to (RFC 3261 §8.1.2). */
   sendRequest(request: SipRequest, transport: Transport, nextHop: SipUri, user: ClientTransactionUser): void;
 }

@@ -54,6 +54,7 @@ export class InviteServerTransaction extends Transaction<InviteServerState> {
   retransmitsFinal = true;
   #lastProvisional: SipResponse | undefined;
   #finalResponse: SipResponse | undefined;
+  #finalToTag: string | undefined;
   #timerG = TIMER_G;
 
   constructor(id: string, request: SipRequest, transport: Transport, env: TransactionEnvironment) {
@@ -66,8 +67,9 @@ export class InviteServerTransaction extends Transaction<InviteServerState> {
     return this.state !== 'proceeding';
   }
 
-  get finalResponse(): SipResponse | undefined {
-    return this.#finalResponse;
+  /** The To tag of the final response (a late CANCEL's 200 carries it), kept after the response itself is dropped. */
+  get finalToTag(): string | undefined {
+    return this.#finalToTag;
   }
 
   respond(response: SipResponse): void {
@@ -85,12 +87,16 @@ export class InviteServerTransaction extends Transaction<InviteServerState> {
       this.#lastProvisional = response;
       return;
     }
-    this.#finalResponse = response;
+    this.#finalToTag = response.to.tag;
+    // Nothing sends a provisional response again from here on.
+    this.#lastProvisional = undefined;
     if (response.status < 300) {
+      // RFC 6026 §7.1: the TU sends the 2xx again, not the transaction, so it keeps no copy.
       this.transition('accepted');
       this.startTimer('L', TIMER_L, () => this.transition('terminated'));
       return;
     }
+    this.#finalResponse = response;
     this.transition('completed');
     if (!this.transport.reliable && this.retransmitsFinal) this.startRetransmitTimer('G', this.#timerG, () => this.#fireTimerG());
     this.startTimer('H', TIMER_H, () => {
@@ -105,6 +111,7 @@ export class InviteServerTransaction extends Transaction<InviteServerState> {
     if (request.method === 'ACK') {
       if (this.state !== 'completed') return;
       this.transition('confirmed');
+      this.#finalResponse = undefined;
       this.stopTimer('G');
       this.stopTimer('H');
       if (this.transport.reliable) this.transition('terminated');

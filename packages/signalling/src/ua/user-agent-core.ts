@@ -71,6 +71,7 @@ export class UserAgentCore implements TransactionLayerUser {
         if (this.#dialogs.get(dialog.id) === dialog) this.#dialogs.delete(dialog.id);
       },
       trackInvite: (transaction, invite) => this.#invites.set(transaction, invite),
+      untrackInvite: (transaction) => this.#invites.delete(transaction),
       sendRequest: (request, transport, nextHop, user) => this.#sendRequest(request, transport, nextHop, user),
     };
     options.transactions.user = this;
@@ -188,7 +189,7 @@ export class UserAgentCore implements TransactionLayerUser {
     }
     const incoming = this.#invites.get(invite);
     // The 200 to the CANCEL carries the same To tag as the responses to the INVITE.
-    this.#respond(transaction, cancel, 200, [], incoming?.toTag);
+    this.#respond(transaction, cancel, 200, [], incoming?.toTag ?? invite.finalToTag);
     if (invite.finalResponseSent) return;
     if (incoming !== undefined) {
       incoming.cancel(cancel);
