@@ -203,6 +203,9 @@ export class SwitchboardCore implements ChannelDriverHost {
         : undefined;
     this.applications = new ApplicationRegistry(this.bus, log.child({ module: 'switchboard:core:applications' }));
     if (options.store?.applicationClaims) this.applications.shareNamesThrough(options.store.applicationClaims);
+    if (this.cluster && options.store?.applicationSubscriptions) {
+      this.applications.shareSubscriptionsThrough(options.store.applicationSubscriptions, this.cluster.nodeName);
+    }
     this.sounds = new SoundIndex(
       options.config.general.soundDirs,
       options.config.general.defaultLanguage,
@@ -353,7 +356,7 @@ export class SwitchboardCore implements ChannelDriverHost {
     this.globalVariables = new GlobalVariables(this.bus, store?.globals, this.globals);
     this.eventSources = new EventSources(this.channels, this.endpoints);
     this.eventSources.setBridgeLookup((id) => this.bridges.get(id)?.snapshot());
-    this.subscriptions = new SubscriptionService(this.applications, this.eventSources);
+    this.subscriptions = new SubscriptionService(this.applications, this.eventSources, this.cluster);
     this.userEvents = new UserEventService(this.bus, this.applications, this.eventSources);
     installDialplanLanguage({
       runner: this.dialplanRunner,

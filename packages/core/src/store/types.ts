@@ -187,6 +187,44 @@ export interface ApplicationClaimStore {
   onEvent(listener: (application: string, event: Record<string, unknown>) => void): () => void;
 }
 
+/** What a subscription names: an event source kind, or `all` (the application's subscribeAll). */
+export type SharedSubscriptionKind = 'channel' | 'bridge' | 'endpoint' | 'deviceState' | 'all';
+
+/** One subscription of an application as the cluster shares it: its count (0: gone). */
+export interface SharedSubscription {
+  application: string;
+  kind: SharedSubscriptionKind;
+  /** The source's id (empty: every source of the kind, and for `all`). */
+  source: string;
+  count: number;
+}
+
+/**
+ * The subscriptions applications made through the API, shared by the nodes of a cluster. They are
+ * state of the application, not of the connection that made them: an application that reconnects
+ * to another node (its node died) keeps them, and every node sends the events of its own objects
+ * that an application subscribed to to the node serving the application.
+ */
+export interface ApplicationSubscriptionStore {
+  /**
+   * Adds `delta` to a subscription's count (a row at zero is removed); every node is told the new
+   * count. `sourceNode` is the node owning a channel or bridge source, so its subscriptions go with it.
+   */
+  change(application: string, kind: SharedSubscriptionKind, source: string, delta: number, sourceNode?: string): void;
+  /** Records whether the application's connection subscribes to everything (`subscribeAll`). */
+  setAll(application: string, on: boolean): void;
+  /** Removes every subscription of an application (it is unregistered for good). */
+  dropApplication(application: string): void;
+  /** Removes every subscription to a source (the channel or bridge ended). */
+  dropSource(kind: SharedSubscriptionKind, source: string): void;
+  /** Removes the subscriptions to the objects of an earlier run of `node` (it was killed). */
+  dropSourcesOf(node: string): void;
+  /** Every subscription now (a node that starts). */
+  load(): Promise<SharedSubscription[]>;
+  /** Told of every change, this node's included, in commit order. */
+  onChange(listener: (subscription: SharedSubscription) => void): () => void;
+}
+
 /** The objects whose owning node a cluster records, so a request on one reaches its node. */
 export type ClusterObjectKind = 'channel' | 'bridge' | 'playback' | 'recording';
 
@@ -220,6 +258,8 @@ export interface Store {
   readonly applicationClaims?: ApplicationClaimStore;
   /** Present in stores shared by several nodes: the owner of each live object. */
   readonly clusterDirectory?: ClusterDirectory;
+  /** Present in stores shared by several nodes: application subscriptions made through the API. */
+  readonly applicationSubscriptions?: ApplicationSubscriptionStore;
   /** Flushes and closes; calling it again does nothing. */
   close(): Promise<void>;
 }

@@ -7,7 +7,8 @@
  *   bus (one)               the object directory and events for other nodes' applications, in order (cluster-bus.ts)
  *   listener (one)          LISTEN switchboard_store: other nodes' changes to those tables;
  *                           LISTEN switchboard_state: their device state and mailbox changes;
- *                           LISTEN switchboard_events: events for this node's applications
+ *                           LISTEN switchboard_events: events for this node's applications;
+ *                           LISTEN switchboard_subscriptions: applications' subscriptions (application-subscriptions.ts)
  */
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
@@ -15,6 +16,7 @@ import { type Logger, silentLogger } from '../../util/logger.js';
 import type { Migration } from '../migrations.js';
 import type { Store } from '../types.js';
 import { PostgresApplicationClaims } from './application-claims.js';
+import { PostgresApplicationSubscriptions, SUBSCRIPTIONS_CHANNEL } from './application-subscriptions.js';
 import { ChangeFeed, STORE_CHANNEL } from './change-feed.js';
 import { EVENTS_CHANNEL, PostgresClusterBus } from './cluster-bus.js';
 import {
@@ -70,6 +72,7 @@ export class PostgresStore implements Store {
   readonly configObjects: PostgresConfigObjects;
   readonly applicationClaims: PostgresApplicationClaims;
   readonly clusterDirectory: PostgresClusterBus;
+  readonly applicationSubscriptions: PostgresApplicationSubscriptions;
   readonly #writer: pg.Client;
   readonly #busConnection: pg.Client;
   #listener: pg.Client | undefined;
@@ -102,6 +105,7 @@ export class PostgresStore implements Store {
     this.#busConnection.on('error', (err) => log.error({ err }, 'store cluster bus connection lost'));
     this.clusterDirectory = new PostgresClusterBus(this.#busConnection, this.pool, this.nodeId, log);
     this.applicationClaims = new PostgresApplicationClaims(this.pool, this.nodeId, this.remoteChanges, this.clusterDirectory, log);
+    this.applicationSubscriptions = new PostgresApplicationSubscriptions(this.pool, log);
   }
 
   /** Connects, migrates, starts listening and loads the synchronous tables into memory. */
@@ -129,6 +133,7 @@ export class PostgresStore implements Store {
     clearTimeout(this.#relistenTimer);
     await this.feed.flush();
     await this.clusterDirectory.flush();
+    await this.applicationSubscriptions.flush();
     const listener = this.#listener;
     this.#listener = undefined;
     await listener?.end().catch(() => undefined);
@@ -149,6 +154,7 @@ export class PostgresStore implements Store {
     listener.on('notification', (message) => {
       if (message.channel === STATE_CHANNEL) this.remoteChanges.receive(message.payload);
       if (message.channel === EVENTS_CHANNEL) this.clusterDirectory.receive(message.payload);
+      if (message.channel === SUBSCRIPTIONS_CHANNEL) this.applicationSubscriptions.receive(message.payload);
       if (message.channel !== STORE_CHANNEL) return;
       if (loaded) this.feed.receive(message.payload);
       else early.push(message.payload);
@@ -164,6 +170,7 @@ export class PostgresStore implements Store {
     await listener.query(`LISTEN ${STORE_CHANNEL}`);
     await listener.query(`LISTEN ${STATE_CHANNEL}`);
     await listener.query(`LISTEN ${EVENTS_CHANNEL}`);
+    await listener.query(`LISTEN ${SUBSCRIPTIONS_CHANNEL}`);
     this.#listener = listener;
     await this.feed.reloadAll();
     loaded = true;

@@ -148,6 +148,22 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    id: 4,
+    name: 'application subscriptions shared by the nodes',
+    sql: `
+      CREATE TABLE application_subscriptions (
+        application TEXT NOT NULL,
+        kind        TEXT NOT NULL,
+        source      TEXT NOT NULL,
+        count       INTEGER NOT NULL,
+        source_node TEXT,
+        PRIMARY KEY (application, kind, source)
+      );
+      CREATE INDEX application_subscriptions_source ON application_subscriptions (kind, source);
+      CREATE INDEX application_subscriptions_source_node ON application_subscriptions (source_node);
+    `,
+  },
 ];
 
 /** Any number the nodes agree on: the key of the advisory lock held while migrating. */
