@@ -1,7 +1,9 @@
 /**
  * Subscriptions and event resume across the nodes of a cluster (`npm run cluster -- up`, three
  * nodes): an application connected to node 1 subscribes to a channel of node 2 and hears its
- * events until it unsubscribes; a subscribeAll connection on node 1 hears a call of node 3.
+ * events until it unsubscribes; a subscribeAll connection on node 1 hears a call of node 3; node 1
+ * is killed and the application, reconnecting to node 2 with ?resume, gets what a call on node 3
+ * produced meanwhile, numbered on without a hole.
  * Skips, naming the reason, when Kamailio or PostgreSQL cannot run here.
  */
 import assert from 'node:assert/strict';
@@ -167,4 +169,49 @@ describe('subscriptions across three nodes', { skip: clusterUnavailableReason() 
     );
     await calling;
   });
+
+  it(
+    'an application whose node is killed resumes on another node with what a call on a third produced meanwhile',
+    { timeout: 40_000 },
+    async () => {
+      const [node1, node2, node3] = cluster.nodes;
+      const first = await connect(node1, 'app=resumer&subscribeAll=true');
+      await pause(600);
+      // A call on node 3 while node 1 serves the application: its events cross to node 1.
+      const before = callInto(node3, '300', 4330);
+      await waitFor('ChannelDestroyed of the first call', () => first.events.find((e) => e.type === 'ChannelDestroyed'));
+      await before;
+      const numbered = first.events.filter((e) => typeof e.sequence === 'number');
+      const lastSeen = Math.max(...numbered.map((e) => e.sequence as number));
+      assert.deepEqual(
+        numbered.map((e) => e.sequence),
+        numbered.map((_, i) => i + 1),
+        'numbered 1, 2, 3… on node 1',
+      );
+
+      process.kill(node1.pid, 'SIGKILL');
+      first.close();
+      // Node 3 finds the application's node dead within a second; the call's events go to the shared journal.
+      await pause(2000);
+      await callInto(node3, '300', 4332);
+
+      const resumed = await connect(node2, `app=resumer&subscribeAll=true&resume=${lastSeen}`);
+      const destroyed = await waitFor('ChannelDestroyed of the call made while no node served the application', () =>
+        resumed.events.find((e) => e.type === 'ChannelDestroyed'),
+      );
+      const created = resumed.events.find((e) => e.type === 'ChannelCreated');
+      assert.equal(created?.channel?.id, destroyed.channel?.id, 'the whole call, from ChannelCreated');
+      assert.deepEqual(
+        resumed.events.filter((e) => e.type === 'EventsLost'),
+        [],
+        'no gap',
+      );
+      const sequences = resumed.events.filter((e) => typeof e.sequence === 'number').map((e) => e.sequence);
+      assert.deepEqual(
+        sequences,
+        sequences.map((_, i) => lastSeen + 1 + i),
+        'numbered on from the last event seen on node 1, without a hole',
+      );
+    },
+  );
 });

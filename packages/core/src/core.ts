@@ -60,7 +60,7 @@ import type { OriginateService } from './originate/originate-service.js';
 import type { SnoopService } from './snoop/snoop-service.js';
 import type { ExternalMediaService } from './originate/external-media.js';
 import { LocalChannelDriver } from './local/local-channel.js';
-import type { Store } from './store/types.js';
+import type { ApplicationJournalStore, Store } from './store/types.js';
 import { loadAriConfig, loadDialplanConfig, loadMusicOnHoldConfig, loadWebSocketChannelConfig } from './config/load-config.js';
 import { EndpointRegistry } from './endpoints/endpoint-registry.js';
 import { TextMessageService } from './endpoints/text-messages.js';
@@ -121,6 +121,8 @@ export class SwitchboardCore implements ChannelDriverHost {
   readonly system: SystemStatus;
   /** The other nodes of a cluster and who owns what (absent on a node of its own). */
   readonly cluster: ClusterView | undefined;
+  /** The applications' event journals the nodes of a cluster share (absent on a node of its own). */
+  readonly applicationJournal: ApplicationJournalStore | undefined;
   /** Channels of other nodes joining this node's bridges (absent on a node of its own). */
   readonly clusterMedia: ClusterMediaLegs | undefined;
   readonly dialplanRunner: DialplanRunner;
@@ -205,6 +207,13 @@ export class SwitchboardCore implements ChannelDriverHost {
     if (options.store?.applicationClaims) this.applications.shareNamesThrough(options.store.applicationClaims);
     if (this.cluster && options.store?.applicationSubscriptions) {
       this.applications.shareSubscriptionsThrough(options.store.applicationSubscriptions, this.cluster.nodeName);
+    }
+    this.applicationJournal = this.cluster ? options.store?.applicationJournal : undefined;
+    if (this.applicationJournal) {
+      this.applications.shareJournalThrough(this.applicationJournal, () => ({
+        windowMs: this.config.ari.resumeWindowSeconds * 1000,
+        maxEvents: this.config.ari.resumeMaxEvents,
+      }));
     }
     this.sounds = new SoundIndex(
       options.config.general.soundDirs,

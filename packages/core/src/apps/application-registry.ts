@@ -5,10 +5,21 @@ import { isOfficeEvent, type OfficeEvent } from '../events/office-events.js';
 import type { BridgeSnapshot, ChannelSnapshot } from '../model/snapshots.js';
 import type { EventBus } from '../events/event-bus.js';
 import { isStandIn } from '../cluster/cluster-media-legs.js';
-import type { ApplicationClaimStore, ApplicationSubscriptionStore, SharedSubscription, SharedSubscriptionKind } from '../store/types.js';
+import type {
+  ApplicationClaimStore,
+  ApplicationJournalStore,
+  ApplicationSubscriptionStore,
+  JournalLimits,
+  SharedSubscription,
+  SharedSubscriptionKind,
+} from '../store/types.js';
 import type { Logger } from '../util/logger.js';
 import { Application, type ApplicationEvent, type ApplicationSink, type EventSourceKind } from './application.js';
 import { applyDelta, SharedSubscriptions } from './shared-subscriptions.js';
+import { UnservedJournal } from './unserved-journal.js';
+
+/** How often a node looks for applications whose serving node died (their events are then journaled here). */
+const DEAD_CLAIM_CHECK_MS = 1000;
 
 /** Application names are limited like the reference's (73 characters). */
 export const MAX_APPLICATION_NAME_LENGTH = 73;
@@ -54,6 +65,10 @@ export class ApplicationRegistry {
   #subscriptionStore: ApplicationSubscriptionStore | undefined;
   /** The cluster's shared subscriptions (shareSubscriptionsThrough); none on a node of its own. */
   readonly #shared = new SharedSubscriptions();
+  #journal: ApplicationJournalStore | undefined;
+  #unserved: UnservedJournal | undefined;
+  /** Stand-ins whose application's node died: their events go to the shared journal. */
+  readonly #orphaned = new Set<string>();
 
   constructor(bus: EventBus, log: Logger) {
     this.#bus = bus;
@@ -79,6 +94,7 @@ export class ApplicationRegistry {
     // node's subscriptions for the node serving it before becomes the application.
     const standIn = this.#remote.get(name);
     this.#remote.delete(name);
+    this.#orphaned.delete(name);
     if (standIn && !this.#apps.has(name)) {
       standIn.sink = sink;
       standIn.subscribeAll = options.subscribeAll ?? false;
@@ -157,6 +173,34 @@ export class ApplicationRegistry {
     );
   }
 
+  /**
+   * Keeps the events of applications whose node died in the cluster's shared journal (see
+   * unserved-journal.ts), looking for such applications every DEAD_CLAIM_CHECK_MS.
+   */
+  shareJournalThrough(journal: ApplicationJournalStore, limits: () => JournalLimits): void {
+    this.#journal = journal;
+    this.#unserved = new UnservedJournal(journal, limits, this.#log);
+    setInterval(() => this.#checkServingNodes(), DEAD_CLAIM_CHECK_MS).unref();
+  }
+
+  #checkServingNodes(): void {
+    const claims = this.#claims;
+    const unserved = this.#unserved;
+    if (!claims?.deadClaim || !unserved) return;
+    for (const [name, app] of this.#remote) {
+      if (this.#orphaned.has(name)) continue;
+      claims.deadClaim(name).then(
+        (dead) => {
+          if (!dead || this.#remote.get(name) !== app || this.#orphaned.has(name)) return;
+          this.#orphaned.add(name);
+          app.sink = unserved.sinkFor(name);
+          this.#log.info({ application: name }, 'the node serving the application is gone: its events are journaled until it reconnects');
+        },
+        (err: unknown) => this.#log.warn({ err, application: name }, 'could not check the node serving the application'),
+      );
+    }
+  }
+
   /** Counts a subscription made through the API in the cluster's shared copy (no-op on a node of its own). */
   shareSubscription(name: string, kind: EventSourceKind, source: string, delta: number, sourceNode?: string): void {
     this.#subscriptionStore?.change(name, kind, source, delta, sourceNode);
@@ -190,6 +234,7 @@ export class ApplicationRegistry {
     this.#apps.delete(name);
     // Gone for good (its resume window passed): a later application of the name starts with none.
     this.#subscriptionStore?.dropApplication(name);
+    this.#journal?.drop(name).catch((err: unknown) => this.#log.error({ err, application: name }, 'could not drop the shared journal'));
     this.#claims?.release(name).catch((err: unknown) => {
       this.#log.error({ err, application: name }, 'could not release the application name in the cluster');
     });
@@ -214,6 +259,7 @@ export class ApplicationRegistry {
     const claims = this.#claims;
     let app = this.#remote.get(name);
     const sink: ApplicationSink = (event) => claims?.sendEvent(node, name, event as unknown as Record<string, unknown>);
+    this.#orphaned.delete(name);
     if (app) app.sink = sink;
     else {
       app = new Application(name, sink, false);

@@ -178,6 +178,8 @@ export interface ApplicationClaimStore {
   onClaimed(listener: (name: string) => void): () => void;
   /** The node (by its store id) serving `name` now, when that is another node. */
   servedElsewhere(name: string): Promise<string | undefined>;
+  /** Whether `name` is claimed by a node that is gone (killed outright: it released nothing). */
+  deadClaim?(name: string): Promise<boolean>;
   /**
    * Sends an event of `application` to the node serving it. Sends leave in order, after every
    * directory change this node made before (ClusterDirectory), and arrive in that order.
@@ -225,6 +227,47 @@ export interface ApplicationSubscriptionStore {
   onChange(listener: (subscription: SharedSubscription) => void): () => void;
 }
 
+/** An event of an application's shared journal, with the number the cluster gave it. */
+export interface SharedJournalEntry {
+  sequence: number;
+  /** The event as JSON would carry it (its timestamp a string). */
+  event: Record<string, unknown>;
+}
+
+/** What the shared journal keeps of an application after a sequence number. */
+export interface SharedJournalSlice {
+  /** In order; every kept event after the number asked for. */
+  entries: SharedJournalEntry[];
+  /** The highest number no longer kept (0: nothing dropped); events after the one asked for up to this are lost. */
+  droppedThrough: number;
+  /** The last number given (0: the application has no journal). */
+  last: number;
+}
+
+/**
+ * The event journals of the applications of a cluster, shared so that an application that
+ * reconnects to another node (its node died) resumes where it was (ari.conf resume_window,
+ * resume_max_events). The store numbers the events: 1, 2, 3… per application, whichever node
+ * wrote them, so the node serving an application and a node writing for it while no node serves
+ * it never give one number twice.
+ */
+export interface ApplicationJournalStore {
+  /**
+   * Numbers and keeps events of an application, in the order given, dropping those beyond the
+   * limits; resolves with the first number given (the others follow it).
+   */
+  append(application: string, events: readonly Readonly<Record<string, unknown>>[], limits: JournalLimits): Promise<number>;
+  /** The kept events after `after`. */
+  since(application: string, after: number): Promise<SharedJournalSlice>;
+  /** Forgets an application's journal (it is unregistered for good). */
+  drop(application: string): Promise<void>;
+}
+
+export interface JournalLimits {
+  readonly windowMs: number;
+  readonly maxEvents: number;
+}
+
 /** The objects whose owning node a cluster records, so a request on one reaches its node. */
 export type ClusterObjectKind = 'channel' | 'bridge' | 'playback' | 'recording';
 
@@ -260,6 +303,8 @@ export interface Store {
   readonly clusterDirectory?: ClusterDirectory;
   /** Present in stores shared by several nodes: application subscriptions made through the API. */
   readonly applicationSubscriptions?: ApplicationSubscriptionStore;
+  /** Present in stores shared by several nodes: the applications' event journals. */
+  readonly applicationJournal?: ApplicationJournalStore;
   /** Flushes and closes; calling it again does nothing. */
   close(): Promise<void>;
 }

@@ -16,6 +16,7 @@ import { type Logger, silentLogger } from '../../util/logger.js';
 import type { Migration } from '../migrations.js';
 import type { Store } from '../types.js';
 import { PostgresApplicationClaims } from './application-claims.js';
+import { PostgresApplicationJournal } from './application-journal.js';
 import { PostgresApplicationSubscriptions, SUBSCRIPTIONS_CHANNEL } from './application-subscriptions.js';
 import { ChangeFeed, STORE_CHANNEL } from './change-feed.js';
 import { EVENTS_CHANNEL, PostgresClusterBus } from './cluster-bus.js';
@@ -73,6 +74,7 @@ export class PostgresStore implements Store {
   readonly applicationClaims: PostgresApplicationClaims;
   readonly clusterDirectory: PostgresClusterBus;
   readonly applicationSubscriptions: PostgresApplicationSubscriptions;
+  readonly applicationJournal: PostgresApplicationJournal;
   readonly #writer: pg.Client;
   readonly #busConnection: pg.Client;
   #listener: pg.Client | undefined;
@@ -106,6 +108,7 @@ export class PostgresStore implements Store {
     this.clusterDirectory = new PostgresClusterBus(this.#busConnection, this.pool, this.nodeId, log);
     this.applicationClaims = new PostgresApplicationClaims(this.pool, this.nodeId, this.remoteChanges, this.clusterDirectory, log);
     this.applicationSubscriptions = new PostgresApplicationSubscriptions(this.pool, log);
+    this.applicationJournal = new PostgresApplicationJournal(this.pool);
   }
 
   /** Connects, migrates, starts listening and loads the synchronous tables into memory. */

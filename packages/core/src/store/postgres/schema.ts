@@ -164,6 +164,23 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX application_subscriptions_source_node ON application_subscriptions (source_node);
     `,
   },
+  {
+    id: 5,
+    name: 'application event journals shared by the nodes',
+    sql: `
+      CREATE TABLE application_journal_heads (
+        application TEXT PRIMARY KEY,
+        last_seq    BIGINT NOT NULL
+      );
+      CREATE TABLE application_journal (
+        application TEXT NOT NULL,
+        seq         BIGINT NOT NULL,
+        at          BIGINT NOT NULL,
+        event       TEXT NOT NULL,
+        PRIMARY KEY (application, seq)
+      );
+    `,
+  },
 ];
 
 /** Any number the nodes agree on: the key of the advisory lock held while migrating. */
