@@ -19,8 +19,13 @@ const APPEND = `WITH head AS (
     INSERT INTO application_journal (application, seq, at, event)
     SELECT $1, head.last_seq - $2::bigint + e.ord, $3, e.event FROM head, unnest($4::text[]) WITH ORDINALITY AS e(event, ord)
   ), trimmed AS (
+    -- Numbers grow with time, so what is too old is a prefix: found from the first recent row (an
+    -- index range, not a scan of the whole journal). No recent row: all but this batch are old.
     DELETE FROM application_journal j USING head
-    WHERE j.application = $1 AND (j.seq <= head.last_seq - $5::bigint OR j.at < $6::bigint)
+    WHERE j.application = $1 AND j.seq <= GREATEST(
+      head.last_seq - $5::bigint,
+      COALESCE((SELECT min(seq) FROM application_journal WHERE application = $1 AND at >= $6::bigint) - 1, head.last_seq - $2::bigint)
+    )
   )
   SELECT last_seq - $2::bigint + 1 AS first FROM head`;
 
