@@ -179,7 +179,11 @@ describe('subscriptions across three nodes', { skip: clusterUnavailableReason() 
       await pause(600);
       // A call on node 3 while node 1 serves the application: its events cross to node 1.
       const before = callInto(node3, '300', 4330);
-      await waitFor('ChannelDestroyed of the first call', () => first.events.find((e) => e.type === 'ChannelDestroyed'));
+      await waitFor('ChannelDestroyed of the first call', () => first.events.find((e) => e.type === 'ChannelDestroyed')).catch(
+        (err: Error) => {
+          throw new Error(`${err.message}; heard ${first.events.map((e) => e.type).join(' ')}`);
+        },
+      );
       await before;
       const numbered = first.events.filter((e) => typeof e.sequence === 'number');
       const lastSeen = Math.max(...numbered.map((e) => e.sequence as number));
@@ -191,8 +195,8 @@ describe('subscriptions across three nodes', { skip: clusterUnavailableReason() 
 
       process.kill(node1.pid, 'SIGKILL');
       first.close();
-      // Node 3 finds the application's node dead within a second; the call's events go to the shared journal.
-      await pause(2000);
+      // At once: node 3 sends the call's first events to the dead node until it notices (within a
+      // second); then it writes those the journal lacks, and the rest, to the shared journal.
       await callInto(node3, '300', 4332);
 
       const resumed = await connect(node2, `app=resumer&subscribeAll=true&resume=${lastSeen}`);

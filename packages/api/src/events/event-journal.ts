@@ -23,7 +23,7 @@
  * not writing (another node kept the events of the application while its node was dead) show as a
  * hole before a batch's first number, and are read back and delivered before that batch.
  */
-import type { ApplicationEvent, ApplicationJournalStore, Logger, SwitchboardCore } from '@switchboard/core';
+import { type ApplicationEvent, type ApplicationJournalStore, eventOrigin, type Logger, type SwitchboardCore } from '@switchboard/core';
 import { badRequest } from '../http/api-error.js';
 
 /** The connection serving an application. */
@@ -187,7 +187,12 @@ class ApplicationJournal {
         const batch = this.#unnumbered.splice(0, MAX_SHARED_BATCH);
         let first: number;
         try {
-          first = await store.append(this.name, batch, this.#limits());
+          first = await store.append(
+            this.name,
+            batch,
+            this.#limits(),
+            batch.map((event) => eventOrigin(event)),
+          );
         } catch (err) {
           // The store is unreachable: the events are numbered here alone (a resume elsewhere misses them).
           this.#log.error({ err, application: this.name, events: batch.length }, 'could not write the shared event journal');

@@ -15,11 +15,9 @@ import type {
 } from '../store/types.js';
 import type { Logger } from '../util/logger.js';
 import { Application, type ApplicationEvent, type ApplicationSink, type EventSourceKind } from './application.js';
+import { takeOrigin } from './event-origins.js';
 import { applyDelta, SharedSubscriptions } from './shared-subscriptions.js';
-import { UnservedJournal } from './unserved-journal.js';
-
-/** How often a node looks for applications whose serving node died (their events are then journaled here). */
-const DEAD_CLAIM_CHECK_MS = 1000;
+import { StandInRouting } from './stand-in-routing.js';
 
 /** Application names are limited like the reference's (73 characters). */
 export const MAX_APPLICATION_NAME_LENGTH = 73;
@@ -66,9 +64,7 @@ export class ApplicationRegistry {
   /** The cluster's shared subscriptions (shareSubscriptionsThrough); none on a node of its own. */
   readonly #shared = new SharedSubscriptions();
   #journal: ApplicationJournalStore | undefined;
-  #unserved: UnservedJournal | undefined;
-  /** Stand-ins whose application's node died: their events go to the shared journal. */
-  readonly #orphaned = new Set<string>();
+  #routing: StandInRouting | undefined;
 
   constructor(bus: EventBus, log: Logger) {
     this.#bus = bus;
@@ -94,7 +90,7 @@ export class ApplicationRegistry {
     // node's subscriptions for the node serving it before becomes the application.
     const standIn = this.#remote.get(name);
     this.#remote.delete(name);
-    this.#orphaned.delete(name);
+    this.#routing?.forget(name);
     if (standIn && !this.#apps.has(name)) {
       standIn.sink = sink;
       standIn.subscribeAll = options.subscribeAll ?? false;
@@ -125,6 +121,7 @@ export class ApplicationRegistry {
    */
   shareNamesThrough(claims: ApplicationClaimStore): void {
     this.#claims = claims;
+    this.#routing = new StandInRouting(claims, this.#log);
     claims.onEvent((name, event) => this.#deliverFromElsewhere(name, event));
     // The application moved to another node: the channels already in it send their events there.
     claims.onClaimed((name) => {
@@ -174,31 +171,12 @@ export class ApplicationRegistry {
   }
 
   /**
-   * Keeps the events of applications whose node died in the cluster's shared journal (see
-   * unserved-journal.ts), looking for such applications every DEAD_CLAIM_CHECK_MS.
+   * Keeps the events of applications whose node died in the cluster's shared journal until they
+   * reconnect (stand-in-routing.ts), and drops an application's journal when it is unregistered.
    */
   shareJournalThrough(journal: ApplicationJournalStore, limits: () => JournalLimits): void {
     this.#journal = journal;
-    this.#unserved = new UnservedJournal(journal, limits, this.#log);
-    setInterval(() => this.#checkServingNodes(), DEAD_CLAIM_CHECK_MS).unref();
-  }
-
-  #checkServingNodes(): void {
-    const claims = this.#claims;
-    const unserved = this.#unserved;
-    if (!claims?.deadClaim || !unserved) return;
-    for (const [name, app] of this.#remote) {
-      if (this.#orphaned.has(name)) continue;
-      claims.deadClaim(name).then(
-        (dead) => {
-          if (!dead || this.#remote.get(name) !== app || this.#orphaned.has(name)) return;
-          this.#orphaned.add(name);
-          app.sink = unserved.sinkFor(name);
-          this.#log.info({ application: name }, 'the node serving the application is gone: its events are journaled until it reconnects');
-        },
-        (err: unknown) => this.#log.warn({ err, application: name }, 'could not check the node serving the application'),
-      );
-    }
+    this.#routing?.useJournal(journal, limits, () => this.#remote);
   }
 
   /** Counts a subscription made through the API in the cluster's shared copy (no-op on a node of its own). */
@@ -245,7 +223,9 @@ export class ApplicationRegistry {
   #deliverFromElsewhere(name: string, event: Record<string, unknown>): void {
     const app = this.#apps.get(name);
     if (!app || typeof event.type !== 'string' || !app.passesFilter(event.type)) return;
-    const revived = { ...event, timestamp: new Date(String(event.timestamp)) } as unknown as ApplicationEvent;
+    const [fields, markOrigin] = takeOrigin(event);
+    const revived = { ...fields, timestamp: new Date(String(fields.timestamp)) } as unknown as ApplicationEvent;
+    markOrigin(revived);
     this.#deliverSafely(app.sink, revived);
   }
 
@@ -256,17 +236,14 @@ export class ApplicationRegistry {
   async #servedElsewhere(name: string): Promise<Application | undefined> {
     const node = await this.#claims?.servedElsewhere(name);
     if (node === undefined || this.#apps.has(name)) return undefined;
-    const claims = this.#claims;
     let app = this.#remote.get(name);
-    const sink: ApplicationSink = (event) => claims?.sendEvent(node, name, event as unknown as Record<string, unknown>);
-    this.#orphaned.delete(name);
-    if (app) app.sink = sink;
-    else {
-      app = new Application(name, sink, false);
+    if (!app) {
+      app = new Application(name, () => undefined, false);
       this.#shared.applyAll(name, app);
       this.#remote.set(name, app);
       this.#log.info({ application: name, node }, 'channels enter an application served by another node');
     }
+    this.#routing?.sendTo(name, app, node);
     return app;
   }
 

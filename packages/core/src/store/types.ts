@@ -180,6 +180,8 @@ export interface ApplicationClaimStore {
   servedElsewhere(name: string): Promise<string | undefined>;
   /** Whether `name` is claimed by a node that is gone (killed outright: it released nothing). */
   deadClaim?(name: string): Promise<boolean>;
+  /** Whether the node (by its store id) is alive (it holds its lock). */
+  nodeAlive?(node: string): Promise<boolean>;
   /**
    * Sends an event of `application` to the node serving it. Sends leave in order, after every
    * directory change this node made before (ClusterDirectory), and arrive in that order.
@@ -256,11 +258,24 @@ export interface ApplicationJournalStore {
    * Numbers and keeps events of an application, in the order given, dropping those beyond the
    * limits; resolves with the first number given (the others follow it).
    */
-  append(application: string, events: readonly Readonly<Record<string, unknown>>[], limits: JournalLimits): Promise<number>;
+  append(
+    application: string,
+    events: readonly Readonly<Record<string, unknown>>[],
+    limits: JournalLimits,
+    origins?: readonly (JournalOrigin | undefined)[],
+  ): Promise<number>;
+  /** The highest origin number of `run` the journal of `application` holds (0: none). */
+  lastOrigin(application: string, run: string): Promise<number>;
   /** The kept events after `after`. */
   since(application: string, after: number): Promise<SharedJournalSlice>;
   /** Forgets an application's journal (it is unregistered for good). */
   drop(application: string): Promise<void>;
+}
+
+/** The sending node's run and number of an event that came from another node (apps/event-origins.ts). */
+export interface JournalOrigin {
+  readonly run: string;
+  readonly seq: number;
 }
 
 export interface JournalLimits {

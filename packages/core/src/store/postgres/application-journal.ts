@@ -9,15 +9,16 @@
  *   head += n ─► INSERT n rows (head-n+1 … head) ─► DELETE rows beyond the limits ─► first number
  */
 import type pg from 'pg';
-import type { ApplicationJournalStore, JournalLimits, SharedJournalEntry, SharedJournalSlice } from '../types.js';
+import type { ApplicationJournalStore, JournalLimits, JournalOrigin, SharedJournalEntry, SharedJournalSlice } from '../types.js';
 
 const APPEND = `WITH head AS (
     INSERT INTO application_journal_heads (application, last_seq) VALUES ($1, $2::bigint)
     ON CONFLICT (application) DO UPDATE SET last_seq = application_journal_heads.last_seq + $2::bigint
     RETURNING last_seq
   ), stored AS (
-    INSERT INTO application_journal (application, seq, at, event)
-    SELECT $1, head.last_seq - $2::bigint + e.ord, $3, e.event FROM head, unnest($4::text[]) WITH ORDINALITY AS e(event, ord)
+    INSERT INTO application_journal (application, seq, at, event, origin_run, origin_seq)
+    SELECT $1, head.last_seq - $2::bigint + e.ord, $3, e.event, e.run, e.oseq
+    FROM head, unnest($4::text[], $7::text[], $8::bigint[]) WITH ORDINALITY AS e(event, run, oseq, ord)
   ), trimmed AS (
     -- Numbers grow with time, so what is too old is a prefix: found from the first recent row (an
     -- index range, not a scan of the whole journal). No recent row: all but this batch are old.
@@ -42,7 +43,12 @@ export class PostgresApplicationJournal implements ApplicationJournalStore {
     this.#db = db;
   }
 
-  async append(application: string, events: readonly Readonly<Record<string, unknown>>[], limits: JournalLimits): Promise<number> {
+  async append(
+    application: string,
+    events: readonly Readonly<Record<string, unknown>>[],
+    limits: JournalLimits,
+    origins: readonly (JournalOrigin | undefined)[] = [],
+  ): Promise<number> {
     const now = Date.now();
     const { rows } = await this.#db.query<{ first: string }>(APPEND, [
       application,
@@ -51,6 +57,8 @@ export class PostgresApplicationJournal implements ApplicationJournalStore {
       events.map((event) => JSON.stringify(event)),
       limits.maxEvents,
       now - limits.windowMs,
+      events.map((_, i) => origins[i]?.run ?? null),
+      events.map((_, i) => origins[i]?.seq ?? null),
     ]);
     return Number(rows[0]?.first);
   }
@@ -69,6 +77,14 @@ export class PostgresApplicationJournal implements ApplicationJournalStore {
     }));
     const droppedThrough = row.first_kept === null ? last : Number(row.first_kept) - 1;
     return { entries, droppedThrough, last };
+  }
+
+  async lastOrigin(application: string, run: string): Promise<number> {
+    const { rows } = await this.#db.query<{ last: string | null }>(
+      'SELECT max(origin_seq) AS last FROM application_journal WHERE application = $1 AND origin_run = $2',
+      [application, run],
+    );
+    return Number(rows[0]?.last ?? 0);
   }
 
   async drop(application: string): Promise<void> {

@@ -177,8 +177,11 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
         seq         BIGINT NOT NULL,
         at          BIGINT NOT NULL,
         event       TEXT NOT NULL,
+        origin_run  TEXT,
+        origin_seq  BIGINT,
         PRIMARY KEY (application, seq)
       );
+      CREATE INDEX application_journal_origin ON application_journal (application, origin_run, origin_seq);
     `,
   },
 ];
