@@ -463,7 +463,8 @@ export class ApplicationRegistry {
           [event.referred_by.bridge, event.refer_to.bridge],
         );
       case 'DeviceStateChanged':
-        return this.#matching((app) => app.isSubscribed('deviceState', event.device_state.name));
+        // Every node of a cluster raises it (device states are cluster-wide): the serving node's own is enough.
+        return this.list().filter((app) => app.isSubscribed('deviceState', event.device_state.name));
       case 'EndpointStateChange':
       case 'ContactStatusChange':
       case 'PeerStatusChange':

@@ -34,6 +34,8 @@ export class StandInRouting {
   readonly #target = new Map<string, string>();
   /** Stand-ins whose application's node died: their events go to the shared journal. */
   readonly #orphaned = new Set<string>();
+  /** Stand-ins holding their events while a handover is decided (sendTo, #journalUnserved). */
+  readonly #holding = new Set<string>();
 
   constructor(claims: ApplicationClaimStore, log: Logger) {
     this.#claims = claims;
@@ -55,6 +57,8 @@ export class StandInRouting {
   /** Points a stand-in at the node serving its application now. */
   sendTo(name: string, app: Application, node: string): void {
     const previous = this.#target.get(name);
+    // Looked up again (a channel entering the application): a handover under way stays in charge.
+    if (previous === node && this.#holding.has(name)) return;
     this.#target.set(name, node);
     const wasOrphaned = this.#orphaned.delete(name);
     const sink = this.#sinkTo(name, node);
@@ -69,6 +73,7 @@ export class StandInRouting {
     const held: ApplicationEvent[] = [];
     const holding: ApplicationSink = (event) => held.push(event);
     app.sink = holding;
+    this.#holding.add(name);
     nodeAlive(previous)
       .then(async (alive) => (alive ? [] : recent.takeAfter(name, await store.lastOrigin(name, recent.run))))
       .catch((err: unknown) => {
@@ -78,6 +83,7 @@ export class StandInRouting {
       .then((missed) => {
         for (const event of missed) sink(event as unknown as ApplicationEvent);
         if (app.sink === holding) app.sink = sink;
+        this.#holding.delete(name);
         for (const event of held) app.sink(event);
         if (missed.length > 0)
           this.#log.info({ application: name, missed: missed.length }, 'events the dead node had not stored sent again');
@@ -121,6 +127,7 @@ export class StandInRouting {
     const held: ApplicationEvent[] = [];
     const holding: ApplicationSink = (event) => held.push(event);
     app.sink = holding;
+    this.#holding.add(name);
     store
       .lastOrigin(name, recent.run)
       .catch((err: unknown) => {
@@ -133,6 +140,7 @@ export class StandInRouting {
         for (const event of missed) sink(event as unknown as ApplicationEvent);
         // Claimed again meanwhile: the held events go where the stand-in's events go now.
         if (app.sink === holding && this.#orphaned.has(name)) app.sink = sink;
+        this.#holding.delete(name);
         for (const event of held) app.sink(event);
         this.#log.info(
           { application: name, missed: missed.length },
