@@ -24,6 +24,7 @@ const ALL = [
   'pg-notify-fanout.mjs',
   'cluster-call-rate.mjs',
   'cluster-events.mjs',
+  'cluster-journal.mjs',
 ];
 const wanted = process.argv.slice(2).map((name) => (name.endsWith('.mjs') ? name : `${name}.mjs`));
 const unknown = wanted.filter((name) => !ALL.includes(name));

@@ -61,7 +61,7 @@ import type { OriginateService } from './originate/originate-service.js';
 import type { SnoopService } from './snoop/snoop-service.js';
 import type { ExternalMediaService } from './originate/external-media.js';
 import { LocalChannelDriver } from './local/local-channel.js';
-import type { Store } from './store/types.js';
+import type { ApplicationJournalStore, Store } from './store/types.js';
 import { loadAriConfig, loadDialplanConfig, loadMusicOnHoldConfig, loadWebSocketChannelConfig } from './config/load-config.js';
 import { EndpointRegistry } from './endpoints/endpoint-registry.js';
 import { TextMessageService } from './endpoints/text-messages.js';
@@ -122,6 +122,8 @@ export class SwitchboardCore implements ChannelDriverHost {
   readonly system: SystemStatus;
   /** The other nodes of a cluster and who owns what (absent on a node of its own). */
   readonly cluster: ClusterView | undefined;
+  /** The applications' event journals the nodes of a cluster share (absent on a node of its own). */
+  readonly applicationJournal: ApplicationJournalStore | undefined;
   /** Channels of other nodes joining this node's bridges (absent on a node of its own). */
   readonly clusterMedia: ClusterMediaLegs | undefined;
   readonly dialplanRunner: DialplanRunner;
@@ -204,6 +206,16 @@ export class SwitchboardCore implements ChannelDriverHost {
         : undefined;
     this.applications = new ApplicationRegistry(this.bus, log.child({ module: 'switchboard:core:applications' }));
     if (options.store?.applicationClaims) this.applications.shareNamesThrough(options.store.applicationClaims);
+    if (this.cluster && options.store?.applicationSubscriptions) {
+      this.applications.shareSubscriptionsThrough(options.store.applicationSubscriptions, this.cluster.nodeName);
+    }
+    this.applicationJournal = this.cluster ? options.store?.applicationJournal : undefined;
+    if (this.applicationJournal) {
+      this.applications.shareJournalThrough(this.applicationJournal, () => ({
+        windowMs: this.config.ari.resumeWindowSeconds * 1000,
+        maxEvents: this.config.ari.resumeMaxEvents,
+      }));
+    }
     this.sounds = new SoundIndex(
       options.config.general.soundDirs,
       options.config.general.defaultLanguage,
@@ -366,7 +378,7 @@ export class SwitchboardCore implements ChannelDriverHost {
     this.globalVariables = new GlobalVariables(this.bus, store?.globals, this.globals);
     this.eventSources = new EventSources(this.channels, this.endpoints);
     this.eventSources.setBridgeLookup((id) => this.bridges.get(id)?.snapshot());
-    this.subscriptions = new SubscriptionService(this.applications, this.eventSources);
+    this.subscriptions = new SubscriptionService(this.applications, this.eventSources, this.cluster);
     this.userEvents = new UserEventService(this.bus, this.applications, this.eventSources);
     installDialplanLanguage({
       runner: this.dialplanRunner,

@@ -16,6 +16,7 @@ export * from './channels/hangup-causes.js';
 export * from './apps/application.js';
 export * from './apps/application-registry.js';
 export * from './apps/call-broadcast.js';
+export { type EventOrigin, eventOrigin } from './apps/event-origins.js';
 export * from './cluster/object-ownership.js';
 export * from './cluster/cluster-media-legs.js';
 export * from './playback/playback.js';

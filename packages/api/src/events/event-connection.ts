@@ -92,6 +92,7 @@ export class EventConnection implements WebSocketSession {
         const listener: JournalListener = {
           event: (sequence, event) => this.#deliver(name, event, sequence),
           replaced: () => this.#deliver(name, { type: 'ApplicationReplaced', timestamp: new Date() }),
+          gap: (gap) => this.#emit(name, eventsLostNotice(name, gap, this.#core.config.general.entityId)),
         };
         const attachment = this.#journals.attach(name, listener, {
           subscribeAll: options.subscribeAll,

@@ -14,8 +14,16 @@
  *                        +------attach------+
  *
  * With `resume_window = 0` nothing is kept: detaching unregisters at once, as without a journal.
+ *
+ * In a cluster the journal is also the cluster's (core's applicationJournal, in the shared store):
+ * the store numbers the events, in batches (what arrives while one batch is written is the next),
+ * and an event reaches the connection once its batch is stored, so a client never saw a number
+ * the shared journal does not have. An application that reconnects to another node with
+ * `?resume=N` is given what that journal kept after N. Numbers the store gave while this node was
+ * not writing (another node kept the events of the application while its node was dead) show as a
+ * hole before a batch's first number, and are read back and delivered before that batch.
  */
-import type { ApplicationEvent, Logger, SwitchboardCore } from '@switchboard/core';
+import { type ApplicationEvent, type ApplicationJournalStore, eventOrigin, type Logger, type SwitchboardCore } from '@switchboard/core';
 import { badRequest } from '../http/api-error.js';
 
 /** The connection serving an application. */
@@ -24,6 +32,8 @@ export interface JournalListener {
   event(sequence: number, event: ApplicationEvent): void;
   /** Another connection took the application over; this one receives nothing more for it. */
   replaced(): void;
+  /** Events the shared journal no longer has (a cluster's resume on another node). */
+  gap(gap: ResumeGap): void;
 }
 
 export interface JournalEntry {
@@ -57,6 +67,16 @@ interface KeptEvent extends JournalEntry {
 
 type JournalState = 'served' | 'parked';
 
+/** Events stored in the shared journal in one statement at most. */
+const MAX_SHARED_BATCH = 500;
+
+const SHARED_GAP_REASON = 'events older than the resume window (resume_window, resume_max_events) are no longer kept';
+
+/** A stored event as core delivers it (its timestamp a Date again). */
+function revive(event: Record<string, unknown>): ApplicationEvent {
+  return { ...event, timestamp: new Date(String(event.timestamp)) } as unknown as ApplicationEvent;
+}
+
 class ApplicationJournal {
   readonly name: string;
   /** The stable sink core delivers to for as long as this journal exists. */
@@ -71,15 +91,39 @@ class ApplicationJournal {
   readonly #limits: () => { windowMs: number; maxEvents: number };
 
   readonly #lost: (journal: ApplicationJournal) => void;
+  readonly #shared: ApplicationJournalStore | undefined;
+  readonly #log: Logger;
+  /** Shared mode: events waiting for their batch, and whether one is being written. */
+  readonly #unnumbered: ApplicationEvent[] = [];
+  #writing = false;
+  /** Shared mode: read the shared journal after this number before anything else (a resume). */
+  #readAfter: number | undefined;
 
-  constructor(name: string, limits: () => { windowMs: number; maxEvents: number }, lost: (journal: ApplicationJournal) => void) {
+  constructor(
+    name: string,
+    limits: () => { windowMs: number; maxEvents: number },
+    lost: (journal: ApplicationJournal) => void,
+    shared: ApplicationJournalStore | undefined,
+    log: Logger,
+  ) {
     this.name = name;
     this.#limits = limits;
     this.#lost = lost;
+    this.#shared = shared;
+    this.#log = log;
+    // Shared mode: numbering follows the store's; 0 until the first batch says where it is.
+    if (shared) this.#next = 0;
+  }
+
+  /** Shared mode, a new journal: what the shared journal kept after `after` comes first. */
+  resumeShared(after: number): void {
+    this.#next = after + 1;
+    this.#readAfter = after;
+    void this.#writeShared();
   }
 
   get lastSequence(): number {
-    return this.#next - 1;
+    return Math.max(0, this.#next - 1);
   }
 
   /** The events after `after`, and the gap before them when some were already dropped. */
@@ -105,8 +149,17 @@ class ApplicationJournal {
       this.#lost(this);
       return;
     }
+    if (this.#shared) {
+      this.#unnumbered.push(event);
+      void this.#writeShared();
+      return;
+    }
     const sequence = this.#next;
     this.#next += 1;
+    this.#keep(sequence, event);
+  }
+
+  #keep(sequence: number, event: ApplicationEvent): void {
     const { windowMs } = this.#limits();
     if (windowMs > 0) {
       const now = Date.now();
@@ -116,6 +169,61 @@ class ApplicationJournal {
       this.#droppedThrough = sequence;
     }
     this.listener?.event(sequence, event);
+  }
+
+  /** Shared mode: one batch at a time, so the store numbers events in the order they came. */
+  async #writeShared(): Promise<void> {
+    const store = this.#shared;
+    if (!store || this.#writing) return;
+    this.#writing = true;
+    try {
+      while (this.#readAfter !== undefined || this.#unnumbered.length > 0) {
+        if (this.#readAfter !== undefined) {
+          const after = this.#readAfter;
+          this.#readAfter = undefined;
+          await this.#readShared(store, after, Number.POSITIVE_INFINITY);
+          continue;
+        }
+        const batch = this.#unnumbered.splice(0, MAX_SHARED_BATCH);
+        let first: number;
+        try {
+          first = await store.append(
+            this.name,
+            batch,
+            this.#limits(),
+            batch.map((event) => eventOrigin(event)),
+          );
+        } catch (err) {
+          // The store is unreachable: the events are numbered here alone (a resume elsewhere misses them).
+          this.#log.error({ err, application: this.name, events: batch.length }, 'could not write the shared event journal');
+          first = Math.max(this.#next, 1);
+        }
+        if (this.#next > 0 && first > this.#next) await this.#readShared(store, this.#next - 1, first);
+        for (const [i, event] of batch.entries()) this.#keep(first + i, event);
+        this.#next = first + batch.length;
+      }
+    } finally {
+      this.#writing = false;
+    }
+  }
+
+  /** Delivers what the shared journal kept after `after` and before `before`, after a gap notice for what it dropped. */
+  async #readShared(store: ApplicationJournalStore, after: number, before: number): Promise<void> {
+    let slice: Awaited<ReturnType<ApplicationJournalStore['since']>>;
+    try {
+      slice = await store.since(this.name, after);
+    } catch (err) {
+      this.#log.error({ err, application: this.name }, 'could not read the shared event journal');
+      return;
+    }
+    const kept = slice.entries.filter((entry) => entry.sequence < before);
+    const firstKept = kept[0]?.sequence ?? Math.min(before, slice.last + 1);
+    if (firstKept > after + 1 && slice.droppedThrough > after) {
+      this.listener?.gap({ firstLost: after + 1, lastLost: firstKept - 1, reason: SHARED_GAP_REASON });
+    }
+    for (const entry of kept) this.#keep(entry.sequence, revive(entry.event));
+    const last = kept[kept.length - 1]?.sequence;
+    if (last !== undefined) this.#next = Math.max(this.#next, last + 1);
   }
 
   #trim(now: number): void {
@@ -171,6 +279,8 @@ export class EventJournals {
         name,
         () => this.#limits(),
         (lost) => this.#drop(lost),
+        this.#core.applicationJournal,
+        this.#log,
       );
     this.#core.applications.register(name, journal.sink, { subscribeAll: options.subscribeAll });
     this.#journals.set(name, journal);
@@ -180,6 +290,11 @@ export class EventJournals {
     journal.listener = listener;
     journal.state = 'served';
     if (previous && previous !== listener) previous.replaced();
+    if (!existing && this.#core.applicationJournal) {
+      // A cluster: the application may have been served by another node; its journal is shared.
+      if (after !== undefined) journal.resumeShared(after);
+      return { replay: [] };
+    }
     if (after === undefined || after === 0) return existing && after === 0 ? journal.since(0) : { replay: [] };
     if (!existing) {
       return {

@@ -57,7 +57,8 @@ const subscribe = defineOperation({
     { code: 404, reason: 'Application does not exist.' },
     { code: 422, reason: 'Event source does not exist.' },
   ],
-  handler: ({ core, params }) => ok(core.subscriptions.subscribe(params.applicationName, params.eventSource).snapshot()),
+  handler: async ({ core, params }) =>
+    ok((await core.subscriptions.subscribeAnywhere(params.applicationName, params.eventSource)).snapshot()),
 });
 
 const unsubscribe = defineOperation({

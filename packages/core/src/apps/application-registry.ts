@@ -4,9 +4,20 @@ import type { TimedDomainEvent } from '../events/domain-events.js';
 import { isOfficeEvent, type OfficeEvent } from '../events/office-events.js';
 import type { BridgeSnapshot, ChannelSnapshot } from '../model/snapshots.js';
 import type { EventBus } from '../events/event-bus.js';
-import type { ApplicationClaimStore } from '../store/types.js';
+import { isStandIn } from '../cluster/cluster-media-legs.js';
+import type {
+  ApplicationClaimStore,
+  ApplicationJournalStore,
+  ApplicationSubscriptionStore,
+  JournalLimits,
+  SharedSubscription,
+  SharedSubscriptionKind,
+} from '../store/types.js';
 import type { Logger } from '../util/logger.js';
 import { Application, type ApplicationEvent, type ApplicationSink, type EventSourceKind } from './application.js';
+import { takeOrigin } from './event-origins.js';
+import { applyDelta, SharedSubscriptions } from './shared-subscriptions.js';
+import { StandInRouting } from './stand-in-routing.js';
 
 /** Application names are limited like the reference's (73 characters). */
 export const MAX_APPLICATION_NAME_LENGTH = 73;
@@ -49,6 +60,11 @@ export class ApplicationRegistry {
   readonly #log: Logger;
   #activator: ApplicationActivator | undefined;
   #claims: ApplicationClaimStore | undefined;
+  #subscriptionStore: ApplicationSubscriptionStore | undefined;
+  /** The cluster's shared subscriptions (shareSubscriptionsThrough); none on a node of its own. */
+  readonly #shared = new SharedSubscriptions();
+  #journal: ApplicationJournalStore | undefined;
+  #routing: StandInRouting | undefined;
 
   constructor(bus: EventBus, log: Logger) {
     this.#bus = bus;
@@ -69,8 +85,19 @@ export class ApplicationRegistry {
   register(name: string, sink: ApplicationSink, options: { subscribeAll?: boolean } = {}): Application {
     ApplicationRegistry.validateName(name);
     this.#claim(name);
-    // Served here from now on: channels entering it stay here.
+    this.#subscriptionStore?.setAll(name, options.subscribeAll ?? false);
+    // Served here from now on: channels entering it stay here, and the stand-in that kept this
+    // node's subscriptions for the node serving it before becomes the application.
+    const standIn = this.#remote.get(name);
     this.#remote.delete(name);
+    this.#routing?.forget(name);
+    if (standIn && !this.#apps.has(name)) {
+      standIn.sink = sink;
+      standIn.subscribeAll = options.subscribeAll ?? false;
+      this.#apps.set(name, standIn);
+      this.#log.info({ application: name }, 'application registered (served elsewhere before)');
+      return standIn;
+    }
     const existing = this.#apps.get(name);
     if (existing) {
       const previous = existing.sink;
@@ -80,6 +107,8 @@ export class ApplicationRegistry {
       return existing;
     }
     const app = new Application(name, sink, options.subscribeAll ?? false);
+    this.#shared.applyAll(name, app);
+    app.subscribeAll = options.subscribeAll ?? false;
     this.#apps.set(name, app);
     this.#log.info({ application: name }, 'application registered');
     return app;
@@ -92,10 +121,11 @@ export class ApplicationRegistry {
    */
   shareNamesThrough(claims: ApplicationClaimStore): void {
     this.#claims = claims;
+    this.#routing = new StandInRouting(claims, this.#log);
     claims.onEvent((name, event) => this.#deliverFromElsewhere(name, event));
     // The application moved to another node: the channels already in it send their events there.
     claims.onClaimed((name) => {
-      if (!this.#remote.has(name)) return;
+      if (!this.#remote.has(name) && !this.#shared.has(name)) return;
       this.#servedElsewhere(name).catch((err: unknown) => this.#log.error({ err, application: name }, 'could not follow the application'));
     });
     claims.onClaimedElsewhere((name) => {
@@ -103,8 +133,70 @@ export class ApplicationRegistry {
       if (!app) return;
       this.#apps.delete(name);
       this.#log.info({ application: name }, 'application taken over by another node');
-      this.#deliverSafely(app.sink, { type: 'ApplicationReplaced', timestamp: new Date() });
+      const sink = app.sink;
+      // Its subscriptions here stay: this node sends their events to the node serving it now.
+      app.sink = () => undefined;
+      this.#remote.set(name, app);
+      this.#servedElsewhere(name).catch((err: unknown) => this.#log.error({ err, application: name }, 'could not follow the application'));
+      this.#deliverSafely(sink, { type: 'ApplicationReplaced', timestamp: new Date() });
     });
+  }
+
+  /**
+   * Shares the subscriptions made through the API with the other nodes of a cluster (store
+   * application-subscriptions.ts): this node keeps, for each application served elsewhere, a
+   * stand-in holding them, so the events of its own channels, bridges and endpoints that the
+   * application subscribed to (or all of them, for subscribeAll) are sent to the node serving it.
+   */
+  shareSubscriptionsThrough(store: ApplicationSubscriptionStore, nodeName: string): void {
+    this.#subscriptionStore = store;
+    // Subscriptions to the objects of an earlier run of this node (killed) go with those objects.
+    store.dropSourcesOf(nodeName);
+    let heard: Set<string> | undefined = new Set<string>();
+    store.onChange((subscription) => {
+      heard?.add(`${subscription.application}\n${subscription.kind}\n${subscription.source}`);
+      this.#sharedChanged(subscription);
+    });
+    store.load().then(
+      (subscriptions) => {
+        const newer = heard;
+        heard = undefined;
+        for (const subscription of subscriptions) {
+          // A notification heard while loading is newer than the load.
+          if (!newer?.has(`${subscription.application}\n${subscription.kind}\n${subscription.source}`)) this.#sharedChanged(subscription);
+        }
+      },
+      (err: unknown) => this.#log.error({ err }, 'could not load the shared application subscriptions'),
+    );
+  }
+
+  /**
+   * Keeps the events of applications whose node died in the cluster's shared journal until they
+   * reconnect (stand-in-routing.ts), and drops an application's journal when it is unregistered.
+   */
+  shareJournalThrough(journal: ApplicationJournalStore, limits: () => JournalLimits): void {
+    this.#journal = journal;
+    this.#routing?.useJournal(journal, limits, () => this.#remote);
+  }
+
+  /** Counts a subscription made through the API in the cluster's shared copy (no-op on a node of its own). */
+  shareSubscription(name: string, kind: EventSourceKind, source: string, delta: number, sourceNode?: string): void {
+    this.#subscriptionStore?.change(name, kind, source, delta, sourceNode);
+  }
+
+  #sharedChanged(subscription: SharedSubscription): void {
+    const previous = this.#shared.set(subscription);
+    const name = subscription.application;
+    // The node serving the application changed its own Application when the request was made.
+    if (this.#apps.has(name)) return;
+    const standIn = this.#remote.get(name);
+    if (standIn) {
+      applyDelta(standIn, subscription, previous);
+      return;
+    }
+    if (subscription.count === 0) return;
+    // The stand-in made now is given every shared subscription of the application.
+    this.#servedElsewhere(name).catch((err: unknown) => this.#log.error({ err, application: name }, 'could not follow the application'));
   }
 
   #claim(name: string): void {
@@ -118,6 +210,9 @@ export class ApplicationRegistry {
     const app = this.#apps.get(name);
     if (!app || app.sink !== sink) return;
     this.#apps.delete(name);
+    // Gone for good (its resume window passed): a later application of the name starts with none.
+    this.#subscriptionStore?.dropApplication(name);
+    this.#journal?.drop(name).catch((err: unknown) => this.#log.error({ err, application: name }, 'could not drop the shared journal'));
     this.#claims?.release(name).catch((err: unknown) => {
       this.#log.error({ err, application: name }, 'could not release the application name in the cluster');
     });
@@ -128,7 +223,9 @@ export class ApplicationRegistry {
   #deliverFromElsewhere(name: string, event: Record<string, unknown>): void {
     const app = this.#apps.get(name);
     if (!app || typeof event.type !== 'string' || !app.passesFilter(event.type)) return;
-    const revived = { ...event, timestamp: new Date(String(event.timestamp)) } as unknown as ApplicationEvent;
+    const [fields, markOrigin] = takeOrigin(event);
+    const revived = { ...fields, timestamp: new Date(String(fields.timestamp)) } as unknown as ApplicationEvent;
+    markOrigin(revived);
     this.#deliverSafely(app.sink, revived);
   }
 
@@ -139,15 +236,14 @@ export class ApplicationRegistry {
   async #servedElsewhere(name: string): Promise<Application | undefined> {
     const node = await this.#claims?.servedElsewhere(name);
     if (node === undefined || this.#apps.has(name)) return undefined;
-    const claims = this.#claims;
     let app = this.#remote.get(name);
-    const sink: ApplicationSink = (event) => claims?.sendEvent(node, name, event as unknown as Record<string, unknown>);
-    if (app) app.sink = sink;
-    else {
-      app = new Application(name, sink, false);
+    if (!app) {
+      app = new Application(name, () => undefined, false);
+      this.#shared.applyAll(name, app);
       this.#remote.set(name, app);
       this.#log.info({ application: name, node }, 'channels enter an application served by another node');
     }
+    this.#routing?.sendTo(name, app, node);
     return app;
   }
 
@@ -286,7 +382,14 @@ export class ApplicationRegistry {
     if (event.type === 'ChannelDestroyed') {
       for (const app of this.#apps.values()) app.forget('channel', event.channel.id);
       for (const app of this.#remote.values()) app.forget('channel', event.channel.id);
+      if (!isStandIn(event.channel)) this.#sourceEnded('channel', event.channel.id);
     }
+    if (event.type === 'BridgeDestroyed') this.#sourceEnded('bridge', event.bridge.id);
+  }
+
+  /** The owner of a channel or bridge drops the shared subscriptions to it when it ends. */
+  #sourceEnded(kind: SharedSubscriptionKind, id: string): void {
+    if (this.#subscriptionStore && this.#shared.anyTo(kind, id)) this.#subscriptionStore.dropSource(kind, id);
   }
 
   /** The applications an event concerns (SPEC §6.3): named ones, or those subscribed to a source in it. */
@@ -360,7 +463,8 @@ export class ApplicationRegistry {
           [event.referred_by.bridge, event.refer_to.bridge],
         );
       case 'DeviceStateChanged':
-        return this.#matching((app) => app.isSubscribed('deviceState', event.device_state.name));
+        // Every node of a cluster raises it (device states are cluster-wide): the serving node's own is enough.
+        return this.list().filter((app) => app.isSubscribed('deviceState', event.device_state.name));
       case 'EndpointStateChange':
       case 'ContactStatusChange':
       case 'PeerStatusChange':

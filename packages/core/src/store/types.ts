@@ -178,6 +178,10 @@ export interface ApplicationClaimStore {
   onClaimed(listener: (name: string) => void): () => void;
   /** The node (by its store id) serving `name` now, when that is another node. */
   servedElsewhere(name: string): Promise<string | undefined>;
+  /** Whether `name` is claimed by a node that is gone (killed outright: it released nothing). */
+  deadClaim?(name: string): Promise<boolean>;
+  /** Whether the node (by its store id) is alive (it holds its lock). */
+  nodeAlive?(node: string): Promise<boolean>;
   /**
    * Sends an event of `application` to the node serving it. Sends leave in order, after every
    * directory change this node made before (ClusterDirectory), and arrive in that order.
@@ -185,6 +189,98 @@ export interface ApplicationClaimStore {
   sendEvent(node: string, application: string, event: Readonly<Record<string, unknown>>): void;
   /** Events other nodes sent to this node's applications, in the order each node sent them. */
   onEvent(listener: (application: string, event: Record<string, unknown>) => void): () => void;
+}
+
+/** What a subscription names: an event source kind, or `all` (the application's subscribeAll). */
+export type SharedSubscriptionKind = 'channel' | 'bridge' | 'endpoint' | 'deviceState' | 'all';
+
+/** One subscription of an application as the cluster shares it: its count (0: gone). */
+export interface SharedSubscription {
+  application: string;
+  kind: SharedSubscriptionKind;
+  /** The source's id (empty: every source of the kind, and for `all`). */
+  source: string;
+  count: number;
+}
+
+/**
+ * The subscriptions applications made through the API, shared by the nodes of a cluster. They are
+ * state of the application, not of the connection that made them: an application that reconnects
+ * to another node (its node died) keeps them, and every node sends the events of its own objects
+ * that an application subscribed to to the node serving the application.
+ */
+export interface ApplicationSubscriptionStore {
+  /**
+   * Adds `delta` to a subscription's count (a row at zero is removed); every node is told the new
+   * count. `sourceNode` is the node owning a channel or bridge source, so its subscriptions go with it.
+   */
+  change(application: string, kind: SharedSubscriptionKind, source: string, delta: number, sourceNode?: string): void;
+  /** Records whether the application's connection subscribes to everything (`subscribeAll`). */
+  setAll(application: string, on: boolean): void;
+  /** Removes every subscription of an application (it is unregistered for good). */
+  dropApplication(application: string): void;
+  /** Removes every subscription to a source (the channel or bridge ended). */
+  dropSource(kind: SharedSubscriptionKind, source: string): void;
+  /** Removes the subscriptions to the objects of an earlier run of `node` (it was killed). */
+  dropSourcesOf(node: string): void;
+  /** Every subscription now (a node that starts). */
+  load(): Promise<SharedSubscription[]>;
+  /** Told of every change, this node's included, in commit order. */
+  onChange(listener: (subscription: SharedSubscription) => void): () => void;
+}
+
+/** An event of an application's shared journal, with the number the cluster gave it. */
+export interface SharedJournalEntry {
+  sequence: number;
+  /** The event as JSON would carry it (its timestamp a string). */
+  event: Record<string, unknown>;
+}
+
+/** What the shared journal keeps of an application after a sequence number. */
+export interface SharedJournalSlice {
+  /** In order; every kept event after the number asked for. */
+  entries: SharedJournalEntry[];
+  /** The highest number no longer kept (0: nothing dropped); events after the one asked for up to this are lost. */
+  droppedThrough: number;
+  /** The last number given (0: the application has no journal). */
+  last: number;
+}
+
+/**
+ * The event journals of the applications of a cluster, shared so that an application that
+ * reconnects to another node (its node died) resumes where it was (ari.conf resume_window,
+ * resume_max_events). The store numbers the events: 1, 2, 3… per application, whichever node
+ * wrote them, so the node serving an application and a node writing for it while no node serves
+ * it never give one number twice.
+ */
+export interface ApplicationJournalStore {
+  /**
+   * Numbers and keeps events of an application, in the order given, dropping those beyond the
+   * limits; resolves with the first number given (the others follow it).
+   */
+  append(
+    application: string,
+    events: readonly Readonly<Record<string, unknown>>[],
+    limits: JournalLimits,
+    origins?: readonly (JournalOrigin | undefined)[],
+  ): Promise<number>;
+  /** The highest origin number of `run` the journal of `application` holds (0: none). */
+  lastOrigin(application: string, run: string): Promise<number>;
+  /** The kept events after `after`. */
+  since(application: string, after: number): Promise<SharedJournalSlice>;
+  /** Forgets an application's journal (it is unregistered for good). */
+  drop(application: string): Promise<void>;
+}
+
+/** The sending node's run and number of an event that came from another node (apps/event-origins.ts). */
+export interface JournalOrigin {
+  readonly run: string;
+  readonly seq: number;
+}
+
+export interface JournalLimits {
+  readonly windowMs: number;
+  readonly maxEvents: number;
 }
 
 /** The objects whose owning node a cluster records, so a request on one reaches its node. */
@@ -241,6 +337,10 @@ export interface Store {
   readonly clusterDirectory?: ClusterDirectory;
   /** Present in stores shared by several nodes: node heartbeats and the death of a node. */
   readonly nodeLiveness?: NodeLiveness;
+  /** Present in stores shared by several nodes: application subscriptions made through the API. */
+  readonly applicationSubscriptions?: ApplicationSubscriptionStore;
+  /** Present in stores shared by several nodes: the applications' event journals. */
+  readonly applicationJournal?: ApplicationJournalStore;
   /** Flushes and closes; calling it again does nothing. */
   close(): Promise<void>;
 }

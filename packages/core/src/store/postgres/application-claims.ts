@@ -73,6 +73,21 @@ export class PostgresApplicationClaims implements ApplicationClaimStore {
     return claim === undefined || claim.node === this.#nodeId || !claim.alive ? undefined : claim.node;
   }
 
+  async nodeAlive(node: string): Promise<boolean> {
+    const { rows } = await this.#db.query<{ alive: boolean }>('SELECT NOT pg_try_advisory_xact_lock(hashtextextended($1, 0)) AS alive', [
+      node,
+    ]);
+    return rows[0]?.alive === true;
+  }
+
+  async deadClaim(name: string): Promise<boolean> {
+    const { rows } = await this.#db.query<{ alive: boolean }>(
+      'SELECT NOT pg_try_advisory_xact_lock(hashtextextended(node, 0)) AS alive FROM application_claims WHERE name = $1 AND node <> $2',
+      [name, this.#nodeId],
+    );
+    return rows[0]?.alive === false;
+  }
+
   sendEvent(node: string, application: string, event: Readonly<Record<string, unknown>>): void {
     this.#bus.sendEvent(node, application, event);
   }

@@ -7,8 +7,9 @@
  *   bus (one)               the object directory and events for other nodes' applications, in order (cluster-bus.ts)
  *   listener (one)          LISTEN switchboard_store: other nodes' changes to those tables;
  *                           LISTEN switchboard_state: their device state and mailbox changes;
- *                           LISTEN switchboard_events: events for this node's applications
- *                           LISTEN switchboard_nodes: nodes found dead (node-liveness.ts)
+ *                           LISTEN switchboard_events: events for this node's applications;
+ *                           LISTEN switchboard_nodes: nodes found dead (node-liveness.ts);
+ *                           LISTEN switchboard_subscriptions: applications' subscriptions (application-subscriptions.ts)
  */
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
@@ -16,6 +17,8 @@ import { type Logger, silentLogger } from '../../util/logger.js';
 import type { Migration } from '../migrations.js';
 import type { Store } from '../types.js';
 import { PostgresApplicationClaims } from './application-claims.js';
+import { PostgresApplicationJournal } from './application-journal.js';
+import { PostgresApplicationSubscriptions, SUBSCRIPTIONS_CHANNEL } from './application-subscriptions.js';
 import { ChangeFeed, STORE_CHANNEL } from './change-feed.js';
 import { EVENTS_CHANNEL, PostgresClusterBus } from './cluster-bus.js';
 import {
@@ -73,6 +76,8 @@ export class PostgresStore implements Store {
   readonly applicationClaims: PostgresApplicationClaims;
   readonly clusterDirectory: PostgresClusterBus;
   readonly nodeLiveness: PostgresNodeLiveness;
+  readonly applicationSubscriptions: PostgresApplicationSubscriptions;
+  readonly applicationJournal: PostgresApplicationJournal;
   readonly #writer: pg.Client;
   readonly #busConnection: pg.Client;
   #listener: pg.Client | undefined;
@@ -106,6 +111,8 @@ export class PostgresStore implements Store {
     this.clusterDirectory = new PostgresClusterBus(this.#busConnection, this.pool, this.nodeId, log);
     this.applicationClaims = new PostgresApplicationClaims(this.pool, this.nodeId, this.remoteChanges, this.clusterDirectory, log);
     this.nodeLiveness = new PostgresNodeLiveness(this.pool, this.nodeId, log);
+    this.applicationSubscriptions = new PostgresApplicationSubscriptions(this.pool, log);
+    this.applicationJournal = new PostgresApplicationJournal(this.pool);
   }
 
   /** Connects, migrates, starts listening and loads the synchronous tables into memory. */
@@ -134,6 +141,7 @@ export class PostgresStore implements Store {
     await this.nodeLiveness.stop();
     await this.feed.flush();
     await this.clusterDirectory.flush();
+    await this.applicationSubscriptions.flush();
     const listener = this.#listener;
     this.#listener = undefined;
     await listener?.end().catch(() => undefined);
@@ -155,6 +163,7 @@ export class PostgresStore implements Store {
       if (message.channel === STATE_CHANNEL) this.remoteChanges.receive(message.payload);
       if (message.channel === EVENTS_CHANNEL) this.clusterDirectory.receive(message.payload);
       if (message.channel === NODES_CHANNEL) this.nodeLiveness.receive(message.payload);
+      if (message.channel === SUBSCRIPTIONS_CHANNEL) this.applicationSubscriptions.receive(message.payload);
       if (message.channel !== STORE_CHANNEL) return;
       if (loaded) this.feed.receive(message.payload);
       else early.push(message.payload);
@@ -171,6 +180,7 @@ export class PostgresStore implements Store {
     await listener.query(`LISTEN ${STATE_CHANNEL}`);
     await listener.query(`LISTEN ${EVENTS_CHANNEL}`);
     await listener.query(`LISTEN ${NODES_CHANNEL}`);
+    await listener.query(`LISTEN ${SUBSCRIPTIONS_CHANNEL}`);
     this.#listener = listener;
     await this.feed.reloadAll();
     loaded = true;

@@ -159,6 +159,42 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    id: 5,
+    name: 'application subscriptions shared by the nodes',
+    sql: `
+      CREATE TABLE application_subscriptions (
+        application TEXT NOT NULL,
+        kind        TEXT NOT NULL,
+        source      TEXT NOT NULL,
+        count       INTEGER NOT NULL,
+        source_node TEXT,
+        PRIMARY KEY (application, kind, source)
+      );
+      CREATE INDEX application_subscriptions_source ON application_subscriptions (kind, source);
+      CREATE INDEX application_subscriptions_source_node ON application_subscriptions (source_node);
+    `,
+  },
+  {
+    id: 6,
+    name: 'application event journals shared by the nodes',
+    sql: `
+      CREATE TABLE application_journal_heads (
+        application TEXT PRIMARY KEY,
+        last_seq    BIGINT NOT NULL
+      );
+      CREATE TABLE application_journal (
+        application TEXT NOT NULL,
+        seq         BIGINT NOT NULL,
+        at          BIGINT NOT NULL,
+        event       TEXT NOT NULL,
+        origin_run  TEXT,
+        origin_seq  BIGINT,
+        PRIMARY KEY (application, seq)
+      );
+      CREATE INDEX application_journal_origin ON application_journal (application, origin_run, origin_seq);
+    `,
+  },
 ];
 
 /** Any number the nodes agree on: the key of the advisory lock held while migrating. */
