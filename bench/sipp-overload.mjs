@@ -85,11 +85,11 @@ for (const rate of ladder) {
 if (capacity === 0) throw new Error(`no step of the ladder ${ladder.join(',')} completed 99 % of its calls`);
 // The same warm server with the control on (module reload res_pjsip), then off again for the
 // comparison: the machine's speed drifts by a third over minutes, so the steps compared run close together.
-await bench.setMaxLoopLag(100);
+await bench.setMaxLoopLag(Number(process.env.BENCH_CONTROL_MAX_LOOP_LAG ?? 100));
 for (const factor of factors) steps.push({ ...(await step(capacity * factor, `${factor} × capacity`)), factor });
 await bench.setMaxLoopLag(0);
 steps.push({ ...(await step(capacity * factors[0], `${factors[0]} × capacity, no control`)), factor: factors[0] });
-await bench.setMaxLoopLag(100);
+await bench.setMaxLoopLag(Number(process.env.BENCH_CONTROL_MAX_LOOP_LAG ?? 100));
 await sleep(5000);
 const { sb, target, sinks } = bench;
 
