@@ -34,5 +34,11 @@ if (files.length === 0) {
 const check = spawnSync(process.execPath, ['scripts/ensure-tools.mjs'], { stdio: 'inherit' });
 if (check.status !== 0) process.exit(check.status ?? 1);
 
-const result = spawnSync(process.execPath, ['--test', '--test-concurrency=1', '--test-reporter=spec', ...files], { stdio: 'inherit' });
+// A test file whose tests are done but whose handles stay open (a failed test skipping its
+// cleanup) would otherwise hold the run forever; and no single test may take 10 minutes.
+const result = spawnSync(
+  process.execPath,
+  ['--test', '--test-concurrency=1', '--test-reporter=spec', '--test-force-exit', '--test-timeout=600000', ...files],
+  { stdio: 'inherit' },
+);
 process.exit(result.status ?? 1);
