@@ -15,6 +15,7 @@ export * from './channels/channel-registry.js';
 export * from './channels/hangup-causes.js';
 export * from './apps/application.js';
 export * from './apps/application-registry.js';
+export { endpointOfChannelName } from './apps/event-recipients.js';
 export * from './apps/call-broadcast.js';
 export { type EventOrigin, eventOrigin } from './apps/event-origins.js';
 export * from './cluster/object-ownership.js';

@@ -1,8 +1,7 @@
 import type { Channel } from '../channels/channel.js';
 import { conflict, invalidArgument, notFound } from '../errors.js';
 import type { TimedDomainEvent } from '../events/domain-events.js';
-import { isOfficeEvent, type OfficeEvent } from '../events/office-events.js';
-import type { BridgeSnapshot, ChannelSnapshot } from '../model/snapshots.js';
+import { isOfficeEvent } from '../events/office-events.js';
 import type { EventBus } from '../events/event-bus.js';
 import { isStandIn } from '../cluster/cluster-media-legs.js';
 import type {
@@ -16,6 +15,7 @@ import type {
 import type { Logger } from '../util/logger.js';
 import { Application, type ApplicationEvent, type ApplicationSink, type EventSourceKind } from './application.js';
 import { takeOrigin } from './event-origins.js';
+import { recipientsOf, wantsEndpoint } from './event-recipients.js';
 import { applyDelta, SharedSubscriptions } from './shared-subscriptions.js';
 import { StandInRouting } from './stand-in-routing.js';
 
@@ -376,7 +376,12 @@ export class ApplicationRegistry {
   #route(event: TimedDomainEvent): void {
     // No wire event is declared for the office features' events yet (office-events.ts).
     if (isOfficeEvent(event)) return;
-    for (const app of this.#recipients(event)) {
+    const apps = {
+      all: () => this.#candidates(),
+      named: (name: string) => this.#apps.get(name) ?? this.#remote.get(name),
+      served: () => this.list(),
+    };
+    for (const app of recipientsOf(event, apps)) {
       if (app.passesFilter(event.type)) this.#deliverSafely(app.sink, event);
     }
     if (event.type === 'ChannelDestroyed') {
@@ -392,128 +397,16 @@ export class ApplicationRegistry {
     if (this.#subscriptionStore && this.#shared.anyTo(kind, id)) this.#subscriptionStore.dropSource(kind, id);
   }
 
-  /** The applications an event concerns (SPEC §6.3): named ones, or those subscribed to a source in it. */
-  #recipients(event: Exclude<TimedDomainEvent, { type: OfficeEvent['type'] }>): Application[] {
-    switch (event.type) {
-      case 'AppStart':
-      case 'AppEnd':
-      case 'CallBroadcast':
-      case 'CallClaimed':
-      case 'ApplicationMoveFailed': {
-        const app = this.#apps.get(event.application) ?? this.#remote.get(event.application);
-        return app ? [app] : [];
-      }
-      case 'ChannelUserevent': {
-        // The named application, and every application subscribed to one of the event's sources (SPEC §4.2).
-        const named = this.#apps.get(event.application) ?? this.#remote.get(event.application);
-        const endpoint = event.endpoint;
-        const subscribers = this.#matching(
-          (app) =>
-            (event.channel !== undefined && this.#wantsChannel(app, event.channel)) ||
-            (event.bridge !== undefined && app.isSubscribed('bridge', event.bridge.id)) ||
-            (endpoint !== undefined && wantsEndpoint(app, endpoint.technology, endpoint.resource)),
-        );
-        return [...new Set([...(named ? [named] : []), ...subscribers])];
-      }
-      case 'PlaybackStarted':
-      case 'PlaybackContinuing':
-      case 'PlaybackFinished':
-        return this.#subscribedToTarget(event.playback.target_uri);
-      case 'RecordingStarted':
-      case 'RecordingFinished':
-      case 'RecordingFailed':
-        return this.#subscribedToTarget(event.recording.target_uri);
-      case 'ChannelVarset':
-        return event.channel ? this.#subscribedToChannel(event.channel) : this.list().filter((a) => a.subscribeAll);
-      case 'BridgeCreated':
-      case 'BridgeDestroyed':
-      case 'BridgeVideoSourceChanged':
-        return this.#matching((app) => app.isSubscribed('bridge', event.bridge.id));
-      case 'BridgeMerged':
-        return this.#matching((app) => app.isSubscribed('bridge', event.bridge.id) || app.isSubscribed('bridge', event.bridge_from.id));
-      case 'ChannelEnteredBridge':
-      case 'ChannelLeftBridge':
-        return this.#matching((app) => app.isSubscribed('bridge', event.bridge.id) || this.#wantsChannel(app, event.channel));
-      case 'BridgeBlindTransfer':
-        return this.#involving([event.channel, event.replace_channel, event.transferee], [event.bridge]);
-      case 'BridgeAttendedTransfer':
-        return this.#involving(
-          [
-            event.transferer_first_leg,
-            event.transferer_second_leg,
-            event.replace_channel,
-            event.transferee,
-            event.transfer_target,
-            event.destination_link_first_leg,
-            event.destination_link_second_leg,
-            event.destination_threeway_channel,
-          ],
-          [event.transferer_first_leg_bridge, event.transferer_second_leg_bridge, event.destination_threeway_bridge],
-        );
-      case 'Dial':
-        return this.#involving([event.peer, event.caller, event.forwarded], []);
-      case 'ChannelTransfer':
-        return this.#involving(
-          [
-            event.referred_by.source_channel,
-            event.referred_by.connected_channel,
-            event.refer_to.destination_channel,
-            event.refer_to.connected_channel,
-          ],
-          [event.referred_by.bridge, event.refer_to.bridge],
-        );
-      case 'DeviceStateChanged':
-        // Every node of a cluster raises it (device states are cluster-wide): the serving node's own is enough.
-        return this.list().filter((app) => app.isSubscribed('deviceState', event.device_state.name));
-      case 'EndpointStateChange':
-      case 'ContactStatusChange':
-      case 'PeerStatusChange':
-        return this.#matching((app) => wantsEndpoint(app, event.endpoint.technology, event.endpoint.resource));
-      case 'TextMessageReceived':
-        return event.endpoint
-          ? this.#matching((app) => wantsEndpoint(app, event.endpoint?.technology ?? '', event.endpoint?.resource ?? ''))
-          : [];
-      default:
-        return this.#subscribedToChannel(event.channel);
-    }
-  }
-
   /** Whether an application here or on another node takes the endpoint's events. */
   wantsEndpoint(technology: string, resource: string): boolean {
-    for (const app of this.#apps.values()) if (wantsEndpoint(app, technology, resource)) return true;
-    for (const app of this.#remote.values()) if (wantsEndpoint(app, technology, resource)) return true;
+    for (const app of this.#candidates()) if (wantsEndpoint(app, technology, resource)) return true;
     return false;
   }
 
-  #matching(predicate: (app: Application) => boolean): Application[] {
-    const found: Application[] = [];
-    for (const app of this.#apps.values()) if (predicate(app)) found.push(app);
-    for (const app of this.#remote.values()) if (predicate(app)) found.push(app);
-    return found;
-  }
-
-  #subscribedToTarget(targetUri: string): Application[] {
-    const [kind, id] = splitTarget(targetUri);
-    return kind ? this.#matching((app) => app.isSubscribed(kind, id)) : [];
-  }
-
-  #subscribedToChannel(channel: ChannelSnapshot): Application[] {
-    return this.#matching((app) => this.#wantsChannel(app, channel));
-  }
-
-  /** A channel's events reach subscribers of the channel and of its endpoint or technology (SPEC §6.3 rule 2). */
-  #wantsChannel(app: Application, channel: ChannelSnapshot): boolean {
-    if (app.isSubscribed('channel', channel.id)) return true;
-    const endpoint = endpointOfChannelName(channel.name);
-    return endpoint !== undefined && wantsEndpoint(app, endpoint.technology, endpoint.resource);
-  }
-
-  #involving(channels: (ChannelSnapshot | undefined)[], bridges: (BridgeSnapshot | undefined)[]): Application[] {
-    return this.#matching(
-      (app) =>
-        channels.some((c) => c !== undefined && this.#wantsChannel(app, c)) ||
-        bridges.some((b) => b !== undefined && app.isSubscribed('bridge', b.id)),
-    );
+  /** This node's applications, then the stand-ins of those served elsewhere. */
+  *#candidates(): Iterable<Application> {
+    yield* this.#apps.values();
+    yield* this.#remote.values();
   }
 
   #deliverSafely(sink: ApplicationSink, event: Parameters<ApplicationSink>[0]): void {
@@ -523,25 +416,4 @@ export class ApplicationRegistry {
       this.#log.error({ err, eventType: event.type }, 'application event delivery failed');
     }
   }
-}
-
-/** Endpoint subscriptions are `tech/resource`, or `tech` alone for the technology endpoint. */
-function wantsEndpoint(app: Application, technology: string, resource: string): boolean {
-  return app.isSubscribed('endpoint', `${technology}/${resource}`) || app.hasExactSubscription('endpoint', technology);
-}
-
-/** `SIP/alice-0000000a` → SIP, alice: channel names carry their endpoint. */
-export function endpointOfChannelName(name: string): { technology: string; resource: string } | undefined {
-  const slash = name.indexOf('/');
-  if (slash <= 0) return undefined;
-  const rest = name.slice(slash + 1);
-  const dash = rest.lastIndexOf('-');
-  return { technology: name.slice(0, slash), resource: dash > 0 ? rest.slice(0, dash) : rest };
-}
-
-function splitTarget(targetUri: string): [EventSourceKind | undefined, string] {
-  const colon = targetUri.indexOf(':');
-  const kind = targetUri.slice(0, colon);
-  const id = targetUri.slice(colon + 1);
-  return kind === 'channel' || kind === 'bridge' ? [kind, id] : [undefined, id];
 }

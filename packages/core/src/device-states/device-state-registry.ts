@@ -6,7 +6,7 @@
  *   announced whenever the derived value changes.
  * Every change is published as DeviceStateChanged; applications subscribe with `deviceState:<name>`.
  */
-import { endpointOfChannelName } from '../apps/application-registry.js';
+import { endpointOfChannelName } from '../apps/event-recipients.js';
 import type { ChannelRegistry } from '../channels/channel-registry.js';
 import { conflict, CoreError, notFound } from '../errors.js';
 import type { TimedDomainEvent } from '../events/domain-events.js';
