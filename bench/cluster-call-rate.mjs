@@ -7,36 +7,16 @@
 // so the per-node efficiency and the overhead of the edge and of the shared store can be compared.
 // Every run is bounded in count and time.
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { machine, round, sippCount, writeResult } from './common.mjs';
+import { machine, round, sippCount, writeResult, treeCpuSeconds } from './common.mjs';
 
 const RATE = Number(process.env.BENCH_RATE ?? 40);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const SIZES = (process.env.BENCH_NODES ?? '1,2,3').split(',').map(Number);
 const REPO = new URL('..', import.meta.url).pathname;
 const CLUSTER = join(REPO, 'scripts', 'cluster.mjs');
-const TICKS_PER_SECOND = 100;
-
-/**
- * CPU seconds of a process and its live children: those in its process group or with it as parent
- * (PostgreSQL's backends start sessions of their own).
- */
-function treeCpuSeconds(root) {
-  let total = 0;
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const fields = readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1].split(' ');
-      if (Number(entry) === root || Number(fields[1]) === root || Number(fields[2]) === root)
-        total += (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
-    } catch {
-      // The process ended while the list was read.
-    }
-  }
-  return total;
-}
 
 const results = [];
 for (const size of SIZES) {

@@ -8,35 +8,18 @@
 // Measured: wall time per batch p50/p99, events/s, and CPU per event of PostgreSQL (its processes
 // summed) and of this process. resume_max_events 10000 and a 60 s window trim as the server does.
 // Every phase is bounded in count and in time (60 s).
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { openPostgresStore } from '../packages/core/dist/store/postgres/postgres-store.js';
 import { startTemporaryPostgres } from '../packages/core/dist/store/postgres/temporary-postgres.js';
-import { cpuSeconds, machine, percentile, round, sleep, writeResult } from './common.mjs';
+import { cpuSeconds, machine, percentile, round, sleep, writeResult, treeCpuSeconds } from './common.mjs';
 
 const RATE = Number(process.env.BENCH_RATE ?? 200);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const BURST = Number(process.env.BENCH_BURST ?? 5000);
 const PHASE_LIMIT_MS = 60_000;
 const LIMITS = { windowMs: 60_000, maxEvents: 10_000 };
-const TICKS_PER_SECOND = 100;
-
-/** CPU seconds of the PostgreSQL server: the postmaster and every process it started. */
-function postgresCpuSeconds(postmaster) {
-  let total = 0;
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const fields = readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1].split(' ');
-      if (Number(entry) === postmaster || Number(fields[1]) === postmaster)
-        total += (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
-    } catch {
-      // The process ended while the list was read.
-    }
-  }
-  return total;
-}
 
 function channelEvent(i) {
   return {
@@ -50,7 +33,7 @@ function channelEvent(i) {
 
 async function phase(name, store, postmaster, application, count, batchSize, paced) {
   const times = [];
-  const cpu0 = postgresCpuSeconds(postmaster);
+  const cpu0 = treeCpuSeconds(postmaster);
   const own0 = cpuSeconds(process.pid);
   const started = performance.now();
   let written = 0;
@@ -67,7 +50,7 @@ async function phase(name, store, postmaster, application, count, batchSize, pac
     written += batch.length;
   }
   const seconds = (performance.now() - started) / 1000;
-  const postgres = postgresCpuSeconds(postmaster) - cpu0;
+  const postgres = treeCpuSeconds(postmaster) - cpu0;
   const own = cpuSeconds(process.pid) - own0;
   times.sort((a, b) => a - b);
   const result = {

@@ -1,7 +1,7 @@
 // Helpers shared by the benchmarks: process CPU and memory from /proc, percentiles, the machine and
 // its load (the machine is shared, so every result records how busy it was), sipp's final counts,
 // and writing bench/results/<name>.json.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { join } from 'node:path';
@@ -13,6 +13,25 @@ const TICKS_PER_SECOND = 100;
 export function cpuSeconds(pid) {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+}
+
+/**
+ * CPU seconds of a process and its live children: those in its process group or with it as parent
+ * (PostgreSQL's backends start sessions of their own, so its postmaster's children count by parent).
+ */
+export function treeCpuSeconds(root) {
+  let total = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const fields = readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1].split(' ');
+      if (Number(entry) === root || Number(fields[1]) === root || Number(fields[2]) === root)
+        total += (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+    } catch {
+      // The process ended while the list was read.
+    }
+  }
+  return total;
 }
 
 /** Resident set size of a process in MiB. */

@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import ari, { type AriClient, type AriEvent } from 'ari-client';
 import WebSocket from 'ws';
 import { runSipp, type SippResult } from './harness.js';
-import { type Cluster, ClusterFixture, type ClusterNode, clusterUnavailableReason } from './cluster-fixture.js';
+import { type Cluster, ClusterFixture, type ClusterNode, clusterUnavailableReason, nodeRest, waitFor } from './cluster-fixture.js';
 import { RtpPeer } from './rtp-peer.js';
 
 /** The events the test follows; ari-client emits each by its type. */
@@ -27,25 +27,13 @@ const FOLLOWED = [
   'ChannelDestroyed',
 ];
 
-async function waitFor<T>(what: string, check: () => T | undefined | Promise<T | undefined>, ms = 8000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const found = await check();
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 describe('one ARI application across three nodes', { skip: clusterUnavailableReason() }, () => {
   const fixture = new ClusterFixture();
   let cluster: Cluster;
   let client: AriClient;
   const events: AriEvent[] = [];
 
-  const authorization = () => `Basic ${Buffer.from(cluster.ari_user).toString('base64')}`;
-  const rest = (node: ClusterNode, method: string, path: string) =>
-    fetch(`${node.ari}${path}`, { method, headers: { authorization: authorization() } });
+  const rest = (node: ClusterNode, method: string, path: string) => nodeRest(cluster, node, method, path);
   /** The shared secret `up` wrote into every node's switchboard.conf [cluster]. */
   const clusterSecret = () => fixture.secret();
   const eventsOf = (channelId: string) => events.filter((e) => (e.channel as { id?: string } | undefined)?.id === channelId);

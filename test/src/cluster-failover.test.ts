@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import WebSocket from 'ws';
-import { type Cluster, ClusterFixture, type ClusterNode, clusterUnavailableReason } from './cluster-fixture.js';
+import { type Cluster, ClusterFixture, type ClusterNode, clusterUnavailableReason, nodeRest, waitFor } from './cluster-fixture.js';
 import { runSipp, type SippResult } from './harness.js';
 import { RtpPeer } from './rtp-peer.js';
 
@@ -23,16 +23,6 @@ interface AppEvent {
   channel?: { id: string; name: string; state: string };
   bridge?: { id: string };
   digit?: string;
-}
-
-async function waitFor<T>(what: string, check: () => T | undefined | Promise<T | undefined>, ms = 8000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const found = await check();
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 /** The RFC 4733 event codes of the telephone-event packets a peer received (one per digit). */
@@ -53,9 +43,7 @@ describe('a cluster when calls cross nodes and a node dies', { skip: clusterUnav
   let socket: WebSocket;
   const events: AppEvent[] = [];
 
-  const authorization = () => `Basic ${Buffer.from(cluster.ari_user).toString('base64')}`;
-  const rest = (node: ClusterNode, method: string, path: string) =>
-    fetch(`${node.ari}${path}`, { method, headers: { authorization: authorization() } });
+  const rest = (node: ClusterNode, method: string, path: string) => nodeRest(cluster, node, method, path);
   const eventsOf = (channelId: string, type: string) => events.filter((e) => e.channel?.id === channelId && e.type === type);
   const sipAddress = (node: ClusterNode) => node.sip.split(':') as [string, string];
 

@@ -69,3 +69,19 @@ export class ClusterFixture {
     return /^secret = (\S+)$/m.exec(readFileSync(join(this.dir, 'node1', 'conf', 'switchboard.conf'), 'utf8'))?.[1] ?? '';
   }
 }
+
+/** Polls `check` every 50 ms until it gives a value, which it returns; throws after `ms`. */
+export async function waitFor<T>(what: string, check: () => T | undefined | Promise<T | undefined>, ms = 8000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const found = await check();
+    if (found !== undefined) return found;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** A REST request to one node's ARI as the cluster's API user. */
+export function nodeRest(cluster: Cluster, node: ClusterNode, method: string, path: string): Promise<Response> {
+  return fetch(`${node.ari}${path}`, { method, headers: { authorization: `Basic ${Buffer.from(cluster.ari_user).toString('base64')}` } });
+}

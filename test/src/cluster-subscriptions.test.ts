@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import WebSocket from 'ws';
-import { type Cluster, ClusterFixture, type ClusterNode, clusterUnavailableReason } from './cluster-fixture.js';
+import { type Cluster, ClusterFixture, type ClusterNode, clusterUnavailableReason, nodeRest, waitFor } from './cluster-fixture.js';
 import { runSipp, type SippResult } from './harness.js';
 
 interface WireEvent {
@@ -19,16 +19,6 @@ interface WireEvent {
   variable?: string;
   value?: string;
   [field: string]: unknown;
-}
-
-async function waitFor<T>(what: string, check: () => T | undefined | Promise<T | undefined>, ms = 8000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const found = await check();
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -63,8 +53,7 @@ describe('subscriptions across three nodes', { skip: clusterUnavailableReason() 
   let cluster: Cluster;
   const sockets: EventSocket[] = [];
 
-  const rest = (node: ClusterNode, method: string, path: string) =>
-    fetch(`${node.ari}${path}`, { method, headers: { authorization: `Basic ${Buffer.from(cluster.ari_user).toString('base64')}` } });
+  const rest = (node: ClusterNode, method: string, path: string) => nodeRest(cluster, node, method, path);
 
   const connect = async (node: ClusterNode, query: string) => {
     const socket = new EventSocket(node, cluster.ari_user, query);

@@ -23,6 +23,22 @@ function setup() {
   return { bus, events, channels, endpoints, messages: new TextMessageService(bus, endpoints) };
 }
 
+/** A call from the endpoint's phone, ringing in. */
+function inboundCall(channels: ChannelRegistry, resource: string) {
+  return channels.create({
+    name: `SIP/${resource}-00000001`,
+    technology: 'SIP',
+    endpoint: resource,
+    direction: 'inbound',
+    state: 'Ring',
+    caller: { name: '', number: '' },
+    language: 'en',
+    dialplan: { context: 'c', exten: 's', priority: 1 },
+    tech: new RecordingTechnology(),
+    snapshotVariables: [],
+  });
+}
+
 const rejects = async (work: Promise<unknown>, code: string) => {
   await assert.rejects(work, (err) => err instanceof CoreError && err.code === code);
 };
@@ -32,18 +48,7 @@ describe('EndpointRegistry', () => {
     const { endpoints, channels, events } = setup();
     endpoints.setEndpointState('PJSIP', 'alice', 'online');
     endpoints.setEndpointState('SIP', 'alice', 'online');
-    const channel = channels.create({
-      name: 'SIP/alice-00000001',
-      technology: 'SIP',
-      endpoint: 'alice',
-      direction: 'inbound',
-      state: 'Ring',
-      caller: { name: '', number: '' },
-      language: 'en',
-      dialplan: { context: 'c', exten: 's', priority: 1 },
-      tech: new RecordingTechnology(),
-      snapshotVariables: [],
-    });
+    const channel = inboundCall(channels, 'alice');
     assert.deepEqual(endpoints.get('pjsip', 'alice'), { technology: 'SIP', resource: 'alice', state: 'online', channel_ids: [channel.id] });
     assert.deepEqual(
       endpoints.listByTechnology('SIP').map((e) => e.resource),
@@ -79,19 +84,7 @@ describe('EndpointRegistry', () => {
     const { endpoints, channels, events } = setup();
     const wanted = new Set(['SIP/bob']);
     endpoints.publishChannelChangesWhen((technology, resource) => wanted.has(`${technology}/${resource}`));
-    const call = (resource: string) =>
-      channels.create({
-        name: `SIP/${resource}-00000001`,
-        technology: 'SIP',
-        endpoint: resource,
-        direction: 'inbound',
-        state: 'Ring',
-        caller: { name: '', number: '' },
-        language: 'en',
-        dialplan: { context: 'c', exten: 's', priority: 1 },
-        tech: new RecordingTechnology(),
-        snapshotVariables: [],
-      });
+    const call = (resource: string) => inboundCall(channels, resource);
     const alice = call('alice');
     const bob = call('bob');
     await alice.hangup(16);

@@ -15,9 +15,9 @@
  * A node that starts again under its name before it was found dead replaces its row: the earlier
  * run (another store id) is announced down then, and cannot own anything of this run.
  */
-import type pg from 'pg';
 import type { Logger } from '../../util/logger.js';
 import type { NodeDown, NodeLiveness } from '../types.js';
+import { inTransaction, type Queryable } from './transaction.js';
 
 export const NODES_CHANNEL = 'switchboard_nodes';
 
@@ -33,8 +33,6 @@ const REAP = `WITH dead AS (
     DELETE FROM application_claims c USING dead WHERE c.node = dead.store_id
   )
   SELECT name, store_id, pg_notify('${NODES_CHANNEL}', json_build_object('name', name, 'store', store_id)::text) FROM dead`;
-
-type Queryable = Pick<pg.Pool, 'query' | 'connect'>;
 
 export class PostgresNodeLiveness implements NodeLiveness {
   readonly #pool: Queryable;
@@ -131,9 +129,7 @@ export class PostgresNodeLiveness implements NodeLiveness {
 
   /** Takes this node's row; a row of an earlier run (another store id) is announced down. */
   async #replaceEarlierRun(name: string): Promise<void> {
-    const client = await this.#pool.connect();
-    try {
-      await client.query('BEGIN');
+    await inTransaction(this.#pool, async (client) => {
       const { rows } = await client.query<{ store_id: string }>('DELETE FROM cluster_nodes WHERE name = $1 RETURNING store_id', [name]);
       for (const earlier of rows) {
         await client.query('DELETE FROM application_claims WHERE node = $1', [earlier.store_id]);
@@ -143,12 +139,6 @@ export class PostgresNodeLiveness implements NodeLiveness {
         ]);
       }
       await client.query('INSERT INTO cluster_nodes (name, store_id, heartbeat_at) VALUES ($1, $2, now())', [name, this.#storeId]);
-      await client.query('COMMIT');
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw err;
-    } finally {
-      client.release();
-    }
+    });
   }
 }

@@ -3,7 +3,7 @@
  * shared by every node of a cluster. BIGINT columns come back as strings from `pg` (they may
  * exceed 2^53); the values kept here (epoch milliseconds, ids) fit a number, hence Number().
  */
-import type pg from 'pg';
+import { inTransaction, type Queryable } from './transaction.js';
 import { type RemoteChanges, type RemoteEndpointListener, STATE_CHANNEL } from './remote-changes.js';
 import type {
   CdrRecord,
@@ -26,8 +26,6 @@ import type {
 /** Runs `statement` and tells the other nodes in the same statement, so they hear of it at commit. */
 const notifying = (statement: string, payloadParam: number) =>
   `WITH written AS (${statement} RETURNING 1) SELECT (SELECT count(*) FROM written)::int AS n, pg_notify('${STATE_CHANNEL}', $${payloadParam})`;
-
-type Queryable = Pick<pg.Pool, 'query' | 'connect'>;
 
 export class PostgresGlobalVariables implements GlobalVariableStore {
   constructor(private readonly db: Queryable) {}
@@ -230,18 +228,10 @@ export class PostgresContacts implements ContactStore {
   async replaceAor(aor: string, contacts: ContactRecord[]): Promise<void> {
     const stray = contacts.find((c) => c.aor !== aor);
     if (stray) throw new Error(`replaceAor(${aor}) given a contact of aor ${stray.aor}`);
-    const client = await this.db.connect();
-    try {
-      await client.query('BEGIN');
+    await inTransaction(this.db, async (client) => {
       await client.query('DELETE FROM contacts WHERE aor = $1', [aor]);
       for (const contact of contacts) await client.query(PUT_CONTACT, contactValues(contact));
-      await client.query('COMMIT');
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw err;
-    } finally {
-      client.release();
-    }
+    });
   }
 
   async deleteExpired(now: number): Promise<number> {
