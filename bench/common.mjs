@@ -17,7 +17,8 @@ export function cpuSeconds(pid) {
 
 /**
  * CPU seconds of a process and its live children: those in its process group or with it as parent
- * (PostgreSQL's backends start sessions of their own, so its postmaster's children count by parent).
+ * (PostgreSQL's backends start sessions of their own, so its postmaster's children count by parent),
+ * each with its ended children's (so a backend that exits does not take its time with it).
  */
 export function treeCpuSeconds(root) {
   let total = 0;
@@ -26,7 +27,7 @@ export function treeCpuSeconds(root) {
     try {
       const fields = readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1].split(' ');
       if (Number(entry) === root || Number(fields[1]) === root || Number(fields[2]) === root)
-        total += (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+        total += (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / TICKS_PER_SECOND;
     } catch {
       // The process ended while the list was read.
     }

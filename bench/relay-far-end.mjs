@@ -14,9 +14,10 @@
 //
 // Parent ↔ child messages (IPC):
 //   parent → { cmd: 'open', calls }           child → { kind: 'opened', ports: [[callerPort, calleePort], …] }
-//   parent → { cmd: 'run', calls: [{ callerPort, a, calleePort, b }], seconds, settleMs }   (a, b: the
-//            server's ports for the caller's and the callee's leg of a call; callerPort, calleePort:
-//            our sockets the phones' SDP named for that call)
+//   parent → { cmd: 'run', calls: [{ callerPort, a, aHost, calleePort, b, bHost }], seconds, settleMs }
+//            (a, b: the server's ports for the caller's and the callee's leg of a call, at aHost and
+//            bHost, 127.0.0.1 when absent; callerPort, calleePort: our sockets the phones' SDP named
+//            for that call)
 //                                             child → { kind: 'result', … }
 //   parent → { cmd: 'close' } closes the sockets; { cmd: 'exit' } ends the process.
 import { createSocket } from 'node:dgram';
@@ -153,6 +154,7 @@ async function run({ calls, seconds, settleMs }) {
     streams.push({
       socket: socketsOfCall[call][fromCaller ? 0 : 1],
       to: fromCaller ? calls[call].a : calls[call].b,
+      host: (fromCaller ? calls[call].aHost : calls[call].bHost) ?? '127.0.0.1',
       buffers,
       seq: (Math.random() * 0xffff) | 0,
       ts: (Math.random() * 0xffffffff) >>> 0,
@@ -176,7 +178,7 @@ async function run({ calls, seconds, settleMs }) {
       packet.writeUInt32BE(number, 16);
       const at = performance.now();
       sendTimes[s][number % SEND_RING] = at;
-      stream.socket.send(packet, stream.to, '127.0.0.1');
+      stream.socket.send(packet, stream.to, stream.host);
       lateMax = Math.max(lateMax, at - (start + k * spacing));
       sent[s] += 1;
       k += 1;

@@ -23,6 +23,7 @@ const ALL = [
   'srtp-crypto.mjs',
   'pg-notify-fanout.mjs',
   'cluster-call-rate.mjs',
+  'cluster-relay.mjs',
   'cluster-events.mjs',
   'cluster-journal.mjs',
 ];

@@ -8,13 +8,12 @@
 // Server CPU (whole process, and the main thread vs the busiest other thread, the media worker) and
 // RSS growth per call come from /proc. A step passes at loss < 0.1 % and jitter p99 < 5 ms; stepping
 // stops at the first loss or failed call set-up.
-import { fork } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
-import { basicAuth, freePort, runSipp, startSwitchboard } from '../test/dist/harness.js';
+import { basicAuth, runSipp, startSwitchboard } from '../test/dist/harness.js';
+import { loggedPorts, pairedCalls, phonePort, startRelayFarEnd } from './relay-phones.mjs';
 import { cpuSeconds, machine, machineBusySeconds, printSteps, round, rssMiB, sippCount, sleep, writeResult } from './common.mjs';
 
 const counts = (process.env.BENCH_CALLS ?? '50,100,200,300,350,400').split(',').map(Number);
@@ -63,33 +62,6 @@ contact = sip:bob@127.0.0.1:${bobPort}
 `;
 }
 
-function startFarEnd() {
-  const child = fork(fileURLToPath(new URL('./relay-far-end.mjs', import.meta.url)), [], {
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  const next = () =>
-    new Promise((resolve, reject) => {
-      child.once('message', resolve);
-      child.once('exit', (code) => reject(new Error(`relay far end exited with ${code}`)));
-    });
-  const ready = next();
-  return ready.then(() => ({
-    open(calls) {
-      const reply = next();
-      child.send({ cmd: 'open', calls });
-      return reply.then((m) => m.ports);
-    },
-    run(calls, runSeconds, settleMs) {
-      const reply = next();
-      child.send({ cmd: 'run', calls, seconds: runSeconds, settleMs });
-      return reply;
-    },
-    exit() {
-      child.send({ cmd: 'exit' });
-    },
-  }));
-}
-
 async function channelCount(sb) {
   const response = await fetch(`${sb.baseUrl}/ari/channels`, { headers: { authorization: basicAuth() } });
   if (!response.ok) throw new Error(`GET /channels: ${response.status}`);
@@ -120,30 +92,13 @@ function threadSplit(pid, before, after, wall) {
   return { main, worker };
 }
 
-/** "<role> <number> <server addr> <server port> <own port>" lines, by caller number. */
-function loggedPorts(file, role) {
-  const ports = new Map();
-  let text = '';
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch {
-    return ports;
-  }
-  for (const line of text.split('\n')) {
-    const [who, number, address, serverPort, ownPort] = line.trim().split(' ');
-    if (who !== role) continue;
-    if (address !== '127.0.0.1') throw new Error(`the server offered media on ${address}, not 127.0.0.1`);
-    ports.set(number, { server: Number(serverPort), own: Number(ownPort) });
-  }
-  return ports;
-}
-
 const machineAtStart = machine();
-const farEnd = await startFarEnd();
+const farEnd = await startRelayFarEnd();
+const onLoopback = (address) => address === '127.0.0.1';
 
 /** One step on a fresh server. */
 async function step(n) {
-  const bobPort = await freePort('udp');
+  const bobPort = await phonePort();
   const sb = await startSwitchboard({ dialplan: DIALPLAN, rtpStart: 21000, rtpEnd: 29998 });
   writeFileSync(join(sb.confDir, 'pjsip.conf'), pjsip(sb.sipPort, bobPort));
   if (workers !== undefined) {
@@ -189,11 +144,7 @@ async function step(n) {
   let calls = [];
   let channelsUp = 0;
   while (performance.now() - setupStart < setupBudgetMs) {
-    const callers = loggedPorts(callerLog, 'caller');
-    const callees = loggedPorts(calleeLog, 'callee');
-    calls = [...callers]
-      .filter(([number]) => callees.has(number))
-      .map(([number, c]) => ({ callerPort: c.own, a: c.server, calleePort: callees.get(number).own, b: callees.get(number).server }));
+    calls = pairedCalls(loggedPorts(callerLog, 'caller', onLoopback), loggedPorts(calleeLog, 'callee', onLoopback));
     if (calls.length === n) {
       channelsUp = await channelCount(sb);
       if (channelsUp === 2 * n) break;

@@ -148,13 +148,14 @@ function nodeConf(confDir, { name, address, index, url, cluster, sounds, recordi
       `[${u.name}-auth]\ntype = auth\nauth_type = userpass\nusername = ${u.name}\npassword = ${u.password}\n\n` +
       `[${u.name}]\ntype = aor\nmax_contacts = 1\nremove_existing = yes\n`,
   );
-  const rtpStart = 20000 + index * 1000;
+  // 2000 ports a node (about 500 relayed calls, two RTP/RTCP pairs each); 20 nodes end below 61000.
+  const rtpStart = 20000 + index * 2000;
   const files = {
     'switchboard.conf': `[options]\nsystemname = ${name}\nmediaworkers = 1\n\n[directories]\nsounds = ${sounds}\nrecordings = ${recordings}\n\n[store]\nbackend = postgres\nurl = ${url}\n${cluster}`,
     'http.conf': `[general]\nenabled = yes\nbindaddr = ${address}\nbindport = ${HTTP_PORT}\n`,
     'ari.conf': `[general]\nenabled = yes\n\n[${ARI_USER}]\ntype = user\npassword = ${ARI_PASSWORD}\nread_only = no\n`,
     'pjsip.conf': `[transport-udp]\ntype = transport\nprotocol = udp\nbind = ${address}:${SIP_PORT}\n\n${phones.join('\n')}`,
-    'rtp.conf': `[general]\nrtpstart = ${rtpStart}\nrtpend = ${rtpStart + 998}\n`,
+    'rtp.conf': `[general]\nrtpstart = ${rtpStart}\nrtpend = ${rtpStart + 1998}\n`,
     'extensions.conf':
       '[general]\n\n[globals]\n\n[from-internal]\n' +
       'exten => 100,1,App(cluster)\n same => n,Hangup()\n' +
