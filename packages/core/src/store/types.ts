@@ -268,6 +268,11 @@ export interface ApplicationJournalStore {
   lastOrigin(application: string, run: string): Promise<number>;
   /** The kept events after `after`. */
   since(application: string, after: number): Promise<SharedJournalSlice>;
+  /**
+   * The last number given to the application's events (the journal's head), or undefined when the
+   * store has no journal of it (nothing written yet, or dropped with the application).
+   */
+  head(application: string): Promise<number | undefined>;
   /** Forgets an application's journal (it is unregistered for good). */
   drop(application: string): Promise<void>;
 }
