@@ -201,6 +201,11 @@ export interface SharedSubscription {
   /** The source's id (empty: every source of the kind, and for `all`). */
   source: string;
   count: number;
+  /**
+   * The row was removed because its source ended or the run of the node owning it did (dropSource,
+   * dropSourcesOf): the node serving the application forgets the source too, whatever its count.
+   */
+  sourceGone?: boolean;
 }
 
 /**

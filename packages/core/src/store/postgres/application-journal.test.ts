@@ -115,9 +115,21 @@ describe('the shared application journal and subscriptions of the PostgreSQL sto
 
     a.applicationSubscriptions.dropSourcesOf('node2');
     await eventually(() => heard.length === 6, 'the source node dropped');
-    assert.deepEqual(heard[5], { application: 'app', kind: 'channel', source: 'C1', count: 0 });
+    assert.deepEqual(heard[5], { application: 'app', kind: 'channel', source: 'C1', count: 0, sourceGone: true });
+    a.applicationSubscriptions.change('app', 'bridge', 'B1', 1, 'node3');
+    a.applicationSubscriptions.dropSource('bridge', 'B1');
+    await eventually(() => heard.length === 8, 'the bridge ended');
+    assert.deepEqual(heard[7], { application: 'app', kind: 'bridge', source: 'B1', count: 0, sourceGone: true });
     a.applicationSubscriptions.dropApplication('app');
-    await eventually(() => heard.length === 8, 'the application dropped');
+    await eventually(() => heard.length === 10, 'the application dropped');
+    assert.deepEqual(
+      heard.slice(8).map((s) => [s.count, s.sourceGone]),
+      [
+        [0, undefined],
+        [0, undefined],
+      ],
+      'the application is gone, not its sources',
+    );
     assert.deepEqual(await b.applicationSubscriptions.load(), []);
   });
 });
