@@ -4,6 +4,7 @@
 //
 //   npm run cluster -- up [--nodes N] [--subnet 127.0.0] [--dir DIR] [--node-timeout SECONDS]
 //   npm run cluster -- down [--dir DIR]
+//   npm run cluster -- start-node --name NODE [--dir DIR]
 //   npm run cluster -- conf [--nodes N] [--subnet 127.0.0] --dir DIR --postgres URL [--app-root /app]
 //
 // `conf` only writes the files `up` would (DIR/nodeI/conf, DIR/kamailio.cfg, DIR/dispatcher.list),
@@ -12,10 +13,13 @@
 // `up` prints one JSON line: {"sip","ari":[…],"nodes":[{"name","pid","sip","ari"}],"users":[…]}
 // and records every process it started in DIR/state.json; `down` stops them by pid and deletes
 // DIR. Addresses: the edge on <subnet>.10:5060, node i on <subnet>.(10+i) (SIP 5060, HTTP 8088).
+// `start-node` starts one node of a cluster that is up again, under its name, with the configuration
+// `up` wrote (after it died or was killed); it records the new pid in state.json, so `down` stops it,
+// and prints {"name","pid"}.
 // Missing Debian packages (kamailio, postgresql) are installed when running as root.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -66,16 +70,24 @@ function kamailioModuleDir() {
   throw new Error('Kamailio modules not found (Debian package kamailio)');
 }
 
-/** Waits until `file` contains `text`, or the process `pid` ended, or the time is up. */
-async function waitForText(file, text, pid, what) {
+/** Whether process `pid` is running (a zombie, killed and not yet reaped, is not). */
+function running(pid) {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  const stat = `/proc/${pid}/stat`;
+  // The state follows the parenthesised command name: "pid (comm) S …".
+  return !existsSync(stat) || !/\) Z /.test(readFileSync(stat, 'utf8'));
+}
+
+/** Waits until `file` contains `text` past its first `from` bytes, or the process `pid` ended, or the time is up. */
+async function waitForText(file, text, pid, what, from = 0) {
   const deadline = Date.now() + START_TIMEOUT_MS;
   while (Date.now() < deadline) {
-    if (existsSync(file) && readFileSync(file, 'utf8').includes(text)) return;
-    try {
-      process.kill(pid, 0);
-    } catch {
-      throw new Error(`${what} exited while starting; see ${file}`);
-    }
+    if (existsSync(file) && readFileSync(file).subarray(from).toString('utf8').includes(text)) return;
+    if (!running(pid)) throw new Error(`${what} exited while starting; see ${file}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error(`${what} did not start within ${START_TIMEOUT_MS / 1000} s; see ${file}`);
@@ -196,17 +208,11 @@ async function up() {
         sounds: join(REPO, 'sounds'),
         recordings: join(home, 'recordings'),
       });
-      const log = join(home, 'switchboard.log');
-      const child = spawn(
-        process.execPath,
-        [join(REPO, 'packages/server/dist/main.js'), '--conf', join(home, 'conf'), '--data', join(home, 'var')],
-        { detached: true, stdio: ['ignore', openSync(log, 'a'), openSync(log, 'a')] },
-      );
-      child.unref();
-      state.pids.push({ name, pid: child.pid });
-      save();
-      await waitForText(log, 'switchboard started', child.pid, name);
-      nodes.push({ name, pid: child.pid, sip: node.sip, ari: node.ari });
+      await startNode(name, (pid) => {
+        state.pids.push({ name, pid });
+        save();
+      });
+      nodes.push({ name, pid: state.pids.at(-1).pid, sip: node.sip, ari: node.ari });
     }
 
     const dispatcherList = join(dir, 'dispatcher.list');
@@ -241,6 +247,43 @@ async function up() {
   }
 }
 
+/**
+ * Starts node `name` from DIR/name (its configuration, its data directory; the log appended to),
+ * detached in a process group of its own. `spawned` is told the pid before the wait, so that a
+ * node that fails to start is still stopped by `down`.
+ */
+async function startNode(name, spawned) {
+  const home = join(dir, name);
+  const log = join(home, 'switchboard.log');
+  const from = existsSync(log) ? statSync(log).size : 0;
+  const child = spawn(
+    process.execPath,
+    [join(REPO, 'packages/server/dist/main.js'), '--conf', join(home, 'conf'), '--data', join(home, 'var')],
+    { detached: true, stdio: ['ignore', openSync(log, 'a'), openSync(log, 'a')] },
+  );
+  child.unref();
+  spawned(child.pid);
+  await waitForText(log, 'switchboard started', child.pid, name, from);
+}
+
+/** `start-node`: one node of the cluster that is up, started again under its name. */
+async function startNodeAgain() {
+  if (!existsSync(stateFile)) throw new Error(`no cluster is up (${stateFile} not found)`);
+  const name = option('name', undefined);
+  const state = JSON.parse(readFileSync(stateFile, 'utf8'));
+  const entry = state.pids.find((p) => p.name === name);
+  if (name === undefined || name === 'kamailio' || entry === undefined || !existsSync(join(dir, name, 'conf'))) {
+    const nodes = state.pids.map((p) => p.name).filter((n) => n !== 'kamailio');
+    throw new Error(`start-node needs --name and one of the cluster's nodes (${nodes.join(', ')})`);
+  }
+  if (running(entry.pid)) throw new Error(`${name} is still running (pid ${entry.pid})`);
+  await startNode(name, (pid) => {
+    entry.pid = pid;
+    writeFileSync(stateFile, `${JSON.stringify(state, null, 2)}\n`);
+  });
+  console.log(JSON.stringify({ name, pid: entry.pid }));
+}
+
 function down() {
   if (!existsSync(stateFile)) {
     console.error(`no cluster is up (${stateFile} not found)`);
@@ -272,10 +315,11 @@ function down() {
 try {
   if (command === 'up') await up();
   else if (command === 'down') down();
+  else if (command === 'start-node') await startNodeAgain();
   else if (command === 'conf') writeConf();
   else {
     console.error(
-      'usage: npm run cluster -- up [--nodes N] [--subnet 127.0.0] [--dir DIR] [--node-timeout S] | down [--dir DIR] | conf [--nodes N] [--subnet 127.0.0] --dir DIR --postgres URL [--app-root /app]',
+      'usage: npm run cluster -- up [--nodes N] [--subnet 127.0.0] [--dir DIR] [--node-timeout S] | down [--dir DIR] | start-node --name NODE [--dir DIR] | conf [--nodes N] [--subnet 127.0.0] --dir DIR --postgres URL [--app-root /app]',
     );
     process.exitCode = 2;
   }

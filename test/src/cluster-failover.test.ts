@@ -3,7 +3,10 @@
  * nodes: a digest challenge of one node answered on another; digits pressed on a phone of node 3
  * reaching the application on node 1 once and the far phone on node 2 through a bridge of node 1;
  * node 3 killed with SIGKILL while its channel is in that bridge, and the survivors clearing what
- * it left (its directory row, its bridge leg, its busy lamp) within node_timeout and a beat or two.
+ * it left (its directory row, its bridge leg, its busy lamp) within node_timeout and a beat or two;
+ * node 2 killed and started again under its name at once: its new run takes its heartbeat row,
+ * clears what the killed run left (directory rows, claims, subscriptions naming it), and calls
+ * through Kamailio reach it again and complete.
  * Skips, naming the reason, when Kamailio or PostgreSQL cannot run here.
  */
 import assert from 'node:assert/strict';
@@ -221,4 +224,97 @@ describe('a cluster when calls cross nodes and a node dies', { skip: clusterUnav
     assert.equal(result.code, 0, result.stdout.slice(-3000));
     assert.equal((await rest(node1, 'DELETE', '/bridges/holding-across')).status, 204);
   });
+
+  it(
+    'node 2 killed and started again under its name: its row is back, what the killed run left is gone, calls reach it again',
+    { timeout: 40_000 },
+    async () => {
+      const [node1, node2] = cluster.nodes;
+      const database = new pg.Client({ connectionString: cluster.postgres });
+      await database.connect();
+      const count = async (sql: string, value: string) => Number((await database.query<{ n: string }>(sql, [value])).rows[0].n);
+      const storeIdOf = async (name: string) =>
+        (await database.query<{ store_id: string }>('SELECT store_id FROM cluster_nodes WHERE name = $1', [name])).rows[0]?.store_id;
+      const leftovers = async (node: string, storeId: string) => ({
+        objects: await count('SELECT count(*) AS n FROM cluster_objects WHERE node = $1', node),
+        claims: await count('SELECT count(*) AS n FROM application_claims WHERE node = $1', storeId),
+        subscriptions: await count('SELECT count(*) AS n FROM application_subscriptions WHERE source_node = $1', node),
+      });
+      const claimant = new WebSocket(`${node2.ari.replace(/^http/, 'ws')}/events?app=claimed-on-node2&api_key=${cluster.ari_user}`);
+      claimant.on('error', () => undefined);
+      try {
+        // What the run to be killed leaves: a bridge (its directory row), an application it serves
+        // (its claim), and node 1's application subscribed to that bridge (a row naming node 2).
+        await new Promise((resolve, reject) => {
+          claimant.once('open', resolve);
+          claimant.once('error', reject);
+        });
+        assert.equal((await rest(node2, 'POST', '/bridges?type=mixing&bridgeId=left-by-node2')).status, 200);
+        assert.equal((await rest(node1, 'POST', '/applications/cluster/subscription?eventSource=bridge:left-by-node2')).status, 200);
+        const killedRun = (await storeIdOf('node2')) ?? '';
+        assert.notEqual(killedRun, '');
+        await waitFor('the rows of node 2', async () => {
+          const rows = await leftovers('node2', killedRun);
+          return rows.objects > 0 && rows.claims > 0 && rows.subscriptions > 0 ? rows : undefined;
+        });
+
+        process.kill(node2.pid, 'SIGKILL');
+        claimant.terminate();
+        // Before the others find it dead (node_timeout): the new run itself clears the old run's rows.
+        const restarted = fixture.startNodeAgain(node2);
+        cluster.nodes[1] = restarted;
+        const started = Date.now();
+        assert.notEqual(restarted.pid, node2.pid);
+
+        const newRun = await waitFor('the heartbeat row of the new run', async () => {
+          const id = await storeIdOf('node2');
+          return id !== undefined && id !== killedRun ? id : undefined;
+        });
+        const beat = async () =>
+          (
+            await database.query<{ at: Date }>('SELECT heartbeat_at AS at FROM cluster_nodes WHERE name = $1', ['node2'])
+          ).rows[0]?.at.getTime();
+        const firstBeat = (await beat()) ?? 0;
+        await waitFor('a heartbeat of the new run', async () => (((await beat()) ?? 0) > firstBeat ? true : undefined), 4000);
+        assert.equal(await storeIdOf('node2'), newRun);
+        await waitFor('no row of the killed run', async () => {
+          const rows = await leftovers('node2', killedRun);
+          return rows.objects + rows.claims + rows.subscriptions === 0 ? true : undefined;
+        });
+        assert.equal((await rest(node1, 'GET', '/bridges/left-by-node2')).status, 404);
+        const application = (await (await rest(node1, 'GET', '/applications/cluster')).json()) as { bridge_ids: string[] };
+        assert.deepEqual(application.bridge_ids, []);
+
+        // Kamailio's OPTIONS probes find it again: calls through the edge land on it within ~10 s,
+        // and complete (300 answers and hangs up), as do those the other node takes.
+        const inboundCalls = async (node: ClusterNode) => {
+          const text = await (await fetch(node.ari.replace(/\/ari$/, '/metrics'))).text();
+          const line = text.split('\n').find((l) => l.startsWith('switchboard_call_attempts_total{direction="inbound"}'));
+          return line === undefined ? 0 : Number(line.split(' ').pop());
+        };
+        const [edgeHost, edgePort] = cluster.sip.split(':');
+        let batches = 0;
+        while ((await inboundCalls(restarted)) === 0) {
+          assert.ok(Date.now() - started < 10_000 && batches < 10, `no call through the edge reached node 2 again (${batches} batches)`);
+          batches += 1;
+          const result = await runSipp(
+            'uac-auth-wait-bye.xml',
+            { host: edgeHost, port: Number(edgePort) },
+            {
+              service: '300',
+              keys: { user: 'alice', rtpport: 4230 },
+              extra: ['-au', 'alice', '-ap', 'wonderland'],
+              calls: 4,
+              rate: 20,
+              timeoutSeconds: 8,
+            },
+          );
+          assert.equal(result.code, 0, result.stdout.slice(-3000) + result.stderr.slice(-1000));
+        }
+      } finally {
+        claimant.terminate();
+        await database.end();
+      }
+    },
+  );
 });

@@ -59,6 +59,20 @@ export class ClusterFixture {
     return JSON.parse(up.stdout.trim().split('\n').pop() ?? '') as Cluster;
   }
 
+  /**
+   * Starts `node` again under its name (`npm run cluster -- start-node`), after it died; the new pid
+   * is recorded for `down`. Returns the node as it runs now.
+   */
+  startNodeAgain(node: ClusterNode): ClusterNode {
+    const started = spawnSync(process.execPath, [CLUSTER_SCRIPT, 'start-node', '--name', node.name, '--dir', this.dir], {
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    assert.equal(started.status, 0, started.stderr);
+    const { pid } = JSON.parse(started.stdout.trim().split('\n').pop() ?? '') as { pid: number };
+    return { ...node, pid };
+  }
+
   down(): void {
     spawnSync(process.execPath, [CLUSTER_SCRIPT, 'down', '--dir', this.dir], { stdio: 'inherit', timeout: 30_000 });
     rmSync(this.#root, { recursive: true, force: true });

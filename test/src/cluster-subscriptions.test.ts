@@ -8,6 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import pg from 'pg';
 import WebSocket from 'ws';
 import { type Cluster, ClusterFixture, type ClusterNode, clusterUnavailableReason, nodeRest, waitFor } from './cluster-fixture.js';
 import { runSipp, type SippResult } from './harness.js';
@@ -22,6 +23,25 @@ interface WireEvent {
 }
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Opens an events WebSocket expecting a refusal; resolves with the HTTP status and the body's message. */
+function refusal(node: ClusterNode, user: string, query: string): Promise<{ status: number; message: string }> {
+  const socket = new WebSocket(`${node.ari.replace(/^http/, 'ws')}/events?api_key=${encodeURIComponent(user)}&${query}`);
+  return new Promise((resolve, reject) => {
+    socket.once('open', () => {
+      socket.terminate();
+      reject(new Error('the upgrade was accepted'));
+    });
+    socket.once('unexpected-response', (_request, response) => {
+      let body = '';
+      response.on('data', (chunk: Buffer) => {
+        body += chunk.toString();
+      });
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, message: (JSON.parse(body) as { message: string }).message }));
+    });
+    socket.once('error', reject);
+  });
+}
 
 /** An events WebSocket of one application, keeping every event it receives. */
 class EventSocket {
@@ -52,6 +72,8 @@ describe('subscriptions across three nodes', { skip: clusterUnavailableReason() 
   const fixture = new ClusterFixture();
   let cluster: Cluster;
   const sockets: EventSocket[] = [];
+  /** The connection serving `resumer` on node 2 once it resumed there (the third test). */
+  let resumedOnNode2: EventSocket | undefined;
 
   const rest = (node: ClusterNode, method: string, path: string) => nodeRest(cluster, node, method, path);
 
@@ -189,6 +211,7 @@ describe('subscriptions across three nodes', { skip: clusterUnavailableReason() 
       await callInto(node3, '300', 4332);
 
       const resumed = await connect(node2, `app=resumer&subscribeAll=true&resume=${lastSeen}`);
+      resumedOnNode2 = resumed;
       const destroyed = await waitFor('ChannelDestroyed of the call made while no node served the application', () =>
         resumed.events.find((e) => e.type === 'ChannelDestroyed'),
       );
@@ -207,4 +230,36 @@ describe('subscriptions across three nodes', { skip: clusterUnavailableReason() 
       );
     },
   );
+
+  it("on node 3, which never served it, a resume beyond the shared journal's head is refused; at the head it is accepted", async () => {
+    const [, , node3] = cluster.nodes;
+    const database = new pg.Client({ connectionString: cluster.postgres });
+    await database.connect();
+    try {
+      const headRow = await database.query<{ last_seq: string }>(
+        "SELECT last_seq FROM application_journal_heads WHERE application = 'resumer'",
+      );
+      const head = Number(headRow.rows[0]?.last_seq);
+      assert.ok(head > 0, 'the shared journal has events of resumer');
+      // Well beyond it: the head may still move on while this runs (node 2 serves the application).
+      const ahead = head + 1000;
+      const refused = await refusal(node3, cluster.ari_user, `app=resumer&subscribeAll=true&resume=${ahead}`);
+      assert.equal(refused.status, 400);
+      const shown = /^resume=(\d+) is ahead of application resumer's last event \((\d+)\)$/.exec(refused.message);
+      assert.ok(shown, refused.message);
+      assert.equal(Number(shown[1]), ahead);
+      assert.ok(Number(shown[2]) >= head && Number(shown[2]) < ahead, refused.message);
+
+      // At the head: node 3 takes the application over from node 2, with nothing lost on the way.
+      const taken = await connect(node3, `app=resumer&subscribeAll=true&resume=${head}`);
+      await waitFor('ApplicationReplaced on node 2', () => resumedOnNode2?.events.find((e) => e.type === 'ApplicationReplaced'));
+      await pause(300);
+      assert.deepEqual(
+        taken.events.filter((e) => e.type === 'EventsLost'),
+        [],
+      );
+    } finally {
+      await database.end();
+    }
+  });
 });

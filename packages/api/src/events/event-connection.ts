@@ -108,6 +108,16 @@ export class EventConnection implements WebSocketSession {
     }
   }
 
+  /**
+   * Checks first what only the shared store can tell (in a cluster, a resume point against the
+   * journal of an application served elsewhere), so that a refusal is still an HTTP answer.
+   */
+  static async open(options: EventConnectionOptions): Promise<EventConnection> {
+    const journals = EventJournals.of(options.core, options.log);
+    await Promise.all([...new Set(options.applications)].map((name) => journals.checkSharedResume(name, options.resume?.get(name))));
+    return new EventConnection(options);
+  }
+
   get applications(): string[] {
     return [...this.#listeners.keys()];
   }

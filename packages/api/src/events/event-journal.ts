@@ -24,7 +24,7 @@
  * hole before a batch's first number, and are read back and delivered before that batch.
  */
 import { type ApplicationEvent, type ApplicationJournalStore, eventOrigin, type Logger, type SwitchboardCore } from '@switchboard/core';
-import { badRequest } from '../http/api-error.js';
+import { type ApiError, badRequest } from '../http/api-error.js';
 
 /** The connection serving an application. */
 export interface JournalListener {
@@ -71,6 +71,10 @@ type JournalState = 'served' | 'parked';
 const MAX_SHARED_BATCH = 500;
 
 const SHARED_GAP_REASON = 'events older than the resume window (resume_window, resume_max_events) are no longer kept';
+
+function resumeAhead(name: string, after: number, last: number): ApiError {
+  return badRequest(`resume=${after} is ahead of application ${name}'s last event (${last})`);
+}
 
 /** A stored event as core delivers it (its timestamp a Date again). */
 function revive(event: Record<string, unknown>): ApplicationEvent {
@@ -311,9 +315,27 @@ export class EventJournals {
   /** Refuses (400) a resume point beyond the application's last event. */
   checkResume(name: string, after: number | undefined): void {
     const existing = this.#journals.get(name);
-    if (after !== undefined && existing && after > existing.lastSequence) {
-      throw badRequest(`resume=${after} is ahead of application ${name}'s last event (${existing.lastSequence})`);
+    if (after !== undefined && existing && after > existing.lastSequence) throw resumeAhead(name, after, existing.lastSequence);
+  }
+
+  /**
+   * In a cluster, an application this node has no journal of may have been served by another node:
+   * the shared journal's head is its last event, and a resume point beyond it is refused (400) as
+   * on one node. No journal in the store either (never written, or dropped with the application):
+   * accepted, numbering starts again. A store that cannot be read refuses nothing (the events are
+   * then numbered by this node alone, as when it cannot be written).
+   */
+  async checkSharedResume(name: string, after: number | undefined): Promise<void> {
+    const shared = this.#core.applicationJournal;
+    if (after === undefined || shared === undefined || this.#journals.has(name)) return;
+    let head: number | undefined;
+    try {
+      head = await shared.head(name);
+    } catch (err) {
+      this.#log.error({ err, application: name }, "could not read the shared event journal's head");
+      return;
     }
+    if (head !== undefined && after > head) throw resumeAhead(name, after, head);
   }
 
   /** The connection went away: the application is parked for the resume window, then unregistered. */

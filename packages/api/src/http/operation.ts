@@ -88,8 +88,8 @@ export interface WebSocketSession {
 export interface WebSocketOperationDecl<Ps extends readonly ParameterDecl[]> extends OperationFields<Ps> {
   readonly upgrade: 'websocket';
   readonly websocketProtocol: string;
-  /** Runs before the upgrade; throwing refuses it with an HTTP error. */
-  open(call: ApiCall<ParamValues<Ps>>): WebSocketSession;
+  /** Runs before the upgrade; throwing (or rejecting) refuses it with an HTTP error. */
+  open(call: ApiCall<ParamValues<Ps>>): WebSocketSession | Promise<WebSocketSession>;
 }
 
 /** The type-erased form the router and the generator work with. */
@@ -102,7 +102,7 @@ export type Operation =
       readonly kind: 'websocket';
       readonly upgrade: 'websocket';
       readonly websocketProtocol: string;
-      open(call: ApiCall<RawParamValues>): WebSocketSession;
+      open(call: ApiCall<RawParamValues>): WebSocketSession | Promise<WebSocketSession>;
     });
 
 /*
@@ -115,7 +115,7 @@ export function defineOperation<const Ps extends readonly ParameterDecl[]>(decl:
 }
 
 export function defineWebSocketOperation<const Ps extends readonly ParameterDecl[]>(decl: WebSocketOperationDecl<Ps>): Operation {
-  const open = decl.open as (call: ApiCall<RawParamValues>) => WebSocketSession;
+  const open = decl.open as (call: ApiCall<RawParamValues>) => WebSocketSession | Promise<WebSocketSession>;
   return { ...decl, kind: 'websocket', open };
 }
 

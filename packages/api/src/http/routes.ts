@@ -152,9 +152,11 @@ function registerUpgrade(
       }
       const dialect = requestDialect(request);
       const params = dialect.incoming(parseParameters(operation.parameters, requestSources(request)));
-      const session = operation.open({ ...callContext(context), params, dialect });
+      const session = await operation.open({ ...callContext(context), params, dialect });
       sessions.set(request.raw, session);
-      request.raw.socket.once('close', () => session.abandon());
+      // The client may have gone while the session was being opened (a store round trip).
+      if (request.raw.socket.destroyed) session.abandon();
+      else request.raw.socket.once('close', () => session.abandon());
     },
     handler: () => {
       throw new ApiError(426, 'WebSocket upgrade required', { Upgrade: 'websocket' });

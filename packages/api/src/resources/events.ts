@@ -51,14 +51,14 @@ const eventWebsocket = defineWebSocketOperation({
     { code: 403, reason: 'A read-only user may not register applications' },
     { code: 426, reason: 'The request is not a WebSocket upgrade' },
   ],
-  open: ({ core, params, log, dialect }) => {
+  open: async ({ core, params, log, dialect }) => {
     for (const name of params.app) {
       if (name.length === 0 || name.length > MAX_APPLICATION_NAME_LENGTH) {
         throw badRequest(`Application names must be 1 to ${MAX_APPLICATION_NAME_LENGTH} characters`);
       }
     }
     const resume = parseResumePoints(params.resume, params.app);
-    return new EventConnection({
+    return EventConnection.open({
       core,
       applications: params.app,
       subscribeAll: params.subscribeAll ?? false,

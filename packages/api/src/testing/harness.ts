@@ -13,13 +13,15 @@ import type {
   AriUser,
   Channel,
   ChannelTechnology,
+  ClusterConfig,
   CreateLegRequest,
   MediaLegInfo,
   OutboundWebsocketConfig,
   PlayFileRequest,
+  StoreConfig,
   SwitchboardConfig,
 } from '@switchboard/core';
-import { openStore, SwitchboardCore } from '@switchboard/core';
+import { openConfiguredStore, SwitchboardCore, silentLogger } from '@switchboard/core';
 import type { InjectOptions, LightMyRequestResponse as InjectResponse } from 'fastify';
 import { dialectOf, SPEC_DIALECT } from '../dialect/dialect.js';
 import type { Operation } from '../http/operation.js';
@@ -50,14 +52,17 @@ export function testConfig(
     resumeWindowSeconds?: number;
     resumeMaxEvents?: number;
     outboundWebsockets?: OutboundWebsocketConfig[];
+    /** A node of a cluster: its name, the cluster, and the PostgreSQL store the nodes share. */
+    node?: { systemName: string; cluster: ClusterConfig; store: StoreConfig };
   } = {},
 ): SwitchboardConfig {
   return {
     confDir: dir,
     general: {
       entityId: ENTITY_ID,
-      systemName: 'test-switchboard',
-      store: { backend: 'sqlite' },
+      systemName: overrides.node?.systemName ?? 'test-switchboard',
+      store: overrides.node?.store ?? { backend: 'sqlite' },
+      ...(overrides.node ? { cluster: overrides.node.cluster } : {}),
       defaultLanguage: 'en',
       soundDirs: [join(dir, 'sounds')],
       recordingDir: join(dir, 'recordings'),
@@ -141,8 +146,9 @@ export async function startHarness(options: Parameters<typeof testConfig>[1] = {
   }
   const media = new FakeMediaEngine();
   // A real store and log directory, so the administrative resources behave as in the server.
-  const store = openStore(join(dir, 'data'));
-  const core = new SwitchboardCore({ config: testConfig(dir, options), media, store, logDirectory: join(dir, 'log') });
+  const config = testConfig(dir, options);
+  const store = await openConfiguredStore(config.general.store, join(dir, 'data'), silentLogger);
+  const core = new SwitchboardCore({ config, media, store, logDirectory: join(dir, 'log') });
   const server = createApiServer(core);
   await server.app.ready();
   const prefix = (options.prefix ?? '').replace(/^\/+|\/+$/g, '');

@@ -187,8 +187,13 @@ export class ApplicationRegistry {
   #sharedChanged(subscription: SharedSubscription): void {
     const previous = this.#shared.set(subscription);
     const name = subscription.application;
-    // The node serving the application changed its own Application when the request was made.
-    if (this.#apps.has(name)) return;
+    const served = this.#apps.get(name);
+    if (served) {
+      // The node serving the application changed its own Application when the request was made;
+      // only that the source ended on another node (or with that node's run) it learns from here.
+      if (subscription.sourceGone && subscription.kind !== 'all') served.forget(subscription.kind, subscription.source);
+      return;
+    }
     const standIn = this.#remote.get(name);
     if (standIn) {
       applyDelta(standIn, subscription, previous);

@@ -201,6 +201,11 @@ export interface SharedSubscription {
   /** The source's id (empty: every source of the kind, and for `all`). */
   source: string;
   count: number;
+  /**
+   * The row was removed because its source ended or the run of the node owning it did (dropSource,
+   * dropSourcesOf): the node serving the application forgets the source too, whatever its count.
+   */
+  sourceGone?: boolean;
 }
 
 /**
@@ -268,6 +273,11 @@ export interface ApplicationJournalStore {
   lastOrigin(application: string, run: string): Promise<number>;
   /** The kept events after `after`. */
   since(application: string, after: number): Promise<SharedJournalSlice>;
+  /**
+   * The last number given to the application's events (the journal's head), or undefined when the
+   * store has no journal of it (nothing written yet, or dropped with the application).
+   */
+  head(application: string): Promise<number | undefined>;
   /** Forgets an application's journal (it is unregistered for good). */
   drop(application: string): Promise<void>;
 }

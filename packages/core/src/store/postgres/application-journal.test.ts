@@ -52,6 +52,18 @@ describe('the shared application journal and subscriptions of the PostgreSQL sto
     assert.deepEqual(await a.applicationJournal.since('nobody', 0), { entries: [], droppedThrough: 0, last: 0 });
   });
 
+  it("gives the journal's head to any node, and nothing for an application it has no journal of", async () => {
+    const [a, b] = [await open(), await open()];
+    assert.equal(await b.applicationJournal.head('headed'), undefined);
+    await a.applicationJournal.append('headed', [event(1), event(2)], LIMITS);
+    assert.equal(await b.applicationJournal.head('headed'), 2);
+    // Dropping what is beyond the limits leaves the head where it was.
+    await a.applicationJournal.append('headed', [event(3)], { windowMs: 60_000, maxEvents: 1 });
+    assert.equal(await b.applicationJournal.head('headed'), 3);
+    await a.applicationJournal.drop('headed');
+    assert.equal(await b.applicationJournal.head('headed'), undefined);
+  });
+
   it('drops what is beyond resume_max_events and older than resume_window, and tells how far', async () => {
     const store = await open();
     await store.applicationJournal.append('counted', [1, 2, 3, 4, 5].map(event), { windowMs: 60_000, maxEvents: 3 });
@@ -103,9 +115,21 @@ describe('the shared application journal and subscriptions of the PostgreSQL sto
 
     a.applicationSubscriptions.dropSourcesOf('node2');
     await eventually(() => heard.length === 6, 'the source node dropped');
-    assert.deepEqual(heard[5], { application: 'app', kind: 'channel', source: 'C1', count: 0 });
+    assert.deepEqual(heard[5], { application: 'app', kind: 'channel', source: 'C1', count: 0, sourceGone: true });
+    a.applicationSubscriptions.change('app', 'bridge', 'B1', 1, 'node3');
+    a.applicationSubscriptions.dropSource('bridge', 'B1');
+    await eventually(() => heard.length === 8, 'the bridge ended');
+    assert.deepEqual(heard[7], { application: 'app', kind: 'bridge', source: 'B1', count: 0, sourceGone: true });
     a.applicationSubscriptions.dropApplication('app');
-    await eventually(() => heard.length === 8, 'the application dropped');
+    await eventually(() => heard.length === 10, 'the application dropped');
+    assert.deepEqual(
+      heard.slice(8).map((s) => [s.count, s.sourceGone]),
+      [
+        [0, undefined],
+        [0, undefined],
+      ],
+      'the application is gone, not its sources',
+    );
     assert.deepEqual(await b.applicationSubscriptions.load(), []);
   });
 });

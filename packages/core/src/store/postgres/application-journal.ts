@@ -79,6 +79,14 @@ export class PostgresApplicationJournal implements ApplicationJournalStore {
     return { entries, droppedThrough, last };
   }
 
+  async head(application: string): Promise<number | undefined> {
+    const { rows } = await this.#db.query<{ last_seq: string }>('SELECT last_seq FROM application_journal_heads WHERE application = $1', [
+      application,
+    ]);
+    const row = rows[0];
+    return row === undefined ? undefined : Number(row.last_seq);
+  }
+
   async lastOrigin(application: string, run: string): Promise<number> {
     const { rows } = await this.#db.query<{ last: string | null }>(
       'SELECT max(origin_seq) AS last FROM application_journal WHERE application = $1 AND origin_run = $2',

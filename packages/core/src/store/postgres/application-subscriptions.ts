@@ -23,8 +23,10 @@ export const SUBSCRIPTIONS_CHANNEL = 'switchboard_subscriptions';
 
 const KINDS: ReadonlySet<string> = new Set<SharedSubscriptionKind>(['channel', 'bridge', 'endpoint', 'deviceState', 'all']);
 
-/** Notifies the rows a statement returns (`application, kind, source, count`). */
-const NOTIFY = `SELECT pg_notify('${SUBSCRIPTIONS_CHANNEL}', json_build_object('a', application, 'k', kind, 's', source, 'c', count)::text)`;
+/** Notifies the rows a statement returns (`application, kind, source, count`; `gone`: SharedSubscription.sourceGone). */
+const notify = (gone: boolean) =>
+  `SELECT pg_notify('${SUBSCRIPTIONS_CHANNEL}', json_build_object('a', application, 'k', kind, 's', source, 'c', count${gone ? ", 'g', true" : ''})::text)`;
+const NOTIFY = notify(false);
 
 const CHANGE = `WITH changed AS (
     INSERT INTO application_subscriptions (application, kind, source, count, source_node) VALUES ($1, $2, $3, $4, $5)
@@ -42,11 +44,11 @@ const SET_ALL = `WITH changed AS (
   )
   ${NOTIFY} FROM changed`;
 
-/** Deletes the rows matching `where` and notifies each at count 0. */
-const dropWhere = (where: string) => `WITH gone AS (
+/** Deletes the rows matching `where` and notifies each at count 0 (`sourceGone`: because their source is). */
+const dropWhere = (where: string, sourceGone: boolean) => `WITH gone AS (
     DELETE FROM application_subscriptions WHERE ${where} RETURNING application, kind, source, 0 AS count
   )
-  ${NOTIFY} FROM gone`;
+  ${notify(sourceGone)} FROM gone`;
 
 export class PostgresApplicationSubscriptions implements ApplicationSubscriptionStore {
   readonly #db: Pick<pg.Pool, 'query'>;
@@ -76,15 +78,15 @@ export class PostgresApplicationSubscriptions implements ApplicationSubscription
   }
 
   dropApplication(application: string): void {
-    void this.#run(dropWhere('application = $1'), [application]);
+    void this.#run(dropWhere('application = $1', false), [application]);
   }
 
   dropSource(kind: SharedSubscriptionKind, source: string): void {
-    void this.#run(dropWhere('kind = $1 AND source = $2'), [kind, source]);
+    void this.#run(dropWhere('kind = $1 AND source = $2', true), [kind, source]);
   }
 
   dropSourcesOf(node: string): void {
-    void this.#run(dropWhere('source_node = $1'), [node]);
+    void this.#run(dropWhere('source_node = $1', true), [node]);
   }
 
   async load(): Promise<SharedSubscription[]> {
@@ -101,16 +103,17 @@ export class PostgresApplicationSubscriptions implements ApplicationSubscription
 
   /** Handles one notification of SUBSCRIPTIONS_CHANNEL. */
   receive(payload: string | undefined): void {
-    let parsed: { a?: unknown; k?: unknown; s?: unknown; c?: unknown };
+    let parsed: { a?: unknown; k?: unknown; s?: unknown; c?: unknown; g?: unknown };
     try {
       parsed = JSON.parse(payload ?? '') as typeof parsed;
     } catch {
       this.#log.warn('ignored a subscription notification that is not JSON');
       return;
     }
-    const { a, k, s, c } = parsed;
+    const { a, k, s, c, g } = parsed;
     if (typeof a !== 'string' || typeof k !== 'string' || !KINDS.has(k) || typeof s !== 'string' || typeof c !== 'number') return;
     const subscription: SharedSubscription = { application: a, kind: k as SharedSubscriptionKind, source: s, count: c };
+    if (g === true) subscription.sourceGone = true;
     for (const listener of this.#listeners) {
       try {
         listener(subscription);
