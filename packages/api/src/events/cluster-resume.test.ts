@@ -1,7 +1,8 @@
 /**
  * `?resume=N` on a node of a cluster that has no journal of the application (it was served by
  * another node): the shared journal's head, in PostgreSQL, is the application's last event, and a
- * resume point beyond it is refused with 400 as on one node. Two nodes on one temporary server.
+ * resume point beyond it is refused with 400 as on one node, and one the store has no journal of is
+ * told its events are gone (EventsLost) as on one node. Two nodes on one temporary server.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -90,9 +91,16 @@ describe('resume on a node that never served the application', { skip: unavailab
     await served.close();
   });
 
-  test('an application the shared journal has never seen: any resume point is accepted, as before', async () => {
+  test('an application the shared journal has never seen: accepted, told that events 41… are gone, numbered from 1', async () => {
     const [, second] = nodes as [(typeof nodes)[0], (typeof nodes)[0]];
     const fresh = await openInbox(`${second.base}&app=never-served&resume=40`);
+    const lost = await fresh.next((e) => e.type === 'EventsLost');
+    assert.equal(lost.first_lost_sequence, 41);
+    assert.equal(lost.last_lost_sequence, undefined, 'the extent is unknown');
+    const channel = second.h.createChannel();
+    second.h.enterApplication(channel, 'never-served');
+    const start = await fresh.next((e) => e.type === 'StasisStart' || e.type === 'AppStart');
+    assert.equal(start.sequence, 1);
     await fresh.close();
   });
 });

@@ -40,6 +40,8 @@ export interface EventConnectionOptions {
   readonly resume?: ReadonlyMap<string, number>;
   /** false: closing unregisters the applications at once instead of parking them for resume. */
   readonly parkOnClose?: boolean;
+  /** Applications whose journal a cluster's store does not hold (set by `open`). */
+  readonly sharedJournalMissing?: ReadonlySet<string>;
 }
 
 /** An outgoing text, and the numbered event it carries (to know what was written). */
@@ -97,6 +99,7 @@ export class EventConnection implements WebSocketSession {
         const attachment = this.#journals.attach(name, listener, {
           subscribeAll: options.subscribeAll,
           resumeAfter: options.resume?.get(name),
+          sharedJournalMissing: options.sharedJournalMissing?.has(name) ?? false,
         });
         this.#listeners.set(name, listener);
         owed.push([name, attachment]);
@@ -114,8 +117,9 @@ export class EventConnection implements WebSocketSession {
    */
   static async open(options: EventConnectionOptions): Promise<EventConnection> {
     const journals = EventJournals.of(options.core, options.log);
-    await Promise.all([...new Set(options.applications)].map((name) => journals.checkSharedResume(name, options.resume?.get(name))));
-    return new EventConnection(options);
+    const names = [...new Set(options.applications)];
+    const missing = await Promise.all(names.map((name) => journals.checkSharedResume(name, options.resume?.get(name))));
+    return new EventConnection({ ...options, sharedJournalMissing: new Set(names.filter((_, i) => missing[i])) });
   }
 
   get applications(): string[] {

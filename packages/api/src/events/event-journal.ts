@@ -59,6 +59,8 @@ export interface AttachOptions {
   readonly subscribeAll: boolean;
   /** The last sequence number the client saw; undefined for a fresh start. */
   readonly resumeAfter?: number;
+  /** A cluster's store holds no journal of the application (checkSharedResume said so). */
+  readonly sharedJournalMissing?: boolean;
 }
 
 interface KeptEvent extends JournalEntry {
@@ -294,7 +296,8 @@ export class EventJournals {
     journal.listener = listener;
     journal.state = 'served';
     if (previous && previous !== listener) previous.replaced();
-    if (!existing && this.#core.applicationJournal) {
+    const shared = !existing && this.#core.applicationJournal !== undefined;
+    if (shared && !options.sharedJournalMissing) {
       // A cluster: the application may have been served by another node; its journal is shared.
       if (after !== undefined) journal.resumeShared(after);
       return { replay: [] };
@@ -305,7 +308,9 @@ export class EventJournals {
         replay: [],
         gap: {
           firstLost: after + 1,
-          reason: 'the application has no journal (the resume window passed or the server restarted); numbering starts again at 1',
+          reason: shared
+            ? 'the application has no journal in the cluster (the resume window passed or it was never served); numbering starts again at 1'
+            : 'the application has no journal (the resume window passed or the server restarted); numbering starts again at 1',
         },
       };
     }
@@ -322,20 +327,23 @@ export class EventJournals {
    * In a cluster, an application this node has no journal of may have been served by another node:
    * the shared journal's head is its last event, and a resume point beyond it is refused (400) as
    * on one node. No journal in the store either (never written, or dropped with the application):
-   * accepted, numbering starts again. A store that cannot be read refuses nothing (the events are
-   * then numbered by this node alone, as when it cannot be written).
+   * accepted, and, as on one node, the client is told that what it asked for is gone and numbering
+   * starts again (the answer is true then, for `attach`'s `sharedJournalMissing`). A store that cannot
+   * be read refuses nothing (the events are then numbered by this node alone, as when it cannot be
+   * written).
    */
-  async checkSharedResume(name: string, after: number | undefined): Promise<void> {
+  async checkSharedResume(name: string, after: number | undefined): Promise<boolean> {
     const shared = this.#core.applicationJournal;
-    if (after === undefined || shared === undefined || this.#journals.has(name)) return;
+    if (after === undefined || after === 0 || shared === undefined || this.#journals.has(name)) return false;
     let head: number | undefined;
     try {
       head = await shared.head(name);
     } catch (err) {
       this.#log.error({ err, application: name }, "could not read the shared event journal's head");
-      return;
+      return false;
     }
     if (head !== undefined && after > head) throw resumeAhead(name, after, head);
+    return head === undefined;
   }
 
   /** The connection went away: the application is parked for the resume window, then unregistered. */
