@@ -6,11 +6,16 @@
 // and with it off again 1.5 times, to show what the server does without control. Without overload
 // control the excess collapsed the server (issue 18: 76 % of calls failed at 600/s); with it the excess INVITEs get 503 + Retry-After at once and the calls
 // admitted complete. Reports successful calls per second of offered time (goodput) for each step
-// and its ratio to the capacity (the goal: at least 90 % at 1.5 ×). Then SIGTERM under that load, timed.
+// and its ratio to the capacity (the goal: at least 90 % at 1.5 ×), for the steps above capacity
+// (BENCH_OVERLOAD_SECONDS, 30 s each) also second by second and after their first 5 s (the steady
+// state once the jump is absorbed). Then SIGTERM under that load, timed.
 //
 // The capacity is measured without the control because the control itself refuses some of the
 // calls of a sudden jump of load (each step starts at full rate), which would end the ladder early
 // and flatter the ratio.
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { runSipp } from '../test/dist/harness.js';
 import { startDialBench } from './dial-setup.mjs';
 import { cpuSeconds, machine, machineBusySeconds, round, rssMiB, sippCount, sleep, writeResult } from './common.mjs';
@@ -18,15 +23,32 @@ import { cpuSeconds, machine, machineBusySeconds, round, rssMiB, sippCount, slee
 const ladder = (process.env.BENCH_CAPACITY_RATES ?? '200,250,300,350,400,450,500').split(',').map(Number);
 const factors = (process.env.BENCH_OVERLOAD_FACTORS ?? '1.5,2.5').split(',').map(Number);
 const seconds = Number(process.env.BENCH_STEP_SECONDS ?? 10);
+/**
+ * The steps above capacity are longer: the goal is a rate the server *keeps* under overload, and
+ * without control a 10 s step can end before the queue has grown enough to collapse it.
+ */
+const overloadSeconds = Number(process.env.BENCH_OVERLOAD_SECONDS ?? 30);
+/** The first seconds of an overload step are its start transient; the rest is the steady state. */
+const TRANSIENT_S = 5;
 /** A ladder step is within capacity below this share of failed calls. */
 const MAX_FAILED = 0.01;
 
 const bench = await startDialBench({ maxLoopLag: 0 });
 
-async function step(offered, phase) {
+/** sipp's successful calls in each second of a step (`-trace_stat -fd 1`). */
+function successesPerSecond(dir) {
+  const file = readdirSync(dir).find((name) => name.endsWith('.csv'));
+  if (file === undefined) return [];
+  const [header, ...rows] = readFileSync(join(dir, file), 'utf8').trim().split('\n');
+  const column = header.split(';').indexOf('SuccessfulCall(P)');
+  return rows.map((row) => Number(row.split(';')[column]));
+}
+
+async function step(offered, phase, stepSeconds = seconds) {
   const { sb, target, sinks, bobPort } = bench;
   const rate = Math.round(offered);
-  const calls = Math.round(rate * seconds);
+  const calls = Math.round(rate * stepSeconds);
+  const statDir = mkdtempSync(join(tmpdir(), 'sipp-overload-'));
   const logsBefore = sb.logs.length;
   const cpuBefore = cpuSeconds(sb.process.pid);
   const busyBefore = machineBusySeconds();
@@ -35,7 +57,7 @@ async function step(offered, phase) {
     service: 'bob',
     keys: { rtpport: sinks[1].address().port },
     calls,
-    timeoutSeconds: seconds + 8,
+    timeoutSeconds: stepSeconds + 8,
     extra: ['-p', String(bobPort)],
   });
   await sleep(300);
@@ -44,12 +66,16 @@ async function step(offered, phase) {
     keys: { user: 'alice', rtpport: sinks[0].address().port },
     calls,
     rate,
-    timeoutSeconds: seconds + 6,
-    extra: ['-au', 'alice', '-ap', 'wonderland', '-l', String(rate * 4)],
+    timeoutSeconds: stepSeconds + 6,
+    extra: ['-au', 'alice', '-ap', 'wonderland', '-l', String(rate * 4), '-trace_stat', '-fd', '1', '-stf', join(statDir, 'stat.csv')],
   });
   await callee;
   const elapsed = (performance.now() - started) / 1000;
   const ok = sippCount(caller.stdout, 'Successful call');
+  // sipp's first row is at its start (0 calls); second n of the step is row n.
+  const perSecond = successesPerSecond(statDir).slice(1);
+  rmSync(statDir, { recursive: true, force: true });
+  const steady = perSecond.slice(TRANSIENT_S, stepSeconds);
   // The server logs the 503s it sent per 10 s; the count of the last interval comes with the next line.
   const shed = sb.logs
     .slice(logsBefore)
@@ -61,7 +87,11 @@ async function step(offered, phase) {
     attempted: calls,
     ok,
     failed_pct: round((100 * (calls - ok)) / calls, 1),
-    goodput_per_s: round(ok / seconds, 1),
+    goodput_per_s: round(ok / stepSeconds, 1),
+    // Calls completed in seconds TRANSIENT_S… of the offered time: what the server keeps up once
+    // the jump is over (calls still completing after the offered time are left out).
+    steady_goodput_per_s: steady.length > 0 ? round(steady.reduce((sum, n) => sum + n, 0) / steady.length, 1) : null,
+    successes_per_second: perSecond.join(' '),
     invites_shed_logged: shed,
     server_cpu_pct_of_one_core: round((100 * (cpuSeconds(sb.process.pid) - cpuBefore)) / elapsed, 1),
     server_rss_mib: round(rssMiB(sb.process.pid), 1),
@@ -86,9 +116,9 @@ if (capacity === 0) throw new Error(`no step of the ladder ${ladder.join(',')} c
 // The same warm server with the control on (module reload res_pjsip), then off again for the
 // comparison: the machine's speed drifts by a third over minutes, so the steps compared run close together.
 await bench.setMaxLoopLag(Number(process.env.BENCH_CONTROL_MAX_LOOP_LAG ?? 100));
-for (const factor of factors) steps.push({ ...(await step(capacity * factor, `${factor} × capacity`)), factor });
+for (const factor of factors) steps.push({ ...(await step(capacity * factor, `${factor} × capacity`, overloadSeconds)), factor });
 await bench.setMaxLoopLag(0);
-steps.push({ ...(await step(capacity * factors[0], `${factors[0]} × capacity, no control`)), factor: factors[0] });
+steps.push({ ...(await step(capacity * factors[0], `${factors[0]} × capacity, no control`, overloadSeconds)), factor: factors[0] });
 await bench.setMaxLoopLag(Number(process.env.BENCH_CONTROL_MAX_LOOP_LAG ?? 100));
 await sleep(5000);
 const { sb, target, sinks } = bench;
@@ -114,10 +144,17 @@ const result = {
   scenario:
     'sipp-dial-rate calls on a ladder of rates to find the capacity, then offered above it; overload control sheds new INVITEs with 503',
   step_seconds: seconds,
+  overload_step_seconds: overloadSeconds,
   capacity_per_s: capacity,
-  steps: steps.map((s) => ({ ...s, goodput_pct_of_capacity: round((100 * s.goodput_per_s) / capacity, 1) })),
+  steps: steps.map((s) => ({
+    ...s,
+    goodput_pct_of_capacity: round((100 * s.goodput_per_s) / capacity, 1),
+    steady_pct_of_capacity: s.steady_goodput_per_s === null ? null : round((100 * s.steady_goodput_per_s) / capacity, 1),
+  })),
   shutdown_ms_under_load: shutdownMs,
 };
-console.table(result.steps);
+console.table(result.steps.map(({ successes_per_second: _, ...rest }) => rest));
+for (const s of result.steps.filter((s) => s.factor !== undefined))
+  console.log(`${s.phase}, successful calls each second: ${s.successes_per_second}`);
 console.log(`shutdown under load: ${shutdownMs} ms`);
 writeResult('sipp-overload', result);

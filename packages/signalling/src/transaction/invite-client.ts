@@ -42,8 +42,9 @@ const TRANSITIONS: Record<InviteClientState, readonly InviteClientState[]> = {
 export class InviteClientTransaction extends Transaction<InviteClientState> {
   readonly kind = 'invite-client';
   protected readonly transitions = TRANSITIONS;
-  readonly request: SipRequest;
   readonly destination: PeerAddress;
+  /** Until a final response: then only its ACK (for a non-2xx) is needed, and the 2xx goes to the TU. */
+  #request: SipRequest | undefined;
   readonly #user: ClientTransactionUser;
   #timerA = TIMER_A;
   #ack: SipRequest | undefined;
@@ -57,7 +58,7 @@ export class InviteClientTransaction extends Transaction<InviteClientState> {
     env: TransactionEnvironment,
   ) {
     super(id, transport, 'calling', env);
-    this.request = request;
+    this.#request = request;
     this.destination = destination;
     this.#user = user;
   }
@@ -88,14 +89,19 @@ export class InviteClientTransaction extends Transaction<InviteClientState> {
           this.transition('accepted');
           this.stopTimer('A');
           this.stopTimer('B');
+          // Timer M keeps the transaction 64·T1 for retransmitted 2xx; the INVITE is not sent again.
+          this.#request = undefined;
           this.startTimer('M', TIMER_M, () => this.transition('terminated'));
           this.#user.onResponse(response);
         } else {
           this.transition('completed');
           this.stopTimer('A');
           this.stopTimer('B');
-          this.#ack = buildAckForNon2xx(this.request, response);
-          this.transmit(this.transport.send(this.#ack, this.destination));
+          // Calling and Proceeding always hold the request; from here on only its ACK is sent.
+          const ack = this.#request === undefined ? undefined : buildAckForNon2xx(this.#request, response);
+          this.#ack = ack;
+          this.#request = undefined;
+          if (ack !== undefined) this.transmit(this.transport.send(ack, this.destination));
           if (this.transport.reliable) this.transition('terminated');
           else this.startTimer('D', TIMER_D, () => this.transition('terminated'));
           this.#user.onResponse(response);
@@ -114,7 +120,7 @@ export class InviteClientTransaction extends Transaction<InviteClientState> {
   }
 
   #sendInvite(): void {
-    this.transmit(this.transport.send(this.request, this.destination));
+    if (this.#request !== undefined) this.transmit(this.transport.send(this.#request, this.destination));
   }
 
   #fireTimerA(): void {

@@ -43,7 +43,6 @@ const TRANSITIONS: Record<InviteServerState, readonly InviteServerState[]> = {
 export class InviteServerTransaction extends Transaction<InviteServerState> {
   readonly kind = 'invite-server';
   protected readonly transitions = TRANSITIONS;
-  readonly request: SipRequest;
   user: ServerTransactionUser = {};
   /**
    * Whether Timer G retransmits a non-2xx final response. Off for a source that has not shown it
@@ -57,9 +56,20 @@ export class InviteServerTransaction extends Transaction<InviteServerState> {
   #finalToTag: string | undefined;
   #timerG = TIMER_G;
 
+  #request: SipRequest | undefined;
+
   constructor(id: string, request: SipRequest, transport: Transport, env: TransactionEnvironment) {
     super(id, transport, 'proceeding', env);
-    this.request = request;
+    this.#request = request;
+  }
+
+  /**
+   * The INVITE, until the final response is sent; then it is let go. Retransmissions match by the
+   * transaction's key, and an answered INVITE's transaction lingers 64·T1 (Timer L): keeping the
+   * request that long held every call's INVITE, its text and parsed headers, for 32 s.
+   */
+  get request(): SipRequest | undefined {
+    return this.#request;
   }
 
   /** Whether a final response went out (so a CANCEL no longer has an effect, RFC 3261 §9.2). */
@@ -88,8 +98,9 @@ export class InviteServerTransaction extends Transaction<InviteServerState> {
       return;
     }
     this.#finalToTag = response.to.tag;
-    // Nothing sends a provisional response again from here on.
+    // Nothing sends a provisional response again from here on, nor answers the request anew.
     this.#lastProvisional = undefined;
+    this.#request = undefined;
     if (response.status < 300) {
       // RFC 6026 §7.1: the TU sends the 2xx again, not the transaction, so it keeps no copy.
       this.transition('accepted');

@@ -104,6 +104,27 @@ describe('overload control', () => {
     assert.ok(rate >= 190 && rate <= 260, `starts near the 200/s kept up with, not at 85 % of the jump: ${rate}`);
   });
 
+  it('learns the rate the server kept up with while the shedding is off, and starts from it once turned on', () => {
+    const clock = new FakeClock();
+    const control = new OverloadControl({ maxLoopLagMs: 0 }, clock);
+    // Two seconds of 400 calls/s with an empty queue and no shedding, then the control on and a
+    // jump to 900/s: half of the last second's admissions would be ~325/s.
+    for (let i = 0; i < 800; i++) {
+      control.recordQueueDelay(0);
+      control.shouldShed(0);
+      clock.advance(2.5);
+    }
+    control.setLimits({ maxLoopLagMs: 100 });
+    for (let i = 0; i < 450; i++) {
+      control.recordQueueDelay(i < 150 ? 20 : 150);
+      control.shouldShed(0);
+      clock.advance(1000 / 900);
+    }
+    assert.equal(control.state, 'limiting');
+    const rate = control.admissionRate;
+    assert.ok(rate >= 380 && rate <= 460, `starts near the 400/s kept up with before the control was on: ${rate}`);
+  });
+
   it('answers new INVITEs 503 with Retry-After and no transaction while too many calls are in setup', () => {
     const clock = new FakeClock();
     const transport = new RecordingTransport();

@@ -265,7 +265,9 @@ export class OverloadControl {
     this.#keptUpAt = now;
     this.#keptUp *= fade;
     // The latest probe too: the least of the window still reads empty for a while after a jump.
-    const empty = this.limits.maxLoopLagMs / 10;
+    // Noted with the shedding off as well (judged by the default limit): turned on later (a reload),
+    // the control starts from what the server did meanwhile, not from nothing.
+    const empty = (this.limits.maxLoopLagMs || DEFAULT_OVERLOAD_LIMITS.maxLoopLagMs) / 10;
     if (this.#state === 'normal' && this.#queueDelayMs < empty && latestDelayMs < empty) {
       this.#keptUp = Math.max(this.#keptUp, this.#admissions.rate(now));
     }

@@ -6,6 +6,7 @@ import { parseMessage } from '../message/parser.js';
 import { serializeMessage } from '../message/serializer.js';
 import { headerFields, SipRequest, type SipResponse } from '../message/sip-message.js';
 import { FakeClock } from '../test-support/fake-clock.js';
+import { collectGarbage } from '../test-support/collect-garbage.js';
 import { RecordingTransport } from '../test-support/fake-transport.js';
 import type { IncomingContext } from '../transport/transport.js';
 import { InviteClientTransaction } from './invite-client.js';
@@ -160,6 +161,34 @@ describe('transactions (RFC 3261 §17) on a fake clock', () => {
       await flush();
       assert.equal(tx.state, 'terminated');
       assert.equal(user.errors.length, 1);
+    });
+  });
+
+  describe('memory while an answered INVITE lingers (Timer L, Timer M: 64·T1)', () => {
+    it('neither transaction keeps the INVITE once a final response went through it', async () => {
+      const user = recorder();
+      const make = () => {
+        const sent = request('INVITE', 'z9hG4bKsent');
+        const client = new InviteClientTransaction('ict-mem', sent, transport, PEER, user, env);
+        client.start();
+        client.receiveResponse(copy(response(sent, 200)));
+        const received = request('INVITE', 'z9hG4bKreceived');
+        const server = new InviteServerTransaction('ist-mem', received, transport, env);
+        server.respond(response(received, 200));
+        return { client, server, refs: [new WeakRef(sent), new WeakRef(received)] };
+      };
+      const { client, server, refs } = make();
+      transport.sent.length = 0;
+      await new Promise((resolve) => setImmediate(resolve));
+      collectGarbage();
+      assert.equal(client.state, 'accepted');
+      assert.equal(server.state, 'accepted');
+      assert.equal(server.request, undefined);
+      assert.deepEqual(
+        refs.map((ref) => ref.deref()),
+        [undefined, undefined],
+        'both INVITEs are garbage while their transactions linger',
+      );
     });
   });
 

@@ -193,7 +193,7 @@ export class UserAgentCore implements TransactionLayerUser {
     if (invite.finalResponseSent) return;
     if (incoming !== undefined) {
       incoming.cancel(cancel);
-    } else {
+    } else if (invite.request !== undefined) {
       // Cancelled before the INVITE reached the delegate.
       invite.respond(createResponse(invite.request, 487, { toTag: newTag() }));
     }
