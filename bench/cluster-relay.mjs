@@ -136,7 +136,19 @@ async function step(c, farEnd, bobPort, n) {
     service: BOB.name,
     calls: n,
     timeoutSeconds: sippSeconds + 2,
-    extra: ['-p', String(bobPort), '-l', String(n + 10), '-inf', join(logDir, 'callee.csv'), '-trace_logs', '-log_file', calleeLog],
+    extra: [
+      '-p',
+      String(bobPort),
+      '-mp',
+      String(await phonePort()),
+      '-l',
+      String(n + 10),
+      '-inf',
+      join(logDir, 'callee.csv'),
+      '-trace_logs',
+      '-log_file',
+      calleeLog,
+    ],
   });
   await sleep(300);
   const setupCpuBefore = cpuSample(c);
@@ -148,6 +160,8 @@ async function step(c, farEnd, bobPort, n) {
     timeoutSeconds: sippSeconds,
     keys: { user: ALICE.name },
     extra: [
+      '-mp',
+      String(await phonePort()),
       '-au',
       ALICE.name,
       '-ap',

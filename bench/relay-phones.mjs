@@ -70,9 +70,9 @@ export function pairedCalls(callers, callees) {
 }
 
 /**
- * A free UDP port on 127.0.0.1 below the ephemeral range, for a sipp UAS that binds it again and
- * again: the far end's hundreds of sockets bind ephemeral ports, and one of them would take a port
- * chosen from there between two steps.
+ * A free UDP port on 127.0.0.1 below the ephemeral range, for a sipp that binds it (and, for its
+ * media, the ports after it) while the far end holds hundreds of sockets on ephemeral ports: a port
+ * chosen from there could be taken between the choice and sipp's bind.
  */
 export async function phonePort() {
   for (let attempt = 0; attempt < 50; attempt++) {

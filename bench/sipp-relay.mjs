@@ -129,7 +129,19 @@ async function step(n) {
     service: 'bob',
     calls: n,
     timeoutSeconds: sippSeconds + 2,
-    extra: ['-p', String(bobPort), '-l', String(n + 10), '-inf', join(logDir, 'callee.csv'), '-trace_logs', '-log_file', calleeLog],
+    extra: [
+      '-p',
+      String(bobPort),
+      '-mp',
+      String(await phonePort()),
+      '-l',
+      String(n + 10),
+      '-inf',
+      join(logDir, 'callee.csv'),
+      '-trace_logs',
+      '-log_file',
+      calleeLog,
+    ],
   });
   await sleep(300);
   const caller = runSipp('uac-relay-hold-bye.xml', target, {
@@ -137,7 +149,19 @@ async function step(n) {
     calls: n,
     rate: setupRate,
     timeoutSeconds: sippSeconds,
-    extra: ['-l', String(n + 10), '-d', String(holdMs), '-inf', join(logDir, 'caller.csv'), '-trace_logs', '-log_file', callerLog],
+    extra: [
+      '-mp',
+      String(await phonePort()),
+      '-l',
+      String(n + 10),
+      '-d',
+      String(holdMs),
+      '-inf',
+      join(logDir, 'caller.csv'),
+      '-trace_logs',
+      '-log_file',
+      callerLog,
+    ],
   });
 
   const setupStart = performance.now();
