@@ -7,33 +7,24 @@
 // so the per-node efficiency and the overhead of the edge and of the shared store can be compared.
 // Every run is bounded in count and time.
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { clusterDown, clusterUp } from './cluster-bench.mjs';
 import { machine, round, sippCount, writeResult, treeCpuSeconds } from './common.mjs';
 
 const RATE = Number(process.env.BENCH_RATE ?? 40);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const SIZES = (process.env.BENCH_NODES ?? '1,2,3').split(',').map(Number);
 const REPO = new URL('..', import.meta.url).pathname;
-const CLUSTER = join(REPO, 'scripts', 'cluster.mjs');
 
 const results = [];
 for (const size of SIZES) {
   const dir = join(tmpdir(), `switchboard-cluster-bench-${size}`);
-  const subnet = `127.0.${200 + size}`;
-  const up = spawnSync(process.execPath, [CLUSTER, 'up', '--nodes', String(size), '--subnet', subnet, '--dir', dir], {
-    encoding: 'utf8',
-    timeout: 180_000,
-  });
-  if (up.status !== 0) throw new Error(`cluster up failed: ${up.stderr}`);
-  const cluster = JSON.parse(up.stdout.trim().split('\n').pop());
-  const state = JSON.parse(readFileSync(join(dir, 'state.json'), 'utf8'));
-  const kamailioPid = state.pids.find((p) => p.name === 'kamailio').pid;
+  const { cluster, kamailioPid, postgresPid } = clusterUp(size, { subnet: `127.0.${200 + size}`, dir });
   const sample = () => ({
     nodes: cluster.nodes.reduce((sum, n) => sum + treeCpuSeconds(n.pid), 0),
     kamailio: treeCpuSeconds(kamailioPid),
-    postgres: treeCpuSeconds(state.postgres.pid),
+    postgres: treeCpuSeconds(postgresPid),
   });
   try {
     const before = sample();
@@ -87,7 +78,7 @@ for (const size of SIZES) {
     console.log(JSON.stringify(result));
     results.push(result);
   } finally {
-    spawnSync(process.execPath, [CLUSTER, 'down', '--dir', dir], { stdio: 'inherit', timeout: 30_000 });
+    clusterDown(dir);
   }
 }
 writeResult('cluster-call-rate', { machine: machine(), results });

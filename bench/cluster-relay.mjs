@@ -12,14 +12,14 @@
 // the per-node efficiency and the overhead of the edge and of the shared store can be compared.
 // A step passes at loss < 0.1 % and jitter p99 < 5 ms; a size stops at its first loss or failed
 // set-up. Every loop is bounded in count and time.
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { runSipp } from '../test/dist/harness.js';
+import { clusterDown, clusterUp } from './cluster-bench.mjs';
 import { machine, printSteps, round, sippCount, sleep, treeCpuSeconds, writeResult } from './common.mjs';
-import { loggedPorts, pairedCalls, phonePort, startRelayFarEnd } from './relay-phones.mjs';
+import { phonePort, placeRelayCalls, startRelayFarEnd } from './relay-phones.mjs';
 
 const SIZES = (process.env.BENCH_NODES ?? '1,2,3').split(',').map(Number);
 const COUNTS = (process.env.BENCH_CALLS ?? '50,100,150,200').split(',').map(Number);
@@ -31,35 +31,8 @@ const MAX_JITTER_MS_P99 = 5;
 const SETUP_SLACK_MS = 4000;
 const END_WAIT_MS = 8000;
 const IDLE_MS = 4000;
-const REPO = new URL('..', import.meta.url).pathname;
-const CLUSTER = join(REPO, 'scripts', 'cluster.mjs');
 const BOB = { name: 'bob', password: 'builder' };
 const ALICE = { name: 'alice', password: 'wonderland' };
-
-function clusterUp(size) {
-  const dir = join(tmpdir(), `switchboard-cluster-relay-${size}`);
-  const subnet = `127.0.${205 + size}`;
-  const up = spawnSync(process.execPath, [CLUSTER, 'up', '--nodes', String(size), '--subnet', subnet, '--dir', dir], {
-    encoding: 'utf8',
-    timeout: 180_000,
-  });
-  if (up.status !== 0) throw new Error(`cluster up failed: ${up.stderr}`);
-  const cluster = JSON.parse(up.stdout.trim().split('\n').pop());
-  const state = JSON.parse(readFileSync(join(dir, 'state.json'), 'utf8'));
-  const [host, port] = cluster.sip.split(':');
-  return {
-    dir,
-    subnet,
-    cluster,
-    edge: { host, port: Number(port) },
-    kamailioPid: state.pids.find((p) => p.name === 'kamailio').pid,
-    postgresPid: state.postgres.pid,
-  };
-}
-
-function clusterDown(dir) {
-  spawnSync(process.execPath, [CLUSTER, 'down', '--dir', dir], { stdio: 'inherit', timeout: 30_000 });
-}
 
 function cpuSample(c) {
   return {
@@ -121,76 +94,30 @@ async function registerBob(c, bobPort) {
 }
 
 async function step(c, farEnd, bobPort, n) {
-  const onNode = (address) => address.startsWith(`${c.subnet}.`);
-  const logDir = mkdtempSync(join(tmpdir(), 'cluster-relay-'));
-  const callerLog = join(logDir, 'caller.log');
-  const calleeLog = join(logDir, 'callee.log');
-  const ports = await farEnd.open(n);
-  writeFileSync(join(logDir, 'caller.csv'), `SEQUENTIAL\n${ports.map(([p]) => `${p};`).join('\n')}\n`);
-  writeFileSync(join(logDir, 'callee.csv'), `SEQUENTIAL\n${ports.map(([, p]) => `${p};`).join('\n')}\n`);
   const inboundBefore = await inboundPerNode(c);
-  const setupBudgetMs = (1000 * n) / SETUP_RATE + SETUP_SLACK_MS;
-  const holdMs = Math.round(setupBudgetMs + SECONDS * 1000 + 1000);
-  const sippSeconds = Math.ceil((holdMs + (1000 * n) / SETUP_RATE) / 1000) + 10;
-  const callee = runSipp('uas-relay-answer-hold.xml', c.edge, {
-    service: BOB.name,
-    calls: n,
-    timeoutSeconds: sippSeconds + 2,
-    extra: [
-      '-p',
-      String(bobPort),
-      '-mp',
-      String(await phonePort()),
-      '-l',
-      String(n + 10),
-      '-inf',
-      join(logDir, 'callee.csv'),
-      '-trace_logs',
-      '-log_file',
-      calleeLog,
-    ],
-  });
-  await sleep(300);
-  const setupCpuBefore = cpuSample(c);
-  const setupStart = performance.now();
-  const caller = runSipp('uac-auth-relay-hold-bye.xml', c.edge, {
-    service: BOB.name,
-    calls: n,
+  let setupCpuBefore;
+  const placed = await placeRelayCalls({
+    target: c.edge,
+    n,
     rate: SETUP_RATE,
-    timeoutSeconds: sippSeconds,
-    keys: { user: ALICE.name },
-    extra: [
-      '-mp',
-      String(await phonePort()),
-      '-au',
-      ALICE.name,
-      '-ap',
-      ALICE.password,
-      '-l',
-      String(n + 10),
-      '-d',
-      String(holdMs),
-      '-inf',
-      join(logDir, 'caller.csv'),
-      '-trace_logs',
-      '-log_file',
-      callerLog,
-    ],
+    holdSeconds: SECONDS,
+    slackMs: SETUP_SLACK_MS,
+    bobPort,
+    ports: await farEnd.open(n),
+    caller: {
+      scenario: 'uac-auth-relay-hold-bye.xml',
+      service: BOB.name,
+      keys: { user: ALICE.name },
+      extra: ['-au', ALICE.name, '-ap', ALICE.password],
+    },
+    allowAddress: (address) => address.startsWith(`${c.subnet}.`),
+    channelCount: () => channelCount(c),
+    beforeCaller: () => {
+      setupCpuBefore = cpuSample(c);
+    },
   });
-
-  let calls = [];
-  let channelsUp = 0;
-  while (performance.now() - setupStart < setupBudgetMs) {
-    calls = pairedCalls(loggedPorts(callerLog, 'caller', onNode), loggedPorts(calleeLog, 'callee', onNode));
-    if (calls.length === n) {
-      channelsUp = await channelCount(c);
-      if (channelsUp === 2 * n) break;
-    }
-    await sleep(100);
-  }
-  const setupWall = (performance.now() - setupStart) / 1000;
+  const { calls, allUp, setupSeconds: setupWall } = placed;
   const setupCpu = cpuUse(setupCpuBefore, cpuSample(c), setupWall);
-  const allUp = calls.length === n && channelsUp === 2 * n;
   let far = null;
   let media = null;
   if (allUp) {
@@ -198,10 +125,8 @@ async function step(c, farEnd, bobPort, n) {
     const wallBefore = performance.now();
     far = await farEnd.run(calls, SECONDS, WARM_UP_MS);
     media = cpuUse(before, cpuSample(c), (performance.now() - wallBefore) / 1000);
-  } else {
-    console.error(`${c.cluster.nodes.length} nodes, ${n} calls: only ${calls.length} paired, ${channelsUp} channels`);
   }
-  const [callerRun, calleeRun] = await Promise.all([caller, callee]);
+  const [callerRun, calleeRun] = await placed.finished;
   const ended = performance.now();
   let channelsLeft = await channelCount(c);
   while (channelsLeft > 0 && performance.now() - ended < END_WAIT_MS) {
@@ -209,7 +134,6 @@ async function step(c, farEnd, bobPort, n) {
     channelsLeft = await channelCount(c);
   }
   const inboundAfter = await inboundPerNode(c);
-  rmSync(logDir, { recursive: true, force: true });
   const callerOk = sippCount(callerRun.stdout, 'Successful call');
   const calleeOk = sippCount(calleeRun.stdout, 'Successful call');
   const callsOk = allUp && callerOk === n && calleeOk === n && channelsLeft === 0;
@@ -260,7 +184,7 @@ const farEnd = await startRelayFarEnd();
 const steps = [];
 try {
   for (const size of SIZES) {
-    const c = clusterUp(size);
+    const c = clusterUp(size, { subnet: `127.0.${205 + size}`, dir: join(tmpdir(), `switchboard-cluster-relay-${size}`) });
     try {
       const bobPort = await phonePort();
       await registerBob(c, bobPort);

@@ -1,9 +1,15 @@
 // The phones of the relay benchmarks (sipp-relay.mjs, cluster-relay.mjs): the media far end in a
-// child process (relay-far-end.mjs) and the media ports each call's sipp log names.
+// child process (relay-far-end.mjs), the sipp callers and callee, and the media ports each call's
+// sipp log names.
 import { fork } from 'node:child_process';
 import { createSocket } from 'node:dgram';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import { runSipp } from '../test/dist/harness.js';
+import { sleep } from './common.mjs';
 
 /** Starts relay-far-end.mjs; `open(n)` binds a caller and a callee socket per call, `run` measures. */
 export function startRelayFarEnd() {
@@ -86,4 +92,69 @@ export async function phonePort() {
     if (bound) return port;
   }
   throw new Error('no free UDP port in 12000-14999');
+}
+
+/**
+ * Places `n` relayed calls: bob's sipp (uas-relay-answer-hold.xml on `bobPort`) answers, the caller's
+ * sipp (`caller.scenario` to `caller.service`, with `caller.keys` and `caller.extra`) calls at `rate`
+ * per second and holds each call long enough for set-up plus `holdSeconds`. Every call's SDP names
+ * its own far-end sockets (`ports`, from `open`). Resolves once both sides logged every call and
+ * `channelCount()` shows two channels a call, or the set-up budget ran out: `calls` (for the far
+ * end's `run`), whether all are up, the wall time the set-up took, and both sipp runs to await.
+ * `beforeCaller()` runs just before the caller starts (to sample CPU over the set-up).
+ */
+export async function placeRelayCalls({
+  target,
+  n,
+  rate,
+  holdSeconds,
+  slackMs,
+  bobPort,
+  ports,
+  caller,
+  allowAddress,
+  channelCount,
+  beforeCaller,
+}) {
+  const logDir = mkdtempSync(join(tmpdir(), 'relay-calls-'));
+  const callerLog = join(logDir, 'caller.log');
+  const calleeLog = join(logDir, 'callee.log');
+  writeFileSync(join(logDir, 'caller.csv'), `SEQUENTIAL\n${ports.map(([p]) => `${p};`).join('\n')}\n`);
+  writeFileSync(join(logDir, 'callee.csv'), `SEQUENTIAL\n${ports.map(([, p]) => `${p};`).join('\n')}\n`);
+  const setupBudgetMs = (1000 * n) / rate + slackMs;
+  const holdMs = Math.round(setupBudgetMs + holdSeconds * 1000 + 1000);
+  const sippSeconds = Math.ceil((holdMs + (1000 * n) / rate) / 1000) + 10;
+  const trace = (role, log) => ['-l', String(n + 10), '-inf', join(logDir, `${role}.csv`), '-trace_logs', '-log_file', log];
+  const callee = runSipp('uas-relay-answer-hold.xml', target, {
+    service: 'bob',
+    calls: n,
+    timeoutSeconds: sippSeconds + 2,
+    extra: ['-p', String(bobPort), '-mp', String(await phonePort()), ...trace('callee', calleeLog)],
+  });
+  await sleep(300);
+  await beforeCaller?.();
+  const setupStart = performance.now();
+  const calling = runSipp(caller.scenario, target, {
+    service: caller.service,
+    calls: n,
+    rate,
+    timeoutSeconds: sippSeconds,
+    keys: caller.keys,
+    extra: ['-mp', String(await phonePort()), ...(caller.extra ?? []), '-d', String(holdMs), ...trace('caller', callerLog)],
+  });
+  let calls = [];
+  let channelsUp = 0;
+  while (performance.now() - setupStart < setupBudgetMs) {
+    calls = pairedCalls(loggedPorts(callerLog, 'caller', allowAddress), loggedPorts(calleeLog, 'callee', allowAddress));
+    if (calls.length === n) {
+      channelsUp = await channelCount();
+      if (channelsUp === 2 * n) break;
+    }
+    await sleep(100);
+  }
+  const setupSeconds = (performance.now() - setupStart) / 1000;
+  const allUp = calls.length === n && channelsUp === 2 * n;
+  if (!allUp) console.error(`${n} calls: only ${calls.length} paired, ${channelsUp} channels`);
+  const finished = Promise.all([calling, callee]).finally(() => rmSync(logDir, { recursive: true, force: true }));
+  return { calls, allUp, setupSeconds, finished };
 }

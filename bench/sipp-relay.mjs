@@ -8,12 +8,12 @@
 // Server CPU (whole process, and the main thread vs the busiest other thread, the media worker) and
 // RSS growth per call come from /proc. A step passes at loss < 0.1 % and jitter p99 < 5 ms; stepping
 // stops at the first loss or failed call set-up.
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { basicAuth, runSipp, startSwitchboard } from '../test/dist/harness.js';
-import { loggedPorts, pairedCalls, phonePort, startRelayFarEnd } from './relay-phones.mjs';
+import { basicAuth, startSwitchboard } from '../test/dist/harness.js';
+import { phonePort, placeRelayCalls, startRelayFarEnd } from './relay-phones.mjs';
 import { cpuSeconds, machine, machineBusySeconds, printSteps, round, rssMiB, sippCount, sleep, writeResult } from './common.mjs';
 
 const counts = (process.env.BENCH_CALLS ?? '50,100,200,300,350,400').split(',').map(Number);
@@ -94,7 +94,6 @@ function threadSplit(pid, before, after, wall) {
 
 const machineAtStart = machine();
 const farEnd = await startRelayFarEnd();
-const onLoopback = (address) => address === '127.0.0.1';
 
 /** One step on a fresh server. */
 async function step(n) {
@@ -114,68 +113,22 @@ async function step(n) {
   await sb.restart();
   const target = { host: '127.0.0.1', port: sb.sipPort };
   const pid = sb.process.pid;
-  const logDir = mkdtempSync(join(tmpdir(), 'sipp-relay-'));
-  const callerLog = join(logDir, 'caller.log');
-  const calleeLog = join(logDir, 'callee.log');
   const ports = await farEnd.open(n);
-  writeFileSync(join(logDir, 'caller.csv'), `SEQUENTIAL\n${ports.map(([p]) => `${p};`).join('\n')}\n`);
-  writeFileSync(join(logDir, 'callee.csv'), `SEQUENTIAL\n${ports.map(([, p]) => `${p};`).join('\n')}\n`);
   await sleep(500);
   const rssBefore = rssMiB(pid);
-  const setupBudgetMs = (1000 * n) / setupRate + SETUP_SLACK_MS;
-  const holdMs = Math.round(setupBudgetMs + seconds * 1000 + 1000);
-  const sippSeconds = Math.ceil((holdMs + (1000 * n) / setupRate) / 1000) + 10;
-  const callee = runSipp('uas-relay-answer-hold.xml', target, {
-    service: 'bob',
-    calls: n,
-    timeoutSeconds: sippSeconds + 2,
-    extra: [
-      '-p',
-      String(bobPort),
-      '-mp',
-      String(await phonePort()),
-      '-l',
-      String(n + 10),
-      '-inf',
-      join(logDir, 'callee.csv'),
-      '-trace_logs',
-      '-log_file',
-      calleeLog,
-    ],
-  });
-  await sleep(300);
-  const caller = runSipp('uac-relay-hold-bye.xml', target, {
-    service: '300',
-    calls: n,
+  const placed = await placeRelayCalls({
+    target,
+    n,
     rate: setupRate,
-    timeoutSeconds: sippSeconds,
-    extra: [
-      '-mp',
-      String(await phonePort()),
-      '-l',
-      String(n + 10),
-      '-d',
-      String(holdMs),
-      '-inf',
-      join(logDir, 'caller.csv'),
-      '-trace_logs',
-      '-log_file',
-      callerLog,
-    ],
+    holdSeconds: seconds,
+    slackMs: SETUP_SLACK_MS,
+    bobPort,
+    ports,
+    caller: { scenario: 'uac-relay-hold-bye.xml', service: '300' },
+    allowAddress: (address) => address === '127.0.0.1',
+    channelCount: () => channelCount(sb),
   });
-
-  const setupStart = performance.now();
-  let calls = [];
-  let channelsUp = 0;
-  while (performance.now() - setupStart < setupBudgetMs) {
-    calls = pairedCalls(loggedPorts(callerLog, 'caller', onLoopback), loggedPorts(calleeLog, 'callee', onLoopback));
-    if (calls.length === n) {
-      channelsUp = await channelCount(sb);
-      if (channelsUp === 2 * n) break;
-    }
-    await sleep(100);
-  }
-  const allUp = calls.length === n && channelsUp === 2 * n;
+  const { calls, allUp } = placed;
   let far = null;
   let cpuPct = Number.NaN;
   let busyPct = Number.NaN;
@@ -192,10 +145,8 @@ async function step(n) {
     threads = threadSplit(pid, threadsBefore, threadCpuSeconds(pid), wall);
     busyPct = (100 * (machineBusySeconds() - busyBefore)) / (wall * cpus().length);
     rssUp = rssMiB(pid);
-  } else {
-    console.error(`calls ${n}: only ${calls.length} paired, ${channelsUp} channels`);
   }
-  const [callerRun, calleeRun] = await Promise.all([caller, callee]);
+  const [callerRun, calleeRun] = await placed.finished;
   const ended = performance.now();
   let channelsLeft = await channelCount(sb);
   while (channelsLeft > 0 && performance.now() - ended < END_WAIT_MS) {
@@ -203,7 +154,6 @@ async function step(n) {
     channelsLeft = await channelCount(sb);
   }
   await sb.stop();
-  rmSync(logDir, { recursive: true, force: true });
   const callerOk = sippCount(callerRun.stdout, 'Successful call');
   const calleeOk = sippCount(calleeRun.stdout, 'Successful call');
   const callsOk = allUp && callerOk === n && calleeOk === n && channelsLeft === 0;
