@@ -85,43 +85,36 @@ describe('overload control', () => {
     assert.equal(admittedLastSecond, 600);
   });
 
-  it('starts limiting a jump of load at the rate the server last kept up with, not at the jump', () => {
+  /**
+   * Two seconds of `steadyRate` calls/s with an empty queue, then (after `between`) a jump to 900/s
+   * that the queue shows after half a second: the admission rate limiting starts at.
+   */
+  function startRateAfterJump(limits: { maxLoopLagMs: number }, steadyRate: number, between?: (control: OverloadControl) => void): number {
     const clock = new FakeClock();
-    const control = new OverloadControl({ maxLoopLagMs: 100 }, clock);
-    // Two seconds of 200 calls/s with an empty queue, then a jump to 900/s noticed after half a second.
-    for (let i = 0; i < 400; i++) {
+    const control = new OverloadControl(limits, clock);
+    for (let i = 0; i < 2 * steadyRate; i++) {
       control.recordQueueDelay(0);
       control.shouldShed(0);
-      clock.advance(5);
+      clock.advance(1000 / steadyRate);
     }
+    between?.(control);
     for (let i = 0; i < 450; i++) {
       control.recordQueueDelay(i < 150 ? 20 : 150);
       control.shouldShed(0);
       clock.advance(1000 / 900);
     }
     assert.equal(control.state, 'limiting');
-    const rate = control.admissionRate;
+    return control.admissionRate;
+  }
+
+  it('starts limiting a jump of load at the rate the server last kept up with, not at the jump', () => {
+    const rate = startRateAfterJump({ maxLoopLagMs: 100 }, 200);
     assert.ok(rate >= 190 && rate <= 260, `starts near the 200/s kept up with, not at 85 % of the jump: ${rate}`);
   });
 
   it('learns the rate the server kept up with while the shedding is off, and starts from it once turned on', () => {
-    const clock = new FakeClock();
-    const control = new OverloadControl({ maxLoopLagMs: 0 }, clock);
-    // Two seconds of 400 calls/s with an empty queue and no shedding, then the control on and a
-    // jump to 900/s: half of the last second's admissions would be ~325/s.
-    for (let i = 0; i < 800; i++) {
-      control.recordQueueDelay(0);
-      control.shouldShed(0);
-      clock.advance(2.5);
-    }
-    control.setLimits({ maxLoopLagMs: 100 });
-    for (let i = 0; i < 450; i++) {
-      control.recordQueueDelay(i < 150 ? 20 : 150);
-      control.shouldShed(0);
-      clock.advance(1000 / 900);
-    }
-    assert.equal(control.state, 'limiting');
-    const rate = control.admissionRate;
+    // Half of the last second's admissions would be ~325/s.
+    const rate = startRateAfterJump({ maxLoopLagMs: 0 }, 400, (control) => control.setLimits({ maxLoopLagMs: 100 }));
     assert.ok(rate >= 380 && rate <= 460, `starts near the 400/s kept up with before the control was on: ${rate}`);
   });
 
