@@ -16,12 +16,8 @@ export class EncodedResponse {
   constructor(response: SipResponse) {
     this.status = response.status;
     this.topVia = response.topVia;
-    const bytes = serializeMessage(response);
-    // Kept as long as its transaction (Timer J or H, up to 64·T1 = 32 s). A small Buffer is a slice
-    // of an 8 KB pool shared with the messages sent around it, and one long-lived slice keeps the
-    // whole slab: a copy of its own holds only its bytes.
-    this.data = Buffer.allocUnsafeSlow(bytes.length);
-    bytes.copy(this.data);
+    // Kept as long as its transaction (Timer J or H, up to 64·T1 = 32 s): in memory of its own.
+    this.data = serializeMessage(response, true);
   }
 }
 

@@ -45,11 +45,15 @@ export function serializeHead(message: SipMessage): string {
   return out;
 }
 
-export function serializeMessage(message: SipMessage): Buffer {
+/**
+ * The message's bytes. `ownMemory`: in a Buffer of its own rather than a slice of Node's shared 8 KB
+ * pool, for bytes kept long (a slice keeps its whole slab alive with the messages sent around it).
+ */
+export function serializeMessage(message: SipMessage, ownMemory = false): Buffer {
   const head = serializeHead(message);
-  if (message.body.length === 0) return Buffer.from(head, 'utf8');
+  if (message.body.length === 0 && !ownMemory) return Buffer.from(head, 'utf8');
   const headLength = Buffer.byteLength(head, 'utf8');
-  const out = Buffer.allocUnsafe(headLength + message.body.length);
+  const out = (ownMemory ? Buffer.allocUnsafeSlow : Buffer.allocUnsafe)(headLength + message.body.length);
   out.write(head, 0, 'utf8');
   message.body.copy(out, headLength);
   return out;
