@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { runSipp } from '../test/dist/harness.js';
 import { clusterDown, clusterUp } from './cluster-bench.mjs';
-import { machine, printSteps, round, sippCount, sleep, treeCpuSeconds, writeResult } from './common.mjs';
+import { channelCount, machine, printSteps, round, sippCount, sleep, treeCpuSeconds, untilNone, writeResult } from './common.mjs';
 import { phonePort, placeRelayCalls, startRelayFarEnd } from './relay-phones.mjs';
 
 const SIZES = (process.env.BENCH_NODES ?? '1,2,3').split(',').map(Number);
@@ -64,14 +64,8 @@ function printNodeWarnings(c) {
   }
 }
 
-const ariAuth = (c) => ({ authorization: `Basic ${Buffer.from(c.cluster.ari_user).toString('base64')}` });
-
 /** Channels of the whole cluster (any node lists every node's). */
-async function channelCount(c) {
-  const response = await fetch(`${c.cluster.nodes[0].ari}/channels`, { headers: ariAuth(c) });
-  if (!response.ok) throw new Error(`GET /channels: ${response.status}`);
-  return (await response.json()).length;
-}
+const clusterChannels = (c) => channelCount(c.cluster.nodes[0].ari, `Basic ${Buffer.from(c.cluster.ari_user).toString('base64')}`);
 
 /** Inbound calls each node has taken since it started, from its /metrics. */
 async function inboundPerNode(c) {
@@ -111,7 +105,7 @@ async function step(c, farEnd, bobPort, n) {
       extra: ['-au', ALICE.name, '-ap', ALICE.password],
     },
     allowAddress: (address) => address.startsWith(`${c.subnet}.`),
-    channelCount: () => channelCount(c),
+    channelCount: () => clusterChannels(c),
     beforeCaller: () => {
       setupCpuBefore = cpuSample(c);
     },
@@ -127,12 +121,7 @@ async function step(c, farEnd, bobPort, n) {
     media = cpuUse(before, cpuSample(c), (performance.now() - wallBefore) / 1000);
   }
   const [callerRun, calleeRun] = await placed.finished;
-  const ended = performance.now();
-  let channelsLeft = await channelCount(c);
-  while (channelsLeft > 0 && performance.now() - ended < END_WAIT_MS) {
-    await sleep(200);
-    channelsLeft = await channelCount(c);
-  }
+  const channelsLeft = await untilNone(() => clusterChannels(c), END_WAIT_MS);
   const inboundAfter = await inboundPerNode(c);
   const callerOk = sippCount(callerRun.stdout, 'Successful call');
   const calleeOk = sippCount(calleeRun.stdout, 'Successful call');

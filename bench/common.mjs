@@ -128,3 +128,50 @@ export async function stepRates({ pid, rates, seconds, maxFailureRatio, run }) {
   const passing = steps.filter((s) => s.sustained);
   return { steps, best: passing.length > 0 ? passing[passing.length - 1] : null };
 }
+
+/** How many channels a server lists (`GET <ari>/channels`; any cluster node lists every node's). */
+export async function channelCount(ariUrl, authorization) {
+  const response = await fetch(`${ariUrl}/channels`, { headers: { authorization } });
+  if (!response.ok) throw new Error(`GET /channels: ${response.status}`);
+  return (await response.json()).length;
+}
+
+/** Reads `count()` until it is 0 or `limitMs` have passed; resolves with the last reading. */
+export async function untilNone(count, limitMs) {
+  const since = performance.now();
+  let left = await count();
+  while (left > 0 && performance.now() - since < limitMs) {
+    await sleep(200);
+    left = await count();
+  }
+  return left;
+}
+
+/** utime + stime of each thread of a process, in seconds, by thread id. */
+export function threadCpuSeconds(pid) {
+  const perThread = new Map();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      perThread.set(tid, cpuSeconds(`${pid}/task/${tid}`));
+    } catch {
+      // The thread ended between the listing and the read.
+    }
+  }
+  return perThread;
+}
+
+/**
+ * CPU % of a core of the main thread and of the busiest other thread over `wall` seconds. While RTP
+ * flows the busiest other thread is the media worker (every thread is named "node", so it is found
+ * by its load rather than by name).
+ */
+export function threadSplit(pid, before, after, wall) {
+  let main = Number.NaN;
+  let worker = 0;
+  for (const [tid, end] of after) {
+    const used = (100 * (end - (before.get(tid) ?? 0))) / wall;
+    if (tid === String(pid)) main = used;
+    else worker = Math.max(worker, used);
+  }
+  return { main, worker };
+}

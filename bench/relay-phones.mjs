@@ -48,7 +48,7 @@ export function startRelayFarEnd() {
  * number. `allowAddress` says which media addresses a server may offer (a benchmark on loopback
  * refuses anything else rather than send RTP elsewhere).
  */
-export function loggedPorts(file, role, allowAddress) {
+function loggedPorts(file, role, allowAddress) {
   const ports = new Map();
   let text = '';
   try {
@@ -66,7 +66,7 @@ export function loggedPorts(file, role, allowAddress) {
 }
 
 /** The calls both sides logged, as relay-far-end.mjs `run` takes them. */
-export function pairedCalls(callers, callees) {
+function pairedCalls(callers, callees) {
   return [...callers]
     .filter(([number]) => callees.has(number))
     .map(([number, c]) => {

@@ -13,7 +13,21 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { basicAuth, freePort, runSipp, startSwitchboard } from '../test/dist/harness.js';
-import { cpuSeconds, machine, machineBusySeconds, printSteps, round, rssMiB, sippCount, sleep, writeResult } from './common.mjs';
+import {
+  channelCount,
+  cpuSeconds,
+  threadCpuSeconds,
+  threadSplit,
+  machine,
+  machineBusySeconds,
+  printSteps,
+  round,
+  rssMiB,
+  sippCount,
+  sleep,
+  untilNone,
+  writeResult,
+} from './common.mjs';
 import { MAX_ADDED_JITTER_MS, MAX_LOSS_PCT, startFarEnd } from './media-common.mjs';
 
 const counts = (process.env.BENCH_CALLS ?? '25,50,100,150,200,250,300').split(',').map(Number);
@@ -73,42 +87,9 @@ await sb.restart();
 const target = { host: '127.0.0.1', port: sb.sipPort };
 const farEnd = await startFarEnd();
 
-async function channelCount() {
-  const response = await fetch(`${sb.baseUrl}/ari/channels`, { headers: { authorization: basicAuth() } });
-  if (!response.ok) throw new Error(`GET /channels: ${response.status}`);
-  return (await response.json()).length;
-}
+const channels = () => channelCount(`${sb.baseUrl}/ari`, basicAuth());
 
 const openFiles = (pid) => readdirSync(`/proc/${pid}/fd`).length;
-
-/** utime + stime of each thread of a process, in seconds, by thread id. */
-function threadCpuSeconds(pid) {
-  const perThread = new Map();
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      perThread.set(tid, cpuSeconds(`${pid}/task/${tid}`));
-    } catch {
-      // The thread ended between the listing and the read.
-    }
-  }
-  return perThread;
-}
-
-/**
- * CPU % of a core of the main thread and of the busiest other thread over `wall` seconds. While RTP
- * flows the busiest other thread is the media worker (every thread is named "node", so it is found
- * by its load rather than by name).
- */
-function threadSplit(pid, before, after, wall) {
-  let main = Number.NaN;
-  let worker = 0;
-  for (const [tid, end] of after) {
-    const used = (100 * (end - (before.get(tid) ?? 0))) / wall;
-    if (tid === String(pid)) main = used;
-    else worker = Math.max(worker, used);
-  }
-  return { main, worker };
-}
 
 /** "<role> <number> <addr> <port>" lines the scenarios log for each call, by caller number. */
 function mediaPorts(file, role) {
@@ -168,7 +149,7 @@ async function attempt(n) {
     const callees = mediaPorts(calleeLog, 'callee');
     pairs = [...callers].filter(([number]) => callees.has(number)).map(([number, port]) => ({ a: port, b: callees.get(number) }));
     if (pairs.length === n) {
-      channelsUp = await channelCount();
+      channelsUp = await channels();
       if (channelsUp === 2 * n) break;
     }
     await sleep(100);
@@ -201,18 +182,13 @@ async function attempt(n) {
     // Read while the calls are still up.
     rssUp = rssMiB(pid);
     filesUp = openFiles(pid);
-    channelsAfterWindow = await channelCount();
+    channelsAfterWindow = await channels();
   } else {
     console.error(`calls ${n}: only ${pairs.length} paired, ${channelsUp} channels after ${round(setupSeconds, 1)} s`);
   }
 
   const [callerRun, calleeRun] = await Promise.all([caller, callee]);
-  const ended = performance.now();
-  let channelsLeft = await channelCount();
-  while (channelsLeft > 0 && performance.now() - ended < END_WAIT_MS) {
-    await sleep(200);
-    channelsLeft = await channelCount();
-  }
+  const channelsLeft = await untilNone(channels, END_WAIT_MS);
   const rssAfter = rssMiB(pid);
   const filesAfter = openFiles(pid);
   rmSync(logDir, { recursive: true, force: true });

@@ -19,7 +19,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { basicAuth, runSipp } from '../test/dist/harness.js';
 import { startDialBench } from './dial-setup.mjs';
-import { cpuSeconds, machine, machineBusySeconds, round, rssMiB, sippCount, sleep, writeResult } from './common.mjs';
+import {
+  channelCount,
+  cpuSeconds,
+  machine,
+  machineBusySeconds,
+  round,
+  rssMiB,
+  sippCount,
+  sleep,
+  untilNone,
+  writeResult,
+} from './common.mjs';
 
 const ladder = (process.env.BENCH_CAPACITY_RATES ?? '200,250,300,350,400,450,500,550,600,650,700').split(',').map(Number);
 const factors = (process.env.BENCH_OVERLOAD_FACTORS ?? '1.5,2.5').split(',').map(Number);
@@ -84,7 +95,8 @@ async function step(offered, phase, stepSeconds = seconds) {
   // sipp's first row is at its start (0 calls); second n of the step is row n.
   const perSecond = successesPerSecond(statDir).slice(1);
   rmSync(statDir, { recursive: true, force: true });
-  const steady = perSecond.slice(TRANSIENT_S, stepSeconds);
+  // A step shorter than twice the transient keeps its second half.
+  const steady = perSecond.slice(Math.min(TRANSIENT_S, Math.floor(stepSeconds / 2)), stepSeconds);
   // The server logs the 503s it sent per 10 s; the count of the last interval comes with the next line.
   const shed = sb.logs
     .slice(logsBefore)
@@ -113,13 +125,7 @@ async function step(offered, phase, stepSeconds = seconds) {
 
 /** Waits until the server has no call left (a collapsed step leaves calls that time out), then 5 s more. */
 async function recovered() {
-  const { sb } = bench;
-  const since = performance.now();
-  while (performance.now() - since < RECOVERY_LIMIT_MS) {
-    const response = await fetch(`${sb.baseUrl}/ari/channels`, { headers: { authorization: basicAuth() } });
-    if (response.ok && (await response.json()).length === 0) break;
-    await sleep(500);
-  }
+  await untilNone(() => channelCount(`${bench.sb.baseUrl}/ari`, basicAuth()), RECOVERY_LIMIT_MS);
   await sleep(5000);
 }
 
@@ -136,7 +142,7 @@ for (const rate of ladder) {
   }
   capacity = Math.max(capacity, result.goodput_per_s);
 }
-if (capacity === 0) throw new Error(`no step of the ladder ${ladder.join(',')} completed 99 % of its calls`);
+if (capacity === 0) throw new Error(`no step of the ladder ${ladder.join(',')} completed 99 % of its calls at the pace offered`);
 // The same warm server with the control on (module reload res_pjsip), then off again for the
 // comparison: the machine's speed drifts by a third over minutes, so the steps compared run close together.
 await bench.setMaxLoopLag(Number(process.env.BENCH_CONTROL_MAX_LOOP_LAG ?? 100));

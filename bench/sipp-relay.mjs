@@ -8,13 +8,27 @@
 // Server CPU (whole process, and the main thread vs the busiest other thread, the media worker) and
 // RSS growth per call come from /proc. A step passes at loss < 0.1 % and jitter p99 < 5 ms; stepping
 // stops at the first loss or failed call set-up.
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { basicAuth, startSwitchboard } from '../test/dist/harness.js';
 import { phonePort, placeRelayCalls, startRelayFarEnd } from './relay-phones.mjs';
-import { cpuSeconds, machine, machineBusySeconds, printSteps, round, rssMiB, sippCount, sleep, writeResult } from './common.mjs';
+import {
+  channelCount,
+  cpuSeconds,
+  threadCpuSeconds,
+  threadSplit,
+  machine,
+  machineBusySeconds,
+  printSteps,
+  round,
+  rssMiB,
+  sippCount,
+  sleep,
+  untilNone,
+  writeResult,
+} from './common.mjs';
 
 const counts = (process.env.BENCH_CALLS ?? '50,100,200,300,350,400').split(',').map(Number);
 const seconds = Number(process.env.BENCH_STEP_SECONDS ?? 9);
@@ -62,36 +76,6 @@ contact = sip:bob@127.0.0.1:${bobPort}
 `;
 }
 
-async function channelCount(sb) {
-  const response = await fetch(`${sb.baseUrl}/ari/channels`, { headers: { authorization: basicAuth() } });
-  if (!response.ok) throw new Error(`GET /channels: ${response.status}`);
-  return (await response.json()).length;
-}
-
-/** utime + stime of each thread of a process, by thread id. */
-function threadCpuSeconds(pid) {
-  const perThread = new Map();
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      perThread.set(tid, cpuSeconds(`${pid}/task/${tid}`));
-    } catch {
-      // the thread ended between the listing and the read
-    }
-  }
-  return perThread;
-}
-
-function threadSplit(pid, before, after, wall) {
-  let main = Number.NaN;
-  let worker = 0;
-  for (const [tid, end] of after) {
-    const used = (100 * (end - (before.get(tid) ?? 0))) / wall;
-    if (tid === String(pid)) main = used;
-    else worker = Math.max(worker, used);
-  }
-  return { main, worker };
-}
-
 const machineAtStart = machine();
 const farEnd = await startRelayFarEnd();
 
@@ -112,6 +96,7 @@ async function step(n) {
   }
   await sb.restart();
   const target = { host: '127.0.0.1', port: sb.sipPort };
+  const channels = () => channelCount(`${sb.baseUrl}/ari`, basicAuth());
   const pid = sb.process.pid;
   const ports = await farEnd.open(n);
   await sleep(500);
@@ -126,7 +111,7 @@ async function step(n) {
     ports,
     caller: { scenario: 'uac-relay-hold-bye.xml', service: '300' },
     allowAddress: (address) => address === '127.0.0.1',
-    channelCount: () => channelCount(sb),
+    channelCount: channels,
   });
   const { calls, allUp } = placed;
   let far = null;
@@ -147,12 +132,7 @@ async function step(n) {
     rssUp = rssMiB(pid);
   }
   const [callerRun, calleeRun] = await placed.finished;
-  const ended = performance.now();
-  let channelsLeft = await channelCount(sb);
-  while (channelsLeft > 0 && performance.now() - ended < END_WAIT_MS) {
-    await sleep(200);
-    channelsLeft = await channelCount(sb);
-  }
+  const channelsLeft = await untilNone(channels, END_WAIT_MS);
   await sb.stop();
   const callerOk = sippCount(callerRun.stdout, 'Successful call');
   const calleeOk = sippCount(calleeRun.stdout, 'Successful call');
