@@ -17,7 +17,9 @@ COPY packages/server/bin packages/server/bin
 # modules are built explicitly instead, and only the server's projects are compiled below.
 RUN npm ci --no-audit --no-fund --ignore-scripts && npm rebuild better-sqlite3 @discordjs/opus
 COPY packages packages
-RUN npx tsc -b packages/server && npm prune --omit=dev
+COPY scripts/build-native.mjs scripts/
+# The media package's native socket hub (without it, legs fall back to dgram sockets).
+RUN npx tsc -b packages/server && node scripts/build-native.mjs && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
 # ffmpeg writes the ogg and mp3 recordings (without it those formats are refused).

@@ -44,8 +44,11 @@ export async function startFarEnd() {
   };
 }
 
+/** BENCH_NATIVE_SOCKETS=no: legs on Node's dgram instead of the native socket hub (rtp.conf `native_sockets`). */
+export const NATIVE_SOCKETS = (process.env.BENCH_NATIVE_SOCKETS ?? 'yes') !== 'no';
+
 export async function startEngine() {
-  const engine = new MediaEngine({ rtpStart: RTP_START, rtpEnd: RTP_END, workers: 1 });
+  const engine = new MediaEngine({ rtpStart: RTP_START, rtpEnd: RTP_END, workers: 1, nativeSockets: NATIVE_SOCKETS });
   await engine.start();
   return engine;
 }

@@ -8,7 +8,17 @@
 // check), rtcp-mux, SRTP AEAD_AES_128_GCM (the profile Chromium's DTLS-SRTP picks), the other plain RTP.
 import { randomBytes } from 'node:crypto';
 import { machine, printSteps, writeResult } from './common.mjs';
-import { MAX_ADDED_JITTER_MS, MAX_LOSS_PCT, PCMU, farLeg, inBatches, startEngine, startFarEnd, stepCounts } from './media-common.mjs';
+import {
+  MAX_ADDED_JITTER_MS,
+  MAX_LOSS_PCT,
+  NATIVE_SOCKETS,
+  PCMU,
+  farLeg,
+  inBatches,
+  startEngine,
+  startFarEnd,
+  stepCounts,
+} from './media-common.mjs';
 
 const counts = (process.env.BENCH_CALLS ?? '50,100,150,200,300,400').split(',').map(Number);
 const seconds = Number(process.env.BENCH_STEP_SECONDS ?? 5);
@@ -71,7 +81,7 @@ const result = {
   benchmark: name,
   when: new Date().toISOString(),
   machine: machine(),
-  setup: `MediaEngine, 1 worker, in process; N mixing bridges of two PCMU legs (relay${webrtc ? ', one leg WebRTC: ICE-lite, rtcp-mux, SRTP AEAD_AES_128_GCM; the other plain RTP' : srtpSuite ? `, every leg SRTP ${srtpSuite}` : ''}); far ends in a child process, one socket, 50 packets/s per stream`,
+  setup: `MediaEngine, 1 worker, in process, ${NATIVE_SOCKETS ? 'native socket hub' : 'dgram sockets'}; N mixing bridges of two PCMU legs (relay${webrtc ? ', one leg WebRTC: ICE-lite, rtcp-mux, SRTP AEAD_AES_128_GCM; the other plain RTP' : srtpSuite ? `, every leg SRTP ${srtpSuite}` : ''}); far ends in a child process, one socket, 50 packets/s per stream`,
   step_seconds: seconds,
   criteria: { max_loss_pct: MAX_LOSS_PCT, max_added_jitter_ms_p99: MAX_ADDED_JITTER_MS },
   best_calls: best?.calls ?? null,

@@ -36,6 +36,8 @@ const WARM_UP_MS = 1000;
 const setupRate = Number(process.env.BENCH_SETUP_RATE ?? 100);
 /** `mediaworkers` in switchboard.conf; unset keeps the test harness's 1. */
 const workers = process.env.BENCH_MEDIA_WORKERS;
+/** BENCH_NATIVE_SOCKETS=no: rtp.conf `native_sockets = no` (Node's dgram instead of the native socket hub). */
+const nativeSockets = (process.env.BENCH_NATIVE_SOCKETS ?? 'yes') !== 'no';
 const MAX_LOSS_PCT = 0.1;
 const MAX_JITTER_MS_P99 = 5;
 const SETUP_SLACK_MS = 3000;
@@ -82,7 +84,12 @@ const farEnd = await startRelayFarEnd();
 /** One step on a fresh server. */
 async function step(n) {
   const bobPort = await phonePort();
-  const sb = await startSwitchboard({ dialplan: DIALPLAN, rtpStart: 21000, rtpEnd: 29998 });
+  const sb = await startSwitchboard({
+    dialplan: DIALPLAN,
+    rtpStart: 21000,
+    rtpEnd: 29998,
+    rtpLines: nativeSockets ? [] : ['native_sockets = no'],
+  });
   writeFileSync(join(sb.confDir, 'pjsip.conf'), pjsip(sb.sipPort, bobPort));
   if (workers !== undefined) {
     const confFile = join(sb.confDir, 'switchboard.conf');
@@ -182,6 +189,7 @@ const result = {
   when: new Date().toISOString(),
   machine: machineAtStart,
   media_workers: Number(workers ?? 1),
+  rtp_sockets: nativeSockets ? 'native' : 'dgram',
   setup:
     `fresh switchboard process per step; sipp uac-relay-hold-bye.xml → 300: Dial(SIP/bob) → uas-relay-answer-hold.xml, set up at ${setupRate}/s; ` +
     `per-call sockets, PCMU both ways at 50 packets/s; ${WARM_UP_MS / 1000} s warm-up, ${seconds - WARM_UP_MS / 1000} s measured`,

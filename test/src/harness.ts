@@ -50,6 +50,8 @@ export interface ConfOptions {
   endpointLines?: string[];
   /** Further configuration files by name (`indications.conf`), written beside the others. */
   extraFiles?: Record<string, string>;
+  /** Extra option lines for rtp.conf's [general] (`native_sockets = no`). */
+  rtpLines?: string[];
 }
 
 export const DEFAULT_TEST_DIALPLAN = `
@@ -68,7 +70,7 @@ export function writeConf(dir: string, o: ConfOptions): void {
     'http.conf': `[general]\nenabled = yes\nbindaddr = 127.0.0.1\nbindport = ${o.httpPort}\n`,
     'ari.conf': `[general]\nenabled = yes\n${o.channelVars ? `channelvars = ${o.channelVars.join(',')}\n` : ''}\n[${API_USER}]\ntype = user\npassword = ${API_PASSWORD}\nread_only = no\n\n[reader]\ntype = user\npassword = reader-pass\nread_only = yes\n`,
     'pjsip.conf': `[transport-udp]\ntype = transport\nprotocol = udp\nbind = 127.0.0.1:${o.sipPort}\n\n[local-phone]\ntype = endpoint\ncontext = from-internal\ndisallow = all\nallow = ulaw,alaw\n${(o.endpointLines ?? []).map((line) => `${line}\n`).join('')}\n[local-phone]\ntype = identify\nendpoint = local-phone\nmatch = 127.0.0.1\n`,
-    'rtp.conf': `[general]\nrtpstart = ${o.rtpStart}\nrtpend = ${o.rtpEnd}\n`,
+    'rtp.conf': `[general]\nrtpstart = ${o.rtpStart}\nrtpend = ${o.rtpEnd}\n${(o.rtpLines ?? []).map((line) => `${line}\n`).join('')}`,
     'extensions.conf': `[general]\n\n[globals]\n\n[from-internal]\n${o.dialplan ?? DEFAULT_TEST_DIALPLAN}\n`,
     ...o.extraFiles,
   };
@@ -104,6 +106,7 @@ export async function startSwitchboard(options: Partial<ConfOptions> = {}): Prom
     ...(options.channelVars !== undefined ? { channelVars: options.channelVars } : {}),
     ...(options.endpointLines !== undefined ? { endpointLines: options.endpointLines } : {}),
     ...(options.extraFiles !== undefined ? { extraFiles: options.extraFiles } : {}),
+    ...(options.rtpLines !== undefined ? { rtpLines: options.rtpLines } : {}),
   };
   writeConf(confDir, conf);
   let launched = await launch(confDir, dataDir);

@@ -233,7 +233,7 @@ export function testCoreConfig(options: { soundDir?: string; dialplan?: Dialplan
       dialect: 'switchboard',
     },
     sip: { transports: [], endpoints: [], identifies: [], aors: [], auths: [] },
-    rtp: { rtpStart: 10000, rtpEnd: 20000 },
+    rtp: { rtpStart: 10000, rtpEnd: 20000, nativeSockets: true },
     dialplan: options.dialplan ?? { contexts: [], globals: {} },
   };
   return config;

@@ -31,6 +31,7 @@ import {
   validateChannelFormat,
   validateTarget,
 } from './engine/validate-media.js';
+import { nativeLegSocketsAvailable } from './rtp/native-leg-socket.js';
 import { WorkerChannel } from './engine/worker-channel.js';
 import {
   EngineNotRunningError,
@@ -80,6 +81,11 @@ export interface MediaEngineOptions {
   workerReadyTimeoutMs?: number;
   /** Delay before retrying a worker that failed to restart (default 1 s). */
   workerRestartDelayMs?: number;
+  /**
+   * IPv4 legs on the native socket hub (rtp.conf `native_sockets`, default true); dgram when false
+   * or when the addon was not built at install.
+   */
+  nativeSockets?: boolean;
 }
 
 type EngineState = 'idle' | 'starting' | 'running' | 'closing' | 'closed';
@@ -139,6 +145,7 @@ export class MediaEngine implements MediaEngineControl {
   readonly #baseLogger: MediaLogger;
   readonly #ports: PortAllocator;
   readonly #workerCount: number;
+  readonly #nativeSockets: boolean;
   readonly #readyTimeoutMs: number;
   readonly #restartDelayMs: number;
   #state: EngineState = 'idle';
@@ -163,6 +170,7 @@ export class MediaEngine implements MediaEngineControl {
     }
     this.#ports = new PortAllocator(options.rtpStart, options.rtpEnd);
     this.#workerCount = options.workers;
+    this.#nativeSockets = (options.nativeSockets ?? true) && nativeLegSocketsAvailable();
     this.#baseLogger = options.logger ?? silentMediaLogger;
     this.#log = scopedLogger(this.#baseLogger, { module: 'switchboard:media:engine' });
     this.#readyTimeoutMs = options.workerReadyTimeoutMs ?? 10_000;
@@ -190,7 +198,14 @@ export class MediaEngine implements MediaEngineControl {
     }
     if (this.#state !== 'starting') return; // closed while starting
     this.#state = 'running';
-    this.#log.info({ workers: this.#workerCount, rtpPorts: `${this.#ports.first}-${this.#ports.last}` }, 'media engine started');
+    this.#log.info(
+      {
+        workers: this.#workerCount,
+        rtpPorts: `${this.#ports.first}-${this.#ports.last}`,
+        rtpSockets: this.#nativeSockets ? 'native' : 'dgram',
+      },
+      'media engine started',
+    );
   }
 
   /** Destroys every leg (playbacks finish `stopped`), stops the workers, rejects pending requests. */
@@ -774,6 +789,7 @@ export class MediaEngine implements MediaEngineControl {
       script: WORKER_SCRIPT,
       logger: this.#baseLogger,
       readyTimeoutMs: this.#readyTimeoutMs,
+      nativeSockets: this.#nativeSockets,
       closeTimeoutMs: CLOSE_TIMEOUT_MS,
       onNotification: (notification) => this.#fromWorker(notification),
       onDied: (error) => this.#workerDied(channel, error),

@@ -183,4 +183,6 @@ export type WorkerToMain =
 /** `workerData` given to each worker thread. */
 export interface WorkerInit {
   workerIndex: number;
+  /** IPv4 legs on the native socket hub when its addon is built (rtp.conf `native_sockets`). */
+  nativeSockets: boolean;
 }

@@ -4,6 +4,7 @@
  */
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import type { MainToWorker, WorkerInit, WorkerToMain } from './protocol.js';
+import { setNativeLegSockets } from './rtp/leg-socket.js';
 import { WorkerHost } from './worker/worker-host.js';
 
 if (isMainThread || parentPort === null) {
@@ -12,6 +13,7 @@ if (isMainThread || parentPort === null) {
 
 const port = parentPort;
 const init = workerData as WorkerInit;
+setNativeLegSockets(init.nativeSockets);
 const host = new WorkerHost((message: WorkerToMain) => port.postMessage(message), init.workerIndex);
 port.on('message', (message: MainToWorker) => {
   if (message.kind === 'request') host.receive(message);

@@ -103,6 +103,7 @@ export async function startServer(options: {
     const media = new MediaEngine({
       rtpStart: config.rtp.rtpStart,
       rtpEnd: config.rtp.rtpEnd,
+      nativeSockets: config.rtp.nativeSockets,
       workers: config.general.mediaWorkers > 0 ? config.general.mediaWorkers : defaultMediaWorkers(),
       logger: log.child({ module: 'switchboard:media' }),
     });

@@ -81,7 +81,7 @@ export function testConfig(
       outboundWebsockets: overrides.outboundWebsockets ?? [],
     },
     sip: { transports: [], endpoints: [], identifies: [], aors: [], auths: [] },
-    rtp: { rtpStart: 10000, rtpEnd: 20000 },
+    rtp: { rtpStart: 10000, rtpEnd: 20000, nativeSockets: true },
     dialplan: { contexts: [], globals: {} },
   };
 }

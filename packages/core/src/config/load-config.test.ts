@@ -39,7 +39,7 @@ describe('loadConfig', () => {
     const config = loadConfig(dir);
     assert.equal(config.confDir, dir);
     assert.deepEqual(config.http, { enabled: true, bindAddress: '127.0.0.1', bindPort: 8088, prefix: '', limits: DEFAULT_HTTP_LIMITS });
-    assert.deepEqual(config.rtp, { rtpStart: 10000, rtpEnd: 20000 });
+    assert.deepEqual(config.rtp, { rtpStart: 10000, rtpEnd: 20000, nativeSockets: true });
     assert.equal(config.general.systemName, hostname());
     assert.equal(config.general.defaultLanguage, 'en');
     assert.deepEqual(
@@ -76,7 +76,7 @@ describe('loadConfig', () => {
         '[general]\nenabled = yes\nchannelvars = FOO, BAR\nallowed_origins = http://a.example\nwebsocket_write_timeout = 250\nresume_window = 5\nresume_max_events = 20\n' +
         '[alice]\ntype = user\npassword = secret\nread_only = on\n[bob]\ntype=user\npassword=$6$x\npassword_format=crypt\ndialect = switchboard\n' +
         '[general]\ndialect = Asterisk\n',
-      'rtp.conf': '[general]\nrtpstart = 12000\nrtpend = 12100\n',
+      'rtp.conf': '[general]\nrtpstart = 12000\nrtpend = 12100\nnative_sockets = no\n',
     });
     const config = loadConfig(dir);
     assert.deepEqual(config.general, {
@@ -110,7 +110,7 @@ describe('loadConfig', () => {
         { name: 'bob', password: '$6$x', passwordFormat: 'crypt', readOnly: false, dialect: 'switchboard' },
       ],
     });
-    assert.deepEqual(config.rtp, { rtpStart: 12000, rtpEnd: 12100 });
+    assert.deepEqual(config.rtp, { rtpStart: 12000, rtpEnd: 12100, nativeSockets: false });
   });
 
   it('reads pjsip.conf with one name used by several types', () => {
@@ -407,6 +407,7 @@ describe('loadConfig', () => {
       ['http.conf', '[general]\nbindport = 70000\n', 2, /1 to 65535/],
       ['http.conf', '[general]\nenabled = maybe\n', 2, /yes or no/],
       ['rtp.conf', '[general]\nrtpstart = 20000\nrtpend = 10000\n', 3, /greater than rtpend/],
+      ['rtp.conf', '[general]\nnative_sockets = sometimes\n', 2, /yes or no/],
       ['ari.conf', '[u]\ntype = user\n', 1, /no password/],
       ['ari.conf', '[u]\ntype = admin\npassword = x\n', 2, /unknown type/],
       ['pjsip.conf', '[t]\ntype = transport\nbind = 0.0.0.0:x\n', 3, /1 to 65535/],
@@ -483,7 +484,7 @@ describe('loadConfig', () => {
       { name: 'switchboard', password: 'switchboard', passwordFormat: 'plain', readOnly: false, dialect: 'switchboard' },
     ]);
     assert.deepEqual(config.ari.channelVars, []);
-    assert.deepEqual(config.rtp, { rtpStart: 10000, rtpEnd: 20000 });
+    assert.deepEqual(config.rtp, { rtpStart: 10000, rtpEnd: 20000, nativeSockets: true });
     assert.deepEqual(config.sip.transports, [{ name: 'transport-udp', protocol: 'udp', bindAddress: '0.0.0.0', bindPort: 5060 }]);
     assert.deepEqual(
       config.sip.endpoints.map((e) => [e.name, e.context, e.codecs]),

@@ -1,17 +1,19 @@
 /**
  * rtp.conf [general]: the UDP port range media legs take their RTP (even) and RTCP (odd) ports from.
  *
- * Defaults (also when the file is missing): rtpstart = 10000, rtpend = 20000.
+ * Defaults (also when the file is missing): rtpstart = 10000, rtpend = 20000, native_sockets = yes.
+ * `native_sockets` (Switchboard's own): IPv4 legs use the media package's native socket hub, which
+ * reads all sockets in C and enters JavaScript once per event-loop round; `no` keeps Node's dgram.
  */
 import { ConfigError } from '../errors.js';
 import type { Logger } from '../util/logger.js';
 import { type IniDocument, lastOption } from './ini.js';
 import { applyOptions, warnUnsupportedSection } from './option-table.js';
 import type { RtpConfig } from './types.js';
-import { parseInteger } from './values.js';
+import { parseBool, parseInteger } from './values.js';
 
 export function defaultRtpConfig(): RtpConfig {
-  return { rtpStart: 10000, rtpEnd: 20000 };
+  return { rtpStart: 10000, rtpEnd: 20000, nativeSockets: true };
 }
 
 export function readRtpConfig(doc: IniDocument | undefined, log: Logger): RtpConfig {
@@ -33,6 +35,9 @@ export function readRtpConfig(doc: IniDocument | undefined, log: Logger): RtpCon
         },
         rtpend: (o) => {
           config.rtpEnd = parseInteger(o, 1025, 65535);
+        },
+        native_sockets: (o) => {
+          config.nativeSockets = parseBool(o);
         },
       },
     });

@@ -352,6 +352,8 @@ export interface SipConfig {
 export interface RtpConfig {
   rtpStart: number;
   rtpEnd: number;
+  /** `native_sockets`: IPv4 legs on the native socket hub when it is built (default yes). */
+  nativeSockets: boolean;
 }
 
 /** One dialplan step: `exten => 100,1(label),App(args)`. */

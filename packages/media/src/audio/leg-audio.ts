@@ -153,7 +153,8 @@ export class LegAudio {
       timestamp: packet.timestamp,
       ssrc: packet.ssrc,
       marker: packet.marker,
-      payload: payload.slice(),
+      // A copy (Buffer's slice would be a view): the socket may reuse the datagram's memory.
+      payload: new Uint8Array(payload),
       arrivalMs,
     });
   }

@@ -30,6 +30,8 @@ export interface WorkerChannelOptions {
   logger: MediaLogger;
   /** How long a new worker may take to say it is ready. */
   readyTimeoutMs: number;
+  /** WorkerInit.nativeSockets. */
+  nativeSockets: boolean;
   /** How long a closing worker may take to answer `close` before it is terminated regardless. */
   closeTimeoutMs: number;
   onNotification(notification: WorkerNotification): void;
@@ -94,7 +96,7 @@ export class WorkerChannel {
     // Callers that never await `start()` must not see an unhandled rejection.
     this.#ready.catch(() => {});
 
-    const init: WorkerInit = { workerIndex: this.index };
+    const init: WorkerInit = { workerIndex: this.index, nativeSockets: this.#options.nativeSockets };
     const worker = new Worker(this.#options.script, { workerData: init });
     this.#worker = worker;
     this.#exited = new Promise((resolve) => worker.once('exit', () => resolve()));

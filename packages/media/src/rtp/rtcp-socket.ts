@@ -34,8 +34,14 @@ export interface RtcpSocketHandlers {
   plain?(datagram: Buffer, from: { address: string; port: number }): void;
 }
 
+/** Where reports go out: the RTCP port's own socket, or the leg's RTP socket with rtcp-mux. */
+export interface RtcpSender {
+  send(datagram: Uint8Array, port: number, address: string): void;
+  close(): void;
+}
+
 export class RtcpSocket {
-  readonly #socket: dgram.Socket;
+  readonly #socket: RtcpSender;
   readonly #handlers: RtcpSocketHandlers;
   readonly #intervalMs: number;
   /** Multiplexed on the RTP socket (RFC 5761): the leg owns the socket and hands RTCP in. */
@@ -43,20 +49,16 @@ export class RtcpSocket {
   #timer: NodeJS.Timeout | null = null;
   #closed = false;
 
-  private constructor(socket: dgram.Socket, handlers: RtcpSocketHandlers, intervalMs: number, muxed = false) {
+  private constructor(socket: RtcpSender, handlers: RtcpSocketHandlers, intervalMs: number, muxed = false) {
     this.#socket = socket;
     this.#handlers = handlers;
     this.#intervalMs = intervalMs;
     this.#muxed = muxed;
-    if (!muxed) {
-      socket.on('message', (received, rinfo) => this.deliver(received, rinfo));
-      socket.on('error', (error) => handlers.problem(`RTCP socket: ${error.message}`));
-    }
     this.#schedule();
   }
 
   /** RFC 5761: RTCP on the RTP socket of `socket`, which stays the leg's (received RTCP comes in through `deliver`). */
-  static multiplexed(socket: dgram.Socket, handlers: RtcpSocketHandlers, intervalMs = 5000): RtcpSocket {
+  static multiplexed(socket: RtcpSender, handlers: RtcpSocketHandlers, intervalMs = 5000): RtcpSocket {
     return new RtcpSocket(socket, handlers, intervalMs, true);
   }
 
@@ -87,7 +89,17 @@ export class RtcpSocket {
       socket.once('error', onError);
       socket.bind({ address, port, exclusive: true }, () => {
         socket.off('error', onError);
-        resolve(new RtcpSocket(socket, handlers, intervalMs));
+        const sender: RtcpSender = {
+          send: (datagram, toPort, toAddress) =>
+            socket.send(datagram, toPort, toAddress, (error) => {
+              if (error) handlers.problem(`RTCP send: ${error.message}`);
+            }),
+          close: () => socket.close(),
+        };
+        const rtcp = new RtcpSocket(sender, handlers, intervalMs);
+        socket.on('message', (received, rinfo) => rtcp.deliver(received, rinfo));
+        socket.on('error', (error) => handlers.problem(`RTCP socket: ${error.message}`));
+        resolve(rtcp);
       });
     });
   }
@@ -108,9 +120,7 @@ export class RtcpSocket {
     if (target === null || report === null) return;
     const compound = extra === undefined ? report : Buffer.concat([report, extra]);
     const datagram = this.#handlers.protect === undefined ? compound : this.#handlers.protect(compound);
-    this.#socket.send(datagram, target.port, target.address, (error) => {
-      if (error) this.#handlers.problem(`RTCP send: ${error.message}`);
-    });
+    this.#socket.send(datagram, target.port, target.address);
   }
 
   /** Sends a last report with BYE appended, then closes. */

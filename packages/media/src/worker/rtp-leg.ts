@@ -8,8 +8,6 @@
  * dropped; nothing a peer sends can throw out of the receive handler.
  */
 import { getRandomValues } from 'node:crypto';
-import dgram from 'node:dgram';
-import { isIP } from 'node:net';
 import { LegAudio } from '../audio/leg-audio.js';
 import type { InbandDigit } from '../dsp/dtmf-detector.js';
 import { isCodecSupported } from '../codecs/index.js';
@@ -21,7 +19,7 @@ import { RtcpSocket, type RtcpSocketHandlers } from '../rtp/rtcp-socket.js';
 import { buildBye } from '../rtp/rtcp.js';
 import { RTP_HEADER_SIZE, type RtpPacketInfo, parseRtpPacket, writeRtpHeader } from '../rtp/rtp-header.js';
 import { hasPlainHeader, writeRelayedHeader } from '../rtp/rtp-header-in-place.js';
-import { literalAddressLookup } from '../rtp/literal-lookup.js';
+import { type DatagramSource, type LegSocket, openLegSocket } from '../rtp/leg-socket.js';
 import { DtlsSrtpAssociation } from '../dtls/dtls-srtp.js';
 import { IceLiteAgent } from '../ice/ice-lite.js';
 import { looksLikeStun } from '../ice/stun.js';
@@ -84,7 +82,7 @@ export class RtpLeg {
   readonly id: string;
   readonly localAddress: string;
   readonly localPort: number;
-  readonly #socket: dgram.Socket;
+  readonly #socket: LegSocket;
   readonly #host: LegHost;
   #closed = false;
 
@@ -119,8 +117,8 @@ export class RtpLeg {
   readonly #counters: LegCounters = { packetsSent: 0, packetsReceived: 0, bytesSent: 0, bytesReceived: 0, packetsDropped: 0 };
   #sendErrorLogged = false;
   /** One send-completion callback for every packet (not a closure per send). */
-  readonly #afterSend = (error: Error | null): void => {
-    if (error && !this.#sendErrorLogged) {
+  readonly #afterSend = (error: Error): void => {
+    if (!this.#sendErrorLogged) {
       this.#sendErrorLogged = true; // once per leg: a dead peer would otherwise log 50 lines a second
       this.#host.log('warn', { legId: this.id, target: this.#latched ?? this.#remote, err: error.message }, 'RTP send failed');
     }
@@ -171,16 +169,13 @@ export class RtpLeg {
   /** Where DTLS records come from (the server side answers there before media is flowing). */
   #dtlsPeer: Address | null = null;
 
-  private constructor(id: string, socket: dgram.Socket, host: LegHost) {
+  private constructor(id: string, socket: LegSocket, host: LegHost) {
     this.id = id;
     this.#socket = socket;
     this.#host = host;
-    const bound = socket.address();
-    this.localAddress = bound.address;
-    this.localPort = bound.port;
-    socket.on('message', (datagram, rinfo) => this.#receive(datagram, rinfo));
-    socket.on('error', (error) => this.#socketFailed(error));
-    this.#openRtcp(bound.address, bound.port + 1);
+    this.localAddress = socket.localAddress;
+    this.localPort = socket.localPort;
+    this.#openRtcp(socket.localAddress, socket.localPort + 1);
   }
 
   /** RFC 3550 §11: RTCP on the next port; without it the leg still carries RTP. */
@@ -237,14 +232,14 @@ export class RtpLeg {
       const target = this.#mediaTarget();
       if (target === null) return false;
       const packet = this.#srtp === null ? plain : this.#srtp.protectRtp(plain);
-      this.#socket.send(packet, target.port, target.address, this.#afterSend);
+      this.#socket.send(packet, target.port, target.address);
       return true;
     },
     sendRtcp: (plain) => {
       const target = this.#mediaTarget();
       if (target === null || this.#muxedRtcp === null) return;
       const packet = this.#srtp === null ? plain : this.#srtp.protectRtcp(plain);
-      this.#socket.send(packet, target.port, target.address, this.#afterSend);
+      this.#socket.send(packet, target.port, target.address);
     },
   };
 
@@ -261,23 +256,21 @@ export class RtpLeg {
   }
 
   /** Binds a socket for a new leg. Rejects with `port_in_use` when the port is taken. */
-  static open(id: string, bindAddress: string, port: number, host: LegHost): Promise<RtpLeg> {
-    const family = isIP(bindAddress);
-    if (family === 0) return Promise.reject(new MediaError('invalid_argument', `bind address ${bindAddress} is not an IP address`));
-    // literalAddressLookup: no process.nextTick per packet sent (rtp/literal-lookup.ts).
-    const socket = dgram.createSocket({ type: family === 6 ? 'udp6' : 'udp4', lookup: literalAddressLookup });
-    return new Promise((resolve, reject) => {
-      const onError = (error: NodeJS.ErrnoException): void => {
-        socket.close();
-        if (error.code === 'EADDRINUSE') reject(new MediaError('port_in_use', `RTP port ${port} is in use`));
-        else reject(new MediaError('bind_failed', `cannot bind RTP socket to ${bindAddress}:${port}: ${error.message}`));
-      };
-      socket.once('error', onError);
-      socket.bind({ address: bindAddress, port, exclusive: true }, () => {
-        socket.off('error', onError);
-        resolve(new RtpLeg(id, socket, host));
-      });
+  static async open(id: string, bindAddress: string, port: number, host: LegHost): Promise<RtpLeg> {
+    let leg: RtpLeg | undefined;
+    const socket = await openLegSocket(bindAddress, port, {
+      message: (datagram, from) => {
+        if (leg !== undefined) leg.#receive(datagram, from);
+      },
+      error: (error) => {
+        if (leg !== undefined) leg.#socketFailed(error);
+      },
+      sendFailed: (error) => {
+        if (leg !== undefined) leg.#afterSend(error);
+      },
     });
+    leg = new RtpLeg(id, socket, host);
+    return leg;
   }
 
   setRemote(remote: LegRemote): void {
@@ -611,29 +604,29 @@ export class RtpLeg {
     if (target === null) return;
     // Encrypted here, on the way out, so relayed, played, mixed and DTMF packets are all covered.
     const packet = this.#srtp === null ? plain : this.#srtp.protectRtp(plain);
-    this.#socket.send(packet, target.port, target.address, this.#afterSend);
+    this.#socket.send(packet, target.port, target.address);
     this.#counters.packetsSent += 1;
     this.#counters.bytesSent += packet.length;
     // Our packets carry no CSRC or extension: the payload follows the 12-byte header.
     this.#stats.onSend(plain.length - RTP_HEADER_SIZE, plain.readUInt32BE(4), Date.now());
   }
 
-  #receive(datagram: Buffer, from: dgram.RemoteInfo): void {
+  #receive(datagram: Buffer, from: DatagramSource): void {
     try {
       // RFC 7983: STUN (first byte 0–3) shares the socket with RTP once ICE is on.
       if (this.#ice !== null && looksLikeStun(datagram)) {
         this.#answerCheck(this.#ice, datagram, from);
         return;
       }
-      // RFC 7983 §7: DTLS records start with 20–63.
+      // RFC 7983 §7: DTLS records start with 20–63. The handshake may keep what it is given.
       if (this.#dtls !== null && datagram.length > 0 && datagram[0] >= 20 && datagram[0] <= 63) {
         this.#dtlsPeer = { address: from.address, port: from.port };
-        this.#dtls.receive(datagram);
+        this.#dtls.receive(this.#owned(datagram));
         return;
       }
       // RFC 5761 §4: with rtcp-mux, RTCP packet types 200–204 (second byte 192–223) share the port.
       if (this.#muxedRtcp !== null && datagram.length >= 8 && datagram[1] >= 192 && datagram[1] <= 223) {
-        this.#muxedRtcp.deliver(datagram, from);
+        this.#muxedRtcp.deliver(this.#owned(datagram), from);
         return;
       }
       this.#accept(datagram, from);
@@ -644,7 +637,7 @@ export class RtpLeg {
     }
   }
 
-  #accept(received: Buffer, from: dgram.RemoteInfo): void {
+  #accept(received: Buffer, from: DatagramSource): void {
     const remote = this.#remote;
     // DTLS-SRTP before its keys exist: whatever arrives cannot be authenticated, so it is dropped.
     const unkeyed = this.#dtls !== null && this.#srtp === null;
@@ -666,7 +659,7 @@ export class RtpLeg {
       // RFC 8843 §9.2: a BUNDLEd stream's packets are told apart by payload type (each payload
       // type belongs to one m-line); the video's go to the video stream, already decrypted.
       const video = this.#bundledVideo();
-      if (video !== null && packet.payloadType === video.remote?.codec.payloadType) video.receiveBundled(datagram, from);
+      if (video !== null && packet.payloadType === video.remote?.codec.payloadType) video.receiveBundled(this.#owned(datagram), from);
       else this.#counters.packetsDropped += 1;
       return;
     }
@@ -706,7 +699,16 @@ export class RtpLeg {
     }
   }
 
-  #answerCheck(ice: IceLiteAgent, datagram: Buffer, from: dgram.RemoteInfo): void {
+  /**
+   * A received datagram that outlives this call: a copy when the socket lends its buffer
+   * (`LegSocket.transient`). Audio needs none: the jitter buffer copies the payload and a relay
+   * sends the datagram before returning.
+   */
+  #owned(datagram: Buffer): Buffer {
+    return this.#socket.transient ? Buffer.from(datagram) : datagram;
+  }
+
+  #answerCheck(ice: IceLiteAgent, datagram: Buffer, from: DatagramSource): void {
     const outcome = ice.handle(datagram, { address: from.address, port: from.port });
     if (outcome.kind === 'ignored' || this.#closed) return;
     this.#socket.send(outcome.response, from.port, from.address);

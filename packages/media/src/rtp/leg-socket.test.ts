@@ -1,0 +1,143 @@
+/**
+ * Leg sockets on both implementations: the native hub (built at install; its C side reads every
+ * socket and enters JavaScript once per loop round) and the dgram fallback. Real UDP on 127.0.0.1,
+ * bounded in time.
+ */
+import assert from 'node:assert/strict';
+import dgram from 'node:dgram';
+import { after, describe, it } from 'node:test';
+import { Worker } from 'node:worker_threads';
+import { MediaError } from '../errors.js';
+import { sleep, waitFor } from '../test-support/wait.js';
+import { type DatagramSource, type LegSocket, openLegSocket, setNativeLegSockets } from './leg-socket.js';
+import { nativeLegSocketsAvailable } from './native-leg-socket.js';
+
+interface Received {
+  text: string;
+  from: DatagramSource;
+}
+
+async function open(inbox: Received[] = []): Promise<LegSocket> {
+  return openLegSocket('127.0.0.1', 0, {
+    // Copied: a native datagram is a view of the hub's ring, valid only during the call.
+    message: (datagram, from) => inbox.push({ text: datagram.toString(), from: { ...from } }),
+    error: (error) => assert.fail(error),
+    sendFailed: (error) => assert.fail(error),
+  });
+}
+
+async function udpPeer(): Promise<{ socket: dgram.Socket; port: number; inbox: Received[] }> {
+  const socket = dgram.createSocket('udp4');
+  const inbox: Received[] = [];
+  socket.on('message', (datagram, from) => inbox.push({ text: datagram.toString(), from: { address: from.address, port: from.port } }));
+  await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
+  return { socket, port: socket.address().port, inbox };
+}
+
+for (const native of [true, false]) {
+  describe(`leg sockets (${native ? 'native hub' : 'dgram'})`, () => {
+    after(() => setNativeLegSockets(true));
+
+    it('receives from and sends to peers, each socket its own datagrams with their source', { timeout: 5000 }, async () => {
+      setNativeLegSockets(native);
+      const inboxes: Received[][] = [[], [], []];
+      const legs = await Promise.all(inboxes.map((inbox) => open(inbox)));
+      const peer = await udpPeer();
+      try {
+        assert.ok(legs.every((leg) => leg.transient === native && leg.localAddress === '127.0.0.1' && leg.localPort > 0));
+        for (const [index, leg] of legs.entries())
+          for (let n = 0; n < 3; n += 1) peer.socket.send(`to ${index} #${n}`, leg.localPort, '127.0.0.1');
+        await waitFor('every datagram', () => (inboxes.every((inbox) => inbox.length === 3) ? true : undefined));
+        for (const [index, inbox] of inboxes.entries()) {
+          assert.deepEqual(
+            inbox.map((entry) => entry.text),
+            [0, 1, 2].map((n) => `to ${index} #${n}`),
+          );
+          assert.ok(inbox.every((entry) => entry.from.address === '127.0.0.1' && entry.from.port === peer.port));
+        }
+        legs[1].send(Buffer.from('from 1'), peer.port, '127.0.0.1');
+        await waitFor('the reply', () => (peer.inbox.length === 1 ? true : undefined));
+        assert.deepEqual(peer.inbox[0], { text: 'from 1', from: { address: '127.0.0.1', port: legs[1].localPort } });
+      } finally {
+        for (const leg of legs) leg.close();
+        peer.socket.close();
+      }
+    });
+
+    it('refuses a port another program holds as port_in_use', { timeout: 5000 }, async () => {
+      setNativeLegSockets(native);
+      const squatter = await udpPeer();
+      try {
+        await assert.rejects(
+          openLegSocket('127.0.0.1', squatter.port, { message: () => {}, error: () => {}, sendFailed: () => {} }),
+          (error: unknown) => error instanceof MediaError && error.code === 'port_in_use',
+        );
+      } finally {
+        squatter.socket.close();
+      }
+    });
+
+    it('delivers nothing to a socket once it is closed, and its port can be bound again', { timeout: 5000 }, async () => {
+      setNativeLegSockets(native);
+      const inbox: string[] = [];
+      // Closes itself on the first datagram: the two behind it, already read with it, must not follow.
+      const closing: LegSocket = await openLegSocket('127.0.0.1', 0, {
+        message: (datagram) => {
+          inbox.push(datagram.toString());
+          closing.close();
+        },
+        error: () => {},
+        sendFailed: () => {},
+      });
+      const peer = await udpPeer();
+      try {
+        for (const text of ['first', 'second', 'third']) peer.socket.send(text, closing.localPort, '127.0.0.1');
+        await waitFor('the first datagram', () => (inbox.length > 0 ? true : undefined));
+        await sleep(50);
+        assert.deepEqual(inbox, ['first']);
+        closing.close(); // twice is harmless
+        const again = await openLegSocket('127.0.0.1', closing.localPort, { message: () => {}, error: () => {}, sendFailed: () => {} });
+        again.close();
+      } finally {
+        peer.socket.close();
+      }
+    });
+  });
+}
+
+describe('native socket hub', () => {
+  it('is built in this checkout (the install compiles it)', () => {
+    assert.ok(nativeLegSocketsAvailable(), 'native/build/Release/rtp_sockets.node is missing: run npm run build:native');
+  });
+
+  it('lets a worker thread end while its sockets are open and datagrams are waiting', { timeout: 10_000 }, async () => {
+    const moduleUrl = new URL('./leg-socket.js', import.meta.url).href;
+    const worker = new Worker(
+      `
+      const { parentPort } = require('node:worker_threads');
+      import(${JSON.stringify(moduleUrl)}).then(async ({ openLegSocket }) => {
+        const handlers = { message: () => {}, error: () => {}, sendFailed: () => {} };
+        const sockets = [];
+        for (let i = 0; i < 20; i += 1) sockets.push(await openLegSocket('127.0.0.1', 0, handlers));
+        for (const socket of sockets) for (const to of sockets) socket.send(Buffer.alloc(200), to.localPort, '127.0.0.1');
+        parentPort.postMessage(sockets.map((socket) => socket.localPort));
+        process.exit(0);
+      });
+      `,
+      { eval: true },
+    );
+    const ports = await new Promise<number[]>((resolve, reject) => {
+      worker.once('message', resolve);
+      worker.once('error', reject);
+    });
+    const code = await new Promise<number>((resolve) => worker.once('exit', resolve));
+    assert.equal(code, 0);
+    // Every socket was closed with the thread: its port can be bound again.
+    const probe = dgram.createSocket('udp4');
+    await new Promise<void>((resolve, reject) => {
+      probe.once('error', reject);
+      probe.bind(ports[0], '127.0.0.1', resolve);
+    });
+    probe.close();
+  });
+});

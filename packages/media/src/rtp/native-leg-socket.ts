@@ -1,0 +1,194 @@
+/**
+ * Leg sockets on the native hub (native/rtp_sockets.c): one hub per thread reads every readable
+ * socket in C and enters JavaScript once per event-loop iteration for all their datagrams; sends
+ * are one synchronous sendto each. Measured against dgram in bench/README.md ("native sockets").
+ * Used for IPv4 legs when the addon was built at install; `openNativeLegSocket` answers null
+ * otherwise and the leg falls back to dgram.
+ */
+import { lookup } from 'node:dns';
+import { createRequire } from 'node:module';
+import { isIPv4 } from 'node:net';
+import { bindError } from './bind-error.js';
+import type { DatagramSource, LegSocket, LegSocketHandlers } from './leg-socket.js';
+
+/** The addon's surface (see the C file's comments for the ring layout). */
+interface NativeHub {
+  readonly data: ArrayBuffer;
+  readonly meta: Int32Array;
+  open(address: string, port: number): [slot: number, generation: number, port: number];
+  send(slot: number, bytes: Uint8Array, offset: number, length: number, address: number, port: number): number;
+  close(slot: number): void;
+  stats(): [open: number, truncated: number];
+  destroy(): void;
+}
+
+interface NativeAddon {
+  Hub: new (onDatagrams: (count: number) => void) => NativeHub;
+  layout: { slots: number; slotBytes: number; metaInts: number };
+}
+
+function loadAddon(): NativeAddon | null {
+  try {
+    // dist/rtp/ → native/build/Release/ of this package.
+    return createRequire(import.meta.url)('../../native/build/Release/rtp_sockets.node') as NativeAddon;
+  } catch {
+    return null;
+  }
+}
+
+const addon = loadAddon();
+
+/** Whether this build has the native hub (the addon compiled at install). */
+export function nativeLegSocketsAvailable(): boolean {
+  return addon !== null;
+}
+
+class Hub {
+  readonly #native: NativeHub;
+  readonly #bytes: Buffer;
+  readonly #meta: Int32Array;
+  readonly #slotBytes: number;
+  readonly #metaInts: number;
+  readonly #sockets: (NativeLegSocket | undefined)[] = [];
+  /** Host-order IPv4 → dotted string, for the few peers a worker hears from. */
+  readonly #names = new Map<number, string>();
+
+  constructor(native: NativeAddon) {
+    this.#native = new native.Hub((count) => this.#deliver(count));
+    this.#bytes = Buffer.from(this.#native.data);
+    this.#meta = this.#native.meta;
+    this.#slotBytes = native.layout.slotBytes;
+    this.#metaInts = native.layout.metaInts;
+  }
+
+  open(address: string, port: number, handlers: LegSocketHandlers): NativeLegSocket {
+    const [slot, generation, bound] = this.#native.open(address, port);
+    const socket = new NativeLegSocket(this, slot, generation, address, bound, handlers);
+    this.#sockets[slot] = socket;
+    return socket;
+  }
+
+  send(slot: number, packet: Uint8Array, address: number, port: number): number {
+    return this.#native.send(slot, packet, 0, packet.length, address, port);
+  }
+
+  close(socket: NativeLegSocket): void {
+    if (this.#sockets[socket.slot] === socket) this.#sockets[socket.slot] = undefined;
+    this.#native.close(socket.slot);
+  }
+
+  #deliver(count: number): void {
+    const meta = this.#meta;
+    for (let index = 0; index < count; index++) {
+      const record = index * this.#metaInts;
+      const socket = this.#sockets[meta[record]];
+      // A socket closed earlier in this batch (or its slot reused since) skips its datagrams.
+      if (socket === undefined || socket.generation !== meta[record + 1]) continue;
+      const offset = index * this.#slotBytes;
+      const datagram = this.#bytes.subarray(offset, offset + meta[record + 2]);
+      socket.deliver(datagram, { address: this.#name(meta[record + 3]), port: meta[record + 4] });
+    }
+  }
+
+  #name(address: number): string {
+    let name = this.#names.get(address);
+    if (name === undefined) {
+      name = `${(address >>> 24) & 255}.${(address >>> 16) & 255}.${(address >>> 8) & 255}.${address & 255}`;
+      if (this.#names.size >= 1024) this.#names.clear();
+      this.#names.set(address, name);
+    }
+    return name;
+  }
+}
+
+let hub: Hub | null = null;
+
+/** Binds a native socket; null when the addon is not available (the caller falls back to dgram). */
+export function openNativeLegSocket(bindAddress: string, port: number, handlers: LegSocketHandlers): Promise<LegSocket> | null {
+  if (addon === null) return null;
+  hub ??= new Hub(addon);
+  try {
+    return Promise.resolve(hub.open(bindAddress, port, handlers));
+  } catch (error) {
+    const { code, message } = error as NodeJS.ErrnoException;
+    return Promise.reject(bindError(code === 'E98' ? 'EADDRINUSE' : code, message, bindAddress, port));
+  }
+}
+
+/** Dotted IPv4 → host-order number; NaN for anything else. */
+function ipv4Number(address: string): number {
+  if (!isIPv4(address)) return Number.NaN;
+  const [a, b, c, d] = address.split('.').map(Number);
+  return ((a << 24) | (b << 16) | (c << 8) | d) >>> 0;
+}
+
+const ERRNO_NAMES: Record<number, string> = { 11: 'EAGAIN', 101: 'ENETUNREACH', 111: 'ECONNREFUSED', 113: 'EHOSTUNREACH' };
+
+class NativeLegSocket implements LegSocket {
+  readonly localAddress: string;
+  readonly localPort: number;
+  readonly transient = true;
+  readonly slot: number;
+  readonly generation: number;
+  readonly #hub: Hub;
+  readonly #handlers: LegSocketHandlers;
+  #closed = false;
+  /** The last destination's number: a leg sends to one peer for long stretches. */
+  #lastAddress = '';
+  #lastNumber = Number.NaN;
+
+  constructor(hub: Hub, slot: number, generation: number, localAddress: string, localPort: number, handlers: LegSocketHandlers) {
+    this.#hub = hub;
+    this.slot = slot;
+    this.generation = generation;
+    this.localAddress = localAddress;
+    this.localPort = localPort;
+    this.#handlers = handlers;
+  }
+
+  deliver(datagram: Buffer, from: DatagramSource): void {
+    this.#handlers.message(datagram, from);
+  }
+
+  send(packet: Uint8Array, port: number, address: string): void {
+    if (this.#closed) return;
+    if (address !== this.#lastAddress) {
+      this.#lastAddress = address;
+      this.#lastNumber = ipv4Number(address);
+    }
+    if (Number.isNaN(this.#lastNumber)) {
+      this.#sendByName(Buffer.from(packet), port, address);
+      return;
+    }
+    const sent = this.#hub.send(this.slot, packet, this.#lastNumber, port);
+    if (sent < 0) this.#failed(-sent);
+  }
+
+  /** An FQDN in a c= line: resolved per packet as dgram would (rare; the SDP normally names an address). */
+  #sendByName(copy: Buffer, port: number, name: string): void {
+    lookup(name, { family: 4 }, (error, address) => {
+      if (this.#closed) return;
+      if (error) {
+        this.#handlers.sendFailed(error);
+        return;
+      }
+      const number = ipv4Number(address);
+      const sent = this.#hub.send(this.slot, copy, number, port);
+      if (sent < 0) this.#failed(-sent);
+    });
+  }
+
+  #failed(errno: number): void {
+    const code = ERRNO_NAMES[errno] ?? `E${errno}`;
+    const error: NodeJS.ErrnoException = new Error(`send ${code}`);
+    error.code = code;
+    error.errno = -errno;
+    this.#handlers.sendFailed(error);
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#hub.close(this);
+  }
+}

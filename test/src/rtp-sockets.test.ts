@@ -1,0 +1,122 @@
+/**
+ * rtp.conf `native_sockets` against the real process: with the default (the native socket hub the
+ * install builds) and with `native_sockets = no` (Node's dgram), a call through Dial() relays each
+ * phone's audio to the other, and the start-up log names the implementation in use.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { waitFor } from './audio-analysis.js';
+import { freePort, runSipp, startSwitchboard } from './harness.js';
+import { RtpPeer } from './rtp-peer.js';
+
+const DIALPLAN = `
+exten => 300,1,Dial(SIP/bob,20)
+ same => n,Hangup()
+`;
+
+function pjsip(sipPort: number, bobPort: number): string {
+  return `[transport-udp]
+type = transport
+protocol = udp
+bind = 127.0.0.1:${sipPort}
+
+[local-phone]
+type = endpoint
+context = from-internal
+disallow = all
+allow = ulaw
+
+[local-phone]
+type = identify
+endpoint = local-phone
+match = 127.0.0.1
+
+[bob]
+type = endpoint
+context = from-internal
+disallow = all
+allow = ulaw
+aors = bob
+
+[bob]
+type = aor
+contact = sip:bob@127.0.0.1:${bobPort}
+`;
+}
+
+/** The server's media address a scenario logged (`caller …` / `callee …` lines of -trace_logs). */
+function loggedMedia(file: string, role: 'caller' | 'callee'): { address: string; port: number } | undefined {
+  let text = '';
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const match = new RegExp(`${role} \\S+ ([0-9.]+) (\\d+)`).exec(text);
+  return match === null ? undefined : { address: match[1], port: Number(match[2]) };
+}
+
+for (const setting of ['default', 'no'] as const) {
+  describe(`RTP sockets: native_sockets ${setting === 'default' ? 'left at its default' : '= no'}`, () => {
+    it('relays both phones’ audio through Dial() and logs which sockets carry it', { timeout: 40_000 }, async () => {
+      const sb = await startSwitchboard({ dialplan: DIALPLAN, rtpLines: setting === 'no' ? ['native_sockets = no'] : [] });
+      const logs = mkdtempSync(join(tmpdir(), 'rtp-sockets-'));
+      const alice = await RtpPeer.open();
+      const bob = await RtpPeer.open();
+      try {
+        const bobPort = await freePort('udp');
+        writeFileSync(join(sb.confDir, 'pjsip.conf'), pjsip(sb.sipPort, bobPort));
+        await sb.restart();
+        const started = sb.logs.filter((line) => line.msg === 'media engine started').at(-1);
+        assert.equal(started?.rtpSockets, setting === 'no' ? 'dgram' : 'native');
+
+        const target = { host: '127.0.0.1', port: sb.sipPort };
+        const bobLog = join(logs, 'bob.log');
+        const aliceLog = join(logs, 'alice.log');
+        const callee = runSipp('uas-answer-hold.xml', target, {
+          service: 'bob',
+          keys: { rtpport: bob.port },
+          timeoutSeconds: 20,
+          extra: ['-p', String(bobPort), '-trace_logs', '-log_file', bobLog],
+        });
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        const caller = runSipp('uac-hold-bye.xml', target, {
+          service: '300',
+          keys: { rtpport: alice.port },
+          timeoutSeconds: 20,
+          extra: ['-d', '3000', '-trace_logs', '-log_file', aliceLog],
+        });
+        await waitFor(
+          'both legs’ media addresses',
+          () => loggedMedia(aliceLog, 'caller') !== undefined && loggedMedia(bobLog, 'callee') !== undefined,
+          10_000,
+        );
+        // A relay only forwards: each phone learns the server's leg from the SDP, not from a first packet.
+        alice.remote = loggedMedia(aliceLog, 'caller');
+        bob.remote = loggedMedia(bobLog, 'callee');
+        const since = performance.now();
+        await Promise.all([alice.sendTone(1000, 1000), bob.sendTone(440, 1000)]);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        for (const [name, phone] of [
+          ['alice', alice],
+          ['bob', bob],
+        ] as const) {
+          const heard = phone.packets.filter((packet) => packet.at >= since).length;
+          assert.ok(heard >= 40, `${name} received the other phone's packets (${heard})`);
+          assert.ok(phone.loudnessSince(since) > 500, `${name} hears the other phone`);
+        }
+        const [callerResult, calleeResult] = await Promise.all([caller, callee]);
+        assert.equal(callerResult.code, 0, callerResult.stdout.slice(-1500));
+        assert.equal(calleeResult.code, 0, calleeResult.stdout.slice(-1500));
+      } finally {
+        alice.close();
+        bob.close();
+        await sb.stop();
+        rmSync(logs, { recursive: true, force: true });
+      }
+    });
+  });
+}
