@@ -1,8 +1,8 @@
 /**
  * pjsip.conf endpoint options `rtp_timeout` and `rtp_timeout_hold` (seconds; 0, the default, turns
  * each off): a call of the endpoint whose phone has sent no RTP (nor RTCP) for that long, while
- * the call is up (`rtp_timeout`) or while the phone holds it (its SDP says sendonly or inactive:
- * `rtp_timeout_hold`), is hung up with cause 44, as Asterisk's res_pjsip_sdp_rtp.c does. With
+ * the call is up (`rtp_timeout`) or while the phone holds it (its SDP says sendonly or inactive,
+ * or recvonly: `rtp_timeout_hold`), is hung up with cause 44, as Asterisk's res_pjsip_sdp_rtp.c does. With
  * `rtp_timeout_hold` 0 a held call is never timed out. The signalling applies them (calls/rtp-timeout.ts).
  */
 import type { IniOption } from './ini.js';

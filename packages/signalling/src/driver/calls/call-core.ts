@@ -187,7 +187,7 @@ export class SipCallCore {
   noteDirection(remote: RemoteMedia): void {
     if (!this.#options.owner.isLive()) return;
     const held = isHeld(remote);
-    this.#armRtpTimeout(held);
+    this.#armRtpTimeout(sendsNoAudioByDesign(remote));
     if (held === this.#onHold) return;
     this.#onHold = held;
     this.emit((events) => events.held?.(held));
@@ -207,12 +207,13 @@ export class SipCallCore {
   restartRtpTimeout(): void {
     if (!this.#options.owner.isLive()) return;
     const remote = this.remote;
-    this.#armRtpTimeout(remote !== undefined && isHeld(remote));
+    this.#armRtpTimeout(remote !== undefined && sendsNoAudioByDesign(remote));
   }
 
-  #armRtpTimeout(held: boolean): void {
+  /** `onHold`: the phone's SDP puts the call on hold, so `rtp_timeout_hold` applies (rtp-timeout.ts). */
+  #armRtpTimeout(onHold: boolean): void {
     if (this.#legReleased) return;
-    this.#rtpTimeout.arm(this.#legId, held);
+    this.#rtpTimeout.arm(this.#legId, onHold);
   }
 
   /** The engine's `legRtpTimeout` for this call's leg: the call ends with cause 44, as in Asterisk. */
@@ -515,6 +516,15 @@ export class SipCallCore {
 /** Whether the far end holds the call: its SDP says sendonly or inactive (c=0.0.0.0 is read as such, sdp.ts). */
 function isHeld(remote: RemoteMedia): boolean {
   return remote.direction === 'sendonly' || remote.direction === 'inactive';
+}
+
+/**
+ * Whether the RTP timeout of a held call applies: the far end holds the call (sendonly, inactive:
+ * Asterisk's "remotely held"), or it said it will only receive (recvonly, which Asterisk meets as
+ * "locally held", when it holds the phone), so silence from it is expected.
+ */
+function sendsNoAudioByDesign(remote: RemoteMedia): boolean {
+  return isHeld(remote) || remote.direction === 'recvonly';
 }
 
 /** Our view of a confirmed dialog, for Replaces (RFC 3891 §3). */

@@ -502,6 +502,12 @@ describe('calls we place: session timers, glare, codec change', { timeout: 30_00
     await reinvite('sendrecv', 50002);
     await waitFor(() => media.rtpTimeouts.length === 3, 'resume re-arms');
     assert.deepEqual(media.rtpTimeouts.at(-1), ['leg-1', 5], 'resumed: rtp_timeout, counted again');
+    await reinvite('recvonly', 50002);
+    await waitFor(() => media.rtpTimeouts.length === 4, 'a receive-only phone re-arms');
+    assert.deepEqual(media.rtpTimeouts.at(-1), ['leg-1', 60], 'a phone that will not send: rtp_timeout_hold');
+    await reinvite('sendrecv', 50002);
+    await waitFor(() => media.rtpTimeouts.length === 5, 'sendrecv again');
+    assert.deepEqual(media.rtpTimeouts.at(-1), ['leg-1', 5]);
 
     media.notify({ type: 'legRtpTimeout', legId: 'leg-1', seconds: 5 });
     const bye = await callee.expectRequest('BYE');

@@ -2,7 +2,8 @@
  * pjsip.conf `rtp_timeout` and `rtp_timeout_hold` on one SIP call (core's pjsip-rtp-timeout.ts):
  * while the call is up its media leg is armed in the engine with the endpoint's timeout for the
  * call's state, `rtp_timeout` off hold and `rtp_timeout_hold` while the far end holds the call
- * (its SDP says sendonly or inactive); 0 leaves the leg unarmed. The engine reports
+ * (its SDP says sendonly or inactive) or says it will only receive (recvonly, which Asterisk meets
+ * as a call it holds itself); 0 leaves the leg unarmed. The engine reports
  * `legRtpTimeout` once the phone has sent nothing for that long, and the call ends with cause 44,
  * as Asterisk's res_pjsip_sdp_rtp.c `rtp_check_timeout` ends it (AST_CAUSE_REQUESTED_CHAN_UNAVAIL).
  *
