@@ -51,18 +51,13 @@ import { answerInfo } from './dtmf-info.js';
 import { CAUSE_NORMAL_CLEARING, CAUSE_RECOVERY_ON_TIMER_EXPIRY, causeFromReasonHeader, reasonHeaderForCause } from './hangup-causes.js';
 import { OutgoingRefer } from './redirect.js';
 import { type ReinviteClient, type ReinviteResult, retryOnGlare } from './reinvite-client.js';
-import { CAUSE_REQUESTED_CHAN_UNAVAIL, CallRtpTimeout, RTP_TIMEOUT_MESSAGE } from './rtp-timeout.js';
+import { CAUSE_REQUESTED_CHAN_UNAVAIL, CallRtpTimeout } from './rtp-timeout.js';
 import type { DialogIdentity, ReplacesTarget } from './replaces.js';
 import { SessionTimer } from './session-timer.js';
 import { handleRefer, type ReferSubscription, type TransferSource } from './transfer.js';
 import { handleUpdate, type RefreshOutcome } from './update.js';
 
-/**
- * The part of the media engine SIP calls use: their RTP legs, and the legs' RTP timeouts, whose
- * `legRtpTimeout` notifications the driver routes to the call (rtp-timeout.ts). An engine without
- * the last two (the test doubles of tests that do not time media out) carries calls without RTP
- * timeouts; the server always passes the whole engine.
- */
+/** What SIP calls use of the engine: legs, and RTP timeouts (optional for test doubles; rtp-timeout.ts). */
 export type SipMediaEngine = Pick<MediaEngine, 'createLeg' | 'setLegRemote' | 'destroyLeg'> &
   Partial<Pick<MediaEngine, 'setLegRtpTimeout' | 'onNotification'>>;
 
@@ -139,13 +134,13 @@ export class SipCallCore {
   #referSubscription: ReferSubscription | undefined;
   /** The REFER we sent for the API's redirect, whose NOTIFYs tell whether the call can end. */
   #outgoingRefer: OutgoingRefer | undefined;
-  /** The endpoint's `rtp_timeout`/`rtp_timeout_hold` on the call's leg (rtp-timeout.ts). */
-  readonly #rtpTimeout: CallRtpTimeout;
+  /** The endpoint's `rtp_timeout`/`rtp_timeout_hold` on the call's leg (rtp-timeout.ts); the owner configures it. */
+  readonly rtpTimeout: CallRtpTimeout;
 
   constructor(options: CallCoreOptions) {
     this.#options = options;
     this.log = options.logger;
-    this.#rtpTimeout = new CallRtpTimeout(options.media, options.logger);
+    this.rtpTimeout = new CallRtpTimeout(options.media, options.logger, () => (this.#legReleased ? undefined : this.#legId));
     this.sessionTimer = new SessionTimer(options.clock, {
       refresh: (interval) => options.owner.refreshSession(interval),
       expired: () => {
@@ -180,46 +175,24 @@ export class SipCallCore {
     this.emit((events) => events.hungUp(cause));
   }
 
-  /**
-   * The far end's SDP was applied while the call is live: hold and resume are reported (core turns
-   * them into ChannelHold/ChannelUnhold), and the RTP timeout is armed for the new state.
-   */
+  /** The far end's SDP applied while live: hold/resume reported (ChannelHold/ChannelUnhold), the RTP timeout re-armed. */
   noteDirection(remote: RemoteMedia): void {
     if (!this.#options.owner.isLive()) return;
-    const held = isHeld(remote);
-    this.#armRtpTimeout(sendsNoAudioByDesign(remote));
+    this.rtpTimeout.arm(remote);
+    const held = remote.direction === 'sendonly' || remote.direction === 'inactive';
     if (held === this.#onHold) return;
     this.#onHold = held;
     this.emit((events) => events.held?.(held));
   }
 
-  // ---- RTP timeout (rtp-timeout.ts) -----------------------------------------------------------
-
-  /** The endpoint's `rtp_timeout` and `rtp_timeout_hold` apply to this call (read once, at its start). */
-  useRtpTimeoutsOf(endpoint: SipEndpointConfig): void {
-    this.#rtpTimeout.configure(endpoint);
-  }
-
-  /**
-   * The call has just been answered, or the far end's media became known in it (an answer in the
-   * ACK): the RTP timeout is armed for the state of the far end's SDP; the count starts again.
-   */
+  /** Answered, or the far end's media known at last (an answer in the ACK): armed, the count restarted. */
   restartRtpTimeout(): void {
-    if (!this.#options.owner.isLive()) return;
-    const remote = this.remote;
-    this.#armRtpTimeout(remote !== undefined && sendsNoAudioByDesign(remote));
-  }
-
-  /** `onHold`: the phone's SDP puts the call on hold, so `rtp_timeout_hold` applies (rtp-timeout.ts). */
-  #armRtpTimeout(onHold: boolean): void {
-    if (this.#legReleased) return;
-    this.#rtpTimeout.arm(this.#legId, onHold);
+    if (this.#options.owner.isLive()) this.rtpTimeout.arm(this.remote);
   }
 
   /** The engine's `legRtpTimeout` for this call's leg: the call ends with cause 44, as in Asterisk. */
   rtpTimedOut(seconds: number, channel: string): void {
-    if (!this.#rtpTimeout.expired() || !this.#options.owner.isLive()) return;
-    this.log.warn({ channel, seconds }, RTP_TIMEOUT_MESSAGE);
+    if (!this.#options.owner.isLive() || !this.rtpTimeout.expire(seconds, channel)) return;
     this.#options.owner.sendBye(CAUSE_REQUESTED_CHAN_UNAVAIL);
     this.report(CAUSE_REQUESTED_CHAN_UNAVAIL);
   }
@@ -511,20 +484,6 @@ export class SipCallCore {
     if (subscription === undefined || subscription.ended) throw new CoreError('conflict', 'No transfer is in progress on the channel');
     await subscription.progress(state);
   }
-}
-
-/** Whether the far end holds the call: its SDP says sendonly or inactive (c=0.0.0.0 is read as such, sdp.ts). */
-function isHeld(remote: RemoteMedia): boolean {
-  return remote.direction === 'sendonly' || remote.direction === 'inactive';
-}
-
-/**
- * Whether the RTP timeout of a held call applies: the far end holds the call (sendonly, inactive:
- * Asterisk's "remotely held"), or it said it will only receive (recvonly, which Asterisk meets as
- * "locally held", when it holds the phone), so silence from it is expected.
- */
-function sendsNoAudioByDesign(remote: RemoteMedia): boolean {
-  return isHeld(remote) || remote.direction === 'recvonly';
 }
 
 /** Our view of a confirmed dialog, for Replaces (RFC 3891 §3). */

@@ -190,7 +190,7 @@ export class InboundCall implements ChannelTechnology, TransferSource {
     const endpoint = auth.endpoint;
     this.#endpoint = endpoint;
     this.#core.useEncryptionOf(endpoint, this.#env.dtlsCertificates);
-    this.#core.useRtpTimeoutsOf(endpoint);
+    this.#core.rtpTimeout.configure(endpoint);
     if (endpoint.forceRport) {
       // force_rport: answer to the packet's source port even if the caller did not ask (RFC 3581).
       const updated = applyReceived(request.topVia, source, true);

@@ -140,7 +140,7 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
       findDialog: env.findDialog,
     });
     this.#core.useEncryptionOf(env.endpoint, env.dtlsCertificates);
-    this.#core.useRtpTimeoutsOf(env.endpoint);
+    this.#core.rtpTimeout.configure(env.endpoint);
     this.#timers = new OutboundSessionTimer(env.endpoint, this.#core.sessionTimer);
   }
 

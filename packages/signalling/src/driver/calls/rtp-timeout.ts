@@ -19,6 +19,7 @@
  */
 import type { Logger, MediaEngine, SipEndpointConfig } from '@switchboard/core';
 import { endpointRtpTimeouts } from '@switchboard/core';
+import type { RemoteMedia } from '../sdp/sdp.js';
 
 /** Q.850 44, requested circuit/channel not available: the cause Asterisk sets on an RTP timeout. */
 export const CAUSE_REQUESTED_CHAN_UNAVAIL = 44;
@@ -32,13 +33,16 @@ export const RTP_TIMEOUT_MESSAGE = 'disconnecting channel for lack of RTP activi
 export class CallRtpTimeout {
   readonly #media: Partial<Pick<MediaEngine, 'setLegRtpTimeout'>>;
   readonly #log: Logger;
+  /** The call's leg while it has one. */
+  readonly #legId: () => string | undefined;
   #limits = { active: 0, hold: 0 };
   /** The seconds the leg is armed with now; 0 while it is not. */
   #armed = 0;
 
-  constructor(media: Partial<Pick<MediaEngine, 'setLegRtpTimeout'>>, log: Logger) {
+  constructor(media: Partial<Pick<MediaEngine, 'setLegRtpTimeout'>>, log: Logger, legId: () => string | undefined) {
     this.#media = media;
     this.#log = log;
+    this.#legId = legId;
   }
 
   /** The endpoint's timeouts, read when the call starts (a reload applies to new calls). */
@@ -52,10 +56,11 @@ export class CallRtpTimeout {
   }
 
   /** The call is up with the far end's latest SDP applied: (re)arm for its state; the count starts again. */
-  arm(legId: string | undefined, held: boolean): void {
+  arm(remote: RemoteMedia | undefined): void {
     const media = this.#media;
+    const legId = this.#legId();
     if (legId === undefined || media.setLegRtpTimeout === undefined) return;
-    const seconds = held ? this.#limits.hold : this.#limits.active;
+    const seconds = remote !== undefined && silentByDesign(remote) ? this.#limits.hold : this.#limits.active;
     // Nothing armed and nothing to arm: no request for an endpoint without the options.
     if (seconds === 0 && this.#armed === 0) return;
     this.#armed = seconds;
@@ -65,10 +70,24 @@ export class CallRtpTimeout {
     });
   }
 
-  /** The engine's `legRtpTimeout`: true when the call had a timeout armed (it has none now). */
-  expired(): boolean {
+  /**
+   * The engine's `legRtpTimeout`: true (and the warning written) when the call had a timeout armed;
+   * false for one that crossed a disarm. Nothing is armed afterwards.
+   */
+  expire(seconds: number, channel: string): boolean {
     const armed = this.#armed;
     this.#armed = 0;
-    return armed > 0;
+    if (armed === 0) return false;
+    this.#log.warn({ channel, seconds }, RTP_TIMEOUT_MESSAGE);
+    return true;
   }
+}
+
+/**
+ * Whether `rtp_timeout_hold` applies: the far end holds the call (sendonly or inactive, c=0.0.0.0
+ * read as such by sdp.ts: Asterisk's "remotely held"), or said it will only receive (recvonly,
+ * which Asterisk meets as "locally held", when it holds the phone): silence from it is expected.
+ */
+function silentByDesign(remote: RemoteMedia): boolean {
+  return remote.direction === 'sendonly' || remote.direction === 'inactive' || remote.direction === 'recvonly';
 }
