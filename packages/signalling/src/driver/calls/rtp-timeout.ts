@@ -3,9 +3,9 @@
  * while the call is up its media leg is armed in the engine with the endpoint's timeout for the
  * call's state, `rtp_timeout` off hold and `rtp_timeout_hold` while the far end holds the call
  * (its SDP says sendonly or inactive) or says it will only receive (recvonly, which Asterisk meets
- * as a call it holds itself); 0 leaves the leg unarmed. The engine reports
- * `legRtpTimeout` once the phone has sent nothing for that long, and the call ends with cause 44,
- * as Asterisk's res_pjsip_sdp_rtp.c `rtp_check_timeout` ends it (AST_CAUSE_REQUESTED_CHAN_UNAVAIL).
+ * as a call it holds itself); 0 leaves the leg unarmed. The engine reports `legRtpTimeout` once
+ * the phone has sent nothing for that long, and the call ends with cause 44, as Asterisk's
+ * res_pjsip_sdp_rtp.c `rtp_check_timeout` ends it (AST_CAUSE_REQUESTED_CHAN_UNAVAIL).
  *
  *   answered ──arm(rtp_timeout)──> counting ──legRtpTimeout──> BYE, cause 44
  *                                   │    ^
@@ -48,11 +48,6 @@ export class CallRtpTimeout {
   /** The endpoint's timeouts, read when the call starts (a reload applies to new calls). */
   configure(endpoint: SipEndpointConfig): void {
     this.#limits = endpointRtpTimeouts(endpoint);
-  }
-
-  /** Seconds the leg is armed with (0: none). */
-  get armed(): number {
-    return this.#armed;
   }
 
   /** The call is up with the far end's latest SDP applied: (re)arm for its state; the count starts again. */
