@@ -33,6 +33,7 @@ export * from './config/ini-file.js';
 export * from './config/load-config.js';
 export * from './config/entity-id.js';
 export * from './config/codecs.js';
+export { endpointRtpTimeouts } from './config/pjsip-rtp-timeout.js';
 export * from './dialplan/dialplan.js';
 export * from './dialplan/pattern.js';
 export * from './dialplan/expand.js';

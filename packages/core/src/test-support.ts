@@ -106,6 +106,9 @@ export class RecordingMediaEngine implements MediaEngine {
   setInbandDtmfDetection(legId: string, enabled: boolean) {
     return this.#record('setInbandDtmfDetection', legId, enabled);
   }
+  setLegRtpTimeout(legId: string, seconds: number) {
+    return this.#record('setLegRtpTimeout', legId, seconds);
+  }
   async createSnoopLeg(request: CreateSnoopRequest) {
     await this.#record('createSnoopLeg', request);
     return { legId: `snoop-${this.requests.length}` };

@@ -341,6 +341,12 @@ export type MediaNotification =
    * DTLS-SRTP handshake did, so it has no keys); without it one operation failed (a playback).
    */
   | { type: 'legFailed'; legId: string; error: string; fatal?: boolean }
+  /**
+   * The leg's RTP timeout (`setLegRtpTimeout`) ran out: nothing was received for `seconds` (whole
+   * seconds since the last packet, or since the timeout was armed). Raised once; the timeout is
+   * then disarmed.
+   */
+  | { type: 'legRtpTimeout'; legId: string; seconds: number }
   /** Legs and media bridges that lived on the dead worker are gone; the worker itself is restarted. */
   | { type: 'workerDied'; workerIndex: number; legIds: string[]; bridgeIds: string[]; error: string };
 
@@ -431,6 +437,13 @@ export interface MediaEngine {
   setToneDetection(legId: string, options: ToneDetectionOptions | null): Promise<void>;
   /** Detect DTMF in the audio (Goertzel) as well as RFC 4733 events. */
   setInbandDtmfDetection(legId: string, enabled: boolean): Promise<void>;
+  /**
+   * Arms the leg's RTP timeout (pjsip.conf `rtp_timeout`/`rtp_timeout_hold`), or disarms it with 0:
+   * `legRtpTimeout` is raised once nothing (RTP of any payload the leg accepts, its video, or RTCP)
+   * has been received for `seconds`. Each call starts the count again; a leg whose remote is not
+   * known yet starts counting when it is. Whole seconds, 0 to 31536000.
+   */
+  setLegRtpTimeout(legId: string, seconds: number): Promise<void>;
 
   /** A leg without a socket that hears (spy) and/or speaks into (whisper) another leg. */
   createSnoopLeg(request: CreateSnoopRequest): Promise<{ legId: string }>;

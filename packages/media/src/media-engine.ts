@@ -22,6 +22,7 @@ import {
   validateDtmf,
   validateGain,
   validateJoinOptions,
+  validateRtpTimeout,
   validateRecording,
   validateSegments,
   validateSnoopDirection,
@@ -616,6 +617,12 @@ export class MediaEngine implements MediaEngineControl {
   async setInbandDtmfDetection(legId: string, enabled: boolean): Promise<void> {
     const record = this.#leg(legId);
     await record.channel.request({ type: 'setInbandDtmfDetection', legId, enabled: enabled === true });
+  }
+
+  /** Arms (seconds > 0) or disarms (0) the leg's RTP timeout; `legRtpTimeout` follows once it runs out. */
+  async setLegRtpTimeout(legId: string, seconds: number): Promise<void> {
+    const record = this.#leg(legId);
+    await record.channel.request({ type: 'setLegRtpTimeout', legId, seconds: validateRtpTimeout(seconds) });
   }
 
   /** A leg without a socket on the source's worker that hears (spy) and/or whispers into the source. */

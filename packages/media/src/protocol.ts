@@ -104,6 +104,8 @@ export type WorkerCommand =
   | { type: 'setTalkDetection'; legId: string; options: TalkDetectionOptions | null }
   | { type: 'setToneDetection'; legId: string; options: ToneDetectionOptions | null }
   | { type: 'setInbandDtmfDetection'; legId: string; enabled: boolean }
+  /** Arms (seconds > 0) or disarms (0) the leg's RTP timeout; checked once a second (worker/rtp-timeouts.ts). */
+  | { type: 'setLegRtpTimeout'; legId: string; seconds: number }
   /** Destroy every leg and stop the tick; the engine ends the thread after the reply. */
   /** The worker's media tick statistics (tick-stats.ts); `reset` starts a new measuring window. */
   | { type: 'getTickStats'; reset: boolean }
@@ -140,6 +142,7 @@ export interface CommandResults {
   setTalkDetection: null;
   setToneDetection: null;
   setInbandDtmfDetection: null;
+  setLegRtpTimeout: null;
   getTickStats: WorkerTickStats;
   close: null;
 }

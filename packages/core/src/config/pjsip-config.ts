@@ -19,7 +19,9 @@
  *                     section answering the challenges of a trunk we call), subscribe_context
  *                     (where busy-lamp hints are looked up; default: context),
  *                     tone_zone (the indications.conf zone of the endpoint's channels:
- *                     ringback, busy and congestion tones, `tone:` media)
+ *                     ringback, busy and congestion tones, `tone:` media), rtp_timeout and
+ *                     rtp_timeout_hold (seconds without RTP before an answered call, or a held
+ *                     one, is hung up; 0, the default, is off: pjsip-rtp-timeout.ts)
  *   type = identify   endpoint, match (repeatable, comma lists of IP addresses or CIDR ranges)
  *   type = aor        max_contacts (0, as in Asterisk: no registrations until raised), remove_existing
  *                     (no), default_expiration (3600), minimum_expiration (60), maximum_expiration
@@ -38,6 +40,7 @@ import { ConfigError } from '../errors.js';
 import type { Logger } from '../util/logger.js';
 import { applyCodecOption, applyVideoCodecOption, DEFAULT_ENDPOINT_CODECS } from './codecs.js';
 import { applyWebrtcImplications, webrtcHandlers } from './pjsip-webrtc.js';
+import { rtpTimeoutHandlers } from './pjsip-rtp-timeout.js';
 import { endpointIdentityHandlers, identifyHeaderHandlers, readSipGlobal, transportNatHandlers } from './pjsip-global.js';
 import { type IniDocument, type IniOption, type IniSection, lastOption } from './ini.js';
 import { applyOptions } from './option-table.js';
@@ -335,6 +338,7 @@ function readEndpoint(section: IniSection, refs: References, confDir: string, lo
         endpoint.subscribeContext = requireNonEmpty(o);
       },
       ...endpointIdentityHandlers(endpoint),
+      ...rtpTimeoutHandlers(endpoint),
       ...webrtcHandlers(endpoint, confDir, log),
       media_encryption: (o) => {
         const mode = o.value.trim().toLowerCase();

@@ -198,6 +198,13 @@ export interface SipEndpointConfig {
   timersSessExpires?: number;
   /** `outbound_auth`: the type=auth section answering 401/407 challenges to requests we send. */
   outboundAuth?: string;
+  /**
+   * `rtp_timeout`: seconds without RTP from the phone (off hold) after which its answered call is
+   * hung up (cause 44); absent or 0: never (pjsip-rtp-timeout.ts).
+   */
+  rtpTimeout?: number;
+  /** `rtp_timeout_hold`: the same while the phone holds the call (its SDP sendonly/inactive); absent or 0: never. */
+  rtpTimeoutHold?: number;
   /** `identify_by`: how requests are matched to this endpoint (default `username,ip`). */
   identifyBy?: SipIdentifyBy[];
   /** `message_context`: where out-of-call MESSAGEs from this endpoint run the dialplan (default: `context`). */

@@ -26,6 +26,8 @@ export const CONFIG_CLASSES: Readonly<Record<string, Readonly<Record<string, Obj
       rtp_symmetric: 'boolean',
       direct_media: 'boolean',
       allow_transfer: 'boolean',
+      rtp_timeout: 'unsigned',
+      rtp_timeout_hold: 'unsigned',
     },
     aor: {
       type: 'string',

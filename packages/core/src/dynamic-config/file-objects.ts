@@ -43,6 +43,8 @@ export function fileObject(sip: SipConfig, configClass: string, objectType: stri
         tuple('direct_media', yesNo(e.directMedia)),
         tuple('allow_transfer', yesNo(e.allowTransfer !== false)),
       );
+      if (e.rtpTimeout !== undefined) tuples.push(tuple('rtp_timeout', String(e.rtpTimeout)));
+      if (e.rtpTimeoutHold !== undefined) tuples.push(tuple('rtp_timeout_hold', String(e.rtpTimeoutHold)));
       return tuples;
     }
     case 'aor': {

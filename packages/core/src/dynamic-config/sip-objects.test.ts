@@ -7,6 +7,7 @@ import type { SipConfig } from '../config/types.js';
 import type { ConfigObjectRecord } from '../store/types.js';
 import { silentLogger } from '../util/logger.js';
 import type { ConfigObjectListener } from './dynamic-config.js';
+import { CONFIG_CLASSES, checkAttribute } from './config-schema.js';
 import { SipObjects } from './sip-objects.js';
 
 /** Stored objects in memory, announcing changes as DynamicConfig does. */
@@ -35,6 +36,33 @@ class StoredObjects {
 const PJSIP = '[alice]\ntype = endpoint\ncontext = default\nallow = ulaw\n';
 
 describe('SipObjects', () => {
+  it('takes rtp_timeout and rtp_timeout_hold on a stored endpoint, and checks them as whole seconds', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sip-objects-'));
+    try {
+      writeFileSync(join(dir, 'pjsip.conf'), PJSIP);
+      let fileConfig: SipConfig = { transports: [], endpoints: [], identifies: [], aors: [], auths: [] };
+      const stored = new StoredObjects();
+      const objects = new SipObjects({
+        confDir: dir,
+        dynamicConfig: stored,
+        log: silentLogger,
+        fileConfig: () => fileConfig,
+        setFileConfig: (c) => {
+          fileConfig = c;
+        },
+      });
+      stored.put('endpoint', 'quiet', { context: 'default', rtp_timeout: '30', rtp_timeout_hold: '300' });
+      const endpoint = (await objects.effective()).endpoints.find((e) => e.name === 'quiet');
+      assert.equal(endpoint?.rtpTimeout, 30);
+      assert.equal(endpoint?.rtpTimeoutHold, 300);
+      const schema = CONFIG_CLASSES.res_pjsip.endpoint;
+      assert.equal(checkAttribute(schema, 'rtp_timeout', '60'), undefined);
+      assert.match(checkAttribute(schema, 'rtp_timeout_hold', 'soon') ?? '', /rtp_timeout_hold must be an integer/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('merges stored objects with pjsip.conf, leaving out one that cannot be used until it can', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sip-objects-'));
     try {

@@ -6,6 +6,7 @@
 import { isCodecSupported } from '../codecs/index.js';
 import { InvalidArgumentError } from '../errors.js';
 import { CHANNEL_FORMATS, isChannelFormat } from '../worker/channel-format.js';
+import { MAX_RTP_TIMEOUT_SECONDS } from '../worker/rtp-timeouts.js';
 import type {
   BridgeKind,
   BridgeVideoRequest,
@@ -85,6 +86,15 @@ export function validateGain(what: string, gain: number): number {
   if (typeof gain !== 'number' || !Number.isFinite(gain) || gain < 0 || gain > 16)
     throw new InvalidArgumentError(`${what} must be a number from 0 to 16, got ${String(gain)}`);
   return gain;
+}
+
+/** An RTP timeout: whole seconds, 0 (off) to a year. */
+export function validateRtpTimeout(seconds: number): number {
+  if (typeof seconds !== 'number' || !Number.isInteger(seconds) || seconds < 0 || seconds > MAX_RTP_TIMEOUT_SECONDS)
+    throw new InvalidArgumentError(
+      `RTP timeout must be a whole number of seconds from 0 to ${MAX_RTP_TIMEOUT_SECONDS}, got ${String(seconds)}`,
+    );
+  return seconds;
 }
 
 export function validateRecording(request: StartRecordingRequest): StartRecordingRequest {

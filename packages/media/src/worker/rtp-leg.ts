@@ -107,6 +107,8 @@ export class RtpLeg {
   /** RTCP on the RTP socket (RFC 5761) once the remote asks for rtcp-mux; the port + 1 socket then stays quiet. */
   #muxedRtcp: RtcpSocket | null = null;
   #rtcpLatched: Address | null = null;
+  /** Valid RTCP datagrams received (either socket): they show the peer is alive (packetsHeard). */
+  #rtcpReceived = 0;
   /** SDES CNAME (RFC 3550 §6.5.1), shared with the leg's video so that the phone can pair the two. */
   readonly cname = `switchboard-${this.#ssrc.toString(16)}`;
   readonly #stats = new RtpStatsTracker({ localSsrc: this.#ssrc, clockRate: 8000, cname: this.cname });
@@ -197,6 +199,7 @@ export class RtpLeg {
       received: (packets, from) => {
         // RFC 4961 symmetric RTCP: report back to where the peer's RTCP comes from.
         this.#rtcpLatched = from;
+        this.#rtcpReceived += 1;
         this.#stats.onRtcp(packets, Date.now());
       },
       report: () => {
@@ -395,6 +398,17 @@ export class RtpLeg {
 
   get counters(): LegCounters {
     return { ...this.#counters };
+  }
+
+  /**
+   * Datagrams heard from the peer so far: valid RTP of the leg's payload types (audio and
+   * telephone-event), its video's, and valid RTCP. As in Asterisk, whose RTP timeout is reset by
+   * every read of the RTP or the RTCP socket (res_pjsip_sdp_rtp.c), RTCP shows the peer is alive:
+   * RFC 3264 §5.1 keeps it flowing while a stream is on hold. The RTP timeout compares this between
+   * its checks (rtp-timeouts.ts), so the packet path does no work for it.
+   */
+  get packetsHeard(): number {
+    return this.#counters.packetsReceived + this.#rtcpReceived + (this.video?.packetsReceived ?? 0);
   }
 
   /** The rate the negotiated codec's audio is sampled at; 8000 before a remote is known. */

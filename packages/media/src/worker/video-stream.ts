@@ -199,6 +199,11 @@ export class VideoStream {
     return { ...this.#counters };
   }
 
+  /** Valid video RTP received so far (the leg's RTP timeout counts it as the peer's activity). */
+  get packetsReceived(): number {
+    return this.#counters.packetsReceived;
+  }
+
   /** The RTCP report state: what was received from the phone, what was sent to it and what it reported. */
   get reports(): VideoReports {
     return this.#reports;

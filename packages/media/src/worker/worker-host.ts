@@ -37,6 +37,7 @@ import { FormatQuantiser } from './channel-format.js';
 import { MediaEndpoint } from './media-endpoint.js';
 import { type FrameSource, SampleSource } from './playback.js';
 import { type LegHost, RtpLeg } from './rtp-leg.js';
+import { RtpTimeouts } from './rtp-timeouts.js';
 import { VideoStream } from './video-stream.js';
 import { TickStats } from './tick-stats.js';
 import { ToneSource } from './tone-frames.js';
@@ -65,6 +66,8 @@ export class WorkerHost implements LegHost {
   /** Local legs that are members of a bridge homed on another worker. */
   readonly #links = new Map<string, BridgeLink>();
   readonly #recordings = new Map<string, RecordingEntry>();
+  /** Legs whose call ends when their peer goes quiet (setLegRtpTimeout). */
+  readonly #rtpTimeouts: RtpTimeouts;
   #clock: Pacer | null = null;
   readonly #tickStats: TickStats;
   #timer: NodeJS.Timeout | null = null;
@@ -76,6 +79,7 @@ export class WorkerHost implements LegHost {
     this.#workerIndex = workerIndex;
     this.#now = now;
     this.#tickStats = new TickStats(now());
+    this.#rtpTimeouts = new RtpTimeouts((n) => this.notify(n), now);
   }
 
   // ── LegHost ──────────────────────────────────────────────────────────────────────────────
@@ -301,6 +305,15 @@ export class WorkerHost implements LegHost {
         this.#endpoint(command.legId).setInbandDtmfDetection(command.enabled);
         this.#wake();
         return null;
+      case 'setLegRtpTimeout': {
+        const leg = this.#rtpLegs.get(command.legId);
+        if (leg === undefined) {
+          this.#endpoint(command.legId);
+          throw new InvalidArgumentError(`media leg ${command.legId} has no RTP socket to time out`);
+        }
+        this.#rtpTimeouts.set(leg, command.seconds);
+        return null;
+      }
       case 'getTickStats': {
         const stats = this.#tickStats.snapshot(this.#workerIndex, this.#now());
         if (command.reset) this.#tickStats.reset(this.#now());
@@ -356,6 +369,7 @@ export class WorkerHost implements LegHost {
     for (const recorder of endpoint.recorders) this.#recordings.delete(recorder.id);
     this.#endpoints.delete(legId);
     this.#rtpLegs.delete(legId);
+    this.#rtpTimeouts.forget(legId);
     endpoint.close();
     const leg = endpoint.io instanceof RtpLeg ? endpoint.io : null;
     this.log('debug', { legId, port: leg?.localPort, counters: leg?.counters }, 'media leg destroyed');
@@ -534,6 +548,7 @@ export class WorkerHost implements LegHost {
     for (const endpoint of this.#endpoints.values()) endpoint.close();
     this.#endpoints.clear();
     this.#rtpLegs.clear();
+    this.#rtpTimeouts.close();
     this.#stopTimer();
     // Files are completed before `closed`, so no recording is left with an unfixed header.
     await Promise.all(finishing.map((promise) => promise.catch(() => undefined)));

@@ -47,6 +47,7 @@ import { SipReferSender } from './messaging/out-of-dialog-refer.js';
 import { InboundCall, type SipMediaEngine } from './calls/inbound-call.js';
 import { OutboundSipCall, type OutboundTarget } from './calls/outbound-call.js';
 import { type ReplacesTarget, replacesMatches } from './calls/replaces.js';
+import { RTP_TIMEOUT_MESSAGE } from './calls/rtp-timeout.js';
 import type { OutboundCredentials } from './auth/outbound-auth.js';
 import { OutboundRegistration } from './registration/outbound-registration.js';
 import { IdentifyByLine } from './auth/line-identify.js';
@@ -58,7 +59,7 @@ import { type PresenceSources, SubscriptionServer } from './events/subscriptions
 export interface SipDriverOptions {
   config: SipConfig;
   host: ChannelDriverHost;
-  /** The engine (a full MediaEngine will do); the driver only creates, points and destroys legs. */
+  /** The engine (a full MediaEngine will do): the driver creates, points and destroys legs, and arms their RTP timeouts. */
   media: SipMediaEngine;
   logger?: Logger;
   clock?: Clock;
@@ -110,7 +111,7 @@ export interface SipDriverOptions {
  * address), and their number is already bounded by the failure limiter — a few per address before
  * it is refused for a cool-off, and a global limit past which only known addresses may try.
  */
-const REMOTE_INPUT_MESSAGES = ['inbound call refused', 'offer refused', 'request from a blocked address refused'];
+const REMOTE_INPUT_MESSAGES = ['inbound call refused', 'offer refused', 'request from a blocked address refused', RTP_TIMEOUT_MESSAGE];
 
 export interface ListeningAddress {
   transport: string;
@@ -149,6 +150,8 @@ export class SipDriver implements ChannelDriver {
   readonly #userAgent: string;
   #started = false;
   #closing = false;
+  /** Ends the subscription to the engine's notifications (close). */
+  readonly #stopMediaNotifications: () => void;
 
   constructor(options: SipDriverOptions) {
     this.#options = options;
@@ -159,6 +162,11 @@ export class SipDriver implements ChannelDriver {
     // Lines logged per request from anyone (a refused call) are sampled: a flood stays a few lines.
     this.#log = sampleMessages(log.child({ module: 'switchboard:signalling:driver' }), systemClock, REMOTE_INPUT_MESSAGES);
     this.#clock = options.clock ?? systemClock;
+    // A call whose phone went quiet for its endpoint's rtp_timeout ends (calls/rtp-timeout.ts).
+    this.#stopMediaNotifications =
+      options.media.onNotification?.((notification) => {
+        if (notification.type === 'legRtpTimeout') this.#callOfLeg(notification.legId)?.rtpTimedOut(notification.seconds);
+      }) ?? (() => {});
     this.#transactions = new TransactionLayer({
       clock: this.#clock,
       ...(options.config.global?.maxForwards !== undefined ? { maxForwards: options.config.global.maxForwards } : {}),
@@ -469,6 +477,13 @@ export class SipDriver implements ChannelDriver {
   }
 
   /** The answered call whose dialog a Replaces names (RFC 3891 §3), if we have one. */
+  /** The call whose media leg this is. */
+  #callOfLeg(legId: string): InboundCall | OutboundSipCall | undefined {
+    for (const call of this.#calls) if (call.mediaLegId === legId) return call;
+    for (const call of this.#outbound) if (call.mediaLegId === legId) return call;
+    return undefined;
+  }
+
   findConfirmedCall(target: ReplacesTarget): InboundCall | OutboundSipCall | undefined {
     for (const call of [...this.#calls, ...this.#outbound]) {
       const dialog = call.confirmedDialog;
@@ -634,6 +649,7 @@ export class SipDriver implements ChannelDriver {
     });
     await Promise.race([ending, timeout]);
     this.#clock.clearTimeout(timer);
+    this.#stopMediaNotifications();
     this.#qualifier?.close();
     this.#registrar.close();
     this.#ua.close();

@@ -51,13 +51,15 @@ import { answerInfo } from './dtmf-info.js';
 import { CAUSE_NORMAL_CLEARING, CAUSE_RECOVERY_ON_TIMER_EXPIRY, causeFromReasonHeader, reasonHeaderForCause } from './hangup-causes.js';
 import { OutgoingRefer } from './redirect.js';
 import { type ReinviteClient, type ReinviteResult, retryOnGlare } from './reinvite-client.js';
+import { CAUSE_REQUESTED_CHAN_UNAVAIL, CallRtpTimeout } from './rtp-timeout.js';
 import type { DialogIdentity, ReplacesTarget } from './replaces.js';
 import { SessionTimer } from './session-timer.js';
 import { handleRefer, type ReferSubscription, type TransferSource } from './transfer.js';
 import { handleUpdate, type RefreshOutcome } from './update.js';
 
-/** The part of the media engine a SIP call uses: its RTP leg. */
-export type SipMediaEngine = Pick<MediaEngine, 'createLeg' | 'setLegRemote' | 'destroyLeg'>;
+/** What SIP calls use of the engine: legs, and RTP timeouts (optional for test doubles; rtp-timeout.ts). */
+export type SipMediaEngine = Pick<MediaEngine, 'createLeg' | 'setLegRemote' | 'destroyLeg'> &
+  Partial<Pick<MediaEngine, 'setLegRtpTimeout' | 'onNotification'>>;
 
 export const SDP = 'application/sdp';
 
@@ -132,10 +134,13 @@ export class SipCallCore {
   #referSubscription: ReferSubscription | undefined;
   /** The REFER we sent for the API's redirect, whose NOTIFYs tell whether the call can end. */
   #outgoingRefer: OutgoingRefer | undefined;
+  /** The endpoint's `rtp_timeout`/`rtp_timeout_hold` on the call's leg (rtp-timeout.ts); the owner configures it. */
+  readonly rtpTimeout: CallRtpTimeout;
 
   constructor(options: CallCoreOptions) {
     this.#options = options;
     this.log = options.logger;
+    this.rtpTimeout = new CallRtpTimeout(options.media, options.logger, () => (this.#legReleased ? undefined : this.#legId));
     this.sessionTimer = new SessionTimer(options.clock, {
       refresh: (interval) => options.owner.refreshSession(interval),
       expired: () => {
@@ -170,12 +175,26 @@ export class SipCallCore {
     this.emit((events) => events.hungUp(cause));
   }
 
-  /** Reports hold and resume while the call is live (core turns them into ChannelHold/ChannelUnhold). */
+  /** The far end's SDP applied while live: hold/resume reported (ChannelHold/ChannelUnhold), the RTP timeout re-armed. */
   noteDirection(remote: RemoteMedia): void {
+    if (!this.#options.owner.isLive()) return;
+    this.rtpTimeout.arm(remote);
     const held = remote.direction === 'sendonly' || remote.direction === 'inactive';
-    if (held === this.#onHold || !this.#options.owner.isLive()) return;
+    if (held === this.#onHold) return;
     this.#onHold = held;
     this.emit((events) => events.held?.(held));
+  }
+
+  /** Answered, or the far end's media known at last (an answer in the ACK): armed, the count restarted. */
+  restartRtpTimeout(): void {
+    if (this.#options.owner.isLive()) this.rtpTimeout.arm(this.remote);
+  }
+
+  /** The engine's `legRtpTimeout` for this call's leg: the call ends with cause 44, as in Asterisk. */
+  rtpTimedOut(seconds: number, channel: string): void {
+    if (!this.#options.owner.isLive() || !this.rtpTimeout.expire(seconds, channel)) return;
+    this.#options.owner.sendBye(CAUSE_REQUESTED_CHAN_UNAVAIL);
+    this.report(CAUSE_REQUESTED_CHAN_UNAVAIL);
   }
 
   // ---- the media leg and our SDP --------------------------------------------------------------

@@ -13,6 +13,7 @@ import type {
   InboundCall,
   LegRemote,
   MediaLegInfo,
+  MediaNotification,
   SipEndpointConfig,
 } from '@switchboard/core';
 import { SDP_OFFER } from '../../message/parser.fixtures.js';
@@ -25,6 +26,19 @@ import { SipDriver } from '../sip-driver.js';
 
 class FakeMedia implements SipMediaEngine {
   remotes: LegRemote[] = [];
+  /** Every setLegRtpTimeout, in order: [legId, seconds]. */
+  rtpTimeouts: Array<[string, number]> = [];
+  readonly #listeners = new Set<(n: MediaNotification) => void>();
+  async setLegRtpTimeout(legId: string, seconds: number): Promise<void> {
+    this.rtpTimeouts.push([legId, seconds]);
+  }
+  onNotification(listener: (n: MediaNotification) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+  notify(notification: MediaNotification): void {
+    for (const listener of this.#listeners) listener(notification);
+  }
   async createLeg(request: CreateLegRequest): Promise<MediaLegInfo> {
     if (request.remote !== undefined) this.remotes.push(request.remote);
     return { legId: 'leg-1', localAddress: request.bindAddress, localPort: 40000 };
@@ -108,6 +122,27 @@ class Callee {
         `Content-Length: ${Buffer.byteLength(body)}`,
         '',
         body,
+      ].join('\r\n'),
+      this.serverPort,
+    );
+  }
+
+  /** The ACK of the callee's last re-INVITE (RFC 3261 §13.2.2.4: same CSeq number). */
+  ackInDialog(): Promise<void> {
+    const invite = this.invite;
+    if (invite === undefined) throw new Error('no dialog yet');
+    return this.peer.send(
+      [
+        `ACK ${invite.contacts[0]?.uri.toString() ?? ''} SIP/2.0`,
+        `Via: SIP/2.0/UDP 127.0.0.1:${this.peer.port};branch=z9hG4bKcalleeack${this.seq};rport`,
+        'Max-Forwards: 70',
+        `From: ${invite.getHeader('To')};tag=callee1`,
+        `To: ${invite.getHeader('From')}`,
+        `Call-ID: ${invite.callId}`,
+        `CSeq: ${this.seq} ACK`,
+        'Content-Length: 0',
+        '',
+        '',
       ].join('\r\n'),
       this.serverPort,
     );
@@ -435,6 +470,127 @@ describe('calls we place: session timers, glare, codec change', { timeout: 30_00
     const ack = await callee.expectRequest('ACK');
     assert.equal(ack.cseq.seq, retry.cseq.seq);
     await waitFor(() => media.remotes.at(-1)?.port === 50042, 'the answer applied to the leg');
+  });
+
+  it('rtp_timeout: armed at the answer (not while ringing), rtp_timeout_hold while held, BYE with cause 44 when quiet', async () => {
+    const d = await start({ rtpTimeout: 5, rtpTimeoutHold: 60 });
+    const call = d.prepareOutbound({ resource: 'trunk/5551234', caller: { name: '', number: '200' }, variables: {} });
+    const events = new Events();
+    await call.dial(events, { timeoutSeconds: 0 });
+    const invite = await callee.expectRequest('INVITE');
+    callee.invite = invite;
+    await callee.respond(invite, 183, 'Session Progress', { body: sdp(50030) });
+    await waitFor(() => media.remotes.at(-1)?.port === 50030, 'early media');
+    assert.deepEqual(media.rtpTimeouts, [], 'early media is not timed');
+    await callee.respond(invite, 200, 'OK', { body: sdp(50000) });
+    await callee.expectRequest('ACK');
+    await waitFor(() => events.log.includes('answered'), 'answered');
+    assert.deepEqual(media.rtpTimeouts, [['leg-1', 5]]);
+
+    const reinvite = async (direction: string, port: number) => {
+      await callee.sendInDialog('INVITE', { body: sdp(port).replace('a=sendrecv', `a=${direction}`) });
+      const ok = (await callee.peer.expect(
+        (m) => m.type === 'response' && m.cseq.method === 'INVITE' && m.cseq.seq === callee.seq && m.status >= 200,
+        `200 to the ${direction} re-INVITE`,
+      )) as SipResponse;
+      assert.equal(ok.status, 200);
+      await callee.ackInDialog();
+    };
+    await reinvite('sendonly', 50000);
+    await waitFor(() => media.rtpTimeouts.length === 2, 'hold re-arms');
+    assert.deepEqual(media.rtpTimeouts.at(-1), ['leg-1', 60], 'held: rtp_timeout_hold');
+    await reinvite('sendrecv', 50002);
+    await waitFor(() => media.rtpTimeouts.length === 3, 'resume re-arms');
+    assert.deepEqual(media.rtpTimeouts.at(-1), ['leg-1', 5], 'resumed: rtp_timeout, counted again');
+    await reinvite('recvonly', 50002);
+    await waitFor(() => media.rtpTimeouts.length === 4, 'a receive-only phone re-arms');
+    assert.deepEqual(media.rtpTimeouts.at(-1), ['leg-1', 60], 'a phone that will not send: rtp_timeout_hold');
+    await reinvite('sendrecv', 50002);
+    await waitFor(() => media.rtpTimeouts.length === 5, 'sendrecv again');
+    assert.deepEqual(media.rtpTimeouts.at(-1), ['leg-1', 5]);
+
+    media.notify({ type: 'legRtpTimeout', legId: 'leg-1', seconds: 5 });
+    const bye = await callee.expectRequest('BYE');
+    assert.equal(bye.getHeader('Reason'), 'Q.850;cause=44');
+    await callee.respond(bye, 200, 'OK');
+    await waitFor(() => events.log.includes('hungUp(44)'), 'hung up with cause 44');
+  });
+
+  it('rtp_timeout_hold = 0 disarms a held call; without the options nothing is armed and a stray timeout is ignored', async () => {
+    const d = await start({ rtpTimeout: 5 });
+    const { events } = await answeredCall(d, []);
+    assert.deepEqual(media.rtpTimeouts, [['leg-1', 5]]);
+    await callee.sendInDialog('INVITE', { body: sdp(50000).replace('a=sendrecv', 'a=inactive') });
+    await callee.peer.expect((m) => m.type === 'response' && m.cseq.method === 'INVITE' && m.status === 200, '200 to the hold');
+    await waitFor(() => media.rtpTimeouts.length === 2, 'hold disarms');
+    assert.deepEqual(media.rtpTimeouts.at(-1), ['leg-1', 0]);
+    // A timeout crossing the disarm (already on its way from the worker) does not end a held call.
+    media.notify({ type: 'legRtpTimeout', legId: 'leg-1', seconds: 5 });
+    await callee.peer.expectNothing((m) => m.type === 'request' && m.method === 'BYE', 100);
+    assert.deepEqual(events.log, ['answered']);
+    const closing = d.close();
+    const bye = await callee.expectRequest('BYE');
+    assert.equal(bye.getHeader('Reason'), 'Q.850;cause=16', 'the call ended only by the shutdown');
+    await callee.respond(bye, 200, 'OK');
+    await closing;
+    driver = undefined;
+
+    media.rtpTimeouts = [];
+    const plain = await start();
+    const second = await answeredCall(plain, []);
+    await callee.sendInDialog('INVITE', { body: sdp(50000).replace('a=sendrecv', 'a=sendonly') });
+    await callee.peer.expect((m) => m.type === 'response' && m.cseq.method === 'INVITE' && m.status === 200, '200 to the hold');
+    assert.deepEqual(media.rtpTimeouts, [], 'an endpoint without rtp_timeout sends nothing to the engine');
+    media.notify({ type: 'legRtpTimeout', legId: 'leg-1', seconds: 5 });
+    await callee.peer.expectNothing((m) => m.type === 'request' && m.method === 'BYE', 100);
+    assert.deepEqual(second.events.log, ['answered']);
+  });
+
+  it('calls we answer: rtp_timeout is armed once the 2xx is acknowledged, and ends the call with BYE cause 44', async () => {
+    await start({ rtpTimeout: 3 });
+    const from = '<sip:caller@127.0.0.1>;tag=quiet1';
+    const message = (firstLine: string, via: string, cseq: string, headers: string[], content = '') =>
+      [
+        firstLine,
+        `Via: SIP/2.0/UDP 127.0.0.1:${callee.peer.port};branch=${via};rport`,
+        'Max-Forwards: 70',
+        `From: ${from}`,
+        ...headers,
+        'Call-ID: quiet-in@127.0.0.1',
+        `CSeq: ${cseq}`,
+        `Contact: <sip:caller@127.0.0.1:${callee.peer.port}>`,
+        ...(content === '' ? [] : ['Content-Type: application/sdp']),
+        `Content-Length: ${Buffer.byteLength(content)}`,
+        '',
+        content,
+      ].join('\r\n');
+    await callee.peer.send(
+      message(
+        `INVITE sip:100@127.0.0.1:${callee.serverPort} SIP/2.0`,
+        'z9hG4bKquiet1',
+        '1 INVITE',
+        ['To: <sip:100@127.0.0.1>'],
+        sdp(50040),
+      ),
+      callee.serverPort,
+    );
+    await waitFor(() => accepted.length === 1, 'the call presented');
+    await accepted[0].tech.answer();
+    const ok = (await callee.peer.expect(
+      (m) => m.type === 'response' && m.status === 200 && m.cseq.method === 'INVITE',
+      '200',
+    )) as SipResponse;
+    assert.deepEqual(media.rtpTimeouts, [], 'not before the ACK');
+    await callee.peer.send(
+      message(`ACK ${ok.contacts[0]?.uri.toString() ?? ''} SIP/2.0`, 'z9hG4bKquiet1ack', '1 ACK', [`To: ${ok.getHeader('To') ?? ''}`]),
+      callee.serverPort,
+    );
+    await waitFor(() => media.rtpTimeouts.length === 1, 'armed at the ACK');
+    assert.deepEqual(media.rtpTimeouts, [['leg-1', 3]]);
+    media.notify({ type: 'legRtpTimeout', legId: 'leg-1', seconds: 3 });
+    const bye = await callee.expectRequest('BYE');
+    assert.equal(bye.getHeader('Reason'), 'Q.850;cause=44');
+    await callee.respond(bye, 200, 'OK');
   });
 
   it('picks the §14.1 retry delay from the right range', () => {

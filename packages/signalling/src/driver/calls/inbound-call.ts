@@ -124,6 +124,8 @@ export class InboundCall implements ChannelTechnology, TransferSource {
   });
   /** The caller answered an UPDATE 405/501: refreshes go as re-INVITEs from then on. */
   #updateRefused = false;
+  /** The channel's name, once presented to core (for the RTP timeout's warning). */
+  #channelName = '';
 
   constructor(invite: IncomingInvite, context: IncomingContext, env: InboundCallEnvironment) {
     this.invite = invite;
@@ -188,6 +190,7 @@ export class InboundCall implements ChannelTechnology, TransferSource {
     const endpoint = auth.endpoint;
     this.#endpoint = endpoint;
     this.#core.useEncryptionOf(endpoint, this.#env.dtlsCertificates);
+    this.#core.rtpTimeout.configure(endpoint);
     if (endpoint.forceRport) {
       // force_rport: answer to the packet's source port even if the caller did not ask (RFC 3581).
       const updated = applyReceived(request.topVia, source, true);
@@ -246,9 +249,10 @@ export class InboundCall implements ChannelTechnology, TransferSource {
     const uri = request.uri;
     const exten = uri.kind === 'sip' && uri.user !== undefined && uri.user !== '' ? uri.user : 's';
     this.#transition('offered');
+    this.#channelName = this.#env.channelName(endpoint.name);
     const presented: InboundCallPresentation = {
       technology: 'SIP',
-      name: this.#env.channelName(endpoint.name),
+      name: this.#channelName,
       endpoint: endpoint.name,
       exten,
       context: endpoint.context,
@@ -357,6 +361,11 @@ export class InboundCall implements ChannelTechnology, TransferSource {
     this.invite.accept({ body, contentType: SDP, ...(offer !== undefined ? { headers: sessionTimerHeaders(offer) } : {}) });
     this.#transition('answered');
     this.#adoptDialog();
+  }
+
+  /** The engine's `legRtpTimeout` for this call's leg: the caller's phone went quiet (rtp-timeout.ts). */
+  rtpTimedOut(seconds: number): void {
+    this.#core.rtpTimedOut(seconds, this.#channelName);
   }
 
   async hangup(cause: number): Promise<void> {
@@ -568,7 +577,9 @@ export class InboundCall implements ChannelTechnology, TransferSource {
       this.#sendBye(cause);
       return;
     }
+    // Armed once the 2xx is acknowledged: a BYE for silence must not go before the ACK (§15).
     if (this.#offerStreams === undefined) void this.#applyAnswer(ack, 'ACK');
+    else this.#core.restartRtpTimeout();
   }
 
   /** The answer to our offer, carried by an ACK (RFC 3261 §13.2.1). Unusable: the call ends. */
@@ -591,6 +602,7 @@ export class InboundCall implements ChannelTechnology, TransferSource {
     } catch (err) {
       this.#log.error({ err }, 'media leg refused the answer');
     }
+    this.#core.restartRtpTimeout();
   }
 
   #ackTimedOut(): void {

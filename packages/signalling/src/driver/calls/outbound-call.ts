@@ -140,6 +140,7 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
       findDialog: env.findDialog,
     });
     this.#core.useEncryptionOf(env.endpoint, env.dtlsCertificates);
+    this.#core.rtpTimeout.configure(env.endpoint);
     this.#timers = new OutboundSessionTimer(env.endpoint, this.#core.sessionTimer);
   }
 
@@ -201,6 +202,11 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
 
   /** An outbound call is answered by the far end; nothing to do on our side. */
   async answer(): Promise<void> {}
+
+  /** The engine's `legRtpTimeout` for this call's leg: the callee's phone went quiet (rtp-timeout.ts). */
+  rtpTimedOut(seconds: number): void {
+    this.#core.rtpTimedOut(seconds, this.#env.name);
+  }
 
   /** The API's redirect of the answered call: REFER to the target (redirect.ts); it ends on success. */
   async redirect(resource: string): Promise<void> {
@@ -421,6 +427,7 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
     await this.#core.applyRemote(outcome.remote);
     if (this.#state !== 'calling') return;
     this.#transition('up');
+    this.#core.restartRtpTimeout();
     const agreed = this.#timers.answered(response);
     if (agreed !== undefined)
       this.#log.debug({ interval: agreed.interval, localRefresher: agreed.localRefresher }, 'session timer running');
