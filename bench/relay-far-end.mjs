@@ -20,8 +20,14 @@
 //            for that call)
 //                                             child → { kind: 'result', … }
 //   parent → { cmd: 'close' } closes the sockets; { cmd: 'exit' } ends the process.
-import { createSocket } from 'node:dgram';
+//
+// The sockets are the media package's leg sockets (BENCH_FAR_END_SOCKETS: `native`, the default, the
+// native socket hub when it is built; `dgram` Node's dgram): on two cores the load generator's own
+// CPU is taken from the server, and the hub needs about half of dgram's per packet.
 import { performance } from 'node:perf_hooks';
+import { openLegSocket, setNativeLegSockets } from '../packages/media/dist/rtp/leg-socket.js';
+
+setNativeLegSockets((process.env.BENCH_FAR_END_SOCKETS ?? 'native') !== 'dgram');
 
 const PERIOD_MS = 20;
 const DRAIN_MS = 300;
@@ -37,17 +43,29 @@ let sockets = [];
 /** Every open socket by its port. */
 const byPort = new Map();
 
+/** A socket whose datagrams go to its current `listener` (msg, from), or nowhere. */
 async function bindOne() {
-  const socket = createSocket('udp4');
-  await new Promise((resolve) => socket.bind({ port: 0, address: '127.0.0.1' }, resolve));
-  return socket;
+  const holder = { listener: null, socket: null };
+  holder.socket = await openLegSocket('127.0.0.1', 0, {
+    message: (datagram, from) => holder.listener?.(datagram, from),
+    error: (error) => console.error(`far-end socket: ${error.message}`),
+    sendFailed: () => {},
+  });
+  return {
+    port: holder.socket.localPort,
+    send: (packet, port, host) => holder.socket.send(packet, port, host),
+    listen: (listener) => {
+      holder.listener = listener;
+    },
+    close: () => holder.socket.close(),
+  };
 }
 
 async function open(calls) {
   close();
   for (let i = 0; i < calls; i++) sockets.push([await bindOne(), await bindOne()]);
-  for (const pair of sockets) for (const socket of pair) byPort.set(socket.address().port, socket);
-  return sockets.map(([a, b]) => [a.address().port, b.address().port]);
+  for (const pair of sockets) for (const socket of pair) byPort.set(socket.port, socket);
+  return sockets.map(([a, b]) => [a.port, b.port]);
 }
 
 function close() {
@@ -127,10 +145,8 @@ async function run({ calls, seconds, settleMs }) {
   const socketsOfCall = calls.map(({ callerPort, calleePort }) => [byPort.get(callerPort), byPort.get(calleePort)]);
   calls.forEach(({ a, b }, i) => {
     const [callerSocket, calleeSocket] = socketsOfCall[i];
-    callerSocket.removeAllListeners('message');
-    calleeSocket.removeAllListeners('message');
-    calleeSocket.on('message', onMessage(2 * i, b));
-    callerSocket.on('message', onMessage(2 * i + 1, a));
+    calleeSocket.listen(onMessage(2 * i, b));
+    callerSocket.listen(onMessage(2 * i + 1, a));
   });
 
   const payload = ulawTone();
@@ -187,7 +203,7 @@ async function run({ calls, seconds, settleMs }) {
   }
   await new Promise((resolve) => setTimeout(resolve, DRAIN_MS + 50));
   const cpu = process.cpuUsage(cpuBefore);
-  for (const pair of sockets) for (const socket of pair) socket.removeAllListeners('message');
+  for (const pair of sockets) for (const socket of pair) socket.listen(null);
 
   // Loss over the measured window by the sender's own packet numbers (RFC 3550 §6.4.1 "expected").
   let expected = 0;

@@ -190,6 +190,7 @@ const result = {
   machine: machineAtStart,
   media_workers: Number(workers ?? 1),
   rtp_sockets: nativeSockets ? 'native' : 'dgram',
+  far_end_sockets: process.env.BENCH_FAR_END_SOCKETS ?? 'native',
   setup:
     `fresh switchboard process per step; sipp uac-relay-hold-bye.xml → 300: Dial(SIP/bob) → uas-relay-answer-hold.xml, set up at ${setupRate}/s; ` +
     `per-call sockets, PCMU both ways at 50 packets/s; ${WARM_UP_MS / 1000} s warm-up, ${seconds - WARM_UP_MS / 1000} s measured`,
