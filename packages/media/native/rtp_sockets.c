@@ -152,7 +152,6 @@ static void on_socket_closed(uv_handle_t *handle) {
   rtp_socket_t *sock = (rtp_socket_t *)handle->data;
   hub_t *hub = sock->hub;
   int counted = sock->closed_by_teardown;
-  close(sock->fd);
   free(sock);
   if (counted) release_pending(hub);
 }
@@ -164,8 +163,10 @@ static void close_socket(hub_t *hub, uint32_t slot, int teardown) {
   hub->open--;
   sock->closed_by_teardown = teardown;
   if (teardown) hub->pending_closes++;
-  uv_poll_stop(&sock->poll);
+  /* uv_close stops the poll and takes the fd out of epoll at once; the fd is closed right after, so
+     the port is free when this returns (as dgram's is): a leg destroyed and made again may bind it. */
   uv_close((uv_handle_t *)&sock->poll, on_socket_closed);
+  close(sock->fd);
 }
 
 static void on_check_closed(uv_handle_t *handle) { release_pending((hub_t *)handle->data); }

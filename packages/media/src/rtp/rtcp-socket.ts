@@ -4,8 +4,7 @@
  * `intervalMs` (§6.2 recommends 5 s minimum), randomised by ±50 % (§6.3.1) so that the reports of
  * many legs do not synchronise; a BYE (§6.6) is sent on close.
  */
-import dgram from 'node:dgram';
-import { isIP } from 'node:net';
+import { openLegSocket } from './leg-socket.js';
 import { type RtcpPacket, parseRtcp } from './rtcp.js';
 
 /**
@@ -77,31 +76,25 @@ export class RtcpSocket {
     handlers.plain?.(datagram, from);
   }
 
-  /** Binds `address:port`; resolves null (after reporting the problem) when it cannot. */
-  static open(address: string, port: number, handlers: RtcpSocketHandlers, intervalMs = 5000): Promise<RtcpSocket | null> {
-    const socket = dgram.createSocket({ type: isIP(address) === 6 ? 'udp6' : 'udp4' });
-    return new Promise((resolve) => {
-      const onError = (error: Error): void => {
-        socket.close();
-        handlers.problem(`cannot bind RTCP to ${address}:${port}: ${error.message}`);
-        resolve(null);
-      };
-      socket.once('error', onError);
-      socket.bind({ address, port, exclusive: true }, () => {
-        socket.off('error', onError);
-        const sender: RtcpSender = {
-          send: (datagram, toPort, toAddress) =>
-            socket.send(datagram, toPort, toAddress, (error) => {
-              if (error) handlers.problem(`RTCP send: ${error.message}`);
-            }),
-          close: () => socket.close(),
-        };
-        const rtcp = new RtcpSocket(sender, handlers, intervalMs);
-        socket.on('message', (received, rinfo) => rtcp.deliver(received, rinfo));
-        socket.on('error', (error) => handlers.problem(`RTCP socket: ${error.message}`));
-        resolve(rtcp);
+  /**
+   * Binds `address:port` (a leg socket: the native hub for IPv4 when it is built, else dgram);
+   * resolves null (after reporting the problem) when it cannot. Received datagrams are parsed before
+   * `deliver` returns, so the hub's lent buffers need no copy here.
+   */
+  static async open(address: string, port: number, handlers: RtcpSocketHandlers, intervalMs = 5000): Promise<RtcpSocket | null> {
+    let rtcp: RtcpSocket | null = null;
+    try {
+      const socket = await openLegSocket(address, port, {
+        message: (received, from) => rtcp?.deliver(received, from),
+        error: (error) => handlers.problem(`RTCP socket: ${error.message}`),
+        sendFailed: (error) => handlers.problem(`RTCP send: ${error.message}`),
       });
-    });
+      rtcp = new RtcpSocket(socket, handlers, intervalMs);
+      return rtcp;
+    } catch (error) {
+      handlers.problem(`cannot bind RTCP to ${address}:${port}: ${error instanceof Error ? error.message : String(error)}`);
+      return null;
+    }
   }
 
   #schedule(): void {
@@ -135,7 +128,7 @@ export class RtcpSocket {
         this.#handlers.problem(`RTCP BYE: ${error instanceof Error ? error.message : String(error)}`);
       }
     }
-    // Close after the send has been queued (dgram sends asynchronously); a multiplexed socket is the leg's.
+    // Close after the send has been queued (a dgram socket sends asynchronously); a multiplexed socket is the leg's.
     if (!this.#muxed) setImmediate(() => this.#socket.close());
   }
 }
