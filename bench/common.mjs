@@ -84,12 +84,14 @@ export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
  * sipp reports it successful, so calls still open when the step's time limit hits are failures too.
  * A step in which every call succeeded also fails when fewer than 90 % of the offered calls per second
  * were achieved (sipp, or the machine, could not keep the pace): the offered rate was not sustained.
- * `run(rate, calls)` runs the sipp scenario and resolves with its result.
+ * `run(rate, calls)` runs the sipp scenario and resolves with its result. With `metricsUrl` (the
+ * server's /metrics) each step also reports the main event loop's longest delay over the step.
  */
-export async function stepRates({ pid, rates, seconds, maxFailureRatio, run }) {
+export async function stepRates({ pid, rates, seconds, maxFailureRatio, run, metricsUrl }) {
   const steps = [];
   for (const rate of rates) {
     const calls = rate * seconds;
+    if (metricsUrl !== undefined) await mainLoopLagMaxMs(metricsUrl); // starts the step's window
     const cpuBefore = cpuSeconds(pid);
     const busyBefore = machineBusySeconds();
     const started = performance.now();
@@ -112,6 +114,7 @@ export async function stepRates({ pid, rates, seconds, maxFailureRatio, run }) {
       server_rss_mib: round(rssMiB(pid), 1),
       // How busy both cores were, all processes together (sipp, the server, anyone else's jobs).
       machine_busy_pct: round((100 * busy) / (elapsed * cpus().length), 1),
+      ...(metricsUrl !== undefined ? { main_loop_lag_max_ms: round(await mainLoopLagMaxMs(metricsUrl), 1) } : {}),
     };
     // With a failed call the step lasts until sipp's time limit, so its pace can only be judged
     // when every call succeeded.
@@ -127,6 +130,16 @@ export async function stepRates({ pid, rates, seconds, maxFailureRatio, run }) {
   }
   const passing = steps.filter((s) => s.sustained);
   return { steps, best: passing.length > 0 ? passing[passing.length - 1] : null };
+}
+
+/**
+ * The main event loop's longest delay since the last scrape, in ms: prom-client's
+ * `nodejs_eventloop_lag_max_seconds` (its histogram starts again at every scrape).
+ */
+export async function mainLoopLagMaxMs(metricsUrl) {
+  const text = await (await fetch(metricsUrl)).text();
+  const match = /^nodejs_eventloop_lag_max_seconds(?:\{[^}]*\})? ([0-9.e+-]+)$/m.exec(text);
+  return match === null ? Number.NaN : 1000 * Number(match[1]);
 }
 
 /** How many channels a server lists (`GET <ari>/channels`; any cluster node lists every node's). */

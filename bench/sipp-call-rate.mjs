@@ -26,6 +26,7 @@ const { steps, best } = await stepRates({
   rates,
   seconds,
   maxFailureRatio: MAX_FAILURE_RATIO,
+  metricsUrl: `${sb.baseUrl}/metrics`,
   run: (rate, calls) =>
     runSipp(
       'uac-wait-bye.xml',

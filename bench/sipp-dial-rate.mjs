@@ -18,6 +18,7 @@ const { steps, best } = await stepRates({
   rates,
   seconds,
   maxFailureRatio: MAX_FAILURE_RATIO,
+  metricsUrl: `${sb.baseUrl}/metrics`,
   run: async (rate, calls) => {
     // Bob's UAS answers every call of the step and waits for the BYE the server relays from alice.
     const callee = runSipp('uas-answer-wait-bye.xml', target, {
