@@ -13,6 +13,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { basicAuth, freePort, runSipp, startSwitchboard } from '../test/dist/harness.js';
+import { localPhone, staticContactPhone, udpTransport } from '../test/dist/pjsip-phones.js';
 import {
   channelCount,
   cpuSeconds,
@@ -53,36 +54,7 @@ const bobPort = await freePort('udp');
 const sb = await startSwitchboard({ dialplan: DIALPLAN, rtpStart: 21000, rtpEnd: 29998 });
 // The callers are matched by address (local-phone, no authentication: the figures are about media);
 // bob is a permanent contact where his sipp UAS listens.
-writeFileSync(
-  join(sb.confDir, 'pjsip.conf'),
-  `[transport-udp]
-type = transport
-protocol = udp
-bind = 127.0.0.1:${sb.sipPort}
-
-[local-phone]
-type = endpoint
-context = from-internal
-disallow = all
-allow = ulaw
-
-[local-phone]
-type = identify
-endpoint = local-phone
-match = 127.0.0.1
-
-[bob]
-type = endpoint
-context = from-internal
-disallow = all
-allow = ulaw
-aors = bob
-
-[bob]
-type = aor
-contact = sip:bob@127.0.0.1:${bobPort}
-`,
-);
+writeFileSync(join(sb.confDir, 'pjsip.conf'), [udpTransport(sb.sipPort), localPhone(), staticContactPhone('bob', bobPort)].join('\n'));
 await sb.restart();
 const target = { host: '127.0.0.1', port: sb.sipPort };
 const farEnd = await startFarEnd();

@@ -13,6 +13,7 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { basicAuth, startSwitchboard } from '../test/dist/harness.js';
+import { localPhone, staticContactPhone, udpTransport } from '../test/dist/pjsip-phones.js';
 import { phonePort, placeRelayCalls, startRelayFarEnd } from './relay-phones.mjs';
 import {
   channelCount,
@@ -49,33 +50,7 @@ exten => 300,1,Dial(SIP/bob,20)
 `;
 
 function pjsip(sipPort, bobPort) {
-  return `[transport-udp]
-type = transport
-protocol = udp
-bind = 127.0.0.1:${sipPort}
-
-[local-phone]
-type = endpoint
-context = from-internal
-disallow = all
-allow = ulaw
-
-[local-phone]
-type = identify
-endpoint = local-phone
-match = 127.0.0.1
-
-[bob]
-type = endpoint
-context = from-internal
-disallow = all
-allow = ulaw
-aors = bob
-
-[bob]
-type = aor
-contact = sip:bob@127.0.0.1:${bobPort}
-`;
+  return [udpTransport(sipPort), localPhone(), staticContactPhone('bob', bobPort)].join('\n');
 }
 
 const machineAtStart = machine();

@@ -42,3 +42,35 @@ export const NAT_PHONE: PhoneOptions = {
   allow: 'ulaw,alaw',
   endpoint: ['force_rport = yes', 'rewrite_contact = yes'],
 };
+
+/** The phones of this host, identified by address (no registration), as the shipped `local-phone`. */
+export function localPhone(allow = 'ulaw'): string {
+  return `
+[local-phone]
+type = endpoint
+context = from-internal
+disallow = all
+allow = ${allow}
+
+[local-phone]
+type = identify
+endpoint = local-phone
+match = 127.0.0.1
+`;
+}
+
+/** A phone the server calls at a fixed address (an aor with a static contact), e.g. a sipp UAS. */
+export function staticContactPhone(name: string, port: number, allow = 'ulaw'): string {
+  return `
+[${name}]
+type = endpoint
+context = from-internal
+disallow = all
+allow = ${allow}
+aors = ${name}
+
+[${name}]
+type = aor
+contact = sip:${name}@127.0.0.1:${port}
+`;
+}

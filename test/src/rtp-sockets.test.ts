@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { waitFor } from './audio-analysis.js';
 import { freePort, runSipp, startSwitchboard } from './harness.js';
+import { localPhone, staticContactPhone, udpTransport } from './pjsip-phones.js';
 import { RtpPeer } from './rtp-peer.js';
 
 const DIALPLAN = `
@@ -18,33 +19,7 @@ exten => 300,1,Dial(SIP/bob,20)
 `;
 
 function pjsip(sipPort: number, bobPort: number): string {
-  return `[transport-udp]
-type = transport
-protocol = udp
-bind = 127.0.0.1:${sipPort}
-
-[local-phone]
-type = endpoint
-context = from-internal
-disallow = all
-allow = ulaw
-
-[local-phone]
-type = identify
-endpoint = local-phone
-match = 127.0.0.1
-
-[bob]
-type = endpoint
-context = from-internal
-disallow = all
-allow = ulaw
-aors = bob
-
-[bob]
-type = aor
-contact = sip:bob@127.0.0.1:${bobPort}
-`;
+  return [udpTransport(sipPort), localPhone(), staticContactPhone('bob', bobPort)].join('\n');
 }
 
 /** The server's media address a scenario logged (`caller …` / `callee …` lines of -trace_logs). */
