@@ -142,6 +142,33 @@ export async function mainLoopLagMaxMs(metricsUrl) {
   return match === null ? Number.NaN : 1000 * Number(match[1]);
 }
 
+/**
+ * Waits until the server has sent no SIP retransmission for `quietMs` (its
+ * `switchboard_sip_retransmissions_total{direction="sent"}`), at most `limitMs`. After a collapsed step
+ * the server still retransmits, for up to 32 s (Timer F), the BYEs of calls it ended to the previous
+ * step's phones: a new sipp UAS on the same port would take them for calls of its own and count them
+ * against its call limit.
+ */
+export async function untilNoRetransmissions(metricsUrl, { quietMs = 5000, limitMs = 45_000 } = {}) {
+  const sent = async () => {
+    const text = await (await fetch(metricsUrl)).text();
+    const match = /^switchboard_sip_retransmissions_total\{direction="sent"\} ([0-9.e+]+)$/m.exec(text);
+    return match === null ? 0 : Number(match[1]);
+  };
+  const deadline = performance.now() + limitMs;
+  let last = await sent();
+  let quietSince = performance.now();
+  while (performance.now() < deadline) {
+    await sleep(500);
+    const now = await sent();
+    if (now !== last) {
+      last = now;
+      quietSince = performance.now();
+    } else if (performance.now() - quietSince >= quietMs) return true;
+  }
+  return false;
+}
+
 /** How many channels a server lists (`GET <ari>/channels`; any cluster node lists every node's). */
 export async function channelCount(ariUrl, authorization) {
   const response = await fetch(`${ariUrl}/channels`, { headers: { authorization } });

@@ -28,6 +28,7 @@ import {
   rssMiB,
   sippCount,
   sleep,
+  untilNoRetransmissions,
   untilNone,
   writeResult,
 } from './common.mjs';
@@ -123,10 +124,13 @@ async function step(offered, phase, stepSeconds = seconds) {
   return result;
 }
 
-/** Waits until the server has no call left (a collapsed step leaves calls that time out), then 5 s more. */
+/**
+ * Waits until the server has no call left (a collapsed step leaves calls that time out) and has
+ * stopped retransmitting to the last step's phones (common.mjs `untilNoRetransmissions`).
+ */
 async function recovered() {
   await untilNone(() => channelCount(`${bench.sb.baseUrl}/ari`, basicAuth()), RECOVERY_LIMIT_MS);
-  await sleep(5000);
+  await untilNoRetransmissions(`${bench.sb.baseUrl}/metrics`);
 }
 
 // A fresh process compiles and loads code and grows its heap during its first thousand calls:
