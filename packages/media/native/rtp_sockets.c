@@ -10,7 +10,7 @@
  * kernel cannot take at once is dropped, as a full socket buffer would drop it later.
  *
  * Ring layout (shared with JavaScript, see src/rtp/native-sockets.ts):
- *   data: SLOTS datagrams of at most SLOT_BYTES bytes, slot i at offset i * SLOT_BYTES;
+ *   data: SLOTS datagrams of at most SLOT_BYTES bytes (longer ones are dropped), slot i at offset i * SLOT_BYTES;
  *   meta: SLOTS records of META_INTS int32: socket slot, socket generation, length, IPv4 address
  *         (host order), port.
  * IPv4 only: IPv6 legs stay on dgram.
@@ -59,14 +59,10 @@ struct hub {
   rtp_socket_t **sockets;
   int32_t *generations;
   uint32_t capacity;
-  uint32_t open;
   int closed;
-  uint64_t truncated;
   /* Teardown: handles still closing; the hub is freed (and Node may unload this library) after the last. */
   uint32_t pending_closes;
   napi_async_cleanup_hook_handle cleanup_handle;
-  /* The hook registered at construction; removed by hub.destroy() so that it never sees a freed hub. */
-  napi_async_cleanup_hook_handle registration;
 };
 
 static napi_value throw_errno(napi_env env, const char *what, int err) {
@@ -101,10 +97,8 @@ static void on_readable(uv_poll_t *poll, int status, int events) {
     int got = recvmmsg(sock->fd, messages, want, MSG_DONTWAIT, NULL);
     if (got <= 0) return; /* EAGAIN, or an ICMP error reported on the socket: nothing to deliver */
     for (int i = 0; i < got; i++) {
-      if (messages[i].msg_hdr.msg_flags & MSG_TRUNC) {
-        hub->truncated++;
-        continue;
-      }
+      /* Longer than a slot: no audio RTP packet a leg accepts is, so it is dropped. */
+      if (messages[i].msg_hdr.msg_flags & MSG_TRUNC) continue;
       int32_t *record = hub->meta + (size_t)hub->count * META_INTS;
       if (vectors[i].iov_base != hub->data + (size_t)hub->count * SLOT_BYTES) {
         memmove(hub->data + (size_t)hub->count * SLOT_BYTES, vectors[i].iov_base, messages[i].msg_len);
@@ -160,7 +154,6 @@ static void close_socket(hub_t *hub, uint32_t slot, int teardown) {
   rtp_socket_t *sock = hub->sockets[slot];
   if (sock == NULL) return;
   hub->sockets[slot] = NULL;
-  hub->open--;
   sock->closed_by_teardown = teardown;
   if (teardown) hub->pending_closes++;
   /* uv_close stops the poll and takes the fd out of epoll at once; the fd is closed right after, so
@@ -172,11 +165,10 @@ static void close_socket(hub_t *hub, uint32_t slot, int teardown) {
 static void on_check_closed(uv_handle_t *handle) { release_pending((hub_t *)handle->data); }
 
 /*
- * Closes every socket and the check handle. From hub.destroy() (JavaScript still runs: references
- * are released) or from the async cleanup hook when the thread's environment ends (only libuv
- * work: the environment is going away with its references).
+ * When the thread's environment ends: closes every socket and the check handle (libuv work only;
+ * the environment takes its references with it). A hub lives as long as its thread.
  */
-static void hub_teardown(hub_t *hub, int from_javascript) {
+static void hub_teardown(hub_t *hub) {
   if (hub->closed) return;
   hub->closed = 1;
   hub->pending_closes = 1; /* the check handle */
@@ -185,13 +177,6 @@ static void hub_teardown(hub_t *hub, int from_javascript) {
   free(hub->generations);
   hub->sockets = NULL;
   hub->capacity = 0;
-  if (from_javascript) {
-    napi_delete_reference(hub->env, hub->callback);
-    napi_delete_reference(hub->env, hub->data_ref);
-    napi_delete_reference(hub->env, hub->meta_ref);
-    napi_async_destroy(hub->env, hub->async_context);
-    napi_delete_reference(hub->env, hub->resource);
-  }
   uv_check_stop(&hub->check);
   uv_close((uv_handle_t *)&hub->check, on_check_closed);
 }
@@ -199,7 +184,7 @@ static void hub_teardown(hub_t *hub, int from_javascript) {
 static void on_environment_ending(napi_async_cleanup_hook_handle handle, void *arg) {
   hub_t *hub = (hub_t *)arg;
   hub->cleanup_handle = handle;
-  hub_teardown(hub, 0);
+  hub_teardown(hub);
 }
 
 static hub_t *hub_of(napi_env env, napi_callback_info info, size_t *argc, napi_value *argv) {
@@ -246,7 +231,7 @@ static napi_value hub_construct(napi_env env, napi_callback_info info) {
   uv_check_start(&hub->check, on_check);
   uv_unref((uv_handle_t *)&hub->check); /* open sockets keep the loop alive, as dgram's do */
   napi_wrap(env, self, hub, NULL, NULL, NULL);
-  napi_add_async_cleanup_hook(env, on_environment_ending, hub, &hub->registration);
+  napi_add_async_cleanup_hook(env, on_environment_ending, hub, NULL);
   return self;
 }
 
@@ -318,7 +303,6 @@ static napi_value hub_open(napi_env env, napi_callback_info info) {
     return throw_errno(env, "poll", -err);
   }
   hub->sockets[slot] = sock;
-  hub->open++;
   napi_value result, value;
   napi_create_array_with_length(env, 3, &result);
   napi_create_int32(env, sock->slot, &value);
@@ -378,40 +362,11 @@ static napi_value hub_close(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
-/* hub.stats() -> [open sockets, truncated datagrams dropped]. */
-static napi_value hub_stats(napi_env env, napi_callback_info info) {
-  size_t argc = 0;
-  hub_t *hub = hub_of(env, info, &argc, NULL);
-  if (hub == NULL) return NULL;
-  napi_value result, value;
-  napi_create_array_with_length(env, 2, &result);
-  napi_create_uint32(env, hub->open, &value);
-  napi_set_element(env, result, 0, value);
-  napi_create_double(env, (double)hub->truncated, &value);
-  napi_set_element(env, result, 1, value);
-  return result;
-}
-
-/* hub.destroy(): closes every socket; the hub cannot be used again. */
-static napi_value hub_destroy(napi_env env, napi_callback_info info) {
-  size_t argc = 0;
-  napi_value self;
-  napi_get_cb_info(env, info, &argc, NULL, &self, NULL);
-  hub_t *hub = NULL;
-  /* Unwrapped first: later calls on the object find no hub instead of freed memory. */
-  if (napi_remove_wrap(env, self, (void **)&hub) != napi_ok || hub == NULL || hub->closed) return NULL;
-  napi_remove_async_cleanup_hook(hub->registration);
-  hub_teardown(hub, 1);
-  return NULL;
-}
-
 NAPI_MODULE_INIT() {
   napi_property_descriptor methods[] = {
       {"open", NULL, hub_open, NULL, NULL, NULL, napi_default, NULL},
       {"send", NULL, hub_send, NULL, NULL, NULL, napi_default, NULL},
       {"close", NULL, hub_close, NULL, NULL, NULL, napi_default, NULL},
-      {"stats", NULL, hub_stats, NULL, NULL, NULL, napi_default, NULL},
-      {"destroy", NULL, hub_destroy, NULL, NULL, NULL, napi_default, NULL},
   };
   napi_value constructor, constants, value;
   napi_define_class(env, "Hub", NAPI_AUTO_LENGTH, hub_construct, NULL, sizeof methods / sizeof methods[0], methods, &constructor);

@@ -29,7 +29,10 @@ export interface LegSocket {
   readonly localAddress: string;
   readonly localPort: number;
   readonly transient: boolean;
-  /** Sends the datagram; the caller may reuse `packet` once this returns. */
+  /**
+   * Sends the datagram. The caller must not change `packet` afterwards: dgram sends it later (the
+   * native hub has handed it to the kernel when this returns).
+   */
   send(packet: Uint8Array, port: number, address: string): void;
   close(): void;
 }

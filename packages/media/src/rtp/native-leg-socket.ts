@@ -1,13 +1,14 @@
 /**
  * Leg sockets on the native hub (native/rtp_sockets.c): one hub per thread reads every readable
  * socket in C and enters JavaScript once per event-loop iteration for all their datagrams; sends
- * are one synchronous sendto each. Measured against dgram in bench/README.md ("native sockets").
+ * are one synchronous sendto each. Measured against dgram in bench/README.md ("The native socket hub").
  * Used for IPv4 legs when the addon was built at install; `openNativeLegSocket` answers null
  * otherwise and the leg falls back to dgram.
  */
 import { lookup } from 'node:dns';
 import { createRequire } from 'node:module';
 import { isIPv4 } from 'node:net';
+import { getSystemErrorName } from 'node:util';
 import { bindError } from './bind-error.js';
 import type { DatagramSource, LegSocket, LegSocketHandlers } from './leg-socket.js';
 
@@ -18,8 +19,6 @@ interface NativeHub {
   open(address: string, port: number): [slot: number, generation: number, port: number];
   send(slot: number, bytes: Uint8Array, offset: number, length: number, address: number, port: number): number;
   close(slot: number): void;
-  stats(): [open: number, truncated: number];
-  destroy(): void;
 }
 
 interface NativeAddon {
@@ -110,8 +109,10 @@ export function openNativeLegSocket(bindAddress: string, port: number, handlers:
   try {
     return Promise.resolve(hub.open(bindAddress, port, handlers));
   } catch (error) {
+    // The addon's errors carry `E<errno>` as their code.
     const { code, message } = error as NodeJS.ErrnoException;
-    return Promise.reject(bindError(code === 'E98' ? 'EADDRINUSE' : code, message, bindAddress, port));
+    const errno = /^E(\d+)$/.exec(code ?? '')?.[1];
+    return Promise.reject(bindError(errno === undefined ? code : getSystemErrorName(-Number(errno)), message, bindAddress, port));
   }
 }
 
@@ -121,8 +122,6 @@ function ipv4Number(address: string): number {
   const [a, b, c, d] = address.split('.').map(Number);
   return ((a << 24) | (b << 16) | (c << 8) | d) >>> 0;
 }
-
-const ERRNO_NAMES: Record<number, string> = { 11: 'EAGAIN', 101: 'ENETUNREACH', 111: 'ECONNREFUSED', 113: 'EHOSTUNREACH' };
 
 class NativeLegSocket implements LegSocket {
   readonly localAddress: string;
@@ -179,7 +178,7 @@ class NativeLegSocket implements LegSocket {
   }
 
   #failed(errno: number): void {
-    const code = ERRNO_NAMES[errno] ?? `E${errno}`;
+    const code = getSystemErrorName(-errno);
     const error: NodeJS.ErrnoException = new Error(`send ${code}`);
     error.code = code;
     error.errno = -errno;

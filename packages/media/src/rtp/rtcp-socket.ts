@@ -4,7 +4,7 @@
  * `intervalMs` (§6.2 recommends 5 s minimum), randomised by ±50 % (§6.3.1) so that the reports of
  * many legs do not synchronise; a BYE (§6.6) is sent on close.
  */
-import { openLegSocket } from './leg-socket.js';
+import { type LegSocket, openLegSocket } from './leg-socket.js';
 import { type RtcpPacket, parseRtcp } from './rtcp.js';
 
 /**
@@ -34,10 +34,7 @@ export interface RtcpSocketHandlers {
 }
 
 /** Where reports go out: the RTCP port's own socket, or the leg's RTP socket with rtcp-mux. */
-export interface RtcpSender {
-  send(datagram: Uint8Array, port: number, address: string): void;
-  close(): void;
-}
+type RtcpSender = Pick<LegSocket, 'send' | 'close'>;
 
 export class RtcpSocket {
   readonly #socket: RtcpSender;

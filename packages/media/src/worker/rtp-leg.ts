@@ -118,7 +118,7 @@ export class RtpLeg {
   readonly #dtmf = new DtmfEndDetector();
   readonly #counters: LegCounters = { packetsSent: 0, packetsReceived: 0, bytesSent: 0, bytesReceived: 0, packetsDropped: 0 };
   #sendErrorLogged = false;
-  /** One send-completion callback for every packet (not a closure per send). */
+  /** A failed send: logged once per leg (LegSocketHandlers.sendFailed). */
   readonly #afterSend = (error: Error): void => {
     if (!this.#sendErrorLogged) {
       this.#sendErrorLogged = true; // once per leg: a dead peer would otherwise log 50 lines a second

@@ -476,14 +476,14 @@ export class SipDriver implements ChannelDriver {
     for (const transport of this.#transports) transport.traceMessages = enabled;
   }
 
-  /** The answered call whose dialog a Replaces names (RFC 3891 §3), if we have one. */
-  /** The call whose media leg this is. */
+  /** The call whose media leg this is (looked up only when a leg's RTP timeout runs out). */
   #callOfLeg(legId: string): InboundCall | OutboundSipCall | undefined {
     for (const call of this.#calls) if (call.mediaLegId === legId) return call;
     for (const call of this.#outbound) if (call.mediaLegId === legId) return call;
     return undefined;
   }
 
+  /** The answered call whose dialog a Replaces names (RFC 3891 §3), if we have one. */
   findConfirmedCall(target: ReplacesTarget): InboundCall | OutboundSipCall | undefined {
     for (const call of [...this.#calls, ...this.#outbound]) {
       const dialog = call.confirmedDialog;

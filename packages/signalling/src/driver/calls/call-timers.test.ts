@@ -175,6 +175,28 @@ class Callee {
   }
 }
 
+/** A request from the test's caller peer (at `peerPort`), as a phone writes it: SDP when `content` is given. */
+function callerRequest(
+  peerPort: number,
+  callId: string,
+  request: { firstLine: string; via: string; cseq: string; headers: string[]; content?: string },
+): string {
+  const content = request.content ?? '';
+  return [
+    request.firstLine,
+    `Via: SIP/2.0/UDP 127.0.0.1:${peerPort};branch=${request.via};rport`,
+    'Max-Forwards: 70',
+    ...request.headers,
+    `Call-ID: ${callId}`,
+    `CSeq: ${request.cseq}`,
+    `Contact: <sip:caller@127.0.0.1:${peerPort}>`,
+    ...(content === '' ? [] : ['Content-Type: application/sdp']),
+    `Content-Length: ${Buffer.byteLength(content)}`,
+    '',
+    content,
+  ].join('\r\n');
+}
+
 describe('calls we place: session timers, glare, codec change', { timeout: 30_000 }, () => {
   let clock: FakeClock;
   let media: FakeMedia;
@@ -411,19 +433,7 @@ describe('calls we place: session timers, glare, codec change', { timeout: 30_00
     const body = sdp(50040);
     const from = '<sip:caller@127.0.0.1>;tag=caller1';
     const message = (firstLine: string, via: string, cseq: string, headers: string[], content = '') =>
-      [
-        firstLine,
-        `Via: SIP/2.0/UDP 127.0.0.1:${callee.peer.port};branch=${via};rport`,
-        'Max-Forwards: 70',
-        ...headers,
-        `Call-ID: ${callId}`,
-        `CSeq: ${cseq}`,
-        `Contact: <sip:caller@127.0.0.1:${callee.peer.port}>`,
-        ...(content === '' ? [] : ['Content-Type: application/sdp']),
-        `Content-Length: ${Buffer.byteLength(content)}`,
-        '',
-        content,
-      ].join('\r\n');
+      callerRequest(callee.peer.port, callId, { firstLine, via, cseq, headers, content });
     await callee.peer.send(
       message(
         `INVITE sip:100@127.0.0.1:${callee.serverPort} SIP/2.0`,
@@ -550,20 +560,7 @@ describe('calls we place: session timers, glare, codec change', { timeout: 30_00
     await start({ rtpTimeout: 3 });
     const from = '<sip:caller@127.0.0.1>;tag=quiet1';
     const message = (firstLine: string, via: string, cseq: string, headers: string[], content = '') =>
-      [
-        firstLine,
-        `Via: SIP/2.0/UDP 127.0.0.1:${callee.peer.port};branch=${via};rport`,
-        'Max-Forwards: 70',
-        `From: ${from}`,
-        ...headers,
-        'Call-ID: quiet-in@127.0.0.1',
-        `CSeq: ${cseq}`,
-        `Contact: <sip:caller@127.0.0.1:${callee.peer.port}>`,
-        ...(content === '' ? [] : ['Content-Type: application/sdp']),
-        `Content-Length: ${Buffer.byteLength(content)}`,
-        '',
-        content,
-      ].join('\r\n');
+      callerRequest(callee.peer.port, 'quiet-in@127.0.0.1', { firstLine, via, cseq, headers: [`From: ${from}`, ...headers], content });
     await callee.peer.send(
       message(
         `INVITE sip:100@127.0.0.1:${callee.serverPort} SIP/2.0`,
