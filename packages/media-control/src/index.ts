@@ -49,6 +49,12 @@ export interface CreateLegRequest {
    * media worker instead of two. The remote's `video` applies only to a leg created with `video`.
    */
   remote?: LegRemote;
+  /**
+   * The leg of the other party of the call (Dial()'s caller, originate's `originator`). The new leg is
+   * placed on that leg's media worker, so relaying between the two stays on one thread instead of
+   * crossing workers through a bridge link. Ignored when that leg is gone or its worker is not running.
+   */
+  near?: string;
 }
 
 export interface MediaLegInfo {

@@ -418,6 +418,34 @@ describe('MediaEngine workers', () => {
     }
   });
 
+  it('places a leg beside the leg it is near, and by load when that leg is gone', { timeout: 10_000 }, async () => {
+    const engine = new MediaEngine({ rtpStart: BASE_PORT + 2200, rtpEnd: BASE_PORT + 2300, workers: 2 });
+    await engine.start();
+    const workerOf = (legId: string) => engine.legsByWorker().find((leg) => leg.legId === legId)?.workerIndex;
+    try {
+      const first = await engine.createLeg({ bindAddress: '127.0.0.1' });
+      const second = await engine.createLeg({ bindAddress: '127.0.0.1' });
+      assert.notEqual(workerOf(first.legId), workerOf(second.legId), 'without near, load decides');
+      // Worker of `first` now holds two legs against one: load alone would pick the other worker.
+      const nearLegs = [first, first, first, second];
+      const pairs = await Promise.all(nearLegs.map((near) => engine.createLeg({ bindAddress: '127.0.0.1', near: near.legId })));
+      assert.deepEqual(
+        pairs.map((leg) => workerOf(leg.legId)),
+        nearLegs.map((near) => workerOf(near.legId)),
+      );
+      // Four legs on first's worker, two on the other: with first gone, three against two.
+      const firstWorker = workerOf(first.legId);
+      await engine.destroyLeg(first.legId);
+      assert.notEqual(workerOf(second.legId), firstWorker);
+      const orphan = await engine.createLeg({ bindAddress: '127.0.0.1', near: first.legId });
+      assert.equal(workerOf(orphan.legId), workerOf(second.legId), 'a gone leg is no hint: the less-loaded worker');
+      const unknown = await engine.createLeg({ bindAddress: '127.0.0.1', near: 'no-such-leg' });
+      assert.notEqual(workerOf(unknown.legId), undefined);
+    } finally {
+      await engine.close();
+    }
+  });
+
   it('reports a worker that dies, fails its playbacks, rejects its requests and replaces it', { timeout: 15_000 }, async () => {
     const engine = new MediaEngine({ rtpStart: BASE_PORT + 3000, rtpEnd: BASE_PORT + 3100, workers: 1 });
     await engine.start();

@@ -232,7 +232,7 @@ export class MediaEngine implements MediaEngineControl {
     this.#assertRunning();
     const bindAddress = validateIpAddress('bindAddress', request.bindAddress);
     const remote = request.remote === undefined ? undefined : validateRemote(request.remote);
-    const slot = this.#pickSlot();
+    const slot = this.#slotNear(request.near) ?? this.#pickSlot();
     const channel = this.#slots[slot];
     const record: LegRecord = {
       legId: randomUUID(),
@@ -763,6 +763,15 @@ export class MediaEngine implements MediaEngineControl {
     if (bridge.video !== null) await channel.request({ type: 'setBridgeVideo', bridgeId: bridge.bridgeId, video: bridge.video });
     bridge.channel = channel;
     await this.#tolerateGone(old.request({ type: 'destroyBridge', bridgeId: bridge.bridgeId }));
+  }
+
+  /** The worker of leg `near` while that leg and its worker live (CreateLegRequest.near). */
+  #slotNear(near: string | undefined): number | undefined {
+    if (near === undefined) return undefined;
+    const record = this.#legs.get(near);
+    if (record === undefined || record.channel !== this.#slots[record.slot]) return undefined;
+    const state = this.#slots[record.slot].state;
+    return state === 'ready' || state === 'starting' ? record.slot : undefined;
   }
 
   /** The least-loaded live worker; ties go round-robin so equal workers take turns. */

@@ -157,6 +157,11 @@ export interface OutboundCallRequest {
   variables: Record<string, string>;
   /** Caller-chosen id for the second channel of a pair (Local's `;2`), already checked to be free. */
   otherChannelId?: string;
+  /**
+   * The media leg of the channel this call is made for (Dial()'s caller, originate's `originator`):
+   * the driver asks for its own leg on the same media worker (CreateLegRequest.near).
+   */
+  mediaNear?: string;
 }
 
 /** A prepared outbound call: the channel exists (state Down) before it dials. */

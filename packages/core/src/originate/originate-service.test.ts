@@ -6,7 +6,7 @@ import { SwitchboardCore } from '../core.js';
 import { parseDialplan } from '../dialplan/parse-extensions.js';
 import { CoreError } from '../errors.js';
 import type { TimedDomainEvent } from '../events/domain-events.js';
-import { FakeChannelDriver, RecordingMediaEngine, settle, testCoreConfig } from '../test-support.js';
+import { FakeChannelDriver, RecordingMediaEngine, RecordingTechnology, settle, testCoreConfig } from '../test-support.js';
 import { silentLogger } from '../util/logger.js';
 import type { Clock } from '../util/time.js';
 
@@ -176,6 +176,28 @@ describe('OriginateService', () => {
       await assert.rejects(core.originator.originate(request), isCode(code), JSON.stringify(request));
     }
     assert.equal(driver.calls.length, before);
+  });
+
+  it("asks for the new channel's media beside the originator's", async () => {
+    const originator = core.channels.create({
+      id: 'origin',
+      name: 'SIP/carol-1',
+      technology: 'SIP',
+      endpoint: 'carol',
+      direction: 'inbound',
+      state: 'Up',
+      caller: { name: '', number: '' },
+      language: 'en',
+      dialplan: { context: 'default', exten: 's', priority: 1 },
+      tech: new RecordingTechnology(),
+      snapshotVariables: [],
+    });
+    await core.originator.originate({ endpoint: 'SIP/alice', app: 'demo', originator: 'origin' });
+    assert.equal(driver.requests.at(-1)?.mediaNear, originator.tech.mediaLegId);
+    await core.originator.create({ endpoint: 'SIP/alice', app: 'demo', originator: 'origin' });
+    assert.equal(driver.requests.at(-1)?.mediaNear, originator.tech.mediaLegId);
+    await core.originator.originate({ endpoint: 'SIP/alice', app: 'demo' });
+    assert.equal(driver.requests.at(-1)?.mediaNear, undefined, 'no originator, no hint');
   });
 
   it('passes formats to the driver as codec names', async () => {

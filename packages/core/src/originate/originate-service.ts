@@ -125,6 +125,7 @@ export class OriginateService {
       caller,
       target.kind === 'dialplan' ? target.target : undefined,
       target.kind === 'app' ? target.app : undefined,
+      originator,
     );
     this.#dial(channel, prepared, {
       timeoutSeconds: timeout === -1 ? 0 : timeout === 0 ? DEFAULT_ORIGINATE_TIMEOUT_SECONDS : timeout,
@@ -139,7 +140,7 @@ export class OriginateService {
     if (!request.app) throw invalidArgument('app is required');
     const app = request.app;
     const originator = this.#originator(request);
-    const { channel, prepared } = await this.#createChannel(request, { name: '', number: '' }, undefined, app);
+    const { channel, prepared } = await this.#createChannel(request, { name: '', number: '' }, undefined, app, originator);
     this.#undialled.set(channel.id, prepared);
     channel.onHangup(() => this.#undialled.delete(channel.id));
     if (originator) this.#deps.applications.get(app)?.subscribe('channel', originator.id);
@@ -204,6 +205,7 @@ export class OriginateService {
     requestedCaller: CallerId,
     dialplan: DialplanTarget | undefined,
     application: string | undefined,
+    originator: Channel | undefined,
   ): Promise<{ channel: Channel; prepared: Prepared }> {
     const { channels } = this.#deps;
     if (request.channelId !== undefined) channels.assertIdAvailable(request.channelId);
@@ -226,6 +228,7 @@ export class OriginateService {
       formats,
       variables,
       ...(request.otherChannelId === undefined ? {} : { otherChannelId: request.otherChannelId }),
+      ...(originator?.tech.mediaLegId === undefined ? {} : { mediaNear: originator.tech.mediaLegId }),
     });
     const channel = channels.create({
       id: request.channelId,

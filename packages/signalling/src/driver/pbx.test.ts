@@ -27,11 +27,11 @@ import { SipDriver } from './sip-driver.js';
 import { collectGarbage } from '../test-support/collect-garbage.js';
 
 class FakeMedia implements SipMediaEngine {
-  legs = new Map<string, { remotes: LegRemote[]; destroyed: boolean }>();
+  legs = new Map<string, { remotes: LegRemote[]; destroyed: boolean; near: string | undefined }>();
   #next = 0;
   async createLeg(request: CreateLegRequest): Promise<MediaLegInfo> {
     const legId = `leg-${++this.#next}`;
-    this.legs.set(legId, { remotes: request.remote === undefined ? [] : [request.remote], destroyed: false });
+    this.legs.set(legId, { remotes: request.remote === undefined ? [] : [request.remote], destroyed: false, near: request.near });
     return { legId, localAddress: request.bindAddress, localPort: 40000 + this.#next * 2 };
   }
   async setLegRemote(legId: string, remote: LegRemote): Promise<void> {
@@ -352,7 +352,12 @@ describe('SIP PBX: registrar, digest, outbound calls', { timeout: 30_000 }, () =
 
     it('rings, answers with SDP, ACKs, and hangs up with BYE and a Reason', async () => {
       await alice.register();
-      const call = driver.prepareOutbound({ resource: 'alice', caller: { name: 'Bob', number: '200' }, variables: {} });
+      const call = driver.prepareOutbound({
+        resource: 'alice',
+        caller: { name: 'Bob', number: '200' },
+        variables: {},
+        mediaNear: 'leg-of-the-caller',
+      });
       assert.match(call.name, /^SIP\/alice-[0-9a-f]{8}$/);
       const events = new RecordingEvents();
       await call.dial(events, { timeoutSeconds: 30 });
@@ -373,6 +378,7 @@ describe('SIP PBX: registrar, digest, outbound calls', { timeout: 30_000 }, () =
       const legId = call.tech.mediaLegId;
       assert.ok(legId);
       assert.equal(media.legs.get(legId)?.remotes[0]?.port, 50000);
+      assert.equal(media.legs.get(legId)?.near, 'leg-of-the-caller', "the leg is asked for beside the caller's");
       assert.equal(call.tech.protocolId, invite.callId);
 
       await call.tech.hangup(16);

@@ -592,6 +592,7 @@ export class SipDriver implements ChannelDriver {
       onEnded: (ended) => this.#outbound.delete(ended),
       findDialog: (target) => this.findConfirmedCall(target),
       redirectTarget: (resource) => this.redirectTarget(resource),
+      mediaNear: request.mediaNear,
     });
     return {
       name: channelName,

@@ -203,14 +203,15 @@ export class SipCallCore {
    * Creates the leg on the transport's bind address, pointed at `remote` when the far end's media is
    * already known (an INVITE with an offer): one request to the media worker instead of two. The SDP
    * must name a concrete address: the external one, else the bound one, else the leg's, else the one
-   * the system uses toward `peer`.
+   * the system uses toward `peer`. `near` is the other party's leg, whose media worker this leg shares.
    */
-  async createLeg(transport: SipTransportConfig, peer: () => string, remote?: RemoteMedia): Promise<void> {
+  async createLeg(transport: SipTransportConfig, peer: () => string, remote?: RemoteMedia, near?: string): Promise<void> {
     const video = wantsVideo(this.#options.videoCodecs());
     const leg = await this.#options.media.createLeg({
       bindAddress: transport.bindAddress,
       video,
       ...(remote !== undefined ? { remote: this.#legRemote(remote, video) } : {}),
+      ...(near !== undefined ? { near } : {}),
     });
     this.#legId = leg.legId;
     this.#mediaPort = leg.localPort;

@@ -57,7 +57,9 @@ class FakeDriver implements ChannelDriver {
   readonly technology = 'SIP';
   readonly aliases = ['PJSIP'];
   calls = new Map<string, { tech: FakeTech; events?: ChannelTechnologyEvents }>();
+  readonly requests: OutboundCallRequest[] = [];
   prepareOutbound(request: OutboundCallRequest): OutboundCall {
+    this.requests.push(request);
     const tech = new FakeTech(request.resource);
     const entry: { tech: FakeTech; events?: ChannelTechnologyEvents } = { tech };
     this.calls.set(request.resource, entry);
@@ -196,6 +198,11 @@ describe('Dial()', () => {
     const alice = driver.calls.get('alice');
     const bob = driver.calls.get('bob');
     assert.ok(alice?.events && bob?.events);
+    // Each callee's media leg is asked for on the caller's media worker.
+    assert.deepEqual(
+      driver.requests.map((request) => request.mediaNear),
+      [callerTech.mediaLegId, callerTech.mediaLegId],
+    );
     alice.events.ringing();
     await settle();
     assert.equal(callerTech.ringing, true);

@@ -170,7 +170,12 @@ export function createDialApplication(deps: DialAppDeps): DialplanApplication {
       }
       let call: ReturnType<NonNullable<ChannelDriver['prepareOutbound']>>;
       try {
-        call = driver.prepareOutbound({ resource, caller: { ...caller.caller }, variables: {} });
+        call = driver.prepareOutbound({
+          resource,
+          caller: { ...caller.caller },
+          variables: {},
+          ...(caller.tech.mediaLegId === undefined ? {} : { mediaNear: caller.tech.mediaLegId }),
+        });
       } catch (err) {
         if (!(err instanceof CoreError)) throw err;
         ctx.log.info({ dialstring, err: err.message }, 'Dial target refused');

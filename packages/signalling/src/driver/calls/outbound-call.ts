@@ -101,6 +101,8 @@ export interface OutboundCallEnvironment {
   findDialog?(target: ReplacesTarget): ChannelTechnology | undefined;
   /** The URI a redirect's `resource` stands for (a registered contact, a given URI); throws CoreError. */
   redirectTarget?(resource: string): Promise<SipUri>;
+  /** The other party's media leg, whose worker this call's leg shares (OutboundCallRequest.mediaNear). */
+  mediaNear?: string | undefined;
 }
 
 export class OutboundSipCall implements ChannelTechnology, TransferSource, EarlyMediaSource {
@@ -256,7 +258,12 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
   }
 
   async #createMedia(first: OutboundTarget): Promise<void> {
-    await this.#core.createLeg(this.#env.transportConfig, () => first.flow?.address ?? first.requestUri.host);
+    await this.#core.createLeg(
+      this.#env.transportConfig,
+      () => first.flow?.address ?? first.requestUri.host,
+      undefined,
+      this.#env.mediaNear,
+    );
     if (this.#state !== 'calling') await this.#core.releaseMedia();
   }
 

@@ -100,7 +100,12 @@ function startPage(
   }
   let call: ReturnType<NonNullable<ChannelDriver['prepareOutbound']>>;
   try {
-    call = driver.prepareOutbound({ resource, caller: { ...caller.caller }, variables: {} });
+    call = driver.prepareOutbound({
+      resource,
+      caller: { ...caller.caller },
+      variables: {},
+      ...(caller.tech.mediaLegId === undefined ? {} : { mediaNear: caller.tech.mediaLegId }),
+    });
   } catch (err) {
     if (!(err instanceof CoreError)) throw err;
     ctx.log.info({ dialstring, err: err.message }, 'Page target refused');
