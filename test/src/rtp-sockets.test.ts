@@ -1,7 +1,8 @@
 /**
  * rtp.conf `native_sockets` against the real process: with the default (the native socket hub the
  * install builds) and with `native_sockets = no` (Node's dgram), a call through Dial() relays each
- * phone's audio to the other, and the start-up log names the implementation in use.
+ * phone's audio to the other, and the start-up log names the implementation in use. With two media
+ * workers, both legs of the call are on one of them (the callee's leg is placed near the caller's).
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -34,19 +35,42 @@ function loggedMedia(file: string, role: 'caller' | 'callee'): { address: string
   return match === null ? undefined : { address: match[1], port: Number(match[2]) };
 }
 
-for (const setting of ['default', 'no'] as const) {
-  describe(`RTP sockets: native_sockets ${setting === 'default' ? 'left at its default' : '= no'}`, () => {
+/** RTP packets received per media worker, from /metrics (legs that are up). */
+async function receivedPerWorker(baseUrl: string): Promise<Map<string, number>> {
+  const text = await (await fetch(`${baseUrl}/metrics`)).text();
+  const perWorker = new Map<string, number>();
+  for (const match of text.matchAll(/^switchboard_rtp_packets_total\{worker="(\d+)",direction="received"\} (\d+)$/gm)) {
+    perWorker.set(match[1], Number(match[2]));
+  }
+  return perWorker;
+}
+
+const SETTINGS = [
+  { name: 'native_sockets left at its default', rtpLines: [], sockets: 'native', workers: 1 },
+  { name: 'native_sockets = no', rtpLines: ['native_sockets = no'], sockets: 'dgram', workers: 1 },
+  { name: 'two media workers', rtpLines: [], sockets: 'native', workers: 2 },
+] as const;
+
+for (const setting of SETTINGS) {
+  describe(`RTP sockets: ${setting.name}`, () => {
     it('relays both phones’ audio through Dial() and logs which sockets carry it', { timeout: 40_000 }, async () => {
-      const sb = await startSwitchboard({ dialplan: DIALPLAN, rtpLines: setting === 'no' ? ['native_sockets = no'] : [] });
+      const sb = await startSwitchboard({ dialplan: DIALPLAN, rtpLines: [...setting.rtpLines] });
       const logs = mkdtempSync(join(tmpdir(), 'rtp-sockets-'));
       const alice = await RtpPeer.open();
       const bob = await RtpPeer.open();
       try {
         const bobPort = await freePort('udp');
         writeFileSync(join(sb.confDir, 'pjsip.conf'), pjsip(sb.sipPort, bobPort));
+        if (setting.workers !== 1) {
+          const confFile = join(sb.confDir, 'switchboard.conf');
+          const conf = readFileSync(confFile, 'utf8');
+          assert.match(conf, /^mediaworkers\s*=/m);
+          writeFileSync(confFile, conf.replace(/^mediaworkers\s*=.*$/m, `mediaworkers = ${setting.workers}`));
+        }
         await sb.restart();
         const started = sb.logs.filter((line) => line.msg === 'media engine started').at(-1);
-        assert.equal(started?.rtpSockets, setting === 'no' ? 'dgram' : 'native');
+        assert.equal(started?.rtpSockets, setting.sockets);
+        assert.equal(started?.workers, setting.workers);
 
         const target = { host: '127.0.0.1', port: sb.sipPort };
         const bobLog = join(logs, 'bob.log');
@@ -82,6 +106,13 @@ for (const setting of ['default', 'no'] as const) {
           const heard = phone.packets.filter((packet) => packet.at >= since).length;
           assert.ok(heard >= 40, `${name} received the other phone's packets (${heard})`);
           assert.ok(phone.loudnessSince(since) > 500, `${name} hears the other phone`);
+        }
+        if (setting.workers > 1) {
+          // Both directions arrive on the worker that holds both legs; the other worker has none.
+          const received = [...(await receivedPerWorker(sb.baseUrl)).values()].sort((a, b) => a - b);
+          assert.equal(received.length, setting.workers, `a series per worker: ${received}`);
+          assert.equal(received[0], 0, `one worker relays the whole call: ${received}`);
+          assert.ok((received.at(-1) ?? 0) >= 80, `the call's packets, both phones: ${received}`);
         }
         const [callerResult, calleeResult] = await Promise.all([caller, callee]);
         assert.equal(callerResult.code, 0, callerResult.stdout.slice(-1500));
