@@ -200,6 +200,8 @@ describe('operating the server', () => {
     assert.match(text, /^switchboard_sip_retransmissions_total\{direction="sent"\} \d+$/m);
     assert.match(text, /^switchboard_calls\{state="up"\} 0$/m);
     assert.match(text, /^switchboard_media_tick_p99_seconds\{worker="0"\} [\d.e-]+$/m);
+    const workerHeap = /^switchboard_media_worker_heap_used_bytes\{worker="0"\} (\d+)$/m.exec(text);
+    assert.ok(Number(workerHeap?.[1]) > 1_000_000, `the media worker's heap in use: ${workerHeap?.[0]}`);
     assert.match(text, /^switchboard_events_websocket_connections 0$/m);
     assert.match(text, /^switchboard_store_operation_seconds_count\{repository="contacts",operation="all"\} \d+$/m);
     assert.match(text, /^nodejs_eventloop_lag_p99_seconds [\d.e-]+$/m);

@@ -117,7 +117,9 @@ export class RecordingMediaEngine implements MediaEngine {
   async getWorkerStats(options?: { reset?: boolean }) {
     await this.#record('getWorkerStats', options);
     const idle = { workerIndex: 0, windowMs: 0, ticks: 0, tickMsP50: 0, tickMsP99: 0, tickMsMax: 0, overruns: 0 };
-    return [{ ...idle, longTicks: 0, lateTicks: 0, skippedFrames: 0, budgetMs: 20, lateThresholdMs: 10 }];
+    return [
+      { ...idle, longTicks: 0, lateTicks: 0, skippedFrames: 0, budgetMs: 20, lateThresholdMs: 10, heapUsedBytes: 0, heapTotalBytes: 0 },
+    ];
   }
   async getRtpStatistics(legId: string) {
     await this.#record('getRtpStatistics', legId);

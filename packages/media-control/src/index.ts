@@ -391,6 +391,10 @@ export interface WorkerTickStats {
   skippedFrames: number;
   budgetMs: number;
   lateThresholdMs: number;
+  /** The worker's own JavaScript heap (a worker thread has an isolate of its own), bytes in use now. */
+  heapUsedBytes: number;
+  /** The heap's size: what the isolate holds from the system, used or not. */
+  heapTotalBytes: number;
 }
 
 export type MediaNotificationListener = (notification: MediaNotification) => void;

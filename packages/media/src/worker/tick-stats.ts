@@ -50,7 +50,8 @@ export class TickStats {
     this.#skipped += frames;
   }
 
-  snapshot(workerIndex: number, nowMs: number): WorkerTickStats {
+  /** The tick's figures of WorkerTickStats (the worker host adds its heap's). */
+  snapshot(workerIndex: number, nowMs: number): Omit<WorkerTickStats, 'heapUsedBytes' | 'heapTotalBytes'> {
     const kept = Math.min(this.#count, this.#capacity);
     const sorted = this.#durations.slice(0, kept).sort();
     const at = (q: number): number => (kept === 0 ? 0 : sorted[Math.min(kept - 1, Math.floor(q * kept))]);

@@ -21,6 +21,7 @@
  *
  * Each frame's work time and start delay go into the worker's tick statistics (tick-stats.ts).
  */
+import { getHeapStatistics } from 'node:v8';
 import { Bridge } from '../bridge/bridge.js';
 import { BridgeLink } from '../bridge/bridge-link.js';
 import { type BridgeMember, LocalMember, RemoteMember } from '../bridge/members.js';
@@ -315,7 +316,12 @@ export class WorkerHost implements LegHost {
         return null;
       }
       case 'getTickStats': {
-        const stats = this.#tickStats.snapshot(this.#workerIndex, this.#now());
+        const heap = getHeapStatistics();
+        const stats = {
+          ...this.#tickStats.snapshot(this.#workerIndex, this.#now()),
+          heapUsedBytes: heap.used_heap_size,
+          heapTotalBytes: heap.total_heap_size,
+        };
         if (command.reset) this.#tickStats.reset(this.#now());
         return stats;
       }

@@ -61,6 +61,24 @@ export function registerMediaMetrics(registry: Registry, media: MediaEngine): Me
       each((worker, s) => this.set({ worker }, s.tick.tickMsP99 / 1000));
     },
   });
+  new Gauge({
+    name: 'switchboard_media_worker_heap_used_bytes',
+    help: "JavaScript heap in use by each media worker's isolate (the process's nodejs_heap_* metrics are the main thread's)",
+    labelNames: ['worker'],
+    registers: [registry],
+    collect() {
+      each((worker, s) => this.set({ worker }, s.tick.heapUsedBytes));
+    },
+  });
+  new Gauge({
+    name: 'switchboard_media_worker_heap_total_bytes',
+    help: "Size of each media worker's JavaScript heap, used or not",
+    labelNames: ['worker'],
+    registers: [registry],
+    collect() {
+      each((worker, s) => this.set({ worker }, s.tick.heapTotalBytes));
+    },
+  });
   const overruns = new Counter({
     name: 'switchboard_media_tick_overruns_total',
     help: 'Media frames that took longer than their budget or started late, per worker',
