@@ -59,6 +59,12 @@ export class Bridge {
   readonly #notify: (notification: WorkerNotification) => void;
   readonly #legOf: (member: BridgeMember) => RtpLeg | null;
   readonly #members = new Map<string, Membership>();
+  /**
+   * The members in joining order, and what each was heard saying this tick: kept between ticks so a
+   * tick that only relays allocates nothing (every bridge steps 50 times a second).
+   */
+  #list: Membership[] = [];
+  readonly #heard: (Int16Array | null)[] = [];
   #playback: Playback | null = null;
   /** The announcer format the current playback enters the mix through (rate and quantisation). */
   #playbackFormat: FormatQuantiser | null = null;
@@ -123,6 +129,7 @@ export class Bridge {
     this.#video.remove(member.legId);
     this.#members.get(member.legId)?.member.close();
     this.#members.set(member.legId, { member, options: memberOptions(options) });
+    this.#list = [...this.#members.values()];
     this.#video.add(member);
   }
 
@@ -138,6 +145,7 @@ export class Bridge {
     if (membership === undefined) return null;
     this.#stopRelay();
     this.#members.delete(legId);
+    this.#list = [...this.#members.values()];
     this.#video.remove(legId);
     membership.member.close();
     return membership.member;
@@ -190,12 +198,15 @@ export class Bridge {
   // ── the tick ─────────────────────────────────────────────────────────────────────────────
 
   step(): void {
-    const memberships = [...this.#members.values()];
+    const memberships = this.#list;
+    const heard = this.#heard;
+    heard.length = memberships.length;
     // Every member's input is taken each tick, so remote queues keep their pace even while relaying.
-    const heard = memberships.map(({ member, options }) => {
+    for (let index = 0; index < memberships.length; index += 1) {
+      const { member, options } = memberships[index];
       const frame = member.input();
-      return options.mute ? null : frame;
-    });
+      heard[index] = options.mute ? null : frame;
+    }
     this.#video.levels(memberships, heard);
     if (this.#updateRelay()) return;
 
@@ -244,34 +255,32 @@ export class Bridge {
   // ── relay ────────────────────────────────────────────────────────────────────────────────
 
   /** Starts or stops the relay as the condition changes; true while relaying. */
+  /** Relays this tick when the two members allow it, starting or moving the relay as needed. */
   #updateRelay(): boolean {
-    const pair = this.#relayPair();
-    if (pair === null) {
+    if (this.kind !== 'mixing' || this.#list.length !== 2 || this.#playback !== null || this.recorders.size > 0) return this.#noRelay();
+    const first = this.#list[0];
+    const second = this.#list[1];
+    if (first.options.mute || second.options.mute) return this.#noRelay();
+    // A changed listening volume needs the decoded audio.
+    if (first.options.listenGain !== 1 || second.options.listenGain !== 1) return this.#noRelay();
+    if (first.options.role === 'announcer' || second.options.role === 'announcer') return this.#noRelay();
+    if (first.member.endpoint?.busy !== false || second.member.endpoint?.busy !== false) return this.#noRelay();
+    const a = this.#legOf(first.member);
+    const b = this.#legOf(second.member);
+    if (a === null || b === null) return this.#noRelay();
+    const ca = a.remote?.codec;
+    const cb = b.remote?.codec;
+    if (ca === undefined || cb === undefined || ca.name !== cb.name || ca.clockRate !== cb.clockRate) return this.#noRelay();
+    if (this.#relay === null || this.#relay.a !== a || this.#relay.b !== b) {
       this.#stopRelay();
-      return false;
-    }
-    if (this.#relay === null || this.#relay.a !== pair.a || this.#relay.b !== pair.b) {
-      this.#stopRelay();
-      this.#startRelay(pair.a, pair.b, pair.absorbA, pair.absorbB);
+      this.#startRelay(a, b, first.options.absorbDtmf, second.options.absorbDtmf);
     }
     return true;
   }
 
-  #relayPair(): { a: RtpLeg; b: RtpLeg; absorbA: boolean; absorbB: boolean } | null {
-    if (this.kind !== 'mixing' || this.#members.size !== 2 || this.#playback !== null || this.recorders.size > 0) return null;
-    const [first, second] = [...this.#members.values()];
-    if (first.options.mute || second.options.mute) return null;
-    // A changed listening volume needs the decoded audio.
-    if (first.options.listenGain !== 1 || second.options.listenGain !== 1) return null;
-    if (first.options.role === 'announcer' || second.options.role === 'announcer') return null;
-    if (first.member.endpoint?.busy !== false || second.member.endpoint?.busy !== false) return null;
-    const a = this.#legOf(first.member);
-    const b = this.#legOf(second.member);
-    if (a === null || b === null) return null;
-    const ca = a.remote?.codec;
-    const cb = b.remote?.codec;
-    if (ca === undefined || cb === undefined || ca.name !== cb.name || ca.clockRate !== cb.clockRate) return null;
-    return { a, b, absorbA: first.options.absorbDtmf, absorbB: second.options.absorbDtmf };
+  #noRelay(): false {
+    this.#stopRelay();
+    return false;
   }
 
   #startRelay(a: RtpLeg, b: RtpLeg, absorbA: boolean, absorbB: boolean): void {
@@ -318,8 +327,8 @@ function relay(packet: TappedPacket, to: RtpLeg, rewriter: RelayRewriter, absorb
   const clockRate = remote?.codec.clockRate ?? 8000;
   const codec = remote?.codec.name;
   // G.711 carries one sample per byte; otherwise assume the default 20 ms packet (RFC 3551 §4.2).
-  const samples = packet.kind === 'event' ? 0 : codec === 'PCMU' || codec === 'PCMA' ? packet.payload.length : clockRate / 50;
+  const samples = packet.kind === 'event' ? 0 : codec === 'PCMU' || codec === 'PCMA' ? packet.info.payloadLength : clockRate / 50;
   const header = rewriter.rewriteAt(packet.info, to.nextSequence, to.nextTimestamp);
   if (packet.plainHeader) to.relayInPlace(packet.kind, packet.datagram, header, samples);
-  else to.sendRelayed(packet.kind, packet.payload, header, samples);
+  else to.sendRelayed(packet.kind, packet.payload(), header, samples);
 }

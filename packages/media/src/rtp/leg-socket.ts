@@ -13,9 +13,10 @@ import { bindError } from './bind-error.js';
 import { literalAddressLookup } from './literal-lookup.js';
 import { openNativeLegSocket } from './native-leg-socket.js';
 
+/** Where a datagram came from; a socket may hand the same object for every datagram of one peer. */
 export interface DatagramSource {
-  address: string;
-  port: number;
+  readonly address: string;
+  readonly port: number;
 }
 
 export interface LegSocketHandlers {

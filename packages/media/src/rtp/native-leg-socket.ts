@@ -49,6 +49,8 @@ class Hub {
   readonly #slotBytes: number;
   readonly #metaInts: number;
   readonly #sockets: (NativeLegSocket | undefined)[] = [];
+  /** The last view of each ring slot's datagram. */
+  readonly #views: (Buffer | undefined)[] = [];
   /** Host-order IPv4 → dotted string, for the few peers a worker hears from. */
   readonly #names = new Map<number, string>();
 
@@ -83,13 +85,21 @@ class Hub {
       const socket = this.#sockets[meta[record]];
       // A socket closed earlier in this batch (or its slot reused since) skips its datagrams.
       if (socket === undefined || socket.generation !== meta[record + 1]) continue;
-      const offset = index * this.#slotBytes;
-      const datagram = this.#bytes.subarray(offset, offset + meta[record + 2]);
-      socket.deliver(datagram, { address: this.#name(meta[record + 3]), port: meta[record + 4] });
+      const length = meta[record + 2];
+      // RTP of one codec comes in datagrams of one size: the ring slot's view of that size is reused
+      // (a new view per datagram is garbage at every arrival). The view lends the ring's memory for
+      // the call only either way (LegSocket.transient).
+      let datagram = this.#views[index];
+      if (datagram === undefined || datagram.length !== length) {
+        const offset = index * this.#slotBytes;
+        datagram = this.#bytes.subarray(offset, offset + length);
+        this.#views[index] = datagram;
+      }
+      socket.deliver(datagram, meta[record + 3], meta[record + 4]);
     }
   }
 
-  #name(address: number): string {
+  name(address: number): string {
     let name = this.#names.get(address);
     if (name === undefined) {
       name = `${(address >>> 24) & 255}.${(address >>> 16) & 255}.${(address >>> 8) & 255}.${address & 255}`;
@@ -145,8 +155,20 @@ class NativeLegSocket implements LegSocket {
     this.#handlers = handlers;
   }
 
-  deliver(datagram: Buffer, from: DatagramSource): void {
-    this.#handlers.message(datagram, from);
+  /**
+   * The sender of the last datagram, kept while the next comes from the same peer: a leg hears one
+   * peer for long stretches, and a source per datagram would be garbage at every arrival. Never
+   * changed once handed out, so a handler may keep it.
+   */
+  #from: DatagramSource = { address: '', port: -1 };
+  #fromNumber = Number.NaN;
+
+  deliver(datagram: Buffer, address: number, port: number): void {
+    if (address !== this.#fromNumber || port !== this.#from.port) {
+      this.#fromNumber = address;
+      this.#from = { address: this.#hub.name(address), port };
+    }
+    this.#handlers.message(datagram, this.#from);
   }
 
   send(packet: Uint8Array, port: number, address: string): void {

@@ -217,11 +217,11 @@ export class RtpStatsTracker {
   }
 
   /** One RTP packet received from the peer. A new SSRC starts its statistics afresh. */
-  onReceive(packet: { ssrc: number; sequenceNumber: number; timestamp: number; payloadOctets: number }, nowMs: number): void {
-    if (this.#source === null || this.#source.ssrc !== packet.ssrc >>> 0) {
-      this.#source = new ReceiverStatistics(packet.ssrc >>> 0, packet.sequenceNumber, this.clockRate);
+  onReceive(ssrc: number, sequenceNumber: number, timestamp: number, payloadOctets: number, nowMs: number): void {
+    if (this.#source === null || this.#source.ssrc !== ssrc >>> 0) {
+      this.#source = new ReceiverStatistics(ssrc >>> 0, sequenceNumber, this.clockRate);
     }
-    if (this.#source.receive(packet.sequenceNumber, packet.timestamp >>> 0, nowMs)) this.#receivedOctets += packet.payloadOctets;
+    if (this.#source.receive(sequenceNumber, timestamp >>> 0, nowMs)) this.#receivedOctets += payloadOctets;
   }
 
   /** RTCP from the peer: remembers its SR for LSR/DLSR and reads its report about our stream. */

@@ -90,7 +90,7 @@ describe('RtpStatsTracker', () => {
   it('takes LSR only from the SR of the stream it receives (a BUNDLEd video SR shares the port)', () => {
     const tracker = new RtpStatsTracker({ localSsrc: 111, clockRate: 8000, cname: 'sb' });
     const start = 1_700_000_000_000;
-    tracker.onReceive({ ssrc: 222, sequenceNumber: 1, timestamp: 160, payloadOctets: 160 }, start);
+    tracker.onReceive(222, 1, 160, 160, start);
     const sender = { ntpSeconds: 0x00011234, ntpFraction: 0x56780000, rtpTimestamp: 0, packetCount: 1, octetCount: 160 };
     tracker.onRtcp([{ type: 'sr', ssrc: 333, sender, reports: [] }], start + 10);
     const ignored = parseRtcp(tracker.buildReport(start + 20));
@@ -108,10 +108,7 @@ describe('RtpStatsTracker', () => {
     // The peer sends 100 packets across a sequence wrap; 5 are lost, arrivals jitter by ±2 ms.
     for (let i = 0; i < 100; i += 1) {
       if (i % 20 === 7) continue;
-      tracker.onReceive(
-        { ssrc: 222, sequenceNumber: (65500 + i) & 0xffff, timestamp: i * 160, payloadOctets: 160 },
-        start + i * 20 + (i % 2) * 2,
-      );
+      tracker.onReceive(222, (65500 + i) & 0xffff, i * 160, 160, start + i * 20 + (i % 2) * 2);
     }
     for (let i = 0; i < 10; i += 1) tracker.onSend(160, 1000 + i * 160, start + i * 20);
     const report = parseRtcp(tracker.buildReport(start + 2000));

@@ -73,49 +73,66 @@ export function writeRtpHeader(buffer: Uint8Array, fields: RtpHeaderFields, offs
  * failure reason so the caller can count and drop it (RFC 3550 §A.1 lists the same checks).
  */
 export function parseRtpPacket(datagram: Uint8Array): RtpParseResult {
+  const packet: RtpPacketInfo = {
+    payloadType: 0,
+    marker: false,
+    sequenceNumber: 0,
+    timestamp: 0,
+    ssrc: 0,
+    csrcCount: 0,
+    hasExtension: false,
+    paddingLength: 0,
+    payloadOffset: 0,
+    payloadLength: 0,
+  };
+  const failure = parseRtpPacketInto(datagram, packet);
+  return failure === null ? { ok: true, packet } : { ok: false, reason: failure };
+}
+
+/**
+ * `parseRtpPacket` for the packet path: fills `into` (which the caller reuses from packet to packet)
+ * and answers null, or the reason the datagram is not RTP (then `into` is partly overwritten). The
+ * fields are read byte by byte: a DataView per packet would be garbage at every packet's arrival.
+ */
+export function parseRtpPacketInto(datagram: Uint8Array, into: RtpPacketInfo): RtpParseFailure | null {
   const length = datagram.length;
-  if (length < RTP_HEADER_SIZE) return { ok: false, reason: 'too-short' };
-  const view = viewOf(datagram);
-  const first = view.getUint8(0);
-  if (first >> 6 !== RTP_VERSION) return { ok: false, reason: 'bad-version' };
+  if (length < RTP_HEADER_SIZE) return 'too-short';
+  const first = datagram[0];
+  if (first >> 6 !== RTP_VERSION) return 'bad-version';
   const hasPadding = (first & 0x20) !== 0;
   const hasExtension = (first & 0x10) !== 0;
   const csrcCount = first & 0x0f;
-  const second = view.getUint8(1);
+  const second = datagram[1];
 
   let payloadOffset = RTP_HEADER_SIZE + csrcCount * 4;
-  if (payloadOffset > length) return { ok: false, reason: 'csrc-beyond-end' };
+  if (payloadOffset > length) return 'csrc-beyond-end';
 
   if (hasExtension) {
     // RFC 3550 §5.3.1: 16-bit profile-defined field, then the extension length in 32-bit words
     // not counting this 4-byte extension header itself.
-    if (payloadOffset + 4 > length) return { ok: false, reason: 'extension-beyond-end' };
-    const words = view.getUint16(payloadOffset + 2);
+    if (payloadOffset + 4 > length) return 'extension-beyond-end';
+    const words = (datagram[payloadOffset + 2] << 8) | datagram[payloadOffset + 3];
     payloadOffset += 4 + words * 4;
-    if (payloadOffset > length) return { ok: false, reason: 'extension-beyond-end' };
+    if (payloadOffset > length) return 'extension-beyond-end';
   }
 
   let paddingLength = 0;
   if (hasPadding) {
     // RFC 3550 §5.1: the last octet counts the padding octets including itself, so it is at least
     // one and cannot reach back into the header.
-    paddingLength = view.getUint8(length - 1);
-    if (paddingLength === 0 || payloadOffset + paddingLength > length) return { ok: false, reason: 'bad-padding' };
+    paddingLength = datagram[length - 1];
+    if (paddingLength === 0 || payloadOffset + paddingLength > length) return 'bad-padding';
   }
 
-  return {
-    ok: true,
-    packet: {
-      payloadType: second & 0x7f,
-      marker: (second & 0x80) !== 0,
-      sequenceNumber: view.getUint16(2),
-      timestamp: view.getUint32(4),
-      ssrc: view.getUint32(8),
-      csrcCount,
-      hasExtension,
-      paddingLength,
-      payloadOffset,
-      payloadLength: length - payloadOffset - paddingLength,
-    },
-  };
+  into.payloadType = second & 0x7f;
+  into.marker = (second & 0x80) !== 0;
+  into.sequenceNumber = (datagram[2] << 8) | datagram[3];
+  into.timestamp = ((datagram[4] << 24) | (datagram[5] << 16) | (datagram[6] << 8) | datagram[7]) >>> 0;
+  into.ssrc = ((datagram[8] << 24) | (datagram[9] << 16) | (datagram[10] << 8) | datagram[11]) >>> 0;
+  into.csrcCount = csrcCount;
+  into.hasExtension = hasExtension;
+  into.paddingLength = paddingLength;
+  into.payloadOffset = payloadOffset;
+  into.payloadLength = length - payloadOffset - paddingLength;
+  return null;
 }

@@ -220,8 +220,14 @@ export class MediaEndpoint {
       this.gainInbound !== 1 ||
       this.gainOutbound !== 1 ||
       this.snoops > 0 ||
-      [...this.recorders].some((r) => r.state === 'beeping')
+      this.#beeping()
     );
+  }
+
+  /** A loop, not a spread: `busy` is read for both members of every relaying bridge on every tick. */
+  #beeping(): boolean {
+    for (const recorder of this.recorders) if (recorder.state === 'beeping') return true;
+    return false;
   }
 
   // ── playback ──────────────────────────────────────────────────────────────────────────────

@@ -17,7 +17,7 @@ import type { WorkerNotification } from '../protocol.js';
 import { RtpStatsTracker, type RtpStatisticsSnapshot } from '../rtp/rtcp-stats.js';
 import { RtcpSocket, type RtcpSocketHandlers } from '../rtp/rtcp-socket.js';
 import { buildBye } from '../rtp/rtcp.js';
-import { RTP_HEADER_SIZE, type RtpPacketInfo, parseRtpPacket, writeRtpHeader } from '../rtp/rtp-header.js';
+import { RTP_HEADER_SIZE, type RtpPacketInfo, parseRtpPacketInto, writeRtpHeader } from '../rtp/rtp-header.js';
 import { hasPlainHeader, writeRelayedHeader } from '../rtp/rtp-header-in-place.js';
 import { type DatagramSource, type LegSocket, openLegSocket } from '../rtp/leg-socket.js';
 import { DtlsSrtpAssociation } from '../dtls/dtls-srtp.js';
@@ -44,7 +44,8 @@ import type { BundleTransport, VideoStream } from './video-stream.js';
 export interface TappedPacket {
   kind: 'audio' | 'event';
   info: RtpPacketInfo;
-  payload: Uint8Array;
+  /** A view of the datagram's payload, made when asked for (a relay in place needs none). */
+  payload(): Uint8Array;
   datagram: Buffer;
   plainHeader: boolean;
 }
@@ -151,10 +152,14 @@ export class RtpLeg {
       payloadOffset: RTP_HEADER_SIZE,
       payloadLength: 0,
     },
-    payload: new Uint8Array(0),
+    payload() {
+      return this.datagram.subarray(this.info.payloadOffset, this.info.payloadOffset + this.info.payloadLength);
+    },
     datagram: Buffer.alloc(0),
     plainHeader: false,
   };
+  /** The received packet's header, reused for every packet (parseRtpPacketInto). */
+  readonly #received: RtpPacketInfo = { ...this.#tapped.info };
   /** The leg's video socket pair, when it was created with one (one video stream per leg). */
   video: VideoStream | null = null;
   /** SRTP of the audio stream and its RTCP (RFC 3711) when the remote carries keys; null for plain RTP. */
@@ -660,13 +665,13 @@ export class RtpLeg {
       this.#counters.packetsDropped += 1;
       return;
     }
-    const parsed = parseRtpPacket(datagram);
+    const packet = this.#received;
+    const failure = parseRtpPacketInto(datagram, packet);
     // Before the remote is known there is no payload type to accept.
-    if (this.#closed || remote === null || !parsed.ok) {
+    if (this.#closed || remote === null || failure !== null) {
       this.#counters.packetsDropped += 1;
       return;
     }
-    const packet = parsed.packet;
     const isAudio = packet.payloadType === remote.codec.payloadType;
     const isEvent = remote.telephoneEventPayloadType !== undefined && packet.payloadType === remote.telephoneEventPayloadType;
     if (!isAudio && !isEvent) {
@@ -685,16 +690,13 @@ export class RtpLeg {
       this.#latched = { address: from.address, port: from.port };
     }
     this.#remoteSsrc = packet.ssrc;
-    const payload = datagram.subarray(packet.payloadOffset, packet.payloadOffset + packet.payloadLength);
-    const { ssrc, sequenceNumber, timestamp } = packet;
     // Statistics first: a relay below may rewrite the datagram's header in place and send it on.
-    this.#stats.onReceive({ ssrc, sequenceNumber, timestamp, payloadOctets: payload.length }, Date.now());
+    this.#stats.onReceive(packet.ssrc, packet.sequenceNumber, packet.timestamp, packet.payloadLength, Date.now());
     const tap = this.packetTap;
     if (tap !== null) {
       const tapped = this.#tapped;
       tapped.kind = isAudio ? 'audio' : 'event';
       tapped.info = packet;
-      tapped.payload = payload;
       tapped.datagram = datagram;
       tapped.plainHeader = hasPlainHeader(packet);
       tap(tapped);
@@ -702,7 +704,9 @@ export class RtpLeg {
     if (isAudio) {
       // Into the jitter buffer (the payload is copied there, so a relay's header rewrite does not
       // matter); decoded only when the media tick reads a frame. Skipped while nothing decodes.
-      if (this.#decodeWanted) this.#audio?.receive(packet, payload, this.#host.now());
+      if (this.#decodeWanted && this.#audio !== null) {
+        this.#audio.receive(packet, datagram.subarray(packet.payloadOffset, packet.payloadOffset + packet.payloadLength), this.#host.now());
+      }
       return;
     }
     if (isEvent) {
