@@ -64,6 +64,50 @@ for (const native of [true, false]) {
       }
     });
 
+    it('hands the same unchanged source for a peer until another peer sends', { timeout: 5000 }, async () => {
+      setNativeLegSockets(native);
+      const sources: DatagramSource[] = [];
+      const texts: string[] = [];
+      const leg = await openLegSocket('127.0.0.1', 0, {
+        message: (datagram, from) => {
+          sources.push(from);
+          texts.push(datagram.toString());
+        },
+        error: (error) => assert.fail(error),
+        sendFailed: (error) => assert.fail(error),
+      });
+      const first = await udpPeer();
+      const second = await udpPeer();
+      try {
+        const sendAll = async (peer: { socket: dgram.Socket }, label: string, count: number) => {
+          const before = texts.length;
+          for (let n = 0; n < count; n += 1) peer.socket.send(`${label}${n}`, leg.localPort, '127.0.0.1');
+          await waitFor(label, () => (texts.length === before + count ? true : undefined));
+        };
+        await sendAll(first, 'a', 3);
+        await sendAll(second, 'b', 2);
+        await sendAll(first, 'c', 1);
+        // Datagrams of one size reuse the ring's view on the hub: each still reads as sent.
+        assert.deepEqual(texts, ['a0', 'a1', 'a2', 'b0', 'b1', 'c0']);
+        assert.deepEqual(
+          sources.map((from) => from.port),
+          [first.port, first.port, first.port, second.port, second.port, first.port],
+        );
+        assert.ok(sources.every((from) => from.address === '127.0.0.1'));
+        if (native) {
+          // A kept source never changes: a new peer gets a new object.
+          assert.ok(sources[0] === sources[2] && sources[3] === sources[4]);
+          assert.notEqual(sources[2], sources[3]);
+          assert.notEqual(sources[4], sources[5]);
+          assert.equal(sources[0].port, first.port);
+        }
+      } finally {
+        leg.close();
+        first.socket.close();
+        second.socket.close();
+      }
+    });
+
     it('refuses a port another program holds as port_in_use', { timeout: 5000 }, async () => {
       setNativeLegSockets(native);
       const squatter = await udpPeer();

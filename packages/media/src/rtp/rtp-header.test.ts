@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { RTP_HEADER_SIZE, parseRtpPacket, writeRtpHeader } from './rtp-header.js';
+import { RTP_HEADER_SIZE, parseRtpPacket, parseRtpPacketInto, writeRtpHeader } from './rtp-header.js';
 
 /** A valid packet: fixed header, then `payload` bytes. */
 function packet(payload: number[], fields = { payloadType: 0, marker: false, sequenceNumber: 1, timestamp: 2, ssrc: 3 }): Uint8Array {
@@ -68,6 +68,24 @@ describe('parseRtpPacket', () => {
       payloadOffset: 12,
       payloadLength: 3,
     });
+  });
+
+  it('parseRtpPacketInto fills a reused object with what parseRtpPacket returns, and names a failure', () => {
+    const into = parseRtpPacket(packet([9], { payloadType: 0, marker: false, sequenceNumber: 1, timestamp: 2, ssrc: 3 }));
+    assert.ok(into.ok);
+    const reused = into.packet;
+    for (const fields of [
+      { payloadType: 8, marker: true, sequenceNumber: 0x8001, timestamp: 0x80000001, ssrc: 0xfffffffe },
+      { payloadType: 101, marker: false, sequenceNumber: 7, timestamp: 160, ssrc: 0x7fffffff },
+    ]) {
+      const bytes = packet([1, 2, 3, 4], fields);
+      assert.equal(parseRtpPacketInto(bytes, reused), null);
+      const fresh = parseRtpPacket(bytes);
+      assert.ok(fresh.ok);
+      assert.deepEqual(reused, fresh.packet);
+    }
+    assert.equal(parseRtpPacketInto(new Uint8Array(11), reused), 'too-short');
+    assert.equal(parseRtpPacketInto(new Uint8Array(12), reused), 'bad-version');
   });
 
   it('skips CSRCs and a header extension to find the payload', () => {
