@@ -148,10 +148,15 @@ export class LocalSdpSession implements SdesContext {
       decorate?.(made);
       return made;
     };
-    const body = write(description(0));
-    if (this.#lastBody !== undefined && this.#lastBody !== body) this.#version++;
+    // Rendered at the current version, the body equals the last one exactly when nothing changed;
+    // only a changed description is rendered again, at the next version.
+    let body = write(description(this.#version));
+    if (this.#lastBody !== undefined && this.#lastBody !== body) {
+      this.#version++;
+      body = write(description(this.#version));
+    }
     this.#lastBody = body;
-    return write(description(this.#version));
+    return body;
   }
 }
 
