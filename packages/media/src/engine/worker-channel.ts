@@ -17,7 +17,7 @@ import type { CommandOf, CommandResults, CommandType, WorkerInit, WorkerNotifica
 /**
  * The media worker isolate's young generation, MB (Worker `resourceLimits`). Left to V8, it grew
  * with the relayed calls: the worker's heap reached 69 KiB per relayed call at 300 calls, against
- * 15 KiB with this limit, and the process's RSS growth per call fell from 122–135 KiB to 67–80 KiB,
+ * 15 KiB with this limit, and the process's RSS growth per call fell from 131–143 KiB to 67–70 KiB,
  * with no more CPU and no loss (bench/README.md, "Memory per relayed call"). The packet path
  * allocates little, so the smaller space is swept rarely.
  */
