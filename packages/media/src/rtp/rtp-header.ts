@@ -72,8 +72,9 @@ export function writeRtpHeader(buffer: Uint8Array, fields: RtpHeaderFields, offs
  * Validates and reads a received datagram. Never throws: anything malformed is reported as a
  * failure reason so the caller can count and drop it (RFC 3550 §A.1 lists the same checks).
  */
-export function parseRtpPacket(datagram: Uint8Array): RtpParseResult {
-  const packet: RtpPacketInfo = {
+/** A header to fill with `parseRtpPacketInto`: every field zero. */
+export function emptyRtpPacketInfo(): RtpPacketInfo {
+  return {
     payloadType: 0,
     marker: false,
     sequenceNumber: 0,
@@ -85,6 +86,10 @@ export function parseRtpPacket(datagram: Uint8Array): RtpParseResult {
     payloadOffset: 0,
     payloadLength: 0,
   };
+}
+
+export function parseRtpPacket(datagram: Uint8Array): RtpParseResult {
+  const packet = emptyRtpPacketInfo();
   const failure = parseRtpPacketInto(datagram, packet);
   return failure === null ? { ok: true, packet } : { ok: false, reason: failure };
 }

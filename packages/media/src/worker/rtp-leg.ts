@@ -17,7 +17,7 @@ import type { WorkerNotification } from '../protocol.js';
 import { RtpStatsTracker, type RtpStatisticsSnapshot } from '../rtp/rtcp-stats.js';
 import { RtcpSocket, type RtcpSocketHandlers } from '../rtp/rtcp-socket.js';
 import { buildBye } from '../rtp/rtcp.js';
-import { RTP_HEADER_SIZE, type RtpPacketInfo, parseRtpPacketInto, writeRtpHeader } from '../rtp/rtp-header.js';
+import { RTP_HEADER_SIZE, type RtpPacketInfo, emptyRtpPacketInfo, parseRtpPacketInto, writeRtpHeader } from '../rtp/rtp-header.js';
 import { hasPlainHeader, writeRelayedHeader } from '../rtp/rtp-header-in-place.js';
 import { type DatagramSource, type LegSocket, openLegSocket } from '../rtp/leg-socket.js';
 import { DtlsSrtpAssociation } from '../dtls/dtls-srtp.js';
@@ -140,18 +140,7 @@ export class RtpLeg {
   readonly #tapped: TappedPacket = {
     kind: 'audio',
     // Placeholders until the first packet; every field is overwritten before each tap call.
-    info: {
-      payloadType: 0,
-      marker: false,
-      sequenceNumber: 0,
-      timestamp: 0,
-      ssrc: 0,
-      csrcCount: 0,
-      hasExtension: false,
-      paddingLength: 0,
-      payloadOffset: RTP_HEADER_SIZE,
-      payloadLength: 0,
-    },
+    info: emptyRtpPacketInfo(),
     payload() {
       return this.datagram.subarray(this.info.payloadOffset, this.info.payloadOffset + this.info.payloadLength);
     },
@@ -159,7 +148,7 @@ export class RtpLeg {
     plainHeader: false,
   };
   /** The received packet's header, reused for every packet (parseRtpPacketInto). */
-  readonly #received: RtpPacketInfo = { ...this.#tapped.info };
+  readonly #received: RtpPacketInfo = emptyRtpPacketInfo();
   /** The leg's video socket pair, when it was created with one (one video stream per leg). */
   video: VideoStream | null = null;
   /** SRTP of the audio stream and its RTCP (RFC 3711) when the remote carries keys; null for plain RTP. */
