@@ -69,6 +69,9 @@ interface KeptEvent extends JournalEntry {
 
 type JournalState = 'served' | 'parked';
 
+/** Dropped events left at the front of the kept array before it is cut (ApplicationJournal.#trim). */
+const MAX_DROPPED_FRONT = 1024;
+
 /** Events stored in the shared journal in one statement at most. */
 const MAX_SHARED_BATCH = 500;
 
@@ -91,7 +94,9 @@ class ApplicationJournal {
   listener: JournalListener | undefined;
   parkTimer: NodeJS.Timeout | undefined;
   #next = 1;
+  /** The kept events are `#kept[#head..]`: the dropped front is cut off only now and then (see #trim). */
   #kept: KeptEvent[] = [];
+  #head = 0;
   /** The highest sequence number dropped from the journal (0: nothing dropped yet). */
   #droppedThrough = 0;
   readonly #limits: () => { windowMs: number; maxEvents: number };
@@ -135,7 +140,11 @@ class ApplicationJournal {
   /** The events after `after`, and the gap before them when some were already dropped. */
   since(after: number): Attachment {
     this.#trim(Date.now());
-    const replay = this.#kept.filter((entry) => entry.sequence > after).map(({ sequence, event }) => ({ sequence, event }));
+    const replay: JournalEntry[] = [];
+    for (let index = this.#head; index < this.#kept.length; index += 1) {
+      const { sequence, event } = this.#kept[index] as KeptEvent;
+      if (sequence > after) replay.push({ sequence, event });
+    }
     if (after >= this.#droppedThrough) return { replay };
     const gap: ResumeGap = {
       firstLost: after + 1,
@@ -234,11 +243,18 @@ class ApplicationJournal {
 
   #trim(now: number): void {
     const { windowMs, maxEvents } = this.#limits();
-    let drop = Math.max(0, this.#kept.length - maxEvents);
+    let drop = Math.max(this.#head, this.#kept.length - maxEvents);
     while (drop < this.#kept.length && (this.#kept[drop] as KeptEvent).at < now - windowMs) drop += 1;
-    if (drop === 0) return;
+    if (drop === this.#head) return;
     this.#droppedThrough = (this.#kept[drop - 1] as KeptEvent).sequence;
-    this.#kept = this.#kept.slice(drop);
+    // Cutting the front copies every kept event: with a full journal that was once per new event.
+    // Cut once the dropped part is long (it holds at most that many old events) or outweighs the rest.
+    if (drop >= MAX_DROPPED_FRONT || drop >= this.#kept.length - drop) {
+      this.#kept = this.#kept.slice(drop);
+      this.#head = 0;
+    } else {
+      this.#head = drop;
+    }
   }
 }
 

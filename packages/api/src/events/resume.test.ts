@@ -135,3 +135,33 @@ describe('the resume window', () => {
     await late.close();
   });
 });
+
+describe('a full journal', () => {
+  let h: Harness;
+  let base: string;
+  before(async () => {
+    ({ h, base } = await serverFor({ resumeWindowSeconds: 600, resumeMaxEvents: 2000 }));
+  });
+  after(() => h.close());
+
+  test('keeps exactly the newest resume_max_events while thousands more arrive', async () => {
+    const first = await openInbox(`${base}&app=busy`);
+    const channel = h.createChannel();
+    h.enterApplication(channel, 'busy');
+    await first.count(1);
+    await first.close();
+    // 3,200 more: the oldest are dropped one by one, past the point where the kept array is cut.
+    for (let i = 0; i < 3200; i += 1) channel.setVariable('V', String(i));
+    const second = await openInbox(`${base}&app=busy&resume=1`);
+    await second.count(2001);
+    const [notice, ...replayed] = second.seen;
+    assert.equal(notice?.type, 'EventsLost');
+    assert.equal(notice?.first_lost_sequence, 2);
+    assert.equal(notice?.last_lost_sequence, 1201);
+    assert.deepEqual(
+      sequences(replayed),
+      Array.from({ length: 2000 }, (_, i) => 1202 + i),
+    );
+    await second.close();
+  });
+});
