@@ -34,6 +34,25 @@ describe('parser: well-formed messages', () => {
     assert.equal(findEssentialProblem(request), undefined);
   });
 
+  it('replaces the top Via: the fields and the parsed Vias agree, whether or not they were read before', () => {
+    const raw = invite(SDP_OFFER, ['Via: SIP/2.0/UDP 198.51.100.7;branch=z9hG4bKproxy, SIP/2.0/TCP 203.0.113.9;branch=z9hG4bKfirst']);
+    for (const readFirst of [true, false]) {
+      const request = asRequest(parse(raw));
+      if (readFirst) assert.equal(request.vias.length, 3);
+      const top = request.topVia.clone();
+      top.params.set('received', '192.0.2.99');
+      request.replaceTopVia(top);
+      const reparsed = asRequest(parseMessage(serializeMessage(request)));
+      const describe = (message: SipRequest) => message.vias.map((via) => via.toString());
+      assert.deepEqual(describe(request), describe(reparsed));
+      assert.equal(request.topVia.received, '192.0.2.99');
+      assert.deepEqual(
+        request.vias.slice(1).map((via) => via.host),
+        ['198.51.100.7', '203.0.113.9'],
+      );
+    }
+  });
+
   it('expands compact header forms', () => {
     const request = asRequest(parse(GOOD.compact));
     assert.equal(request.callId, 'a84b4c76e66710');

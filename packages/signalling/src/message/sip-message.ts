@@ -169,7 +169,10 @@ abstract class SipMessageBase {
     const rest = parseVias(this.headers[index].value).slice(1);
     const fields = [via, ...rest].map((v) => ({ name: 'Via', key: 'via', value: v.toString() }));
     this.headers.splice(index, 1, ...fields);
-    this.#views?.delete('via');
+    // The Vias are known without parsing the fields again: the new top, then the others as they were.
+    const vias = this.#views?.get('via') as Via[] | undefined;
+    if (vias === undefined) return;
+    this.#views?.set('via', [via, ...vias.slice(1)]);
   }
 
   /** Contact name-addrs; a `Contact: *` (REGISTER only) yields an empty list. */
