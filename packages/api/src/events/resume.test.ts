@@ -11,6 +11,27 @@ async function serverFor(options: Parameters<typeof startHarness>[0]): Promise<{
   return { h, base: `ws://127.0.0.1:${port}/ari/events?api_key=alice:secret` };
 }
 
+/** A channel entered `app` while a connection watched, then the connection went away. */
+async function enteredThenGone(h: Harness, base: string, app: string) {
+  const first = await openInbox(`${base}&app=${app}`);
+  const channel = h.createChannel();
+  h.enterApplication(channel, app);
+  await first.count(1);
+  await first.close();
+  return channel;
+}
+
+/** What a resume from sequence 1 is given after `missed` variable changes: `expected` events. */
+async function resumeAfterMissing(h: Harness, base: string, app: string, missed: number, expected: number): Promise<ReceivedEvent[]> {
+  const channel = await enteredThenGone(h, base, app);
+  for (let i = 0; i < missed; i += 1) channel.setVariable('V', String(i));
+  const second = await openInbox(`${base}&app=${app}&resume=1`);
+  await second.count(expected);
+  const seen = [...second.seen];
+  await second.close();
+  return seen;
+}
+
 describe('event sequence numbers and resume', () => {
   let h: Harness;
   let base: string;
@@ -102,30 +123,17 @@ describe('the resume window', () => {
   after(() => h.close());
 
   test('events dropped from the journal are announced first, then the kept ones follow', async () => {
-    const first = await openInbox(`${base}&app=gappy`);
-    const channel = h.createChannel();
-    h.enterApplication(channel, 'gappy');
-    await first.count(1);
-    await first.close();
-    for (let i = 0; i < 10; i += 1) channel.setVariable('V', String(i));
-    const second = await openInbox(`${base}&app=gappy&resume=1`);
-    await second.count(6);
-    const [notice, ...replayed] = second.seen;
+    const [notice, ...replayed] = await resumeAfterMissing(h, base, 'gappy', 10, 6);
     assert.equal(notice?.type, 'EventsLost');
     assert.equal(notice?.application, 'gappy');
     assert.equal(notice?.sequence, undefined);
     assert.equal(notice?.first_lost_sequence, 2);
     assert.equal(notice?.last_lost_sequence, 6);
     assert.deepEqual(sequences(replayed), [7, 8, 9, 10, 11]);
-    await second.close();
   });
 
   test('after the window the application is unregistered, and a late resume is told the extent is unknown', async () => {
-    const first = await openInbox(`${base}&app=expiring`);
-    const channel = h.createChannel();
-    h.enterApplication(channel, 'expiring');
-    await first.count(1);
-    await first.close();
+    await enteredThenGone(h, base, 'expiring');
     await waitFor(() => h.core.applications.get('expiring') === undefined, 3000);
     const late = await openInbox(`${base}&app=expiring&resume=1`);
     const notice = await late.next(() => true);
@@ -145,16 +153,8 @@ describe('a full journal', () => {
   after(() => h.close());
 
   test('keeps exactly the newest resume_max_events while thousands more arrive', async () => {
-    const first = await openInbox(`${base}&app=busy`);
-    const channel = h.createChannel();
-    h.enterApplication(channel, 'busy');
-    await first.count(1);
-    await first.close();
-    // 3,200 more: the oldest are dropped one by one, past the point where the kept array is cut.
-    for (let i = 0; i < 3200; i += 1) channel.setVariable('V', String(i));
-    const second = await openInbox(`${base}&app=busy&resume=1`);
-    await second.count(2001);
-    const [notice, ...replayed] = second.seen;
+    // 3,200 missed: the oldest are dropped one by one, past the point where the kept array is cut.
+    const [notice, ...replayed] = await resumeAfterMissing(h, base, 'busy', 3200, 2001);
     assert.equal(notice?.type, 'EventsLost');
     assert.equal(notice?.first_lost_sequence, 2);
     assert.equal(notice?.last_lost_sequence, 1201);
@@ -162,6 +162,5 @@ describe('a full journal', () => {
       sequences(replayed),
       Array.from({ length: 2000 }, (_, i) => 1202 + i),
     );
-    await second.close();
   });
 });
