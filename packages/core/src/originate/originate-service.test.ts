@@ -4,6 +4,7 @@ import type { ApplicationEvent } from '../apps/application.js';
 import { parseIni } from '../config/ini.js';
 import { SwitchboardCore } from '../core.js';
 import { parseDialplan } from '../dialplan/parse-extensions.js';
+import type { ChannelTechnology } from '../drivers/channel-technology.js';
 import { CoreError } from '../errors.js';
 import type { TimedDomainEvent } from '../events/domain-events.js';
 import { FakeChannelDriver, RecordingMediaEngine, RecordingTechnology, settle, testCoreConfig } from '../test-support.js';
@@ -62,6 +63,22 @@ describe('OriginateService', () => {
   });
 
   const dialStatuses = () => events.flatMap((e) => (e.type === 'Dial' ? [e.dialstatus] : []));
+
+  /** An answered inbound channel on `tech`, to be named as an originator or to take an id. */
+  const answeredChannel = (id: string, tech: ChannelTechnology) =>
+    core.channels.create({
+      id,
+      name: `SIP/${id}-1`,
+      technology: 'SIP',
+      endpoint: id,
+      direction: 'inbound',
+      state: 'Up',
+      caller: { name: '', number: '' },
+      language: 'en',
+      dialplan: { context: 'default', exten: 's', priority: 1 },
+      tech,
+      snapshotVariables: [],
+    });
 
   it('dials, and on answer hands the channel to the application, which was subscribed from the start', async () => {
     const channel = await core.originator.originate({
@@ -144,19 +161,7 @@ describe('OriginateService', () => {
   });
 
   it('refuses bad requests before anything is created', async () => {
-    core.channels.create({
-      id: 'taken',
-      name: 'SIP/x-1',
-      technology: 'SIP',
-      endpoint: 'x',
-      direction: 'inbound',
-      state: 'Up',
-      caller: { name: '', number: '' },
-      language: 'en',
-      dialplan: { context: 'default', exten: 's', priority: 1 },
-      tech: driver.prepareOutbound({ resource: 'x', caller: { name: '', number: '' }, variables: {} }).tech,
-      snapshotVariables: [],
-    });
+    answeredChannel('taken', driver.prepareOutbound({ resource: 'x', caller: { name: '', number: '' }, variables: {} }).tech);
     const before = driver.calls.length;
     const cases: [Parameters<typeof core.originator.originate>[0], CoreError['code']][] = [
       [{ endpoint: 'SIP/alice', app: 'demo', channelId: 'taken' }, 'conflict'],
@@ -179,19 +184,7 @@ describe('OriginateService', () => {
   });
 
   it("asks for the new channel's media beside the originator's", async () => {
-    const originator = core.channels.create({
-      id: 'origin',
-      name: 'SIP/carol-1',
-      technology: 'SIP',
-      endpoint: 'carol',
-      direction: 'inbound',
-      state: 'Up',
-      caller: { name: '', number: '' },
-      language: 'en',
-      dialplan: { context: 'default', exten: 's', priority: 1 },
-      tech: new RecordingTechnology(),
-      snapshotVariables: [],
-    });
+    const originator = answeredChannel('origin', new RecordingTechnology());
     await core.originator.originate({ endpoint: 'SIP/alice', app: 'demo', originator: 'origin' });
     assert.equal(driver.requests.at(-1)?.mediaNear, originator.tech.mediaLegId);
     await core.originator.create({ endpoint: 'SIP/alice', app: 'demo', originator: 'origin' });

@@ -228,7 +228,7 @@ export class OriginateService {
       formats,
       variables,
       ...(request.otherChannelId === undefined ? {} : { otherChannelId: request.otherChannelId }),
-      ...(originator?.tech.mediaLegId === undefined ? {} : { mediaNear: originator.tech.mediaLegId }),
+      mediaNear: originator?.tech.mediaLegId,
     });
     const channel = channels.create({
       id: request.channelId,

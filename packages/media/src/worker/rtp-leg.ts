@@ -43,7 +43,7 @@ import type { BundleTransport, VideoStream } from './video-stream.js';
  */
 export interface TappedPacket {
   kind: 'audio' | 'event';
-  info: RtpPacketInfo;
+  readonly info: RtpPacketInfo;
   /** A view of the datagram's payload, made when asked for (a relay in place needs none). */
   payload(): Uint8Array;
   datagram: Buffer;
@@ -136,19 +136,18 @@ export class RtpLeg {
   setDecodeWanted(wanted: boolean): void {
     this.#decodeWanted = wanted;
   }
-  /** The tap's packet object, reused for every packet (TappedPacket). */
+  /** The received packet's header, reused for every packet (parseRtpPacketInto). */
+  readonly #received: RtpPacketInfo = emptyRtpPacketInfo();
+  /** The tap's packet object, reused for every packet (TappedPacket); `#accept` sets its fields before each tap. */
   readonly #tapped: TappedPacket = {
     kind: 'audio',
-    // Placeholders until the first packet; every field is overwritten before each tap call.
-    info: emptyRtpPacketInfo(),
+    info: this.#received,
     payload() {
       return this.datagram.subarray(this.info.payloadOffset, this.info.payloadOffset + this.info.payloadLength);
     },
     datagram: Buffer.alloc(0),
     plainHeader: false,
   };
-  /** The received packet's header, reused for every packet (parseRtpPacketInto). */
-  readonly #received: RtpPacketInfo = emptyRtpPacketInfo();
   /** The leg's video socket pair, when it was created with one (one video stream per leg). */
   video: VideoStream | null = null;
   /** SRTP of the audio stream and its RTCP (RFC 3711) when the remote carries keys; null for plain RTP. */
@@ -685,7 +684,6 @@ export class RtpLeg {
     if (tap !== null) {
       const tapped = this.#tapped;
       tapped.kind = isAudio ? 'audio' : 'event';
-      tapped.info = packet;
       tapped.datagram = datagram;
       tapped.plainHeader = hasPlainHeader(packet);
       tap(tapped);

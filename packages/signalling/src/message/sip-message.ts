@@ -171,8 +171,7 @@ abstract class SipMessageBase {
     this.headers.splice(index, 1, ...fields);
     // The Vias are known without parsing the fields again: the new top, then the others as they were.
     const vias = this.#views?.get('via') as Via[] | undefined;
-    if (vias === undefined) return;
-    this.#views?.set('via', [via, ...vias.slice(1)]);
+    if (vias !== undefined) this.#views?.set('via', [via, ...vias.slice(1)]);
   }
 
   /** Contact name-addrs; a `Contact: *` (REGISTER only) yields an empty list. */

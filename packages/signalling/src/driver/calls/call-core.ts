@@ -211,7 +211,7 @@ export class SipCallCore {
       bindAddress: transport.bindAddress,
       video,
       ...(remote !== undefined ? { remote: this.#legRemote(remote, video) } : {}),
-      ...(near !== undefined ? { near } : {}),
+      near,
     });
     this.#legId = leg.legId;
     this.#mediaPort = leg.localPort;

@@ -174,7 +174,7 @@ export function createDialApplication(deps: DialAppDeps): DialplanApplication {
           resource,
           caller: { ...caller.caller },
           variables: {},
-          ...(caller.tech.mediaLegId === undefined ? {} : { mediaNear: caller.tech.mediaLegId }),
+          mediaNear: caller.tech.mediaLegId,
         });
       } catch (err) {
         if (!(err instanceof CoreError)) throw err;

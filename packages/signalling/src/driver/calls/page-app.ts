@@ -104,7 +104,7 @@ function startPage(
       resource,
       caller: { ...caller.caller },
       variables: {},
-      ...(caller.tech.mediaLegId === undefined ? {} : { mediaNear: caller.tech.mediaLegId }),
+      mediaNear: caller.tech.mediaLegId,
     });
   } catch (err) {
     if (!(err instanceof CoreError)) throw err;
