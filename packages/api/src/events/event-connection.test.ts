@@ -93,6 +93,31 @@ describe('EventConnection', () => {
     socket.terminate();
   });
 
+  test('the watchdog counts again for a stall after writes completed and after it ran out idle', async () => {
+    const connection = connect(['later-slow-app']);
+    const socket = new FakeSocket();
+    connection.attach(socket.asWebSocket());
+    const channel = h.createChannel();
+    h.enterApplication(channel, 'later-slow-app');
+    socket.flush();
+    // Nothing pending for longer than the timeout: the idle watchdog runs out and does nothing.
+    await sleep(80);
+    assert.equal(socket.terminated, false);
+    // Writes that keep completing within the timeout never trip it.
+    for (let i = 0; i < 4; i++) {
+      channel.setVariable('STEP', String(i));
+      await sleep(15);
+      socket.flush();
+    }
+    assert.equal(socket.terminated, false);
+    // Then a write that never completes, with data stuck in the buffer.
+    socket.bufferedAmount = 1000;
+    channel.setVariable('STEP', 'stuck');
+    await sleep(80);
+    assert.equal(socket.terminated, true);
+    assert.equal(h.core.applications.get('later-slow-app'), undefined);
+  });
+
   test('a send buffer beyond the limit disconnects at once', () => {
     const connection = connect(['full-app']);
     const socket = new FakeSocket();

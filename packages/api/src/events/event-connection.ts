@@ -80,6 +80,10 @@ export class EventConnection implements WebSocketSession {
   #pendingWrites = 0;
   #lastProgress = 0;
   #watchdog: NodeJS.Timeout | undefined;
+  /** Whether the watchdog is counting (writes are pending); its timer may outlive that. */
+  #watchdogArmed = false;
+  /** The timeout the watchdog's timer was made with (ari.conf may change it on reload). */
+  #watchdogMs = 0;
 
   constructor(options: EventConnectionOptions) {
     this.#core = options.core;
@@ -272,36 +276,50 @@ export class EventConnection implements WebSocketSession {
     this.#armWatchdog(true);
   }
 
+  /**
+   * The write watchdog is one timer per connection, restarted with `refresh()`: arming it per event
+   * with a new setTimeout (and clearing it per write) made two timer objects and two timer-list
+   * updates for every event sent. Disarmed, it may still fire once; it then finds nothing to do.
+   */
   #armWatchdog(restart: boolean): void {
     if (this.#pendingWrites === 0 || this.#closed) {
-      this.#clearWatchdog();
+      this.#watchdogArmed = false;
       return;
     }
-    if (this.#watchdog && !restart) return;
-    this.#clearWatchdog();
+    if (this.#watchdogArmed && !restart) return;
     const timeoutMs = this.#core.config.ari.websocketWriteTimeoutMs;
-    const timer = setTimeout(() => {
+    if (this.#watchdog !== undefined && this.#watchdogMs === timeoutMs) {
+      this.#watchdogArmed = true;
+      this.#watchdog.refresh();
+      return;
+    }
+    this.#clearWatchdog();
+    this.#watchdogArmed = true;
+    this.#watchdogMs = timeoutMs;
+    this.#watchdog = setTimeout(() => {
       // After a stall of the event loop, timers run before the I/O callbacks that report the
       // writes completed in the meantime: decide only once those have run (setImmediate).
-      setImmediate(() => {
-        if (this.#closed || this.#watchdog !== timer) return;
-        this.#watchdog = undefined;
-        if (this.#pendingWrites === 0) return;
-        if (Date.now() - this.#lastProgress < timeoutMs) {
-          this.#armWatchdog(false);
-          return;
-        }
-        // An empty buffer means everything reached the kernel and the consumer is keeping up.
-        if ((this.#socket?.bufferedAmount ?? 0) === 0) return;
-        this.#drop('write timeout');
-      });
+      setImmediate(() => this.#watchdogFired());
     }, timeoutMs);
-    this.#watchdog = timer;
+  }
+
+  #watchdogFired(): void {
+    if (this.#closed || !this.#watchdogArmed) return;
+    this.#watchdogArmed = false;
+    if (this.#pendingWrites === 0) return;
+    if (Date.now() - this.#lastProgress < this.#watchdogMs) {
+      this.#armWatchdog(false);
+      return;
+    }
+    // An empty buffer means everything reached the kernel and the consumer is keeping up.
+    if ((this.#socket?.bufferedAmount ?? 0) === 0) return;
+    this.#drop('write timeout');
   }
 
   #clearWatchdog(): void {
     if (this.#watchdog) clearTimeout(this.#watchdog);
     this.#watchdog = undefined;
+    this.#watchdogArmed = false;
   }
 
   #drop(reason: string): void {

@@ -15,7 +15,7 @@ import type {
 import type { Logger } from '../util/logger.js';
 import { Application, type ApplicationEvent, type ApplicationSink, type EventSourceKind } from './application.js';
 import { takeOrigin } from './event-origins.js';
-import { recipientsOf, wantsEndpoint } from './event-recipients.js';
+import { type Candidates, recipientsOf, wantsEndpoint } from './event-recipients.js';
 import { applyDelta, SharedSubscriptions } from './shared-subscriptions.js';
 import { StandInRouting } from './stand-in-routing.js';
 
@@ -381,12 +381,7 @@ export class ApplicationRegistry {
   #route(event: TimedDomainEvent): void {
     // No wire event is declared for the office features' events yet (office-events.ts).
     if (isOfficeEvent(event)) return;
-    const apps = {
-      all: () => this.#candidates(),
-      named: (name: string) => this.#apps.get(name) ?? this.#remote.get(name),
-      served: () => this.list(),
-    };
-    for (const app of recipientsOf(event, apps)) {
+    for (const app of recipientsOf(event, this.#recipientCandidates)) {
       if (app.passesFilter(event.type)) this.#deliverSafely(app.sink, event);
     }
     if (event.type === 'ChannelDestroyed') {
@@ -409,10 +404,22 @@ export class ApplicationRegistry {
   }
 
   /** This node's applications, then the stand-ins of those served elsewhere. */
-  *#candidates(): Iterable<Application> {
+  /** With no stand-ins (a single node) the applications' own iterator: no generator per event. */
+  #candidates(): Iterable<Application> {
+    return this.#remote.size === 0 ? this.#apps.values() : this.#withStandIns();
+  }
+
+  *#withStandIns(): Iterable<Application> {
     yield* this.#apps.values();
     yield* this.#remote.values();
   }
+
+  /** What recipientsOf chooses from, made once rather than per event. */
+  readonly #recipientCandidates: Candidates = {
+    all: () => this.#candidates(),
+    named: (name: string) => this.#apps.get(name) ?? this.#remote.get(name),
+    served: () => this.list(),
+  };
 
   #deliverSafely(sink: ApplicationSink, event: Parameters<ApplicationSink>[0]): void {
     try {

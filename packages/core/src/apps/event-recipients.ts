@@ -18,23 +18,8 @@ export interface Candidates {
 
 /** The applications an event concerns (SPEC §6.3): named ones, or those subscribed to a source in it. */
 export function recipientsOf(event: Exclude<TimedDomainEvent, { type: OfficeEvent['type'] }>, apps: Candidates): Application[] {
-  const matching = (predicate: (app: Application) => boolean): Application[] => {
-    const found: Application[] = [];
-    for (const app of apps.all()) if (predicate(app)) found.push(app);
-    return found;
-  };
-  const subscribedToTarget = (targetUri: string): Application[] => {
-    const [kind, id] = splitTarget(targetUri);
-    return kind ? matching((app) => app.isSubscribed(kind, id)) : [];
-  };
-  const subscribedToChannel = (channel: ChannelSnapshot) => matching((app) => wantsChannel(app, channel));
-  const involving = (channels: (ChannelSnapshot | undefined)[], bridges: (BridgeSnapshot | undefined)[]): Application[] =>
-    matching(
-      (app) =>
-        channels.some((c) => c !== undefined && wantsChannel(app, c)) ||
-        bridges.some((b) => b !== undefined && app.isSubscribed('bridge', b.id)),
-    );
-
+  // Module functions taking `apps`, not closures: every event passes here, and closures made per
+  // call were a measurable share of the main thread's garbage.
   switch (event.type) {
     case 'AppStart':
     case 'AppEnd':
@@ -48,7 +33,8 @@ export function recipientsOf(event: Exclude<TimedDomainEvent, { type: OfficeEven
       // The named application, and every application subscribed to one of the event's sources (SPEC §4.2).
       const named = apps.named(event.application);
       const endpoint = event.endpoint;
-      const subscribers = matching(
+      const subscribers = matchingApps(
+        apps,
         (app) =>
           (event.channel !== undefined && wantsChannel(app, event.channel)) ||
           (event.bridge !== undefined && app.isSubscribed('bridge', event.bridge.id)) ||
@@ -59,26 +45,27 @@ export function recipientsOf(event: Exclude<TimedDomainEvent, { type: OfficeEven
     case 'PlaybackStarted':
     case 'PlaybackContinuing':
     case 'PlaybackFinished':
-      return subscribedToTarget(event.playback.target_uri);
+      return subscribedToTargetUri(apps, event.playback.target_uri);
     case 'RecordingStarted':
     case 'RecordingFinished':
     case 'RecordingFailed':
-      return subscribedToTarget(event.recording.target_uri);
+      return subscribedToTargetUri(apps, event.recording.target_uri);
     case 'ChannelVarset':
-      return event.channel ? subscribedToChannel(event.channel) : apps.served().filter((a) => a.subscribeAll);
+      return event.channel ? subscribedToChannel(apps, event.channel) : apps.served().filter((a) => a.subscribeAll);
     case 'BridgeCreated':
     case 'BridgeDestroyed':
     case 'BridgeVideoSourceChanged':
-      return matching((app) => app.isSubscribed('bridge', event.bridge.id));
+      return matchingApps(apps, (app) => app.isSubscribed('bridge', event.bridge.id));
     case 'BridgeMerged':
-      return matching((app) => app.isSubscribed('bridge', event.bridge.id) || app.isSubscribed('bridge', event.bridge_from.id));
+      return matchingApps(apps, (app) => app.isSubscribed('bridge', event.bridge.id) || app.isSubscribed('bridge', event.bridge_from.id));
     case 'ChannelEnteredBridge':
     case 'ChannelLeftBridge':
-      return matching((app) => app.isSubscribed('bridge', event.bridge.id) || wantsChannel(app, event.channel));
+      return matchingApps(apps, (app) => app.isSubscribed('bridge', event.bridge.id) || wantsChannel(app, event.channel));
     case 'BridgeBlindTransfer':
-      return involving([event.channel, event.replace_channel, event.transferee], [event.bridge]);
+      return involvingAny(apps, [event.channel, event.replace_channel, event.transferee], [event.bridge]);
     case 'BridgeAttendedTransfer':
-      return involving(
+      return involvingAny(
+        apps,
         [
           event.transferer_first_leg,
           event.transferer_second_leg,
@@ -92,9 +79,10 @@ export function recipientsOf(event: Exclude<TimedDomainEvent, { type: OfficeEven
         [event.transferer_first_leg_bridge, event.transferer_second_leg_bridge, event.destination_threeway_bridge],
       );
     case 'Dial':
-      return involving([event.peer, event.caller, event.forwarded], []);
+      return involvingAny(apps, [event.peer, event.caller, event.forwarded], []);
     case 'ChannelTransfer':
-      return involving(
+      return involvingAny(
+        apps,
         [
           event.referred_by.source_channel,
           event.referred_by.connected_channel,
@@ -109,12 +97,41 @@ export function recipientsOf(event: Exclude<TimedDomainEvent, { type: OfficeEven
     case 'EndpointStateChange':
     case 'ContactStatusChange':
     case 'PeerStatusChange':
-      return matching((app) => wantsEndpoint(app, event.endpoint.technology, event.endpoint.resource));
+      return matchingApps(apps, (app) => wantsEndpoint(app, event.endpoint.technology, event.endpoint.resource));
     case 'TextMessageReceived':
-      return event.endpoint ? matching((app) => wantsEndpoint(app, event.endpoint?.technology ?? '', event.endpoint?.resource ?? '')) : [];
+      return event.endpoint
+        ? matchingApps(apps, (app) => wantsEndpoint(app, event.endpoint?.technology ?? '', event.endpoint?.resource ?? ''))
+        : [];
     default:
-      return subscribedToChannel(event.channel);
+      return subscribedToChannel(apps, event.channel);
   }
+}
+
+function matchingApps(apps: Candidates, predicate: (app: Application) => boolean): Application[] {
+  const found: Application[] = [];
+  for (const app of apps.all()) if (predicate(app)) found.push(app);
+  return found;
+}
+
+function subscribedToTargetUri(apps: Candidates, targetUri: string): Application[] {
+  const [kind, id] = splitTarget(targetUri);
+  return kind ? matchingApps(apps, (app) => app.isSubscribed(kind, id)) : [];
+}
+
+/** The path of most events (a channel's): a plain loop, no predicate. */
+function subscribedToChannel(apps: Candidates, channel: ChannelSnapshot): Application[] {
+  const found: Application[] = [];
+  for (const app of apps.all()) if (wantsChannel(app, channel)) found.push(app);
+  return found;
+}
+
+function involvingAny(apps: Candidates, channels: (ChannelSnapshot | undefined)[], bridges: (BridgeSnapshot | undefined)[]): Application[] {
+  return matchingApps(
+    apps,
+    (app) =>
+      channels.some((c) => c !== undefined && wantsChannel(app, c)) ||
+      bridges.some((b) => b !== undefined && app.isSubscribed('bridge', b.id)),
+  );
 }
 
 /** A channel's events reach subscribers of the channel and of its endpoint or technology (SPEC §6.3 rule 2). */
