@@ -3,11 +3,13 @@
 // SWITCHBOARD_NODE_ARGS="--inspect=127.0.0.1:9229" under any benchmark), samples allocations with V8's heap
 // profiler for a while, and prints the functions that allocated the most bytes, by self size and by file.
 //
-//   node bench/alloc-profile.mjs [--seconds 6] [--port 9229] [--worker] [--live] [--out file.heapprofile]
+//   node bench/alloc-profile.mjs [--seconds 6] [--port 9229] [--worker] [--live | --survivors] [--out file.heapprofile]
 //
 // --worker samples the busiest worker thread (the media worker under media load) instead of the main thread.
 // By default objects collected since are counted too (what the garbage collector had to deal with);
 // --live counts only what is still alive when sampling stops (what the heap keeps, e.g. per call).
+// --survivors counts what outlived a young-generation collection (scavenge), whether or not a full
+// collection took it later: what each scavenge had to copy, the cost behind long scavenge pauses.
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import WebSocket from 'ws';
@@ -18,6 +20,7 @@ const { values } = parseArgs({
     port: { type: 'string', default: '9229' },
     worker: { type: 'boolean', default: false },
     live: { type: 'boolean', default: false },
+    survivors: { type: 'boolean', default: false },
     out: { type: 'string' },
     top: { type: 'string', default: '30' },
   },
@@ -81,7 +84,7 @@ if (values.worker) {
 const sampling = {
   samplingInterval: 4096,
   includeObjectsCollectedByMajorGC: !values.live,
-  includeObjectsCollectedByMinorGC: !values.live,
+  includeObjectsCollectedByMinorGC: !values.live && !values.survivors,
 };
 for (const session of sessions) {
   await command('HeapProfiler.enable', {}, session);
@@ -118,7 +121,7 @@ const print = (title, map) => {
   }
 };
 console.log(
-  `${values.worker ? 'worker' : 'main'} thread, ${values.seconds} s, ${values.live ? 'live objects' : 'all allocations'}: ` +
+  `${values.worker ? 'worker' : 'main'} thread, ${values.seconds} s, ${values.live ? 'live objects' : values.survivors ? 'objects that outlived a scavenge' : 'all allocations'}: ` +
     `${(total / 1e6).toFixed(1)} MB sampled`,
 );
 print('by function (self)', byFunction);

@@ -4,7 +4,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createSocket } from 'node:dgram';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -182,7 +182,9 @@ async function launch(confDir: string, dataDir: string): Promise<Launched> {
             resolve();
           }
         } catch {
-          // Not every line has to be JSON (a crash trace, for instance).
+          // Not every line has to be JSON (a crash trace, V8's --trace-gc lines). SWITCHBOARD_STDOUT_FILE
+          // keeps them, e.g. with SWITCHBOARD_NODE_ARGS="--trace-gc-nvp" under a benchmark.
+          if (process.env.SWITCHBOARD_STDOUT_FILE) appendFileSync(process.env.SWITCHBOARD_STDOUT_FILE, `${line}\n`);
         }
       }
     });
