@@ -34,7 +34,6 @@ import { acceptReplacement } from './pbx/replacement.js';
 import { channelToneZone } from './playback/channel-tone-zone.js';
 import { PlaybackManager } from './playback/playback-manager.js';
 import { type CdrService, installCdr } from './cdr/install-cdr.js';
-import { keepRequestHeaders } from './pbx/functions/request-headers.js';
 import { installDialplanLanguage } from './pbx/install-dialplan-language.js';
 import { installMixMonitor } from './pbx/apps/mixmonitor/install-mixmonitor.js';
 import type { MixMonitorService } from './pbx/apps/mixmonitor/mixmonitor-service.js';
@@ -601,7 +600,6 @@ export class SwitchboardCore implements ChannelDriverHost {
   acceptInbound(call: InboundCall): ChannelTechnologyEvents {
     if (this.#refusingNewCalls) throw new CoreError('unavailable', 'the server is stopping: no new calls');
     const { channel, events } = this.#createInbound(call);
-    if (call.requestHeaders !== undefined) keepRequestHeaders(channel, call.requestHeaders);
     this.#startDialplan(channel, call.context, call.exten);
     return events;
   }

@@ -48,6 +48,13 @@ export interface ChannelTechnology {
    * the list when it sends the request; changes after that have no effect. Absent: not supported.
    */
   readonly outgoingHeaders?: OutgoingHeaders;
+  /**
+   * Optional: the values of a header of the request that started an inbound call (the dialplan's
+   * PJSIP_HEADER(read,…)). On the technology, not in a table keyed by channel: a weakly keyed table
+   * whose value reaches back to its key (the reader to the call to the channel) is cleared only by
+   * a full collection, so every young collection kept every call's objects alive (bench/README.md).
+   */
+  requestHeaders?(name: string): string[];
 }
 
 /** Extra headers for a request not sent yet, in the order they were added. */
@@ -113,8 +120,6 @@ export interface InboundCall {
   caller: CallerId;
   language?: string;
   tech: ChannelTechnology;
-  /** The values of a header of the request that started the call (PJSIP_HEADER(read,…)). */
-  requestHeaders?(name: string): string[];
 }
 
 /** What core offers a driver. */

@@ -17,13 +17,6 @@ import type { Channel } from '../../channels/channel.js';
 import type { OutgoingHeaders } from '../../drivers/channel-technology.js';
 import type { DialplanFunction, DialplanFunctionContext } from '../pbx-services.js';
 
-const readers = new WeakMap<Channel, (name: string) => string[]>();
-
-/** Keeps the header reader of a channel's initial request (core calls it for inbound calls). */
-export function keepRequestHeaders(channel: Channel, read: (name: string) => string[]): void {
-  readers.set(channel, read);
-}
-
 /** Header names the original refuses to let the dialplan add (the SIP stack owns them). */
 const TOKEN = /^[A-Za-z0-9!%'*+._`~-]+$/;
 
@@ -76,8 +69,8 @@ export const PJSIP_HEADER: DialplanFunction = {
       ctx.log.warn({ action }, `PJSIP_HEADER(${action}) is written with Set(), not read`);
       return '';
     }
-    const inbound = readers.get(ctx.channel);
-    if (inbound !== undefined) return pick(inbound(name), number);
+    const tech = ctx.channel.tech;
+    if (tech.requestHeaders !== undefined) return pick(tech.requestHeaders(name), number);
     const added = ctx.channel.tech.outgoingHeaders?.list ?? [];
     return pick(
       added.filter(([n]) => nameMatches(name, n)).map(([, value]) => value),

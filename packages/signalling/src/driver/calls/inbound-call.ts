@@ -176,6 +176,11 @@ export class InboundCall implements ChannelTechnology, TransferSource {
     return dialogIdentity(dialog);
   }
 
+  /** PJSIP_HEADER(read,…): the values of a header of the INVITE that started the call. */
+  requestHeaders(name: string): string[] {
+    return this.invite.request.getHeaderFields(name);
+  }
+
   /** Identification, offer/answer, media leg, presentation to core (RFC 3261 §13.3.1). */
   async start(): Promise<void> {
     const request = this.invite.request;
@@ -259,7 +264,6 @@ export class InboundCall implements ChannelTechnology, TransferSource {
       caller: endpoint.callerId ?? this.#callerFromRequest(request),
       ...(endpoint.language !== undefined ? { language: endpoint.language } : {}),
       tech: this,
-      requestHeaders: (name) => request.getHeaderFields(name),
     };
     if (replaces.kind === 'replace') {
       await presentReplacement({
