@@ -35,4 +35,5 @@ export const TIMER_L = 64 * T1;
 /** Wait time for retransmission of 2xx to INVITE or additional 2xx from other branches. RFC 6026 §8.4 */
 export const TIMER_M = 64 * T1;
 
-export type TimerName = 'A' | 'B' | 'D' | 'E' | 'F' | 'G' | 'H' | 'I' | 'J' | 'K' | 'L' | 'M';
+export const TIMER_NAMES = ['A', 'B', 'D', 'E', 'F', 'G', 'H', 'I', 'J', 'K', 'L', 'M'] as const;
+export type TimerName = (typeof TIMER_NAMES)[number];

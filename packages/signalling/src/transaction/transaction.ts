@@ -6,7 +6,7 @@
 import { transactionStats } from './transaction-stats.js';
 import type { Clock, Logger } from '@switchboard/core';
 import type { Transport } from '../transport/transport.js';
-import type { TimerName } from './timers.js';
+import { TIMER_NAMES, type TimerName } from './timers.js';
 
 export type TransactionKind = 'invite-client' | 'non-invite-client' | 'invite-server' | 'non-invite-server';
 
@@ -31,7 +31,12 @@ export abstract class Transaction<S extends string> {
   protected readonly env: TransactionEnvironment;
   protected abstract readonly transitions: Readonly<Record<S, readonly S[]>>;
   #state: S;
-  readonly #timers = new Map<TimerName, unknown>();
+  /**
+   * The running timers' handles, one field per timer name. Not a Map: a transaction outlives its call
+   * by 5 to 32 s (Timers I, J, K, L), and a Map whose entries come and go reallocates its hash table on
+   * the way, garbage the young-generation collector copies for that long (bench/README.md).
+   */
+  readonly #timers: Record<TimerName, unknown> = noTimers();
 
   constructor(id: string, transport: Transport, initial: S, env: TransactionEnvironment) {
     this.id = id;
@@ -57,8 +62,7 @@ export abstract class Transaction<S extends string> {
     this.env.logger.trace({ transaction: this.id, kind: this.kind, from, to }, 'transaction state');
     this.env.onStateChange?.(this, from, to);
     if (to === 'terminated') {
-      for (const handle of this.#timers.values()) this.env.clock.clearTimeout(handle);
-      this.#timers.clear();
+      for (const name of TIMER_NAMES) this.stopTimer(name);
       this.env.onTerminated(this);
     }
   }
@@ -66,10 +70,10 @@ export abstract class Transaction<S extends string> {
   protected startTimer(name: TimerName, ms: number, fire: () => void): void {
     this.stopTimer(name);
     const handle = this.env.clock.setTimeout(() => {
-      this.#timers.delete(name);
+      this.#timers[name] = undefined;
       if (!this.terminated) fire();
     }, ms);
-    this.#timers.set(name, handle);
+    this.#timers[name] = handle;
   }
 
   /**
@@ -88,15 +92,15 @@ export abstract class Transaction<S extends string> {
   }
 
   protected stopTimer(name: TimerName): void {
-    const handle = this.#timers.get(name);
+    const handle = this.#timers[name];
     if (handle !== undefined) {
       this.env.clock.clearTimeout(handle);
-      this.#timers.delete(name);
+      this.#timers[name] = undefined;
     }
   }
 
   protected hasTimer(name: TimerName): boolean {
-    return this.#timers.has(name);
+    return this.#timers[name] !== undefined;
   }
 
   /** Watches a send; a failure is reported through `onTransportError` (RFC 3261 §17.1.4, §17.2.4). */
@@ -113,4 +117,22 @@ export abstract class Transaction<S extends string> {
   abort(): void {
     if (!this.terminated) this.transition('terminated' as S);
   }
+}
+
+/** Every timer stopped: all fields present from the start, so the object keeps one shape. */
+function noTimers(): Record<TimerName, unknown> {
+  return {
+    A: undefined,
+    B: undefined,
+    D: undefined,
+    E: undefined,
+    F: undefined,
+    G: undefined,
+    H: undefined,
+    I: undefined,
+    J: undefined,
+    K: undefined,
+    L: undefined,
+    M: undefined,
+  };
 }
