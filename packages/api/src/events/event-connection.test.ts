@@ -42,6 +42,14 @@ describe('EventConnection', () => {
   after(() => h.close());
 
   const connect = (applications: string[]) => new EventConnection({ core: h.core, applications, subscribeAll: false, log: silentLogger });
+  /** A connection of one application on a socket, with a channel in the application. */
+  const channelInApp = (application: string) => {
+    const socket = new FakeSocket();
+    connect([application]).attach(socket.asWebSocket());
+    const channel = h.createChannel();
+    h.enterApplication(channel, application);
+    return { socket, channel };
+  };
 
   test('events raised before the socket is attached are queued and flushed in order', () => {
     const connection = connect(['queued-app']);
@@ -69,11 +77,7 @@ describe('EventConnection', () => {
   });
 
   test('a consumer whose writes make no progress within the timeout is disconnected', async () => {
-    const connection = connect(['slow-app']);
-    const socket = new FakeSocket();
-    connection.attach(socket.asWebSocket());
-    const channel = h.createChannel();
-    h.enterApplication(channel, 'slow-app');
+    const { socket } = channelInApp('slow-app');
     socket.bufferedAmount = 1000;
     await sleep(80);
     assert.equal(socket.terminated, true);
@@ -81,11 +85,7 @@ describe('EventConnection', () => {
   });
 
   test('a consumer that keeps up is not disconnected, even when callbacks run late', async () => {
-    const connection = connect(['fast-app']);
-    const socket = new FakeSocket();
-    connection.attach(socket.asWebSocket());
-    const channel = h.createChannel();
-    h.enterApplication(channel, 'fast-app');
+    const { socket } = channelInApp('fast-app');
     // Callbacks have not run, but the buffer is empty: everything reached the kernel.
     await sleep(80);
     assert.equal(socket.terminated, false);
@@ -94,11 +94,7 @@ describe('EventConnection', () => {
   });
 
   test('the watchdog counts again for a stall after writes completed and after it ran out idle', async () => {
-    const connection = connect(['later-slow-app']);
-    const socket = new FakeSocket();
-    connection.attach(socket.asWebSocket());
-    const channel = h.createChannel();
-    h.enterApplication(channel, 'later-slow-app');
+    const { socket, channel } = channelInApp('later-slow-app');
     socket.flush();
     // Nothing pending for longer than the timeout: the idle watchdog runs out and does nothing.
     await sleep(80);

@@ -1,24 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { ApplicationEvent, ChannelSnapshot } from '@switchboard/core';
+import type { ApplicationEvent } from '@switchboard/core';
 import { dialectOf } from '../dialect/dialect.js';
+import { SAMPLE_CHANNEL } from '../testing/channel-fixture.js';
 import { toWireEvent } from './envelope.js';
 import { eventText } from './event-text.js';
 
 const SYSTEM = '02:42:ac:11:00:02';
 
-const channel: ChannelSnapshot = {
-  id: '1700000000.1',
-  protocol_id: 'call-1@127.0.0.1',
-  name: 'SIP/alice-00000001',
-  state: 'Ring',
-  caller: { name: 'Alice "A"', number: '100' },
-  connected: { name: '', number: '' },
-  accountcode: '',
-  dialplan: { context: 'in', exten: '100', priority: 1, app_name: 'App', app_data: 'door' },
-  creationtime: '2026-11-24T06:00:00.000+0000',
-  language: 'en',
-};
+const channel = SAMPLE_CHANNEL;
 
 const EVENTS: readonly ApplicationEvent[] = [
   { type: 'ChannelVarset', timestamp: new Date(), channel, variable: 'X', value: 'ünïcode ✓' },

@@ -1,20 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { SAMPLE_CHANNEL } from '../testing/channel-fixture.js';
 import type { WireEvent } from './envelope.js';
 import { eventProblem } from './validate.js';
 
-const channel = {
-  id: '1700000000.1',
-  protocol_id: 'call-1@127.0.0.1',
-  name: 'SIP/alice-00000001',
-  state: 'Ring',
-  caller: { name: 'Alice', number: '100' },
-  connected: { name: '', number: '' },
-  accountcode: '',
-  dialplan: { context: 'in', exten: '100', priority: 1, app_name: 'App', app_data: 'door' },
-  creationtime: '2026-11-24T06:00:00.000+0000',
-  language: 'en',
-};
+const channel = SAMPLE_CHANNEL;
 
 const envelope = { timestamp: '2026-11-24T06:00:00.000+0000', application: 'door', asterisk_id: '02:42:ac:11:00:02' };
 
