@@ -2,6 +2,7 @@
  * Test doubles for core's unit tests: a media engine that records requests and lets a test finish
  * plays by hand, and a channel technology that records what core asked of it.
  */
+import type { ChannelInit } from './channels/channel.js';
 import type { ChannelDriver, ChannelTechnology, ChannelTechnologyEvents, OutboundCallRequest } from './drivers/channel-technology.js';
 import type { DialplanConfig, SwitchboardConfig } from './config/types.js';
 import { CoreError } from './errors.js';
@@ -156,6 +157,27 @@ export class RecordingTechnology implements ChannelTechnology {
 }
 
 /** Lets pending promise callbacks run. */
+/**
+ * What `channels.create` takes for an answered inbound SIP channel of `tech`, named after `id`
+ * (`SIP/<id>-1`, endpoint `id`, context `default`); `overrides` changes any of it.
+ */
+export function answeredChannelInit(id: string, tech: ChannelTechnology, overrides: Partial<ChannelInit> = {}): ChannelInit {
+  return {
+    id,
+    name: `SIP/${id}-1`,
+    technology: 'SIP',
+    endpoint: id,
+    direction: 'inbound',
+    state: 'Up',
+    caller: { name: '', number: '' },
+    language: 'en',
+    dialplan: { context: 'default', exten: 's', priority: 1 },
+    tech,
+    snapshotVariables: [],
+    ...overrides,
+  };
+}
+
 export const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** An outbound call as a driver would prepare it; tests drive the far end through `events`. */

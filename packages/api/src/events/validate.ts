@@ -3,10 +3,10 @@
  * fail validation are not delivered). Required fields, primitive types, list element types, nested
  * models and LIST values are checked, so a client that trusts our api-docs never meets a surprise.
  *
- * Every event delivered to an application is checked, so the check must not make garbage: each
- * model is compiled once into a list of field checks (no `Object.entries`, no `List[…]` pattern
- * matching, no paths built per field), and the answer is a boolean. Only an event that fails is
- * walked again by the describing check, which names the field and what is wrong with it.
+ * Every event delivered to an application is checked, so a matching event must not make garbage:
+ * each model is compiled once into a list of field checks (no `Object.entries`, no `List[…]`
+ * pattern matching per event), and the place of a mismatch is put together only when there is one,
+ * on the way back up.
  */
 import { ALL_MODELS } from '../swagger/models/index.js';
 import { EventModel, MessageModel } from '../swagger/models/events.js';
@@ -17,17 +17,10 @@ import type { WireEvent } from './envelope.js';
 export function eventProblem(event: WireEvent): string | undefined {
   const model = ALL_MODELS.get(event.type);
   if (!model || !EventModel.subTypes?.includes(event.type)) return `event type ${event.type} is not declared`;
-  if (matchesModel(event, MessageModel) && matchesModel(event, EventModel) && matchesModel(event, model)) return undefined;
-  return (
-    objectProblem(event, MessageModel, event.type) ??
-    objectProblem(event, EventModel, event.type) ??
-    objectProblem(event, model, event.type) ??
-    // The two checks disagree: a mistake here, not in the event; the event is held back all the same.
-    `${event.type} does not match its model`
-  );
+  const mismatch = modelMismatch(event, MessageModel) ?? modelMismatch(event, EventModel) ?? modelMismatch(event, model);
+  if (mismatch === null) return undefined;
+  return `${event.type}${mismatch.path.reverse().join('')} ${mismatch.what}`;
 }
-
-// ---- the fast check: compiled once per model, no allocation per event ----
 
 type CompiledType =
   | { readonly kind: 'string' | 'integer' | 'number' | 'boolean' | 'object' | 'any' }
@@ -41,6 +34,14 @@ interface CompiledField {
   /** The declared LIST values, when the field has them. */
   readonly allowed: ReadonlySet<string> | undefined;
 }
+
+/** What is wrong and where: the path's segments from the mismatch up (`.field`, `[index]`). */
+interface Mismatch {
+  readonly path: string[];
+  readonly what: string;
+}
+
+const LIST_TYPE = /^List\[(.+)\]$/;
 
 const compiledModels = new Map<ModelDecl, readonly CompiledField[]>();
 
@@ -76,97 +77,60 @@ function compileType(type: string): CompiledType {
       return { kind: 'object' };
   }
   const model = ALL_MODELS.get(type);
-  // A type the declarations do not define is not checked (as objectProblem does).
+  // A type the declarations do not define is not checked.
   return model === undefined ? { kind: 'any' } : { kind: 'model', model };
 }
 
-function matchesModel(value: { readonly [key: string]: unknown }, model: ModelDecl): boolean {
+function modelMismatch(value: { readonly [key: string]: unknown }, model: ModelDecl): Mismatch | null {
   const fields = compiledFields(model);
   for (let i = 0; i < fields.length; i++) {
     const field = fields[i] as CompiledField;
     const fieldValue = value[field.name];
     if (fieldValue === undefined) {
-      if (field.required) return false;
+      if (field.required) return { path: [`.${field.name}`], what: 'is missing' };
       continue;
     }
-    if (!matchesType(fieldValue, field.type)) return false;
-    if (field.allowed !== undefined && !field.allowed.has(typeof fieldValue === 'string' ? fieldValue : String(fieldValue))) return false;
+    const mismatch = typeMismatch(fieldValue, field.type);
+    if (mismatch !== null) {
+      mismatch.path.push(`.${field.name}`);
+      return mismatch;
+    }
+    if (field.allowed !== undefined) {
+      const text = typeof fieldValue === 'string' ? fieldValue : String(fieldValue);
+      if (!field.allowed.has(text)) return { path: [`.${field.name}`], what: `has the undeclared value '${text}'` };
+    }
   }
-  return true;
+  return null;
 }
 
-function matchesType(value: unknown, type: CompiledType): boolean {
+function typeMismatch(value: unknown, type: CompiledType): Mismatch | null {
   switch (type.kind) {
     case 'string':
-      return typeof value === 'string';
+      return typeof value === 'string' ? null : { path: [], what: 'is not a string' };
     case 'integer':
-      return Number.isInteger(value);
+      return Number.isInteger(value) ? null : { path: [], what: 'is not an integer' };
     case 'number':
-      return typeof value === 'number';
+      return typeof value === 'number' ? null : { path: [], what: 'is not a number' };
     case 'boolean':
-      return typeof value === 'boolean';
+      return typeof value === 'boolean' ? null : { path: [], what: 'is not a boolean' };
     case 'object':
-      return isObject(value);
+      return isObject(value) ? null : { path: [], what: 'is not an object' };
     case 'any':
-      return true;
+      return null;
     case 'model':
-      return isObject(value) && matchesModel(value, type.model);
+      return isObject(value) ? modelMismatch(value, type.model) : { path: [], what: `is not a ${type.model.id}` };
     case 'list': {
-      if (!Array.isArray(value)) return false;
-      for (let i = 0; i < value.length; i++) if (!matchesType(value[i], type.item)) return false;
-      return true;
+      if (!Array.isArray(value)) return { path: [], what: 'is not a list' };
+      for (let i = 0; i < value.length; i++) {
+        const mismatch = typeMismatch(value[i], type.item);
+        if (mismatch !== null) {
+          mismatch.path.push(`[${i}]`);
+          return mismatch;
+        }
+      }
+      return null;
     }
   }
-}
-
-// ---- the describing check: run only for an event that failed ----
-
-const LIST_TYPE = /^List\[(.+)\]$/;
-
-function objectProblem(value: { readonly [key: string]: unknown }, model: ModelDecl, path: string): string | undefined {
-  for (const [name, prop] of Object.entries(model.properties)) {
-    const field = value[name];
-    const where = `${path}.${name}`;
-    if (field === undefined) {
-      if (prop.required) return `${where} is missing`;
-      continue;
-    }
-    const problem = typeProblem(field, prop.type, where);
-    if (problem) return problem;
-    const allowed = prop.allowableValues;
-    if (allowed?.valueType === 'LIST' && !allowed.values.includes(String(field)))
-      return `${where} has the undeclared value '${String(field)}'`;
-  }
-  return undefined;
-}
-
-function typeProblem(value: unknown, type: string, where: string): string | undefined {
-  const list = LIST_TYPE.exec(type);
-  if (list) {
-    if (!Array.isArray(value)) return `${where} is not a list`;
-    for (const [i, item] of value.entries()) {
-      const problem = typeProblem(item, list[1] as string, `${where}[${i}]`);
-      if (problem) return problem;
-    }
-    return undefined;
-  }
-  switch (type) {
-    case 'string':
-    case 'Date':
-      return typeof value === 'string' ? undefined : `${where} is not a string`;
-    case 'int':
-    case 'long':
-      return Number.isInteger(value) ? undefined : `${where} is not an integer`;
-    case 'double':
-      return typeof value === 'number' ? undefined : `${where} is not a number`;
-    case 'boolean':
-      return typeof value === 'boolean' ? undefined : `${where} is not a boolean`;
-    case 'object':
-      return isObject(value) ? undefined : `${where} is not an object`;
-  }
-  const model = ALL_MODELS.get(type);
-  if (!model) return undefined;
-  return isObject(value) ? objectProblem(value, model, where) : `${where} is not a ${type}`;
 }
 
 function isObject(value: unknown): value is { readonly [key: string]: unknown } {

@@ -7,7 +7,14 @@ import { parseDialplan } from '../dialplan/parse-extensions.js';
 import type { ChannelTechnology } from '../drivers/channel-technology.js';
 import { CoreError } from '../errors.js';
 import type { TimedDomainEvent } from '../events/domain-events.js';
-import { FakeChannelDriver, RecordingMediaEngine, RecordingTechnology, settle, testCoreConfig } from '../test-support.js';
+import {
+  answeredChannelInit,
+  FakeChannelDriver,
+  RecordingMediaEngine,
+  RecordingTechnology,
+  settle,
+  testCoreConfig,
+} from '../test-support.js';
 import { silentLogger } from '../util/logger.js';
 import type { Clock } from '../util/time.js';
 
@@ -65,20 +72,7 @@ describe('OriginateService', () => {
   const dialStatuses = () => events.flatMap((e) => (e.type === 'Dial' ? [e.dialstatus] : []));
 
   /** An answered inbound channel on `tech`, to be named as an originator or to take an id. */
-  const answeredChannel = (id: string, tech: ChannelTechnology) =>
-    core.channels.create({
-      id,
-      name: `SIP/${id}-1`,
-      technology: 'SIP',
-      endpoint: id,
-      direction: 'inbound',
-      state: 'Up',
-      caller: { name: '', number: '' },
-      language: 'en',
-      dialplan: { context: 'default', exten: 's', priority: 1 },
-      tech,
-      snapshotVariables: [],
-    });
+  const answeredChannel = (id: string, tech: ChannelTechnology) => core.channels.create(answeredChannelInit(id, tech));
 
   it('dials, and on answer hands the channel to the application, which was subscribed from the start', async () => {
     const channel = await core.originator.originate({

@@ -254,7 +254,6 @@ export class Bridge {
 
   // ── relay ────────────────────────────────────────────────────────────────────────────────
 
-  /** Starts or stops the relay as the condition changes; true while relaying. */
   /** Relays this tick when the two members allow it, starting or moving the relay as needed. */
   #updateRelay(): boolean {
     if (this.kind !== 'mixing' || this.#list.length !== 2 || this.#playback !== null || this.recorders.size > 0) return this.#noRelay();

@@ -68,10 +68,6 @@ export function writeRtpHeader(buffer: Uint8Array, fields: RtpHeaderFields, offs
   return RTP_HEADER_SIZE;
 }
 
-/**
- * Validates and reads a received datagram. Never throws: anything malformed is reported as a
- * failure reason so the caller can count and drop it (RFC 3550 §A.1 lists the same checks).
- */
 /** A header to fill with `parseRtpPacketInto`: every field zero. */
 export function emptyRtpPacketInfo(): RtpPacketInfo {
   return {
@@ -88,6 +84,10 @@ export function emptyRtpPacketInfo(): RtpPacketInfo {
   };
 }
 
+/**
+ * Validates and reads a received datagram. Never throws: anything malformed is reported as a
+ * failure reason so the caller can count and drop it (RFC 3550 §A.1 lists the same checks).
+ */
 export function parseRtpPacket(datagram: Uint8Array): RtpParseResult {
   const packet = emptyRtpPacketInfo();
   const failure = parseRtpPacketInto(datagram, packet);
