@@ -5,6 +5,7 @@
  * /healthz and /readyz.
  */
 import assert from 'node:assert/strict';
+import { createSocket } from 'node:dgram';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
@@ -181,6 +182,27 @@ describe('operating the server', () => {
     );
     assert.ok(messages.some((m) => /^<--- Transmitting SIP request \(\d+ bytes\) to UDP:127\.0\.0\.1:\d+ --->\nBYE /.test(m)));
 
+    // A method nobody defined is counted as OTHER: a peer must not be able to add label values.
+    const stranger = createSocket('udp4');
+    await new Promise<void>((resolve) => stranger.bind(0, '127.0.0.1', () => resolve()));
+    const strangerPort = stranger.address().port;
+    const frob = [
+      'FROBNICATE sip:300@127.0.0.1 SIP/2.0',
+      `Via: SIP/2.0/UDP 127.0.0.1:${strangerPort};branch=z9hG4bKfrob1;rport`,
+      'Max-Forwards: 70',
+      'From: <sip:stranger@127.0.0.1>;tag=frob',
+      'To: <sip:300@127.0.0.1>',
+      'Call-ID: frob-1@127.0.0.1',
+      'CSeq: 1 FROBNICATE',
+      'Content-Length: 0',
+      '',
+      '',
+    ].join('\r\n');
+    const answered = new Promise<string>((resolve) => stranger.once('message', (data) => resolve(data.toString('latin1'))));
+    stranger.send(frob, sb.sipPort, '127.0.0.1');
+    assert.match(await answered, /^SIP\/2\.0 (405|501) /);
+    stranger.close();
+
     const unauthorised = await fetch(`${sb.baseUrl}/metrics`);
     assert.equal(unauthorised.status, 401);
     const scrape = await fetch(`${sb.baseUrl}/metrics`, {
@@ -196,6 +218,8 @@ describe('operating the server', () => {
     assert.ok(value(/^switchboard_sip_requests_total\{method="INVITE",direction="received"\} (\d+)$/m) >= 1);
     assert.ok(value(/^switchboard_sip_requests_total\{method="BYE",direction="sent"\} (\d+)$/m) >= 1);
     assert.ok(value(/^switchboard_sip_responses_total\{status="200",direction="sent"\} (\d+)$/m) >= 1);
+    assert.equal(value(/^switchboard_sip_requests_total\{method="OTHER",direction="received"\} (\d+)$/m), 1);
+    assert.doesNotMatch(text, /method="FROBNICATE"/);
     assert.match(text, /^switchboard_sip_transactions\{kind="server"\} \d+$/m);
     assert.match(text, /^switchboard_sip_retransmissions_total\{direction="sent"\} \d+$/m);
     assert.match(text, /^switchboard_calls\{state="up"\} 0$/m);

@@ -133,6 +133,28 @@ export function storeContract(backend: string, harness: () => StoreBackendHarnes
       await store.close();
     });
 
+    it('contacts: every write shows in the next list of its AOR, and a list read is the caller\'s own copy', async () => {
+      const store = await fresh();
+      const uris = async (aor: string) => (await store.contacts.listByAor(aor)).map((c) => `${c.uri} ${c.expiresAt}`);
+      assert.deepEqual(await uris('carol'), []);
+      await store.contacts.put({ aor: 'carol', uri: 'sip:carol@192.0.2.7', expiresAt: 1000 });
+      assert.deepEqual(await uris('carol'), ['sip:carol@192.0.2.7 1000']);
+      await store.contacts.put({ aor: 'carol', uri: 'sip:carol@192.0.2.7', expiresAt: 5000 });
+      assert.deepEqual(await uris('carol'), ['sip:carol@192.0.2.7 5000']);
+      const [read] = await store.contacts.listByAor('carol');
+      read.expiresAt = 1;
+      assert.deepEqual(await uris('carol'), ['sip:carol@192.0.2.7 5000']);
+      await store.contacts.replaceAor('carol', [{ aor: 'carol', uri: 'sip:carol@198.51.100.7', expiresAt: 500 }]);
+      assert.deepEqual(await uris('carol'), ['sip:carol@198.51.100.7 500']);
+      assert.equal(await store.contacts.deleteExpired(500), 1);
+      assert.deepEqual(await uris('carol'), []);
+      await store.contacts.put({ aor: 'carol', uri: 'sip:carol@192.0.2.8', expiresAt: 9000 });
+      assert.deepEqual(await uris('carol'), ['sip:carol@192.0.2.8 9000']);
+      assert.equal(await store.contacts.delete('carol', 'sip:carol@192.0.2.8'), true);
+      assert.deepEqual(await uris('carol'), []);
+      await store.close();
+    });
+
     it('cdr: insert and read back', async () => {
       const store = await fresh();
       const id1 = await store.cdr.insert(SAMPLE_CDR);

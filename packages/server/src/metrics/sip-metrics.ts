@@ -2,21 +2,61 @@
  * SIP metrics from the transports' message observers and the transaction counters: requests by
  * method, responses by status, each by direction; retransmissions; transactions in progress.
  */
-import { observeSipMessages, startLineOf, transactionStats, transactionsInProgress } from '@switchboard/signalling';
+import {
+  isKnownMethod,
+  observeSipMessages,
+  type SipMessageDirection,
+  startLineOf,
+  transactionStats,
+  transactionsInProgress,
+} from '@switchboard/signalling';
 import { Counter, Gauge, type Registry } from 'prom-client';
 
+/** A method outside RFC 3261 and its extensions is counted under this one name, so no peer can grow the label set. */
+const OTHER_METHOD = 'OTHER';
+
+/**
+ * Messages counted per direction and label, handed to prom-client when it is scraped: a labelled
+ * `inc()` hashes its labels, and this runs for every datagram sent or received.
+ */
+class Tally<L> {
+  readonly #counts: Record<SipMessageDirection, Map<L, number>> = { sent: new Map(), received: new Map() };
+
+  add(direction: SipMessageDirection, label: L): void {
+    const counts = this.#counts[direction];
+    counts.set(label, (counts.get(label) ?? 0) + 1);
+  }
+
+  /** Adds what was counted since the last scrape to `counter` and starts again. */
+  drainInto(counter: Counter<string>, labelName: string): void {
+    for (const direction of ['sent', 'received'] as const) {
+      const counts = this.#counts[direction];
+      for (const [label, n] of counts) counter.inc({ [labelName]: String(label), direction }, n);
+      counts.clear();
+    }
+  }
+}
+
 export function registerSipMetrics(registry: Registry): () => void {
-  const requests = new Counter({
+  const requestTally = new Tally<string>();
+  const responseTally = new Tally<number>();
+  new Counter({
     name: 'switchboard_sip_requests_total',
-    help: 'SIP requests by method and direction (received, sent), retransmissions included',
+    help: 'SIP requests by method (OTHER for an unknown one) and direction (received, sent), retransmissions included',
     labelNames: ['method', 'direction'],
     registers: [registry],
+    collect() {
+      requestTally.drainInto(this, 'method');
+    },
   });
-  const responses = new Counter({
+  new Counter({
     name: 'switchboard_sip_responses_total',
     help: 'SIP responses by status code and direction (received, sent), retransmissions included',
     labelNames: ['status', 'direction'],
     registers: [registry],
+    collect() {
+      responseTally.drainInto(this, 'status');
+    },
   });
   let seen = { sent: 0, received: 0 };
   new Counter({
@@ -45,7 +85,7 @@ export function registerSipMetrics(registry: Registry): () => void {
   return observeSipMessages((message) => {
     const start = startLineOf(message.data);
     if (start === undefined) return;
-    if ('method' in start) requests.inc({ method: start.method, direction: message.direction });
-    else responses.inc({ status: String(start.status), direction: message.direction });
+    if ('method' in start) requestTally.add(message.direction, isKnownMethod(start.method) ? start.method : OTHER_METHOD);
+    else responseTally.add(message.direction, start.status);
   });
 }

@@ -18,6 +18,7 @@ import type {
 import { SDP_OFFER } from '../message/parser.fixtures.js';
 import type { SipMessage, SipRequest, SipResponse } from '../message/sip-message.js';
 import { FakeClock } from '../test-support/fake-clock.js';
+import { TRYING_DELAY_MS } from '../ua/user-agent-core.js';
 import { UdpPeer, waitFor } from '../test-support/udp-peer.js';
 import { answerChallenge, computeDigestResponse, parseDigestCredentials } from './auth/digest.js';
 import type { SipMediaEngine } from './calls/inbound-call.js';
@@ -620,8 +621,11 @@ describe('SIP PBX: registrar, digest, outbound calls', { timeout: 30_000 }, () =
       );
       assert.match(authorization ?? '', /algorithm=SHA-256/);
       await alice.peer.send(invite(2, authorization), alice.serverPort);
-      await alice.peer.expectResponse(100, 'INVITE');
       await waitFor(() => driver.activeCalls === 1, 'the call to reach core');
+      // The challenge went out at once, so only the authenticated INVITE, still unanswered, gets a 100 Trying.
+      clock.advance(TRYING_DELAY_MS);
+      await alice.peer.expectResponse(100, 'INVITE');
+      assert.equal(alice.peer.pending.filter((m) => m.type === 'response' && m.status === 100).length, 0);
     });
   });
 });

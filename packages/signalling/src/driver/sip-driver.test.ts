@@ -21,6 +21,7 @@ import { parse as parseSdp } from 'sdp-transform';
 import type { SipMessage, SipResponse } from '../message/sip-message.js';
 import { SDP_OFFER } from '../message/parser.fixtures.js';
 import { T1 } from '../transaction/timers.js';
+import { TRYING_DELAY_MS } from '../ua/user-agent-core.js';
 import { FakeClock } from '../test-support/fake-clock.js';
 import { UdpPeer, waitFor } from '../test-support/udp-peer.js';
 import type { SipMediaEngine } from './calls/inbound-call.js';
@@ -193,14 +194,26 @@ describe('SipDriver over UDP loopback', { timeout: 30_000 }, () => {
     await peer.close();
   });
 
-  /** INVITE → 100 → presented to core. */
+  /** INVITE → presented to core → 100 once nothing else has answered it for TRYING_DELAY_MS. */
   async function offerCall(call: Call, body = sdpOffer()): Promise<InboundCall> {
     await peer.send(request(peer, call, 'INVITE', { body }), port);
-    await peer.expectResponse(100, 'INVITE');
+    const presented = await presentedCall(call);
+    await expectTrying();
+    return presented;
+  }
+
+  async function presentedCall(call: Call): Promise<InboundCall> {
     await waitFor(() => host.calls.some((c) => c.tech.protocolId === call.callId), 'the call to reach core');
     const presented = host.calls.find((c) => c.tech.protocolId === call.callId);
     assert.ok(presented);
     return presented;
+  }
+
+  /** RFC 3261 §17.2.1: the 100 Trying is owed only to an INVITE nothing answered within TRYING_DELAY_MS. */
+  async function expectTrying(): Promise<void> {
+    await peer.expectNothing((m) => m.type === 'response' && m.status === 100, 20);
+    clock.advance(TRYING_DELAY_MS);
+    await peer.expectResponse(100, 'INVITE');
   }
 
   /** Answers, reads the 200 and sends the ACK. */
@@ -305,9 +318,11 @@ describe('SipDriver over UDP loopback', { timeout: 30_000 }, () => {
     await startDriver(config(['10.0.0.0/8']));
     const call = newCall();
     await peer.send(request(peer, call, 'INVITE', { body: sdpOffer() }), port);
-    await peer.expectResponse(100, 'INVITE');
     const forbidden = await peer.expectResponse(403, 'INVITE');
     assert.ok(forbidden.to.tag);
+    // Refused at once: no 100 Trying before or after the final response.
+    clock.advance(TRYING_DELAY_MS);
+    await peer.expectNothing((m) => m.type === 'response' && m.status === 100);
     assert.equal(host.calls.length, 0);
     assert.equal(media.legs.size, 0);
   });
@@ -373,8 +388,8 @@ describe('SipDriver over UDP loopback', { timeout: 30_000 }, () => {
     const call = newCall();
     const text = request(peer, call, 'INVITE', { body: sdpOffer() });
     await peer.send(text, port);
-    await peer.expectResponse(100, 'INVITE');
     await waitFor(() => host.calls.length === 1, 'the call');
+    await expectTrying();
     await peer.send(text, port);
     // The transaction re-sends its last provisional response and the call is not presented again.
     await peer.expectResponse(100, 'INVITE');
@@ -568,7 +583,6 @@ describe('SipDriver over UDP loopback', { timeout: 30_000 }, () => {
     // The phone supports timers: it refreshes, and without a refresh the call ends.
     const uac = newCall();
     await peer.send(request(peer, uac, 'INVITE', { body: sdpOffer(), headers: ['Session-Expires: 120', 'Supported: timer'] }), port);
-    await peer.expectResponse(100, 'INVITE');
     await waitFor(() => host.calls.some((c) => c.tech.protocolId === uac.callId), 'the call to reach core');
     const first = host.calls.find((c) => c.tech.protocolId === uac.callId);
     assert.ok(first);
@@ -605,7 +619,6 @@ describe('SipDriver over UDP loopback', { timeout: 30_000 }, () => {
     // A phone without timer support: we refresh with UPDATE every interval/2.
     const uas = newCall();
     await peer.send(request(peer, uas, 'INVITE', { body: sdpOffer(), headers: ['Session-Expires: 90'] }), port);
-    await peer.expectResponse(100, 'INVITE');
     await waitFor(() => host.calls.some((c) => c.tech.protocolId === uas.callId), 'the call to reach core');
     const second = host.calls.find((c) => c.tech.protocolId === uas.callId);
     assert.ok(second);

@@ -1,6 +1,7 @@
 /**
  * Identifiers the stack generates: tags (RFC 3261 §19.3, at least 32 bits of randomness), branch
- * ids (§8.1.1.7, magic cookie first) and Call-IDs (§8.1.1.4). Randomness comes from a pool refilled
+ * ids (§8.1.1.7, magic cookie first), Call-IDs (§8.1.1.4) and the random part of digest nonces.
+ * Randomness comes from a pool refilled
  * in blocks so that one call costs a slice, not a system call.
  */
 import { randomBytes } from 'node:crypto';
@@ -10,14 +11,26 @@ const POOL_SIZE = 4096;
 let pool = randomBytes(POOL_SIZE);
 let offset = 0;
 
-function randomHex(bytes: number): string {
+/** The offset of `bytes` unused random bytes in `pool`, refilled when too few are left. */
+function take(bytes: number): number {
   if (offset + bytes > POOL_SIZE) {
     pool = randomBytes(POOL_SIZE);
     offset = 0;
   }
-  const out = pool.toString('hex', offset, offset + bytes);
+  const at = offset;
   offset += bytes;
-  return out;
+  return at;
+}
+
+function randomHex(bytes: number): string {
+  const at = take(bytes);
+  return pool.toString('hex', at, at + bytes);
+}
+
+/** Writes `bytes` (at most the pool's size) random bytes into `target` at `at`. */
+export function fillRandom(target: Buffer, at: number, bytes: number): void {
+  const from = take(bytes);
+  pool.copy(target, at, from, from + bytes);
 }
 
 export function newTag(): string {

@@ -77,6 +77,11 @@ export class InviteServerTransaction extends Transaction<InviteServerState> {
     return this.state !== 'proceeding';
   }
 
+  /** Whether any response, provisional or final, went out (and so no 100 Trying is owed). */
+  get responded(): boolean {
+    return this.state !== 'proceeding' || this.#lastProvisional !== undefined;
+  }
+
   /** The To tag of the final response (a late CANCEL's 200 carries it), kept after the response itself is dropped. */
   get finalToTag(): string | undefined {
     return this.#finalToTag;

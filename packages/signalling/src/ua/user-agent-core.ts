@@ -1,6 +1,6 @@
 /**
  * The UA core (RFC 3261 §8.2, §12.2.2): the transaction user that receives every new request
- * from the transaction layer. It keeps the dialog table, sends the 100 Trying for INVITEs,
+ * from the transaction layer. It keeps the dialog table, sends the 100 Trying for INVITEs not answered at once,
  * handles CANCEL (§9.2) and OPTIONS (§11.2), refuses what it cannot do (416, 420, 481, 405, 501)
  * and hands INVITEs to its delegate — the channel driver — as IncomingInvite objects.
  * It knows nothing of channels.
@@ -20,8 +20,8 @@ import type { IncomingContext, PeerAddress, Transport } from '../transport/trans
 
 export interface UserAgentCoreDelegate {
   /**
-   * An INVITE outside any dialog. The 100 Trying has been sent; the delegate must answer it
-   * (accept, reject) or it is left to the caller's timers.
+   * An INVITE outside any dialog. A 100 Trying follows unless the delegate responds within
+   * TRYING_DELAY_MS; the delegate must answer it (accept, reject) or it is left to the caller's timers.
    */
   onInvite(invite: IncomingInvite, context: IncomingContext): void;
   /**
@@ -41,6 +41,13 @@ export interface UserAgentCoreOptions {
   /** Methods listed in Allow; the driver adds REGISTER when it runs a registrar. */
   allow?: readonly string[];
 }
+
+/**
+ * How long an INVITE may go without any response before the UA core sends 100 Trying. RFC 3261
+ * §17.2.1 owes the 100 only when the TU will not answer within 200 ms; half of that leaves room for
+ * a late event loop, and is far below the caller's first retransmission (T1, 500 ms).
+ */
+export const TRYING_DELAY_MS = 100;
 
 /** Methods this UA serves in this slice; the Allow header lists them. */
 export const ALLOWED_METHODS: readonly string[] = ['INVITE', 'ACK', 'CANCEL', 'BYE', 'OPTIONS'];
@@ -200,8 +207,7 @@ export class UserAgentCore implements TransactionLayerUser {
   }
 
   #receiveInvite(request: SipRequest, context: IncomingContext, transaction: InviteServerTransaction): void {
-    // §8.2.6.1 / §17.2.1: a 100 Trying at once stops the caller's INVITE retransmissions.
-    this.#respond(transaction, request, 100);
+    this.#scheduleTrying(transaction, request);
     const contact = request.contacts[0];
     if (contact === undefined || contact.uri.kind !== 'sip') {
       // §8.1.1.8: an INVITE must carry exactly one SIP Contact, which becomes the remote target.
@@ -224,6 +230,17 @@ export class UserAgentCore implements TransactionLayerUser {
         this.#log.error({ err, callId: request.callId }, 'INVITE handling failed');
         if (!transaction.finalResponseSent) this.#respond(transaction, request, 500, [], newTag());
       });
+  }
+
+  /**
+   * §8.2.6.1 / §17.2.1: a 100 Trying stops the caller's INVITE retransmissions, but only an INVITE
+   * still without a response needs one. A challenged or refused INVITE, and a call that rings or
+   * is answered at once, are spared a datagram each way (Dial() between two phones: two of nine).
+   */
+  #scheduleTrying(transaction: InviteServerTransaction, request: SipRequest): void {
+    this.#services.clock.setTimeout(() => {
+      if (!transaction.responded) this.#respond(transaction, request, 100);
+    }, TRYING_DELAY_MS);
   }
 
   #respond(

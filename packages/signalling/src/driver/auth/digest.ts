@@ -12,6 +12,7 @@
  */
 import { createHash, createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
 import { readQuotedString, skipWhitespace } from '../../message/grammar.js';
+import { fillRandom } from '../../message/ids.js';
 
 /** The algorithms this server verifies (RFC 8760 §2: SHA-256, and MD5 for older phones). */
 export type DigestAlgorithm = 'MD5' | 'SHA-256';
@@ -283,7 +284,7 @@ export class NonceManager {
   issue(): string {
     const body = Buffer.alloc(ISSUED_AT_BYTES + RANDOM_BYTES);
     body.writeBigUInt64BE(BigInt(Math.max(0, Math.floor(this.#now()))), 0);
-    randomBytes(RANDOM_BYTES).copy(body, ISSUED_AT_BYTES);
+    fillRandom(body, ISSUED_AT_BYTES, RANDOM_BYTES);
     const mac = createHmac('sha256', this.#secret).update(body).digest().subarray(0, MAC_BYTES);
     const nonce = Buffer.concat([body, mac]).toString('base64url');
     this.#track(nonce);
