@@ -133,7 +133,7 @@ export function storeContract(backend: string, harness: () => StoreBackendHarnes
       await store.close();
     });
 
-    it('contacts: every write shows in the next list of its AOR, and a list read is the caller\'s own copy', async () => {
+    it("contacts: every write shows in the next list of its AOR, and a list read is the caller's own copy", async () => {
       const store = await fresh();
       const uris = async (aor: string) => (await store.contacts.listByAor(aor)).map((c) => `${c.uri} ${c.expiresAt}`);
       assert.deepEqual(await uris('carol'), []);
