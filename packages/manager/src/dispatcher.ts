@@ -20,6 +20,11 @@ export class ActionDispatcher {
     this.#log = log;
   }
 
+  /** Whether `name` (any case) is an action this server has. */
+  knows(name: string): boolean {
+    return this.#actions.has(name.toLowerCase());
+  }
+
   /** Every action, for ListCommands. */
   list(): ActionDefinition[] {
     return [...this.#actions.values()];

@@ -13,7 +13,7 @@ import { connect as connectTls } from 'node:tls';
 import { openStore, type SqliteStore, SwitchboardCore, silentLogger } from '@switchboard/core';
 import { RecordingMediaEngine, RecordingTechnology, testCoreConfig } from '@switchboard/core/testing';
 import { loadManagerConfig } from './config.js';
-import { ManagerServer } from './manager-server.js';
+import { ManagerServer, UNKNOWN_ACTION } from './manager-server.js';
 import { Client } from './test-client.js';
 
 describe('ManagerServer', () => {
@@ -111,6 +111,16 @@ write = user
     assert.ok(refused.length >= 5, `refused ${refused.length}`);
     assert.ok((server.counters.actions.get('ping') ?? 0) >= 20);
     client.socket.destroy();
+  });
+
+  it('counts action names it does not have together, so no client grows the counters', async () => {
+    const stranger = await connect();
+    const before = server.counters.actions.get(UNKNOWN_ACTION) ?? 0;
+    for (let i = 0; i < 3; i++) stranger.send([`Action: Frobnicate${i}`, `ActionID: f${i}`]);
+    await stranger.waitFor((b) => b.get('actionid') === 'f2', 'the last refusal');
+    assert.equal(server.counters.actions.get(UNKNOWN_ACTION), before + 3);
+    assert.ok(![...server.counters.actions.keys()].some((name) => name.startsWith('frobnicate')));
+    stranger.socket.destroy();
   });
 
   it('refuses connections over maxsessionsperaddress', async () => {

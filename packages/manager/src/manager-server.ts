@@ -32,6 +32,9 @@ import { formatMessage } from './wire.js';
  */
 export const MANAGER_BANNER = 'Asterisk Call Manager/5.0.0\r\n';
 
+/** The `actions` key of every action name that is not an action of this server. */
+export const UNKNOWN_ACTION = '(unknown)';
+
 export interface ManagerServerOptions {
   core: SwitchboardCore;
   config: ManagerConfig;
@@ -59,7 +62,7 @@ export interface ManagerCounters {
   loginsAccepted: number;
   /** Failed logins (unknown user, wrong secret or key, ACL) since start. */
   loginsFailed: number;
-  /** Actions run, by action name as sent (lower case). */
+  /** Actions asked for, by action name (lower case); a name the server does not have counts as UNKNOWN_ACTION. */
   actions: Map<string, number>;
   /** Events written to sessions. */
   eventsSent: number;
@@ -270,7 +273,9 @@ export class ManagerServer {
       actionsPerSecond: this.#config.actionsPerSecond,
       writeTimeoutMs: MANAGER_DEFAULTS.writeTimeoutMs,
       onAction: (name) => {
-        const key = name.trim().toLowerCase();
+        // Names nobody defined are counted together: a client, logged in or not, must not grow the table.
+        const trimmed = name.trim();
+        const key = this.#dispatcher.knows(trimmed) ? trimmed.toLowerCase() : UNKNOWN_ACTION;
         this.counters.actions.set(key, (this.counters.actions.get(key) ?? 0) + 1);
       },
       onClose: (s, reason) => {

@@ -44,7 +44,7 @@ export function registerManagerMetrics(registry: Registry, manager: () => Manage
   );
   new Counter({
     name: 'switchboard_manager_actions_total',
-    help: 'Manager actions run, by action',
+    help: 'Manager actions asked for, by action ((unknown) for a name the server does not have)',
     labelNames: ['action'],
     registers: [registry],
     collect() {
