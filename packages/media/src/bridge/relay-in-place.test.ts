@@ -92,51 +92,55 @@ for (const nativeSockets of [true, false])
       );
     });
 
-    it('stops relaying on the frame after a command that needs the audio, however long it relayed unchanged', { timeout: 10_000 }, async () => {
-      const engine = new MediaEngine({ rtpStart: BASE_PORT + 20, rtpEnd: BASE_PORT + 30, workers: 1, nativeSockets });
-      await engine.start();
-      const caller = await FarEnd.open();
-      const callee = await FarEnd.open();
-      cleanup.push(
-        () => engine.close(),
-        () => caller.close(),
-        () => callee.close(),
-      );
-      const codec = { name: 'PCMU', payloadType: 0, clockRate: 8000 } as const;
-      const a = await engine.createLeg({ bindAddress: '127.0.0.1' });
-      const b = await engine.createLeg({ bindAddress: '127.0.0.1' });
-      await engine.setLegRemote(a.legId, { address: '127.0.0.1', port: caller.port, codec });
-      await engine.setLegRemote(b.legId, { address: '127.0.0.1', port: callee.port, codec });
-      await engine.createBridge({ bridgeId: 'relay', kind: 'mixing' });
-      await engine.joinBridge('relay', a.legId);
-      await engine.joinBridge('relay', b.legId);
-      let sequenceNumber = 0;
-      const sendTagged = async (tag: number, count: number) => {
-        for (let i = 0; i < count; i += 1) {
-          await caller.send(packet(0xcccc, sequenceNumber, 160 * sequenceNumber, tag), a.localPort);
-          sequenceNumber += 1;
-          await sleep(5);
-        }
-      };
-      const relayed = (tag: number) => callee.packets.filter((p) => p.payload.length === 160 && p.payload.every((byte) => byte === tag));
+    it(
+      'stops relaying on the frame after a command that needs the audio, however long it relayed unchanged',
+      { timeout: 10_000 },
+      async () => {
+        const engine = new MediaEngine({ rtpStart: BASE_PORT + 20, rtpEnd: BASE_PORT + 30, workers: 1, nativeSockets });
+        await engine.start();
+        const caller = await FarEnd.open();
+        const callee = await FarEnd.open();
+        cleanup.push(
+          () => engine.close(),
+          () => caller.close(),
+          () => callee.close(),
+        );
+        const codec = { name: 'PCMU', payloadType: 0, clockRate: 8000 } as const;
+        const a = await engine.createLeg({ bindAddress: '127.0.0.1' });
+        const b = await engine.createLeg({ bindAddress: '127.0.0.1' });
+        await engine.setLegRemote(a.legId, { address: '127.0.0.1', port: caller.port, codec });
+        await engine.setLegRemote(b.legId, { address: '127.0.0.1', port: callee.port, codec });
+        await engine.createBridge({ bridgeId: 'relay', kind: 'mixing' });
+        await engine.joinBridge('relay', a.legId);
+        await engine.joinBridge('relay', b.legId);
+        let sequenceNumber = 0;
+        const sendTagged = async (tag: number, count: number) => {
+          for (let i = 0; i < count; i += 1) {
+            await caller.send(packet(0xcccc, sequenceNumber, 160 * sequenceNumber, tag), a.localPort);
+            sequenceNumber += 1;
+            await sleep(5);
+          }
+        };
+        const relayed = (tag: number) => callee.packets.filter((p) => p.payload.length === 160 && p.payload.every((byte) => byte === tag));
 
-      // Relaying, then many frames in which nothing changes.
-      await sleep(60);
-      await sendTagged(1, 5);
-      await waitFor('relayed packets', () => (relayed(1).length === 5 ? true : undefined));
-      await sleep(200);
+        // Relaying, then many frames in which nothing changes.
+        await sleep(60);
+        await sendTagged(1, 5);
+        await waitFor('relayed packets', () => (relayed(1).length === 5 ? true : undefined));
+        await sleep(200);
 
-      // Muting the caller needs the audio: from the next frame on nothing of it is passed on as it came.
-      await engine.setLegMute(a.legId, { inbound: true, outbound: false });
-      await sleep(30);
-      await sendTagged(4, 10);
-      await sleep(60);
-      assert.equal(relayed(4).length, 0, 'no packet relayed while the caller is muted');
+        // Muting the caller needs the audio: from the next frame on nothing of it is passed on as it came.
+        await engine.setLegMute(a.legId, { inbound: true, outbound: false });
+        await sleep(30);
+        await sendTagged(4, 10);
+        await sleep(60);
+        assert.equal(relayed(4).length, 0, 'no packet relayed while the caller is muted');
 
-      // Unmuted: relaying again.
-      await engine.setLegMute(a.legId, { inbound: false, outbound: false });
-      await sleep(60);
-      await sendTagged(5, 5);
-      await waitFor('relayed packets again', () => (relayed(5).length === 5 ? true : undefined));
-    });
+        // Unmuted: relaying again.
+        await engine.setLegMute(a.legId, { inbound: false, outbound: false });
+        await sleep(60);
+        await sendTagged(5, 5);
+        await waitFor('relayed packets again', () => (relayed(5).length === 5 ? true : undefined));
+      },
+    );
   });

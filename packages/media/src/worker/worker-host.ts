@@ -595,7 +595,7 @@ export class WorkerHost implements LegHost {
   }
 
   #busy(): boolean {
-    if (this.#bridges.size > 0 && [...this.#bridges.values()].some((bridge) => bridge.active)) return true;
+    for (const bridge of this.#bridges.values()) if (bridge.active) return true;
     if (this.#links.size > 0) return true;
     for (const endpoint of this.#endpoints.values()) if (endpoint.active) return true;
     return false;
