@@ -30,8 +30,9 @@ for (const nativeSockets of [true, false])
       cleanup = [];
     });
 
-    it('rewrites SSRC, sequence and timestamp into the leg stream, marks a source switch, strips CSRCs', { timeout: 10_000 }, async () => {
-      const engine = new MediaEngine({ rtpStart: BASE_PORT, rtpEnd: BASE_PORT + 10, workers: 1, nativeSockets });
+    /** Two PCMU legs, each with a far end, in one mixing bridge (closed after the test). */
+    async function bridgedPair(rtpStart: number) {
+      const engine = new MediaEngine({ rtpStart, rtpEnd: rtpStart + 10, workers: 1, nativeSockets });
       await engine.start();
       const caller = await FarEnd.open();
       const callee = await FarEnd.open();
@@ -48,6 +49,11 @@ for (const nativeSockets of [true, false])
       await engine.createBridge({ bridgeId: 'relay', kind: 'mixing' });
       await engine.joinBridge('relay', a.legId);
       await engine.joinBridge('relay', b.legId);
+      return { engine, caller, callee, a };
+    }
+
+    it('rewrites SSRC, sequence and timestamp into the leg stream, marks a source switch, strips CSRCs', { timeout: 10_000 }, async () => {
+      const { caller, callee, a } = await bridgedPair(BASE_PORT);
       await sleep(60); // the bridge starts relaying on its next tick
 
       // Source 1: five packets; then source 2 (new SSRC, unrelated numbering): five; then three with a CSRC.
@@ -96,23 +102,7 @@ for (const nativeSockets of [true, false])
       'stops relaying on the frame after a command that needs the audio, however long it relayed unchanged',
       { timeout: 10_000 },
       async () => {
-        const engine = new MediaEngine({ rtpStart: BASE_PORT + 20, rtpEnd: BASE_PORT + 30, workers: 1, nativeSockets });
-        await engine.start();
-        const caller = await FarEnd.open();
-        const callee = await FarEnd.open();
-        cleanup.push(
-          () => engine.close(),
-          () => caller.close(),
-          () => callee.close(),
-        );
-        const codec = { name: 'PCMU', payloadType: 0, clockRate: 8000 } as const;
-        const a = await engine.createLeg({ bindAddress: '127.0.0.1' });
-        const b = await engine.createLeg({ bindAddress: '127.0.0.1' });
-        await engine.setLegRemote(a.legId, { address: '127.0.0.1', port: caller.port, codec });
-        await engine.setLegRemote(b.legId, { address: '127.0.0.1', port: callee.port, codec });
-        await engine.createBridge({ bridgeId: 'relay', kind: 'mixing' });
-        await engine.joinBridge('relay', a.legId);
-        await engine.joinBridge('relay', b.legId);
+        const { engine, caller, callee, a } = await bridgedPair(BASE_PORT + 20);
         let sequenceNumber = 0;
         const sendTagged = async (tag: number, count: number) => {
           for (let i = 0; i < count; i += 1) {
