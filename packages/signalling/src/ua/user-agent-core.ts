@@ -235,7 +235,8 @@ export class UserAgentCore implements TransactionLayerUser {
   /**
    * §8.2.6.1 / §17.2.1: a 100 Trying stops the caller's INVITE retransmissions, but only an INVITE
    * still without a response needs one. A challenged or refused INVITE, and a call that rings or
-   * is answered at once, are spared a datagram each way (Dial() between two phones: two of nine).
+   * is answered at once, are spared the datagram (a Dial() call between two phones: two of the nine
+   * the server sent).
    */
   #scheduleTrying(transaction: InviteServerTransaction, request: SipRequest): void {
     this.#services.clock.setTimeout(() => {
