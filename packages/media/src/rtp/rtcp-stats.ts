@@ -66,7 +66,8 @@ export class ReceiverStatistics {
   received = 0;
   #expectedPrior = 0;
   #receivedPrior = 0;
-  #transit: number | null = null;
+  /** The previous packet's relative transit time; NaN before the first (a number, like `RtpLeg`'s clock fields: see there). */
+  #transit = Number.NaN;
   /** Interarrival jitter in timestamp units (A.8, kept unscaled). */
   jitter = 0;
 
@@ -105,7 +106,7 @@ export class ReceiverStatistics {
     this.received += 1;
     // A.8: D(i−1, i) from the relative transit times, J += (|D| − J) / 16.
     const transit = (arrivalMs * this.#clockRate) / 1000 - timestamp;
-    if (this.#transit !== null) {
+    if (!Number.isNaN(this.#transit)) {
       let d = transit - this.#transit;
       // Timestamps wrap at 2^32: take the difference modulo it.
       if (d > 2147483648) d -= 4294967296;

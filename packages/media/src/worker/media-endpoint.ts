@@ -226,6 +226,7 @@ export class MediaEndpoint {
 
   /** A loop, not a spread: `busy` is read for both members of every relaying bridge on every tick. */
   #beeping(): boolean {
+    if (this.recorders.size === 0) return false; // no iterator made for the common case
     for (const recorder of this.recorders) if (recorder.state === 'beeping') return true;
     return false;
   }
@@ -355,10 +356,12 @@ export class MediaEndpoint {
         dtmf.done();
       }
     }
-    for (const recorder of this.recorders) {
-      const beep = recorder.beepFrame();
-      if (beep !== null && frame === null) frame = beep;
-    }
+    // Every endpoint renders every frame: an empty set is not iterated (each iterator is garbage on the relay's thread).
+    if (this.recorders.size > 0)
+      for (const recorder of this.recorders) {
+        const beep = recorder.beepFrame();
+        if (beep !== null && frame === null) frame = beep;
+      }
     const playback = this.#playback;
     if (frame === null && playback !== null && playback.state === 'playing') {
       const first = playback.framesOut === 0;

@@ -96,8 +96,12 @@ export class RtpLeg {
   readonly #ssrc = randomUint32();
   #sequence = randomUint32() & 0xffff;
   #nextTimestamp = randomUint32();
-  /** Schedule time of the last frame sent or skipped; null before the first. */
-  #lastFrameAt: number | null = null;
+  /**
+   * Schedule time of the last frame sent or skipped; NaN before the first. Never null: it is written
+   * for every relayed packet, and V8 keeps a field's doubles in place only while it holds numbers
+   * alone (a nullable one boxes each value anew: garbage per packet).
+   */
+  #lastFrameAt = Number.NaN;
   /** The next packet starts a talkspurt (RFC 3551 §4.1: marker on the first packet after silence). */
   #markerPending = true;
 
@@ -579,7 +583,7 @@ export class RtpLeg {
     // RFC 3550 §5.1: the timestamp follows the sampling clock, so after a pause between playbacks
     // it advances by the elapsed time (never less than one frame), keeping the stream monotonic.
     let timestamp = this.#nextTimestamp;
-    if (this.#lastFrameAt !== null && this.#markerPending) {
+    if (!Number.isNaN(this.#lastFrameAt) && this.#markerPending) {
       const elapsed = Math.round(((dueAt - this.#lastFrameAt) * remote.codec.clockRate) / 1000);
       if (elapsed > frameTimestamps) timestamp = (timestamp + elapsed - frameTimestamps) >>> 0;
     }
