@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { rmsOf, toneShare, toneWav, waitFor, wavSamples } from './audio-analysis.js';
 import { freePort, type RunningSwitchboard, runSipp, startSwitchboard } from './harness.js';
+import { baresipListenPort } from './baresip-phone.js';
 import { RtpPeer } from './rtp-peer.js';
 import { digestPhone, NAT_PHONE, udpTransport } from './pjsip-phones.js';
 
@@ -74,7 +75,7 @@ describe('baresip: an independent SIP client registers, calls through Dial() and
     });
 
     // baresip: config with no audio device, a tone file as source, the decoder dumped to snd_path.
-    const sipListen = await freePort('udp');
+    const sipListen = await baresipListenPort();
     const rtpBase = 2 * Math.floor((await freePort('udp')) / 2);
     const dumps = join(dir, 'dumps');
     const tone = join(dir, 'tone.wav');

@@ -5,6 +5,7 @@
  */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { toneWav, wavSamples } from './audio-analysis.js';
 import { freePort } from './harness.js';
@@ -45,7 +46,7 @@ export class BaresipPhone {
 
   static async start(options: BaresipOptions): Promise<BaresipPhone> {
     const { dir } = options;
-    const sipListen = await freePort('udp');
+    const sipListen = await baresipListenPort();
     const rtpBase = 2 * Math.floor((await freePort('udp')) / 2);
     const rtpPorts: [number, number] = [rtpBase, rtpBase + 20];
     const dumps = join(dir, 'dumps');
@@ -104,4 +105,25 @@ export class BaresipPhone {
     await this.#exited;
     clearTimeout(killTimer);
   }
+}
+
+/** Whether a TCP listener can bind 127.0.0.1:`port` now. */
+function tcpPortFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+/**
+ * A `sip_listen` port for baresip: it binds UDP and TCP on the port and TLS (TCP) on the next one,
+ * and gives up when any of them is taken.
+ */
+export async function baresipListenPort(): Promise<number> {
+  for (let attempt = 0; attempt < 20; attempt += 1) {
+    const port = await freePort('udp');
+    if (port < 65535 && (await tcpPortFree(port)) && (await tcpPortFree(port + 1))) return port;
+  }
+  throw new Error('no port with UDP, TCP and the next TCP port free for baresip');
 }
