@@ -156,17 +156,20 @@ export class RecordingTechnology implements ChannelTechnology {
   }
 }
 
-/** Lets pending promise callbacks run. */
 /**
- * What `channels.create` takes for an answered inbound SIP channel of `tech`, named after `id`
- * (`SIP/<id>-1`, endpoint `id`, context `default`); `overrides` changes any of it.
+ * What `channels.create` takes for an answered inbound SIP channel from `endpoint` (`SIP/<endpoint>-1`,
+ * context `default`, an id of the registry's choosing); `overrides` changes any of it: `state: 'Ring'`
+ * for one still ringing, `id` for a chosen id.
  */
-export function answeredChannelInit(id: string, tech: ChannelTechnology, overrides: Partial<ChannelInit> = {}): ChannelInit {
+export function inboundChannelInit(
+  endpoint: string,
+  tech: ChannelTechnology,
+  overrides: Partial<ChannelInit> = {},
+): Omit<ChannelInit, 'id'> & { id?: string } {
   return {
-    id,
-    name: `SIP/${id}-1`,
+    name: `SIP/${endpoint}-1`,
     technology: 'SIP',
-    endpoint: id,
+    endpoint,
     direction: 'inbound',
     state: 'Up',
     caller: { name: '', number: '' },
@@ -178,6 +181,7 @@ export function answeredChannelInit(id: string, tech: ChannelTechnology, overrid
   };
 }
 
+/** Lets pending promise callbacks run. */
 export const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** An outbound call as a driver would prepare it; tests drive the far end through `events`. */

@@ -11,7 +11,7 @@ import type { CoreError } from '../errors.js';
 import type { TimedDomainEvent } from '../events/domain-events.js';
 import { EventBus } from '../events/event-bus.js';
 import type { PlayFileRequest } from '../media/media-engine.js';
-import { RecordingMediaEngine, RecordingTechnology, settle } from '../test-support.js';
+import { inboundChannelInit, RecordingMediaEngine, RecordingTechnology, settle } from '../test-support.js';
 import { silentLogger } from '../util/logger.js';
 import { BridgeMusic } from './bridge-music.js';
 import { BridgeRegistry } from './bridge-registry.js';
@@ -323,18 +323,7 @@ describe('BridgeRegistry', () => {
     const ringing = () => {
       count += 1;
       const tech = new LegTechnology(`leg-${count}`);
-      const channel = channels.create({
-        name: `SIP/r-${String(count).padStart(8, '0')}`,
-        technology: 'SIP',
-        endpoint: 'r',
-        direction: 'inbound',
-        state: 'Ring',
-        caller: { name: '', number: '' },
-        language: 'en',
-        dialplan: { context: 'c', exten: '100', priority: 1 },
-        tech,
-        snapshotVariables: [],
-      });
+      const channel = channels.create(inboundChannelInit('r', tech, { name: `SIP/r-${count}`, state: 'Ring' }));
       return { channel, tech };
     };
     const early = ringing();

@@ -4,7 +4,7 @@ import { ChannelRegistry } from '../channels/channel-registry.js';
 import { CoreError } from '../errors.js';
 import type { TimedDomainEvent } from '../events/domain-events.js';
 import { EventBus } from '../events/event-bus.js';
-import { RecordingTechnology } from '../test-support.js';
+import { inboundChannelInit, RecordingTechnology } from '../test-support.js';
 import { silentLogger } from '../util/logger.js';
 import { startTestCore } from '../user-events/test-core.js';
 import type { DriverStateServices } from './driver-services.js';
@@ -25,18 +25,7 @@ function setup() {
 
 /** A call from the endpoint's phone, ringing in. */
 function inboundCall(channels: ChannelRegistry, resource: string) {
-  return channels.create({
-    name: `SIP/${resource}-00000001`,
-    technology: 'SIP',
-    endpoint: resource,
-    direction: 'inbound',
-    state: 'Ring',
-    caller: { name: '', number: '' },
-    language: 'en',
-    dialplan: { context: 'c', exten: 's', priority: 1 },
-    tech: new RecordingTechnology(),
-    snapshotVariables: [],
-  });
+  return channels.create(inboundChannelInit(resource, new RecordingTechnology(), { state: 'Ring' }));
 }
 
 const rejects = async (work: Promise<unknown>, code: string) => {

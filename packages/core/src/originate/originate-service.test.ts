@@ -8,7 +8,7 @@ import type { ChannelTechnology } from '../drivers/channel-technology.js';
 import { CoreError } from '../errors.js';
 import type { TimedDomainEvent } from '../events/domain-events.js';
 import {
-  answeredChannelInit,
+  inboundChannelInit,
   FakeChannelDriver,
   RecordingMediaEngine,
   RecordingTechnology,
@@ -72,7 +72,7 @@ describe('OriginateService', () => {
   const dialStatuses = () => events.flatMap((e) => (e.type === 'Dial' ? [e.dialstatus] : []));
 
   /** An answered inbound channel on `tech`, to be named as an originator or to take an id. */
-  const answeredChannel = (id: string, tech: ChannelTechnology) => core.channels.create(answeredChannelInit(id, tech));
+  const answeredChannel = (id: string, tech: ChannelTechnology) => core.channels.create(inboundChannelInit(id, tech, { id }));
 
   it('dials, and on answer hands the channel to the application, which was subscribed from the start', async () => {
     const channel = await core.originator.originate({

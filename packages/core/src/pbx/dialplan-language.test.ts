@@ -14,7 +14,7 @@ import { EventBus } from '../events/event-bus.js';
 import { PlaybackManager } from '../playback/playback-manager.js';
 import { SoundIndex } from '../sounds/sound-index.js';
 import { MemoryAstDb } from '../store/astdb.js';
-import { RecordingMediaEngine, RecordingTechnology, settle } from '../test-support.js';
+import { inboundChannelInit, RecordingMediaEngine, RecordingTechnology, settle } from '../test-support.js';
 import { silentLogger } from '../util/logger.js';
 import { systemClock } from '../util/time.js';
 import type { OutgoingHeaders } from '../drivers/channel-technology.js';
@@ -54,18 +54,13 @@ function setup(extensions: string, now?: Date) {
     pbx: { astdb, ...(now ? { now: () => now } : {}) },
   });
   const tech = new RecordingTechnology();
-  const channel = new ChannelRegistry(bus, silentLogger).create({
-    name: 'SIP/a-00000001',
-    technology: 'SIP',
-    endpoint: 'a',
-    direction: 'inbound',
-    state: 'Ring',
-    caller: { name: 'Alice', number: '1001' },
-    language: 'en',
-    dialplan: { context: 'in', exten: '100', priority: 1 },
-    tech,
-    snapshotVariables: [],
-  });
+  const channel = new ChannelRegistry(bus, silentLogger).create(
+    inboundChannelInit('a', tech, {
+      state: 'Ring',
+      caller: { name: 'Alice', number: '1001' },
+      dialplan: { context: 'in', exten: '100', priority: 1 },
+    }),
+  );
   const run = (exten = '100') => runner.run(channel, { context: 'in', exten, priority: 1 });
   return { runner, channel, tech, media, globals, astdb, run };
 }

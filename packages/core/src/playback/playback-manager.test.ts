@@ -9,7 +9,7 @@ import type { CoreError } from '../errors.js';
 import type { TimedDomainEvent } from '../events/domain-events.js';
 import { EventBus } from '../events/event-bus.js';
 import { SoundIndex } from '../sounds/sound-index.js';
-import { RecordingMediaEngine, RecordingTechnology, settle } from '../test-support.js';
+import { inboundChannelInit, RecordingMediaEngine, RecordingTechnology, settle } from '../test-support.js';
 import { silentLogger } from '../util/logger.js';
 import { systemClock } from '../util/time.js';
 import { PlaybackManager } from './playback-manager.js';
@@ -37,18 +37,7 @@ describe('PlaybackManager', () => {
     const sounds = new SoundIndex([soundsDir()], 'en', silentLogger);
     manager = new PlaybackManager({ bus, media, sounds, log: silentLogger, clock: systemClock });
     tech = new RecordingTechnology();
-    channel = new ChannelRegistry(bus, silentLogger).create({
-      name: 'SIP/x-00000001',
-      technology: 'SIP',
-      endpoint: 'x',
-      direction: 'inbound',
-      state: 'Up',
-      caller: { name: '', number: '' },
-      language: 'en',
-      dialplan: { context: 'c', exten: 's', priority: 1 },
-      tech,
-      snapshotVariables: [],
-    });
+    channel = new ChannelRegistry(bus, silentLogger).create(inboundChannelInit('x', tech));
     events.length = 0;
   });
 
