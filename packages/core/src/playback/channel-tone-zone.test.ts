@@ -15,7 +15,7 @@ import { readSipConfig } from '../config/pjsip-config.js';
 import { EventBus } from '../events/event-bus.js';
 import type { MediaTarget, PlayToneRequest } from '../media/media-engine.js';
 import { SoundIndex } from '../sounds/sound-index.js';
-import { RecordingMediaEngine, RecordingTechnology, settle } from '../test-support.js';
+import { inboundChannelInit, RecordingMediaEngine, RecordingTechnology, settle } from '../test-support.js';
 import { silentLogger } from '../util/logger.js';
 import { systemClock } from '../util/time.js';
 import { channelToneZone } from './channel-tone-zone.js';
@@ -34,18 +34,7 @@ const sip = readSipConfig(
 );
 
 function newChannel(endpoint: string, registry = new ChannelRegistry(new EventBus(), silentLogger)): Channel {
-  return registry.create({
-    name: `SIP/${endpoint}-00000001`,
-    technology: 'SIP',
-    endpoint,
-    direction: 'inbound',
-    state: 'Up',
-    caller: { name: '', number: '' },
-    language: 'en',
-    dialplan: { context: 'c', exten: 's', priority: 1 },
-    tech: new RecordingTechnology(),
-    snapshotVariables: [],
-  });
+  return registry.create(inboundChannelInit(endpoint, new RecordingTechnology()));
 }
 
 const segments = (pattern: string) => {

@@ -106,18 +106,7 @@ describe('PlaybackManager', () => {
   });
 
   it('sends progress, not answer, to an unanswered channel', async () => {
-    const ringing = new ChannelRegistry(bus, silentLogger).create({
-      name: 'SIP/y-00000002',
-      technology: 'SIP',
-      endpoint: 'y',
-      direction: 'inbound',
-      state: 'Ring',
-      caller: { name: '', number: '' },
-      language: 'en',
-      dialplan: { context: 'c', exten: 's', priority: 1 },
-      tech,
-      snapshotVariables: [],
-    });
+    const ringing = new ChannelRegistry(bus, silentLogger).create(inboundChannelInit('y', tech, { state: 'Ring' }));
     manager.playOnChannel(ringing, ['sound:a']);
     await settle();
     assert.deepEqual(tech.calls, ['progress']);
