@@ -55,6 +55,12 @@ export interface CreateLegRequest {
    * crossing workers through a bridge link. Ignored when that leg is gone or its worker is not running.
    */
   near?: string;
+  /**
+   * The leg's id, chosen by the caller (unique; a random UUID otherwise). The id is then usable before
+   * `createLeg` resolves: commands given for the leg meanwhile wait until its socket is bound and then
+   * go in the order given; they fail with `leg_not_found` if it cannot be bound.
+   */
+  legId?: string;
 }
 
 export interface MediaLegInfo {

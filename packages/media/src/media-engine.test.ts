@@ -400,6 +400,66 @@ describe('MediaEngine ports', () => {
   });
 });
 
+describe('MediaEngine legs named by the caller', () => {
+  it('takes commands for a leg before its socket is bound and sends them in the order given', { timeout: 5000 }, async () => {
+    const base = BASE_PORT + 1100;
+    // The first port is taken: the worker refuses it and the engine binds the next, with commands waiting.
+    const squatter = dgram.createSocket('udp4');
+    await new Promise<void>((resolve) => squatter.bind(base, '127.0.0.1', resolve));
+    const far = await FarEnd.open();
+    const engine = new MediaEngine({ rtpStart: base, rtpEnd: base + 10, workers: 1 });
+    await engine.start();
+    const notes: MediaNotification[] = [];
+    engine.onNotification((n) => notes.push(n));
+    try {
+      const creating = engine.createLeg({ bindAddress: '127.0.0.1', legId: 'early-leg' });
+      // Given before the leg exists in the worker: without the wait the playback would find no remote.
+      const remote = engine.setLegRemote('early-leg', pcmu(far.port));
+      const playing = engine.playFile('early-leg', { playbackId: 'early', file: oneSecond, offsetMs: 900 });
+      const leg = await creating;
+      await Promise.all([remote, playing]);
+      assert.equal(leg.legId, 'early-leg');
+      assert.equal(leg.localPort, base + 2, 'the squatted port was skipped');
+      const finished = await waitFor('finished', () => notes.find((n) => n.type === 'playbackFinished'));
+      assert.equal(finished.type === 'playbackFinished' && finished.reason, 'complete');
+      await waitFor('5 packets at the remote', () => (far.packets.length >= 5 ? true : undefined), 1000);
+      await assert.rejects(engine.createLeg({ bindAddress: '127.0.0.1', legId: 'early-leg' }), { code: 'invalid_argument' });
+      await assert.rejects(engine.createLeg({ bindAddress: '127.0.0.1', legId: '' }), { code: 'invalid_argument' });
+    } finally {
+      await engine.close();
+      far.close();
+      squatter.close();
+    }
+  });
+
+  it(
+    'fails the waiting commands with leg_not_found when the leg cannot be bound, and a destroy while binding wins',
+    { timeout: 5000 },
+    async () => {
+      const base = BASE_PORT + 1200;
+      const engine = new MediaEngine({ rtpStart: base, rtpEnd: base + 1, workers: 1 });
+      await engine.start();
+      try {
+        const first = engine.createLeg({ bindAddress: '127.0.0.1', legId: 'first' });
+        const destroyed = engine.destroyLeg('first');
+        await first;
+        await destroyed;
+        await assert.rejects(engine.getCounters('first'), LegNotFoundError);
+        // The only port pair is held: the second leg cannot be bound, and what waited for it fails.
+        const holder = await engine.createLeg({ bindAddress: '127.0.0.1' });
+        const doomed = engine.createLeg({ bindAddress: '127.0.0.1', legId: 'doomed' });
+        const waiting = engine.getCounters('doomed');
+        await assert.rejects(doomed, PortsExhaustedError);
+        await assert.rejects(waiting, LegNotFoundError);
+        await assert.rejects(engine.destroyLeg('doomed'), LegNotFoundError);
+        await engine.destroyLeg(holder.legId);
+      } finally {
+        await engine.close();
+      }
+    },
+  );
+});
+
 describe('MediaEngine workers', () => {
   it('spreads legs over workers and forwards worker logs to the main logger', { timeout: 10_000 }, async () => {
     const logger = memoryLogger();

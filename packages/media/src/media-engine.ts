@@ -101,6 +101,10 @@ interface LegRecord {
   videoPort: number;
   /** The worker confirmed the leg (its socket is bound). */
   created: boolean;
+  /** Settles when the worker has bound the leg's socket, or for good could not (then the leg is gone). */
+  bound: Promise<void>;
+  /** Commands given before the socket was bound, still waiting for it (#bound). */
+  waiting: number;
   /** The playback last accepted on this leg and not yet reported finished. */
   playbackId: string | null;
   destroying: Promise<void> | null;
@@ -228,33 +232,56 @@ export class MediaEngine implements MediaEngineControl {
 
   // ── the MediaEngine surface ──────────────────────────────────────────────────────────────
 
-  async createLeg(request: CreateLegRequest): Promise<MediaLegInfo> {
-    this.#assertRunning();
-    const bindAddress = validateIpAddress('bindAddress', request.bindAddress);
-    const remote = request.remote === undefined ? undefined : validateRemote(request.remote);
-    const slot = this.#slotNear(request.near) ?? this.#pickSlot();
-    const channel = this.#slots[slot];
-    const record: LegRecord = {
-      legId: randomUUID(),
-      slot,
-      channel,
-      port: -1,
-      videoPort: -1,
-      created: false,
-      playbackId: null,
-      destroying: null,
-      snoop: false,
-      bridgeId: null,
-    };
+  /**
+   * Creates a leg and binds its socket. With the caller's `legId` the leg can be given commands (and be
+   * destroyed) before this resolves: they wait for the socket and then go in the order they were given.
+   */
+  createLeg(request: CreateLegRequest): Promise<MediaLegInfo> {
+    let record: LegRecord;
+    let bindAddress: string;
+    let remote: LegRemote | undefined;
+    try {
+      this.#assertRunning();
+      bindAddress = validateIpAddress('bindAddress', request.bindAddress);
+      remote = request.remote === undefined ? undefined : validateRemote(request.remote);
+      const legId = request.legId === undefined ? randomUUID() : validateNonEmpty('legId', request.legId);
+      if (this.#legs.has(legId)) throw new InvalidArgumentError(`media leg ${legId} already exists`);
+      const slot = this.#slotNear(request.near) ?? this.#pickSlot();
+      record = {
+        legId,
+        slot,
+        channel: this.#slots[slot],
+        port: -1,
+        videoPort: -1,
+        created: false,
+        bound: Promise.resolve(),
+        waiting: 0,
+        playbackId: null,
+        destroying: null,
+        snoop: false,
+        bridgeId: null,
+      };
+    } catch (error) {
+      return Promise.reject(error);
+    }
     this.#legs.set(record.legId, record);
-    this.#load[slot] += 1;
+    this.#load[record.slot] += 1;
+    const binding = this.#bindLeg(record, bindAddress, remote, request.video === true);
+    record.bound = binding.then(() => undefined);
+    // The failure reaches createLeg's caller; commands waiting for the socket are told the leg is gone.
+    record.bound.catch(() => undefined);
+    return binding;
+  }
+
+  /** Binds the leg's socket on a free port, skipping ports another program holds. */
+  async #bindLeg(record: LegRecord, bindAddress: string, remote: LegRemote | undefined, video: boolean): Promise<MediaLegInfo> {
     const busy = new Set<number>(); // ports another program holds
     try {
       for (;;) {
         const port = this.#ports.acquire(busy);
         // A video leg takes a second RTP/RTCP pair from the same range.
-        const videoPort = request.video === true && port !== null ? this.#ports.acquire(busy) : null;
-        if (port === null || (request.video === true && videoPort === null)) {
+        const videoPort = video && port !== null ? this.#ports.acquire(busy) : null;
+        if (port === null || (video && videoPort === null)) {
           if (port !== null) this.#ports.release(port);
           throw new PortsExhaustedError(
             `no free RTP port in ${this.#ports.first}-${this.#ports.last}: ` +
@@ -264,7 +291,7 @@ export class MediaEngine implements MediaEngineControl {
         record.port = port;
         record.videoPort = videoPort ?? -1;
         try {
-          const bound = await channel.request({
+          const bound = await record.channel.request({
             type: 'createLeg',
             legId: record.legId,
             bindAddress,
@@ -299,6 +326,7 @@ export class MediaEngine implements MediaEngineControl {
 
   async setLegRemote(legId: string, remote: LegRemote): Promise<void> {
     const record = this.#leg(legId);
+    await this.#bound(record);
     await record.channel.request({ type: 'setLegRemote', legId, remote: validateRemote(remote) });
     record.codec = remote.codec.name;
   }
@@ -323,6 +351,7 @@ export class MediaEngine implements MediaEngineControl {
     if (record.destroying !== null) return record.destroying;
     record.destroying = (async () => {
       try {
+        await this.#bound(record);
         await this.#leaveCurrentBridge(record);
         await record.channel.request({ type: 'destroyLeg', legId });
       } catch (error) {
@@ -347,6 +376,7 @@ export class MediaEngine implements MediaEngineControl {
     const offsetMs = validateOffsetMs(request.offsetMs);
     const loop = request.loop === true;
     if (request.announcerFormat !== undefined) throw new InvalidArgumentError('announcerFormat applies to bridge playbacks only');
+    await this.#bound(record);
     await record.channel.request({ type: 'playFile', target: { kind: 'leg', legId }, playbackId, file, offsetMs, loop });
     record.playbackId = playbackId;
   }
@@ -354,6 +384,7 @@ export class MediaEngine implements MediaEngineControl {
   /** Stops the playback if it is still the leg's current one (finished `stopped`); otherwise does nothing. */
   async stopPlayback(legId: string, playbackId: string): Promise<void> {
     const record = this.#leg(legId);
+    await this.#bound(record);
     await record.channel.request({ type: 'stopPlayback', target: { kind: 'leg', legId }, playbackId });
   }
 
@@ -378,6 +409,7 @@ export class MediaEngine implements MediaEngineControl {
     }
     if (checked.kind === 'leg') {
       const record = this.#leg(checked.legId);
+      await this.#bound(record);
       await record.channel.request(command);
       record.playbackId = playbackId;
     } else {
@@ -472,6 +504,7 @@ export class MediaEngine implements MediaEngineControl {
     const bridgeId = bridge.bridgeId;
     if (this.#bridges.get(bridgeId) !== bridge) throw bridgeNotFound(bridgeId);
     const record = this.#leg(legId);
+    await this.#bound(record);
     if (record.bridgeId !== null && record.bridgeId !== bridgeId) await this.#leaveCurrentBridge(record);
     if (bridge.members.size === 0 && bridge.playbackId === null && bridge.recordings === 0 && bridge.channel !== record.channel) {
       await this.#moveHome(bridge, record.channel);
@@ -501,6 +534,7 @@ export class MediaEngine implements MediaEngineControl {
     await this.#serialized(bridge, async () => {
       const record = this.#leg(legId);
       if (!bridge.members.has(legId)) throw legNotFound(`${legId} in bridge ${bridgeId}`);
+      await this.#bound(record);
       await this.#leaveCurrentBridge(record);
     });
   }
@@ -551,7 +585,9 @@ export class MediaEngine implements MediaEngineControl {
       bridge = this.#bridge(checked.bridgeId);
       channel = bridge.channel;
     } else {
-      channel = this.#leg(checked.legId).channel;
+      const leg = this.#leg(checked.legId);
+      await this.#bound(leg);
+      channel = leg.channel;
     }
     const record: RecordingRecord = { recordingId: recording.recordingId, channel, bridgeId: bridge?.bridgeId ?? null };
     this.#recordings.set(recording.recordingId, record);
@@ -586,16 +622,19 @@ export class MediaEngine implements MediaEngineControl {
   /** Sends digits (RFC 4733 events, or in-band tones without telephone-event); resolves after the last. */
   async sendDtmf(legId: string, request: { digits: string; durationMs: number; betweenMs: number }): Promise<void> {
     const record = this.#leg(legId);
+    await this.#bound(record);
     await record.channel.request({ type: 'sendDtmf', legId, ...validateDtmf(request) });
   }
 
   async setLegMute(legId: string, mute: { inbound: boolean; outbound: boolean }): Promise<void> {
     const record = this.#leg(legId);
+    await this.#bound(record);
     await record.channel.request({ type: 'setLegMute', legId, inbound: mute.inbound === true, outbound: mute.outbound === true });
   }
 
   async setLegGain(legId: string, gain: LegGain): Promise<void> {
     const record = this.#leg(legId);
+    await this.#bound(record);
     await record.channel.request({
       type: 'setLegGain',
       legId,
@@ -606,28 +645,33 @@ export class MediaEngine implements MediaEngineControl {
 
   async setTalkDetection(legId: string, options: TalkDetectionOptions | null): Promise<void> {
     const record = this.#leg(legId);
+    await this.#bound(record);
     await record.channel.request({ type: 'setTalkDetection', legId, options: validateTalkDetection(options) });
   }
 
   async setToneDetection(legId: string, options: ToneDetectionOptions | null): Promise<void> {
     const record = this.#leg(legId);
+    await this.#bound(record);
     await record.channel.request({ type: 'setToneDetection', legId, options: validateToneDetection(options) });
   }
 
   async setInbandDtmfDetection(legId: string, enabled: boolean): Promise<void> {
     const record = this.#leg(legId);
+    await this.#bound(record);
     await record.channel.request({ type: 'setInbandDtmfDetection', legId, enabled: enabled === true });
   }
 
   /** Arms (seconds > 0) or disarms (0) the leg's RTP timeout; `legRtpTimeout` follows once it runs out. */
   async setLegRtpTimeout(legId: string, seconds: number): Promise<void> {
     const record = this.#leg(legId);
+    await this.#bound(record);
     await record.channel.request({ type: 'setLegRtpTimeout', legId, seconds: validateRtpTimeout(seconds) });
   }
 
   /** A leg without a socket on the source's worker that hears (spy) and/or whispers into the source. */
   async createSnoopLeg(request: CreateSnoopRequest): Promise<{ legId: string }> {
     const source = this.#leg(request.sourceLegId);
+    await this.#bound(source);
     const spy = validateSnoopDirection('spy', request.spy);
     const whisper = validateSnoopDirection('whisper', request.whisper);
     const spyGain = request.spyGain === undefined ? undefined : validateSpyGain(request.spyGain);
@@ -638,6 +682,8 @@ export class MediaEngine implements MediaEngineControl {
       port: -1,
       videoPort: -1,
       created: false,
+      bound: Promise.resolve(),
+      waiting: 0,
       playbackId: null,
       destroying: null,
       snoop: true,
@@ -669,11 +715,13 @@ export class MediaEngine implements MediaEngineControl {
 
   async getRtpStatistics(legId: string): Promise<LegRtpStatistics> {
     const record = this.#leg(legId);
+    await this.#bound(record);
     return record.channel.request({ type: 'getRtpStatistics', legId });
   }
 
   async getCounters(legId: string): Promise<LegCounters> {
     const record = this.#leg(legId);
+    await this.#bound(record);
     return record.channel.request({ type: 'getCounters', legId });
   }
 
@@ -700,11 +748,31 @@ export class MediaEngine implements MediaEngineControl {
     if (this.#state !== 'running') throw new EngineNotRunningError(`media engine is ${this.#state}`);
   }
 
+  /** A leg of this engine, perhaps still being bound: its commands first wait for #bound. */
   #leg(legId: string): LegRecord {
     this.#assertRunning();
     const record = this.#legs.get(legId);
-    if (record === undefined || !record.created) throw legNotFound(legId);
+    if (record === undefined) throw legNotFound(legId);
     return record;
+  }
+
+  /**
+   * Waits, when the leg's socket is not bound yet, until it is (rejects with `leg_not_found` when it could
+   * not be). Every command for a leg awaits this right before its request, so the waiting ones go to the
+   * worker in the order they were given and ahead of any given later; a bound leg does not wait.
+   */
+  #bound(record: LegRecord): Promise<void> | undefined {
+    if (record.created && record.waiting === 0) return undefined;
+    record.waiting += 1;
+    return record.bound.then(
+      () => {
+        record.waiting -= 1;
+      },
+      () => {
+        record.waiting -= 1;
+        throw legNotFound(record.legId);
+      },
+    );
   }
 
   #bridge(bridgeId: string): BridgeRecord {

@@ -35,8 +35,11 @@ class FakeMedia implements SipMediaEngine {
   failCreate = false;
   /** When set, setLegRemote waits for it (to hold a re-INVITE open). */
   gate: Promise<void> | undefined;
+  /** When set, createLeg waits for it (a media worker still binding the socket). */
+  createGate: Promise<void> | undefined;
 
   async createLeg(request: CreateLegRequest): Promise<MediaLegInfo> {
+    if (this.createGate !== undefined) await this.createGate;
     if (this.failCreate) throw new Error('no ports');
     const legId = `leg-${++this.#next}`;
     // A remote given with the leg is its first remote, as the real engine sets it.
@@ -839,12 +842,34 @@ describe('SipDriver over UDP loopback', { timeout: 30_000 }, () => {
     await waitFor(() => driver.activeCalls === 0, 'the call to end');
   });
 
-  it('answers 503 when no media leg can be had', async () => {
+  it('answers 503 when no media leg can be had, and reports the presented call hung up with cause 34', async () => {
     media.failCreate = true;
     const call = newCall();
     await peer.send(request(peer, call, 'INVITE', { body: sdpOffer() }), port);
     await peer.expectResponse(503, 'INVITE');
-    assert.equal(host.calls.length, 0);
+    const inbound = await presentedCall(call);
+    await waitFor(() => host.hungUp.length === 1, 'hungUp');
+    assert.deepEqual(host.hungUp, [{ name: inbound.name, cause: 34 }]);
+    await assert.rejects(inbound.tech.answer(), /487/);
+  });
+
+  it('presents the call while its media leg is being bound; only the SDP waits for the leg', async () => {
+    let bind = () => {};
+    media.createGate = new Promise<void>((resolve) => {
+      bind = resolve;
+    });
+    const call = newCall();
+    await peer.send(request(peer, call, 'INVITE', { body: sdpOffer() }), port);
+    const inbound = await presentedCall(call);
+    assert.equal(media.legs.size, 0, 'presented before the leg exists');
+    assert.ok(inbound.tech.mediaLegId, 'the leg id is known at once');
+    const answering = inbound.tech.answer();
+    await peer.expectNothing((m) => m.type === 'response' && m.status === 200, 30);
+    bind();
+    await answering;
+    const ok = await peer.expectResponse(200, 'INVITE');
+    assert.equal(parseSdp(ok.bodyText).media[0].port, 30002);
+    assert.equal(media.legs.size, 1);
   });
 
   it('answers OPTIONS, unknown methods, stray in-dialog requests and malformed requests', async () => {

@@ -20,12 +20,14 @@ import type {
   LegRemote,
   Logger,
   MediaEngine,
+  MediaLegInfo,
   SipEndpointConfig,
   SipTransportConfig,
   TransferProgressState,
   VideoCodecName,
 } from '@switchboard/core';
 import { CoreError } from '@switchboard/core';
+import { randomUUID } from 'node:crypto';
 import type { Dialog } from '../../dialog/dialog.js';
 import type { IncomingInvite } from '../../dialog/incoming-invite.js';
 import type { SipRequest } from '../../message/sip-message.js';
@@ -207,12 +209,24 @@ export class SipCallCore {
    */
   async createLeg(transport: SipTransportConfig, peer: () => string, remote?: RemoteMedia, near?: string): Promise<void> {
     const video = wantsVideo(this.#options.videoCodecs());
-    const leg = await this.#options.media.createLeg({
-      bindAddress: transport.bindAddress,
-      video,
-      ...(remote !== undefined ? { remote: this.#legRemote(remote, video) } : {}),
-      near,
-    });
+    // The id is ours from the start, so the leg can be used (played to, bridged, destroyed) while the
+    // media worker binds its socket: the engine holds such commands until then.
+    const legId = randomUUID();
+    this.#legId = legId;
+    let leg: MediaLegInfo;
+    try {
+      leg = await this.#options.media.createLeg({
+        legId,
+        bindAddress: transport.bindAddress,
+        video,
+        ...(remote !== undefined ? { remote: this.#legRemote(remote, video) } : {}),
+        near,
+      });
+    } catch (err) {
+      // The engine has forgotten the leg: there is nothing to destroy.
+      this.#legReleased = true;
+      throw err;
+    }
     this.#legId = leg.legId;
     this.#mediaPort = leg.localPort;
     this.#videoPort = leg.videoPort;

@@ -152,6 +152,8 @@ export const CAUSE_BEARER_NOT_AVAILABLE = 58;
 export const CAUSE_RECOVERY_ON_TIMER_EXPIRY = 102;
 /** A transport failure toward the peer. */
 export const CAUSE_NETWORK_OUT_OF_ORDER = 38;
+/** No circuit/channel available (503): the call's media leg could not be set up. */
+export const CAUSE_NO_CIRCUIT_AVAILABLE = 34;
 
 /**
  * The Q.850 cause of an RFC 3326 Reason header (`Q.850;cause=16;text="..."`), if it has one.

@@ -44,6 +44,7 @@ import { dialogIdentity, SDP, SipCallCore, type SipMediaEngine } from './call-co
 import {
   CAUSE_BEARER_NOT_AVAILABLE,
   CAUSE_NETWORK_OUT_OF_ORDER,
+  CAUSE_NO_CIRCUIT_AVAILABLE,
   CAUSE_NORMAL_CLEARING,
   CAUSE_RECOVERY_ON_TIMER_EXPIRY,
   causeFromReasonHeader,
@@ -122,6 +123,8 @@ export class InboundCall implements ChannelTechnology, TransferSource {
   readonly #acknowledged = new Promise<void>((resolve) => {
     this.#settled = resolve;
   });
+  /** Settles once the leg is bound and our SDP can be written (or the call was refused for want of it). */
+  #mediaReady: Promise<void> = Promise.resolve();
   /** The caller answered an UPDATE 405/501: refreshes go as re-INVITEs from then on. */
   #updateRefused = false;
   /** The channel's name, once presented to core (for the RTP timeout's warning). */
@@ -242,14 +245,9 @@ export class InboundCall implements ChannelTechnology, TransferSource {
       return;
     }
 
-    try {
-      await this.#createMedia();
-    } catch (err) {
-      this.#log.error({ err }, 'media leg could not be set up');
-      this.#refuse(503);
-      return;
-    }
-    if (this.#state !== 'setup') return;
+    // The call is presented while the media worker binds the leg's socket: core can use the leg at once
+    // (the engine holds its commands until then), and only our SDP waits for it (#mediaReady).
+    this.#mediaReady = this.#createMedia();
 
     const uri = request.uri;
     const exten = uri.kind === 'sip' && uri.user !== undefined && uri.user !== '' ? uri.user : 's';
@@ -349,6 +347,7 @@ export class InboundCall implements ChannelTechnology, TransferSource {
   }
 
   async indicateProgress(): Promise<void> {
+    await this.#mediaReady;
     if (this.#state !== 'offered') return;
     // An offer cannot go in an unreliable provisional response (RFC 3261 §13.2.1), so with a late
     // offer the 183 carries no SDP.
@@ -358,6 +357,7 @@ export class InboundCall implements ChannelTechnology, TransferSource {
   }
 
   async answer(): Promise<void> {
+    await this.#mediaReady;
     if (this.#state === 'answered' || this.#state === 'up') return;
     if (this.#state !== 'offered') throw new SipError(487, 'Request Terminated', 'the call ended before it was answered');
     const body = this.#localSdp();
@@ -554,12 +554,21 @@ export class InboundCall implements ChannelTechnology, TransferSource {
     });
   }
 
+  /** Creates the leg; when it cannot be, the caller is told 503 and core hears of the hangup. */
   async #createMedia(): Promise<void> {
     // The identified endpoint's `media_address` names our media in the answer and later SDP (nat-media.ts).
     const transport = mediaTransportConfig(this.#env.transportConfig, this.#context.source.address, this.#endpoint);
-    // An offer in the INVITE: the leg is created already pointed at the caller's media.
-    await this.#core.createLeg(transport, () => this.#context.source.address, this.#core.remote);
-    if (this.#state !== 'setup') await this.#core.releaseMedia();
+    try {
+      // An offer in the INVITE: the leg is created already pointed at the caller's media.
+      await this.#core.createLeg(transport, () => this.#context.source.address, this.#core.remote);
+    } catch (err) {
+      if (this.#state === 'ended') return;
+      this.#log.error({ err }, 'media leg could not be set up');
+      this.#refuse(503);
+      this.#core.report(CAUSE_NO_CIRCUIT_AVAILABLE);
+      return;
+    }
+    if (this.#state === 'ended') await this.#core.releaseMedia();
   }
 
   /** The SDP we send: an answer to the caller's offer, or our offer when the INVITE had none. */
