@@ -4,7 +4,7 @@
 // each. Reports the highest rate with < 0.1 % failed calls, the server's CPU per call and its RSS.
 import { createSocket } from 'node:dgram';
 import { runSipp, startSwitchboard } from '../test/dist/harness.js';
-import { machine, printSteps, stepRates, writeResult } from './common.mjs';
+import { machine, printSteps, SIPP_SOCKET_BUFFERS, stepRates, writeResult } from './common.mjs';
 
 const rates = (process.env.BENCH_RATES ?? '100,200,400,800,1200').split(',').map(Number);
 const seconds = Number(process.env.BENCH_STEP_SECONDS ?? 8);
@@ -37,7 +37,7 @@ const { steps, best } = await stepRates({
         calls,
         rate,
         timeoutSeconds: seconds + 6,
-        extra: ['-l', String(rate * 4)],
+        extra: ['-l', String(rate * 4), ...SIPP_SOCKET_BUFFERS],
       },
     ),
 });

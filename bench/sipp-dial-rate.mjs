@@ -5,7 +5,7 @@
 // BENCH_STEP_SECONDS each; reports the highest with < 0.1 % failed calls, CPU per call and RSS.
 import { runSipp } from '../test/dist/harness.js';
 import { startDialBench } from './dial-setup.mjs';
-import { machine, printSteps, sleep, stepRates, writeResult } from './common.mjs';
+import { machine, printSteps, SIPP_SOCKET_BUFFERS, sleep, stepRates, writeResult } from './common.mjs';
 
 const rates = (process.env.BENCH_RATES ?? '50,100,200,300,400').split(',').map(Number);
 const seconds = Number(process.env.BENCH_STEP_SECONDS ?? 8);
@@ -26,7 +26,7 @@ const { steps, best } = await stepRates({
       keys: { rtpport: sinks[1].address().port },
       calls,
       timeoutSeconds: seconds + 8,
-      extra: ['-p', String(bobPort)],
+      extra: ['-p', String(bobPort), ...SIPP_SOCKET_BUFFERS],
     });
     await sleep(300);
     const caller = await runSipp('uac-auth-bye.xml', target, {
@@ -35,7 +35,7 @@ const { steps, best } = await stepRates({
       calls,
       rate,
       timeoutSeconds: seconds + 6,
-      extra: ['-au', 'alice', '-ap', 'wonderland', '-l', String(rate * 4)],
+      extra: ['-au', 'alice', '-ap', 'wonderland', '-l', String(rate * 4), ...SIPP_SOCKET_BUFFERS],
     });
     await callee;
     return caller;

@@ -26,6 +26,7 @@ import {
   machineBusySeconds,
   round,
   rssMiB,
+  SIPP_SOCKET_BUFFERS,
   sippCount,
   sleep,
   untilNoRetransmissions,
@@ -79,7 +80,7 @@ async function step(offered, phase, stepSeconds = seconds) {
     keys: { rtpport: sinks[1].address().port },
     calls,
     timeoutSeconds: stepSeconds + 8,
-    extra: ['-p', String(bobPort)],
+    extra: ['-p', String(bobPort), ...SIPP_SOCKET_BUFFERS],
   });
   await sleep(300);
   const caller = await runSipp('uac-auth-bye.xml', target, {
@@ -88,7 +89,20 @@ async function step(offered, phase, stepSeconds = seconds) {
     calls,
     rate,
     timeoutSeconds: stepSeconds + 6,
-    extra: ['-au', 'alice', '-ap', 'wonderland', '-l', String(rate * 4), '-trace_stat', '-fd', '1', '-stf', join(statDir, 'stat.csv')],
+    extra: [
+      '-au',
+      'alice',
+      '-ap',
+      'wonderland',
+      '-l',
+      String(rate * 4),
+      ...SIPP_SOCKET_BUFFERS,
+      '-trace_stat',
+      '-fd',
+      '1',
+      '-stf',
+      join(statDir, 'stat.csv'),
+    ],
   });
   await callee;
   const elapsed = (performance.now() - started) / 1000;

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runSipp, startSwitchboard } from '../test/dist/harness.js';
-import { machine, printSteps, stepRates, writeResult } from './common.mjs';
+import { machine, printSteps, SIPP_SOCKET_BUFFERS, stepRates, writeResult } from './common.mjs';
 
 const rates = (process.env.BENCH_RATES ?? '400,800,1200,1600,2400,3200').split(',').map(Number);
 const seconds = Number(process.env.BENCH_STEP_SECONDS ?? 8);
@@ -54,7 +54,7 @@ const { steps, best } = await stepRates({
         calls,
         rate,
         timeoutSeconds: seconds + 6,
-        extra: ['-inf', csv, '-au', AUTH_USER, '-ap', AUTH_PASSWORD, '-l', String(rate * 4)],
+        extra: ['-inf', csv, '-au', AUTH_USER, '-ap', AUTH_PASSWORD, '-l', String(rate * 4), ...SIPP_SOCKET_BUFFERS],
       },
     ),
 });
