@@ -139,6 +139,24 @@ interface RecordingRecord {
   bridgeId: string | null;
 }
 
+/** A leg not yet confirmed by its worker: no port, no playback, in no bridge. */
+function newLegRecord(legId: string, slot: number, channel: WorkerChannel, snoop: boolean): LegRecord {
+  return {
+    legId,
+    slot,
+    channel,
+    port: -1,
+    videoPort: -1,
+    created: false,
+    bound: Promise.resolve(),
+    waiting: 0,
+    playbackId: null,
+    destroying: null,
+    snoop,
+    bridgeId: null,
+  };
+}
+
 const WORKER_SCRIPT = new URL('./worker.js', import.meta.url);
 const CLOSE_TIMEOUT_MS = 2000;
 
@@ -247,20 +265,7 @@ export class MediaEngine implements MediaEngineControl {
       const legId = request.legId === undefined ? randomUUID() : validateNonEmpty('legId', request.legId);
       if (this.#legs.has(legId)) throw new InvalidArgumentError(`media leg ${legId} already exists`);
       const slot = this.#slotNear(request.near) ?? this.#pickSlot();
-      record = {
-        legId,
-        slot,
-        channel: this.#slots[slot],
-        port: -1,
-        videoPort: -1,
-        created: false,
-        bound: Promise.resolve(),
-        waiting: 0,
-        playbackId: null,
-        destroying: null,
-        snoop: false,
-        bridgeId: null,
-      };
+      record = newLegRecord(legId, slot, this.#slots[slot], false);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -675,20 +680,7 @@ export class MediaEngine implements MediaEngineControl {
     const spy = validateSnoopDirection('spy', request.spy);
     const whisper = validateSnoopDirection('whisper', request.whisper);
     const spyGain = request.spyGain === undefined ? undefined : validateSpyGain(request.spyGain);
-    const record: LegRecord = {
-      legId: randomUUID(),
-      slot: source.slot,
-      channel: source.channel,
-      port: -1,
-      videoPort: -1,
-      created: false,
-      bound: Promise.resolve(),
-      waiting: 0,
-      playbackId: null,
-      destroying: null,
-      snoop: true,
-      bridgeId: null,
-    };
+    const record = newLegRecord(randomUUID(), source.slot, source.channel, true);
     this.#legs.set(record.legId, record);
     this.#load[record.slot] += 1;
     try {
