@@ -157,11 +157,11 @@ export class RecordingTechnology implements ChannelTechnology {
 }
 
 /**
- * What `channels.create` takes for an answered inbound SIP channel from `endpoint` (`SIP/<endpoint>-1`,
- * context `default`, an id of the registry's choosing); `overrides` changes any of it: `state: 'Ring'`
- * for one still ringing, `id` for a chosen id.
+ * What `channels.create` takes for a SIP channel of `endpoint` (`SIP/<endpoint>-1`, context `default`, an id of
+ * the registry's choosing): inbound and answered unless `overrides` say otherwise (`state: 'Ring'` for one still
+ * ringing, `direction: 'outbound'` for one being dialled, `id` for a chosen id).
  */
-export function inboundChannelInit(
+export function sipChannelInit(
   endpoint: string,
   tech: ChannelTechnology,
   overrides: Partial<ChannelInit> = {},

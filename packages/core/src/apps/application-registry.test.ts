@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { beforeEach, describe, it } from 'node:test';
 import { ChannelRegistry } from '../channels/channel-registry.js';
 import { EventBus } from '../events/event-bus.js';
-import { RecordingTechnology, settle } from '../test-support.js';
+import { sipChannelInit, RecordingTechnology, settle } from '../test-support.js';
 import { silentLogger } from '../util/logger.js';
 import type { ApplicationEvent } from './application.js';
 import { ApplicationRegistry } from './application-registry.js';
@@ -11,19 +11,7 @@ describe('ApplicationRegistry', () => {
   let bus: EventBus;
   let apps: ApplicationRegistry;
   let channels: ChannelRegistry;
-  const newChannel = () =>
-    channels.create({
-      name: 'SIP/a-00000001',
-      technology: 'SIP',
-      endpoint: 'a',
-      direction: 'inbound',
-      state: 'Ring',
-      caller: { name: '', number: '' },
-      language: 'en',
-      dialplan: { context: 'c', exten: '100', priority: 1 },
-      tech: new RecordingTechnology(),
-      snapshotVariables: [],
-    });
+  const newChannel = () => channels.create(sipChannelInit('a', new RecordingTechnology(), { state: 'Ring' }));
 
   beforeEach(() => {
     bus = new EventBus();

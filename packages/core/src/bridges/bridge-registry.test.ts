@@ -11,7 +11,7 @@ import type { CoreError } from '../errors.js';
 import type { TimedDomainEvent } from '../events/domain-events.js';
 import { EventBus } from '../events/event-bus.js';
 import type { PlayFileRequest } from '../media/media-engine.js';
-import { inboundChannelInit, RecordingMediaEngine, RecordingTechnology, settle } from '../test-support.js';
+import { sipChannelInit, RecordingMediaEngine, RecordingTechnology, settle } from '../test-support.js';
 import { silentLogger } from '../util/logger.js';
 import { BridgeMusic } from './bridge-music.js';
 import { BridgeRegistry } from './bridge-registry.js';
@@ -55,18 +55,9 @@ describe('BridgeRegistry', () => {
 
   const newChannel = (inApp = true): Channel => {
     count += 1;
-    const channel = channels.create({
-      name: `SIP/a-${String(count).padStart(8, '0')}`,
-      technology: 'SIP',
-      endpoint: 'a',
-      direction: 'inbound',
-      state: 'Up',
-      caller: { name: '', number: '' },
-      language: 'en',
-      dialplan: { context: 'c', exten: '100', priority: 1 },
-      tech: new LegTechnology(`leg-${count}`),
-      snapshotVariables: [],
-    });
+    const channel = channels.create(
+      sipChannelInit('a', new LegTechnology(`leg-${count}`), { name: `SIP/a-${String(count).padStart(8, '0')}` }),
+    );
     if (inApp) void apps.enter(channel, 'demo', []);
     return channel;
   };
@@ -323,7 +314,7 @@ describe('BridgeRegistry', () => {
     const ringing = () => {
       count += 1;
       const tech = new LegTechnology(`leg-${count}`);
-      const channel = channels.create(inboundChannelInit('r', tech, { name: `SIP/r-${count}`, state: 'Ring' }));
+      const channel = channels.create(sipChannelInit('r', tech, { name: `SIP/r-${count}`, state: 'Ring' }));
       return { channel, tech };
     };
     const early = ringing();

@@ -6,7 +6,7 @@ import { parseIni } from '../config/ini.js';
 import { SwitchboardCore } from '../core.js';
 import { parseDialplan } from '../dialplan/parse-extensions.js';
 import { CoreError } from '../errors.js';
-import { FakeChannelDriver, inboundChannelInit, RecordingMediaEngine, RecordingTechnology, testCoreConfig } from '../test-support.js';
+import { FakeChannelDriver, sipChannelInit, RecordingMediaEngine, RecordingTechnology, testCoreConfig } from '../test-support.js';
 import { silentLogger } from '../util/logger.js';
 import type { Channel } from './channel.js';
 
@@ -26,7 +26,7 @@ describe('ChannelFlowControl', () => {
   let exit: Promise<ApplicationExit>;
 
   const newChannel = (tech = new RecordingTechnology()) =>
-    core.channels.create(inboundChannelInit('alice', tech, { dialplan: { context: 'in', exten: '100', priority: 1 } }));
+    core.channels.create(sipChannelInit('alice', tech, { dialplan: { context: 'in', exten: '100', priority: 1 } }));
 
   beforeEach(() => {
     const dialplan = parseDialplan(parseIni('[in]\nexten => 100,1,NoOp()\n same => n(here),NoOp()\n', 'extensions.conf'), silentLogger);

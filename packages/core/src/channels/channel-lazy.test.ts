@@ -4,7 +4,7 @@ import { parseIni } from '../config/ini.js';
 import { SwitchboardCore } from '../core.js';
 import { parseDialplan } from '../dialplan/parse-extensions.js';
 import { CoreError } from '../errors.js';
-import { FakeChannelDriver, RecordingMediaEngine, RecordingTechnology, testCoreConfig } from '../test-support.js';
+import { FakeChannelDriver, sipChannelInit, RecordingMediaEngine, RecordingTechnology, testCoreConfig } from '../test-support.js';
 import { silentLogger } from '../util/logger.js';
 import { formatWireDate } from '../util/time.js';
 
@@ -16,18 +16,9 @@ function newCore(): SwitchboardCore {
 }
 
 const newChannel = (core: SwitchboardCore, name: string) =>
-  core.channels.create({
-    name,
-    technology: 'SIP',
-    endpoint: 'alice',
-    direction: 'inbound',
-    state: 'Up',
-    caller: { name: '', number: '' },
-    language: 'en',
-    dialplan: { context: 'in', exten: '100', priority: 1 },
-    tech: new RecordingTechnology(),
-    snapshotVariables: [],
-  });
+  core.channels.create(
+    sipChannelInit('alice', new RecordingTechnology(), { name, dialplan: { context: 'in', exten: '100', priority: 1 } }),
+  );
 
 describe('Channel.hangupSignal (created on first read)', () => {
   it('aborts a signal read before the hangup, with a conflict CoreError as its reason', () => {

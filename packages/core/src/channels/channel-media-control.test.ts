@@ -6,7 +6,7 @@ import { beforeEach, describe, it } from 'node:test';
 import { SwitchboardCore } from '../core.js';
 import { CoreError } from '../errors.js';
 import type { TimedDomainEvent } from '../events/domain-events.js';
-import { RecordingMediaEngine, RecordingTechnology, settle, testCoreConfig } from '../test-support.js';
+import { sipChannelInit, RecordingMediaEngine, RecordingTechnology, settle, testCoreConfig } from '../test-support.js';
 import type { Clock } from '../util/time.js';
 import type { Channel } from './channel.js';
 import { parseDtmf } from './dtmf.js';
@@ -43,18 +43,7 @@ describe('ChannelMediaControl', () => {
   let count = 0;
   const newChannel = (state: Channel['state'] = 'Up'): Channel => {
     count += 1;
-    return core.channels.create({
-      name: `SIP/alice-${count}`,
-      technology: 'SIP',
-      endpoint: 'alice',
-      direction: 'inbound',
-      state,
-      caller: { name: '', number: '' },
-      language: 'en',
-      dialplan: { context: 'default', exten: 's', priority: 1 },
-      tech: new LegTechnology(`leg-${count}`),
-      snapshotVariables: [],
-    });
+    return core.channels.create(sipChannelInit('alice', new LegTechnology(`leg-${count}`), { name: `SIP/alice-${count}`, state }));
   };
   const requests = (method: string) => media.requests.filter((r) => r.method === method).map((r) => r.args);
 

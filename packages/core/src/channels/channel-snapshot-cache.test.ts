@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { parseIni } from '../config/ini.js';
 import { SwitchboardCore } from '../core.js';
 import { parseDialplan } from '../dialplan/parse-extensions.js';
-import { FakeChannelDriver, RecordingMediaEngine, RecordingTechnology, testCoreConfig } from '../test-support.js';
+import { FakeChannelDriver, sipChannelInit, RecordingMediaEngine, RecordingTechnology, testCoreConfig } from '../test-support.js';
 import { silentLogger } from '../util/logger.js';
 import type { Channel } from './channel.js';
 
@@ -15,18 +15,14 @@ function newCore(): SwitchboardCore {
 }
 
 const newChannel = (core: SwitchboardCore, name: string, snapshotVariables: string[] = []) =>
-  core.channels.create({
-    name,
-    technology: 'SIP',
-    endpoint: 'alice',
-    direction: 'inbound',
-    state: 'Ring',
-    caller: { name: 'Alice', number: '100' },
-    language: 'en',
-    dialplan: { context: 'in', exten: '100', priority: 1 },
-    tech: new RecordingTechnology(),
-    snapshotVariables,
-  });
+  core.channels.create(
+    sipChannelInit('alice', new RecordingTechnology(), {
+      name,
+      state: 'Ring',
+      dialplan: { context: 'in', exten: '100', priority: 1 },
+      snapshotVariables,
+    }),
+  );
 
 /** Each change, and what the next snapshot must show afterwards. */
 const CHANGES: readonly [string, (c: Channel) => void, (s: ReturnType<Channel['snapshot']>) => boolean][] = [

@@ -1,23 +1,19 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { SwitchboardCore } from '../core.js';
-import { RecordingMediaEngine, RecordingTechnology, testCoreConfig } from '../test-support.js';
+import { sipChannelInit, RecordingMediaEngine, RecordingTechnology, testCoreConfig } from '../test-support.js';
 
 describe('channelvars entries', () => {
   it('carry variables and the values of dialplan functions, following changes', async () => {
     const core = new SwitchboardCore({ config: testCoreConfig(), media: new RecordingMediaEngine() });
-    const channel = core.channels.create({
-      name: 'SIP/alice-7',
-      technology: 'SIP',
-      endpoint: 'alice',
-      direction: 'inbound',
-      state: 'Ring',
-      caller: { name: 'Alice', number: '100' },
-      language: 'fr',
-      dialplan: { context: 'default', exten: 's', priority: 1 },
-      tech: new RecordingTechnology(),
-      snapshotVariables: ['CALLERID(num)', 'CALLERID(name)', 'CHANNEL(language)', 'CHANNEL(state)', 'LEN(abc)', 'PLAIN', 'NOSUCH(x)'],
-    });
+    const channel = core.channels.create(
+      sipChannelInit('alice', new RecordingTechnology(), {
+        state: 'Ring',
+        caller: { name: 'Alice', number: '100' },
+        language: 'fr',
+        snapshotVariables: ['CALLERID(num)', 'CALLERID(name)', 'CHANNEL(language)', 'CHANNEL(state)', 'LEN(abc)', 'PLAIN', 'NOSUCH(x)'],
+      }),
+    );
     channel.setVariable('PLAIN', 'yes');
     assert.deepEqual(channel.snapshot().channelvars, {
       'CALLERID(num)': '100',

@@ -3,7 +3,7 @@ import { beforeEach, describe, it } from 'node:test';
 import { SwitchboardCore } from '../core.js';
 import { CoreError } from '../errors.js';
 import type { TimedDomainEvent } from '../events/domain-events.js';
-import { RecordingMediaEngine, RecordingTechnology, testCoreConfig } from '../test-support.js';
+import { sipChannelInit, RecordingMediaEngine, RecordingTechnology, testCoreConfig } from '../test-support.js';
 import type { Channel } from './channel.js';
 
 const isCode = (code: CoreError['code']) => (err: unknown) => err instanceof CoreError && err.code === code;
@@ -19,18 +19,7 @@ describe('ChannelVariableAccess', () => {
     core = new SwitchboardCore({ config: testCoreConfig(), media });
     events = [];
     core.bus.subscribe((e) => events.push(e));
-    channel = core.channels.create({
-      name: 'SIP/alice-1',
-      technology: 'SIP',
-      endpoint: 'alice',
-      direction: 'inbound',
-      state: 'Up',
-      caller: { name: 'Alice', number: '100' },
-      language: 'en',
-      dialplan: { context: 'default', exten: 's', priority: 1 },
-      tech: new RecordingTechnology(),
-      snapshotVariables: [],
-    });
+    channel = core.channels.create(sipChannelInit('alice', new RecordingTechnology(), { caller: { name: 'Alice', number: '100' } }));
   });
 
   it('reads variables, built-ins and functions; an unknown variable is 404', async () => {

@@ -10,7 +10,7 @@ import { BridgeRegistry } from '../bridges/bridge-registry.js';
 import { ChannelRegistry } from '../channels/channel-registry.js';
 import type { TimedDomainEvent } from '../events/domain-events.js';
 import { EventBus } from '../events/event-bus.js';
-import { RecordingMediaEngine, RecordingTechnology, settle } from '../test-support.js';
+import { sipChannelInit, RecordingMediaEngine, RecordingTechnology, settle } from '../test-support.js';
 import { silentLogger } from '../util/logger.js';
 import { type AttachAnswer, type AttachRequest, type ClusterLegTransport, ClusterMediaLegs } from './cluster-media-legs.js';
 
@@ -115,19 +115,7 @@ describe('ClusterMediaLegs when a node is gone', () => {
 
   it("owner side: legs toward the dead node's bridges are freed; the channel stays up", async () => {
     make('node2');
-    const channel = channels.create({
-      id: 'chan-b',
-      name: 'SIP/bob-00000001',
-      technology: 'SIP',
-      endpoint: 'bob',
-      direction: 'inbound',
-      state: 'Up',
-      caller: { name: '', number: 'bob' },
-      language: 'en',
-      dialplan: { context: 'c', exten: '100', priority: 1 },
-      tech: new LegTechnology(),
-      snapshotVariables: [],
-    });
+    const channel = channels.create(sipChannelInit('bob', new LegTechnology(), { id: 'chan-b' }));
     void apps.enter(channel, 'demo', []);
     await legs.attach({ channelId: 'chan-b', address: '127.0.0.11', port: 20000, node: 'node1' });
     const joined = media.requests.find((r) => r.method === 'createBridge');

@@ -10,7 +10,7 @@ import type { TimedDomainEvent } from '../events/domain-events.js';
 import { EventBus } from '../events/event-bus.js';
 import { openStore } from '../store/sqlite-store.js';
 import type { DeviceStateStore } from '../store/types.js';
-import { RecordingTechnology } from '../test-support.js';
+import { sipChannelInit, RecordingTechnology } from '../test-support.js';
 import { silentLogger } from '../util/logger.js';
 import { DeviceStateRegistry, mergeDeviceStates } from './device-state-registry.js';
 
@@ -72,18 +72,7 @@ describe('DeviceStateRegistry', () => {
     const { registry, endpoints, channels, changes, store } = setup();
     assert.deepEqual(await registry.get('PJSIP/alice'), { name: 'SIP/alice', state: 'UNKNOWN' });
     endpoints.setEndpointState('SIP', 'alice', 'online');
-    const channel = channels.create({
-      name: 'SIP/alice-00000001',
-      technology: 'SIP',
-      endpoint: 'alice',
-      direction: 'outbound',
-      state: 'Dialing',
-      caller: { name: '', number: '' },
-      language: 'en',
-      dialplan: { context: 'c', exten: 's', priority: 1 },
-      tech: new RecordingTechnology(),
-      snapshotVariables: [],
-    });
+    const channel = channels.create(sipChannelInit('alice', new RecordingTechnology(), { direction: 'outbound', state: 'Dialing' }));
     channel.setState('Ringing');
     assert.equal((await registry.get('SIP/alice')).state, 'RINGING');
     channel.setState('Up');
@@ -105,18 +94,13 @@ describe('DeviceStateRegistry', () => {
     const { registry, endpoints, channels, store } = setup();
     endpoints.setEndpointState('SIP', 'alice', 'online');
     const make = (n: number, direction: 'inbound' | 'outbound') =>
-      channels.create({
-        name: `SIP/alice-${n}`,
-        technology: 'SIP',
-        endpoint: 'alice',
-        direction,
-        state: direction === 'outbound' ? 'Dialing' : 'Ring',
-        caller: { name: '', number: '' },
-        language: 'en',
-        dialplan: { context: 'c', exten: 's', priority: 1 },
-        tech: new RecordingTechnology(),
-        snapshotVariables: [],
-      });
+      channels.create(
+        sipChannelInit('alice', new RecordingTechnology(), {
+          name: `SIP/alice-${n}`,
+          direction,
+          state: direction === 'outbound' ? 'Dialing' : 'Ring',
+        }),
+      );
     const ringing = Array.from({ length: 50 }, (_, n) => make(n, 'outbound'));
     for (const channel of ringing) channel.setState('Ringing');
     assert.deepEqual(channels.endpointChannelCounts('SIP', 'alice'), { live: 50, alerting: 50 });

@@ -4,7 +4,7 @@ import { ChannelRegistry } from '../channels/channel-registry.js';
 import { CoreError } from '../errors.js';
 import type { TimedDomainEvent } from '../events/domain-events.js';
 import { EventBus } from '../events/event-bus.js';
-import { inboundChannelInit, RecordingTechnology } from '../test-support.js';
+import { sipChannelInit, RecordingTechnology } from '../test-support.js';
 import { silentLogger } from '../util/logger.js';
 import { startTestCore } from '../user-events/test-core.js';
 import type { DriverStateServices } from './driver-services.js';
@@ -25,7 +25,7 @@ function setup() {
 
 /** A call from the endpoint's phone, ringing in. */
 function inboundCall(channels: ChannelRegistry, resource: string) {
-  return channels.create(inboundChannelInit(resource, new RecordingTechnology(), { state: 'Ring' }));
+  return channels.create(sipChannelInit(resource, new RecordingTechnology(), { state: 'Ring' }));
 }
 
 const rejects = async (work: Promise<unknown>, code: string) => {

@@ -6,7 +6,7 @@ import { BridgeRegistry } from '../bridges/bridge-registry.js';
 import { ChannelRegistry } from '../channels/channel-registry.js';
 import type { TimedDomainEvent } from '../events/domain-events.js';
 import { EventBus } from '../events/event-bus.js';
-import { RecordingMediaEngine, RecordingTechnology, settle } from '../test-support.js';
+import { sipChannelInit, RecordingMediaEngine, RecordingTechnology, settle } from '../test-support.js';
 import { silentLogger } from '../util/logger.js';
 import { watchWorkerFailures } from './worker-failure.js';
 
@@ -29,19 +29,7 @@ describe('a media worker that dies', () => {
     const music = new BridgeMusic({ config: { classes: {} }, confDir: '/nonexistent', media, log: silentLogger });
     const bridges = new BridgeRegistry({ bus, media, applications, channels, music, log: silentLogger });
     watchWorkerFailures({ media, channels, bridges, log: silentLogger });
-    const make = (n: number) =>
-      channels.create({
-        name: `SIP/p-0000000${n}`,
-        technology: 'SIP',
-        endpoint: 'p',
-        direction: 'inbound',
-        state: 'Up',
-        caller: { name: '', number: '' },
-        language: 'en',
-        dialplan: { context: 'c', exten: 's', priority: 1 },
-        tech: new LegTechnology(`leg-${n}`),
-        snapshotVariables: [],
-      });
+    const make = (n: number) => channels.create(sipChannelInit('p', new LegTechnology(`leg-${n}`), { name: `SIP/p-0000000${n}` }));
     const lost = make(1);
     const survivor = make(2);
     const untouched = make(3);
@@ -75,18 +63,7 @@ describe('a media worker that dies', () => {
     const bridges = new BridgeRegistry({ bus, media, applications, channels, music, log: silentLogger });
     watchWorkerFailures({ media, channels, bridges, log: silentLogger });
     const make = (n: number) =>
-      channels.create({
-        name: `SIP/browser-0000000${n}`,
-        technology: 'SIP',
-        endpoint: 'browser',
-        direction: 'inbound',
-        state: 'Up',
-        caller: { name: '', number: '' },
-        language: 'en',
-        dialplan: { context: 'c', exten: 's', priority: 1 },
-        tech: new LegTechnology(`leg-${n}`),
-        snapshotVariables: [],
-      });
+      channels.create(sipChannelInit('browser', new LegTechnology(`leg-${n}`), { name: `SIP/browser-0000000${n}` }));
     const failed = make(1);
     const playing = make(2);
     media.emit({ type: 'legFailed', legId: 'leg-2', error: 'playback failed: no such file' });

@@ -7,14 +7,7 @@ import { parseDialplan } from '../dialplan/parse-extensions.js';
 import type { ChannelTechnology } from '../drivers/channel-technology.js';
 import { CoreError } from '../errors.js';
 import type { TimedDomainEvent } from '../events/domain-events.js';
-import {
-  inboundChannelInit,
-  FakeChannelDriver,
-  RecordingMediaEngine,
-  RecordingTechnology,
-  settle,
-  testCoreConfig,
-} from '../test-support.js';
+import { sipChannelInit, FakeChannelDriver, RecordingMediaEngine, RecordingTechnology, settle, testCoreConfig } from '../test-support.js';
 import { silentLogger } from '../util/logger.js';
 import type { Clock } from '../util/time.js';
 
@@ -72,7 +65,7 @@ describe('OriginateService', () => {
   const dialStatuses = () => events.flatMap((e) => (e.type === 'Dial' ? [e.dialstatus] : []));
 
   /** An answered inbound channel on `tech`, to be named as an originator or to take an id. */
-  const answeredChannel = (id: string, tech: ChannelTechnology) => core.channels.create(inboundChannelInit(id, tech, { id }));
+  const answeredChannel = (id: string, tech: ChannelTechnology) => core.channels.create(sipChannelInit(id, tech, { id }));
 
   it('dials, and on answer hands the channel to the application, which was subscribed from the start', async () => {
     const channel = await core.originator.originate({

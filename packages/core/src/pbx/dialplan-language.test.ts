@@ -14,7 +14,7 @@ import { EventBus } from '../events/event-bus.js';
 import { PlaybackManager } from '../playback/playback-manager.js';
 import { SoundIndex } from '../sounds/sound-index.js';
 import { MemoryAstDb } from '../store/astdb.js';
-import { inboundChannelInit, RecordingMediaEngine, RecordingTechnology, settle } from '../test-support.js';
+import { sipChannelInit, RecordingMediaEngine, RecordingTechnology, settle } from '../test-support.js';
 import { silentLogger } from '../util/logger.js';
 import { systemClock } from '../util/time.js';
 import type { OutgoingHeaders } from '../drivers/channel-technology.js';
@@ -55,7 +55,7 @@ function setup(extensions: string, now?: Date) {
   });
   const tech = new RecordingTechnology();
   const channel = new ChannelRegistry(bus, silentLogger).create(
-    inboundChannelInit('a', tech, {
+    sipChannelInit('a', tech, {
       state: 'Ring',
       caller: { name: 'Alice', number: '1001' },
       dialplan: { context: 'in', exten: '100', priority: 1 },
@@ -271,18 +271,9 @@ exten => 100,1,Answer()
     await done;
     assert.deepEqual(files, ['digits/40', 'digits/2', 'digits/2', 'digits/4', 'letters/a', 'letters/b']);
     assert.equal(channel.getVariable('ACCOUNT'), 'sales');
-    const child = new ChannelRegistry(new EventBus(), silentLogger).create({
-      name: 'SIP/b-00000002',
-      technology: 'SIP',
-      endpoint: 'b',
-      direction: 'outbound',
-      state: 'Down',
-      caller: { name: '', number: '' },
-      language: 'en',
-      dialplan: { context: 'in', exten: '100', priority: 1 },
-      tech: new RecordingTechnology(),
-      snapshotVariables: [],
-    });
+    const child = new ChannelRegistry(new EventBus(), silentLogger).create(
+      sipChannelInit('b', new RecordingTechnology(), { direction: 'outbound', state: 'Down' }),
+    );
     inheritVariables(channel, child);
     assert.equal(child.getVariable('ACCOUNT'), 'sales');
   });

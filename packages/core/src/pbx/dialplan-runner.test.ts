@@ -14,7 +14,7 @@ import type { TimedDomainEvent } from '../events/domain-events.js';
 import { EventBus } from '../events/event-bus.js';
 import { PlaybackManager } from '../playback/playback-manager.js';
 import { SoundIndex } from '../sounds/sound-index.js';
-import { inboundChannelInit, RecordingMediaEngine, RecordingTechnology, settle } from '../test-support.js';
+import { sipChannelInit, RecordingMediaEngine, RecordingTechnology, settle } from '../test-support.js';
 import { silentLogger } from '../util/logger.js';
 import { systemClock } from '../util/time.js';
 import { DialplanRunner } from './dialplan-runner.js';
@@ -48,7 +48,7 @@ function setup(extensions: string) {
   });
   const tech = new RecordingTechnology();
   const channel = new ChannelRegistry(bus, silentLogger).create(
-    inboundChannelInit('a', tech, {
+    sipChannelInit('a', tech, {
       state: 'Ring',
       caller: { name: 'Alice', number: '1001' },
       dialplan: { context: 'in', exten: '100', priority: 1 },

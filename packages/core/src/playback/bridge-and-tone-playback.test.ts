@@ -10,7 +10,7 @@ import type { TimedDomainEvent } from '../events/domain-events.js';
 import { EventBus } from '../events/event-bus.js';
 import type { MediaTarget, PlayToneRequest } from '../media/media-engine.js';
 import { SoundIndex } from '../sounds/sound-index.js';
-import { RecordingMediaEngine, RecordingTechnology, settle } from '../test-support.js';
+import { sipChannelInit, RecordingMediaEngine, RecordingTechnology, settle } from '../test-support.js';
 import { silentLogger } from '../util/logger.js';
 import { systemClock } from '../util/time.js';
 import { type PlaybackBridge, PlaybackManager } from './playback-manager.js';
@@ -53,18 +53,7 @@ describe('PlaybackManager: bridges, tones and recordings', () => {
       clock: systemClock,
       recordingFile: (name) => (name === 'msg' ? join(recordingDir, 'msg.wav') : undefined),
     });
-    channel = new ChannelRegistry(bus, silentLogger).create({
-      name: 'SIP/x-00000001',
-      technology: 'SIP',
-      endpoint: 'x',
-      direction: 'inbound',
-      state: 'Up',
-      caller: { name: '', number: '' },
-      language: 'en',
-      dialplan: { context: 'c', exten: 's', priority: 1 },
-      tech: new RecordingTechnology(),
-      snapshotVariables: [],
-    });
+    channel = new ChannelRegistry(bus, silentLogger).create(sipChannelInit('x', new RecordingTechnology()));
   });
 
   const tones = () => media.requests.filter((r) => r.method === 'playTone').map((r) => r.args as [MediaTarget, PlayToneRequest]);

@@ -15,7 +15,7 @@ import { readSipConfig } from '../config/pjsip-config.js';
 import { EventBus } from '../events/event-bus.js';
 import type { MediaTarget, PlayToneRequest } from '../media/media-engine.js';
 import { SoundIndex } from '../sounds/sound-index.js';
-import { inboundChannelInit, RecordingMediaEngine, RecordingTechnology, settle } from '../test-support.js';
+import { sipChannelInit, RecordingMediaEngine, RecordingTechnology, settle } from '../test-support.js';
 import { silentLogger } from '../util/logger.js';
 import { systemClock } from '../util/time.js';
 import { channelToneZone } from './channel-tone-zone.js';
@@ -34,7 +34,7 @@ const sip = readSipConfig(
 );
 
 function newChannel(endpoint: string, registry = new ChannelRegistry(new EventBus(), silentLogger)): Channel {
-  return registry.create(inboundChannelInit(endpoint, new RecordingTechnology()));
+  return registry.create(sipChannelInit(endpoint, new RecordingTechnology()));
 }
 
 const segments = (pattern: string) => {

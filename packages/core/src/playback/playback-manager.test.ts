@@ -9,7 +9,7 @@ import type { CoreError } from '../errors.js';
 import type { TimedDomainEvent } from '../events/domain-events.js';
 import { EventBus } from '../events/event-bus.js';
 import { SoundIndex } from '../sounds/sound-index.js';
-import { inboundChannelInit, RecordingMediaEngine, RecordingTechnology, settle } from '../test-support.js';
+import { sipChannelInit, RecordingMediaEngine, RecordingTechnology, settle } from '../test-support.js';
 import { silentLogger } from '../util/logger.js';
 import { systemClock } from '../util/time.js';
 import { PlaybackManager } from './playback-manager.js';
@@ -37,7 +37,7 @@ describe('PlaybackManager', () => {
     const sounds = new SoundIndex([soundsDir()], 'en', silentLogger);
     manager = new PlaybackManager({ bus, media, sounds, log: silentLogger, clock: systemClock });
     tech = new RecordingTechnology();
-    channel = new ChannelRegistry(bus, silentLogger).create(inboundChannelInit('x', tech));
+    channel = new ChannelRegistry(bus, silentLogger).create(sipChannelInit('x', tech));
     events.length = 0;
   });
 
@@ -106,7 +106,7 @@ describe('PlaybackManager', () => {
   });
 
   it('sends progress, not answer, to an unanswered channel', async () => {
-    const ringing = new ChannelRegistry(bus, silentLogger).create(inboundChannelInit('y', tech, { state: 'Ring' }));
+    const ringing = new ChannelRegistry(bus, silentLogger).create(sipChannelInit('y', tech, { state: 'Ring' }));
     manager.playOnChannel(ringing, ['sound:a']);
     await settle();
     assert.deepEqual(tech.calls, ['progress']);

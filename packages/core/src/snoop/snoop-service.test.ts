@@ -4,7 +4,7 @@ import type { ApplicationEvent } from '../apps/application.js';
 import type { Channel } from '../channels/channel.js';
 import { SwitchboardCore } from '../core.js';
 import { CoreError } from '../errors.js';
-import { RecordingMediaEngine, RecordingTechnology, settle, testCoreConfig } from '../test-support.js';
+import { sipChannelInit, RecordingMediaEngine, RecordingTechnology, settle, testCoreConfig } from '../test-support.js';
 
 const isCode = (code: CoreError['code']) => (err: unknown) => err instanceof CoreError && err.code === code;
 
@@ -19,19 +19,7 @@ describe('SnoopService', () => {
     core = new SwitchboardCore({ config: testCoreConfig(), media });
     received = [];
     core.applications.register('spy', (e) => received.push(e));
-    source = core.channels.create({
-      id: 'source',
-      name: 'SIP/alice-1',
-      technology: 'SIP',
-      endpoint: 'alice',
-      direction: 'inbound',
-      state: 'Up',
-      caller: { name: '', number: '' },
-      language: 'fr',
-      dialplan: { context: 'default', exten: 's', priority: 1 },
-      tech: new RecordingTechnology(),
-      snapshotVariables: [],
-    });
+    source = core.channels.create(sipChannelInit('alice', new RecordingTechnology(), { id: 'source', language: 'fr' }));
   });
 
   it('makes an answered Snoop channel over a snoop leg and places it in the application', async () => {

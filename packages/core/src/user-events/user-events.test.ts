@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { ApplicationEvent } from '../apps/application.js';
 import { CoreError } from '../errors.js';
-import { RecordingTechnology } from '../test-support.js';
+import { sipChannelInit, RecordingTechnology } from '../test-support.js';
 import { startTestCore, type TestCore } from './test-core.js';
 
 const codeOf = (work: () => unknown) => {
@@ -25,19 +25,7 @@ describe('subscriptions and user events', () => {
     t.remove();
   });
 
-  const newChannel = () =>
-    t.core.channels.create({
-      name: 'SIP/alice-00000001',
-      technology: 'SIP',
-      endpoint: 'alice',
-      direction: 'inbound',
-      state: 'Ring',
-      caller: { name: '', number: '' },
-      language: 'en',
-      dialplan: { context: 'default', exten: 's', priority: 1 },
-      tech: new RecordingTechnology(),
-      snapshotVariables: [],
-    });
+  const newChannel = () => t.core.channels.create(sipChannelInit('alice', new RecordingTechnology(), { state: 'Ring' }));
 
   it('counts subscriptions: two subscribes need two unsubscribes', () => {
     t.core.applications.register('counter', () => undefined);

@@ -6,7 +6,7 @@ import { ApplicationRegistry } from '../../apps/application-registry.js';
 import { ChannelRegistry } from '../../channels/channel-registry.js';
 import { ObjectOwnership } from '../../cluster/object-ownership.js';
 import { EventBus } from '../../events/event-bus.js';
-import { RecordingTechnology } from '../../test-support.js';
+import { sipChannelInit, RecordingTechnology } from '../../test-support.js';
 import { silentLogger } from '../../util/logger.js';
 import { openPostgresStore, type PostgresStore } from './postgres-store.js';
 import { postgresUnavailableReason, startTemporaryPostgres, type TemporaryPostgres } from './temporary-postgres.js';
@@ -64,18 +64,7 @@ describe('the cluster bus of the PostgreSQL store', { skip: unavailable }, () =>
     const ownership = new ObjectOwnership(CLUSTER, 'one', a.clusterDirectory, busA, silentLogger);
     const viewFromTwo = new ObjectOwnership(CLUSTER, 'two', b.clusterDirectory, new EventBus(), silentLogger);
     const channels = new ChannelRegistry(busA, silentLogger);
-    const channel = channels.create({
-      name: 'SIP/a-00000001',
-      technology: 'SIP',
-      endpoint: 'a',
-      direction: 'inbound',
-      state: 'Ring',
-      caller: { name: '', number: '' },
-      language: 'en',
-      dialplan: { context: 'c', exten: '100', priority: 1 },
-      tech: new RecordingTechnology(),
-      snapshotVariables: [],
-    });
+    const channel = channels.create(sipChannelInit('a', new RecordingTechnology(), { state: 'Ring' }));
     await a.clusterDirectory.flush();
     assert.deepEqual(await viewFromTwo.ownerOf('channel', channel.id), CLUSTER.nodes[0]);
     // Its own objects are not "elsewhere".
@@ -138,19 +127,7 @@ describe('the cluster bus of the PostgreSQL store', { skip: unavailable }, () =>
     assert.equal(served, b.nodeId);
 
     const channels = new ChannelRegistry(busA, silentLogger);
-    const newChannel = () =>
-      channels.create({
-        name: 'SIP/a-00000001',
-        technology: 'SIP',
-        endpoint: 'a',
-        direction: 'inbound',
-        state: 'Ring',
-        caller: { name: '', number: '' },
-        language: 'en',
-        dialplan: { context: 'c', exten: '100', priority: 1 },
-        tech: new RecordingTechnology(),
-        snapshotVariables: [],
-      });
+    const newChannel = () => channels.create(sipChannelInit('a', new RecordingTechnology(), { state: 'Ring' }));
     const channel = newChannel();
     const exit = registryA.enter(channel, 'remote-app', ['x']);
     await eventually(() => received.length === 1, 'AppStart at node b');

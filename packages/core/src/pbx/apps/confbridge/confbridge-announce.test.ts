@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
 import type { Channel } from '../../../channels/channel.js';
 import { SwitchboardCore } from '../../../core.js';
-import { inboundChannelInit, RecordingMediaEngine, RecordingTechnology, settle, testCoreConfig } from '../../../test-support.js';
+import { sipChannelInit, RecordingMediaEngine, RecordingTechnology, settle, testCoreConfig } from '../../../test-support.js';
 import { defaultBridgeProfile, defaultUserProfile } from './confbridge-config.js';
 import { userCountPrompts } from './confbridge-service.js';
 
@@ -23,7 +23,7 @@ describe('conference announcements', () => {
     const media = new RecordingMediaEngine();
     const core = new SwitchboardCore({ config, media });
     const channel = (id: string): Channel =>
-      core.channels.create(inboundChannelInit(id, new RecordingTechnology(), { id, caller: { name: '', number: id } }));
+      core.channels.create(sipChannelInit(id, new RecordingTechnology(), { id, caller: { name: '', number: id } }));
     const name = 'confbridge/names/room/bob';
     const file = join(recordings, `${name}.wav`);
     mkdirSync(dirname(file), { recursive: true });
