@@ -566,9 +566,8 @@ export class InboundCall implements ChannelTechnology, TransferSource {
       this.#log.error({ err }, 'media leg could not be set up');
       this.#refuse(503);
       this.#core.report(CAUSE_NO_CIRCUIT_AVAILABLE);
-      return;
     }
-    if (this.#state === 'ended') await this.#core.releaseMedia();
+    // A call that ended meanwhile has already released the leg (#end): the engine destroys it once bound.
   }
 
   /** The SDP we send: an answer to the caller's offer, or our offer when the INVITE had none. */
