@@ -143,6 +143,8 @@ async function step(c, farEnd, bobPort, n) {
     loss_pct: round(loss, 3),
     jitter_ms_p50: round(far?.jitter_ms_p50 ?? Number.NaN, 3),
     jitter_ms_p99: round(jitterP99, 3),
+    arrival_clock: far?.arrival_clock ?? null,
+    loop_jitter_ms_p99: round(far?.loop_jitter_ms_p99 ?? Number.NaN, 3),
     delay_var_ms_p99: round(far?.delay_var_ms_p99 ?? Number.NaN, 3),
     transit_ms_p50: round(far?.transit_ms_p50 ?? Number.NaN, 3),
     media_nodes_cpu_pct: media ? media.nodes.map((v) => round(v, 1)) : null,

@@ -12,6 +12,13 @@
 // and what remains is the delay variation the server adds; a relay may rewrite the RTP header, the
 // payload passes untouched.
 //
+// R is the kernel's receive time of the datagram (SO_TIMESTAMPNS on the native hub's sockets): on
+// loopback that is the moment the server sent it. This process's own event loop (busy with sending a
+// burst, or not yet scheduled) would otherwise show as the server's jitter; measured with no server
+// in between (`relay-floor.mjs`), that alone reaches 0.3–1.3 ms p99 at 200 calls here. The same
+// figures taken when this process handled each datagram are reported beside them as loop_*.
+// With dgram sockets there is no kernel time and both are the handling time.
+//
 // Parent ↔ child messages (IPC):
 //   parent → { cmd: 'open', calls }           child → { kind: 'opened', ports: [[callerPort, calleePort], …] }
 //   parent → { cmd: 'run', calls: [{ callerPort, a, aHost, calleePort, b, bHost }], seconds, settleMs }
@@ -46,11 +53,16 @@ const byPort = new Map();
 /** A socket whose datagrams go to its current `listener` (msg, from), or nowhere. */
 async function bindOne() {
   const holder = { listener: null, socket: null };
-  holder.socket = await openLegSocket('127.0.0.1', 0, {
-    message: (datagram, from) => holder.listener?.(datagram, from),
-    error: (error) => console.error(`far-end socket: ${error.message}`),
-    sendFailed: () => {},
-  });
+  holder.socket = await openLegSocket(
+    '127.0.0.1',
+    0,
+    {
+      message: (datagram, from) => holder.listener?.(datagram, from, holder.socket.arrivalTime()),
+      error: (error) => console.error(`far-end socket: ${error.message}`),
+      sendFailed: () => {},
+    },
+    { arrivalTimes: true },
+  );
   return {
     port: holder.socket.localPort,
     send: (packet, port, host) => holder.socket.send(packet, port, host),
@@ -98,6 +110,12 @@ async function run({ calls, seconds, settleMs }) {
   const prevArrival = new Array(n).fill(Number.NaN);
   const jitter = new Array(n).fill(0);
   const minTransit = new Array(n).fill(Number.POSITIVE_INFINITY);
+  // The same on this process's clock when it handled each datagram (the old measure).
+  const prevLoopTransit = new Array(n).fill(Number.NaN);
+  const loopJitter = new Array(n).fill(0);
+  const loopJitterSamples = [];
+  const loopDeltas = [];
+  let kernelStamped = 0;
   const transits = [];
   const transitStreams = [];
   const deltas = [];
@@ -109,8 +127,10 @@ async function run({ calls, seconds, settleMs }) {
   const end = start + seconds * 1000;
   const acceptUntil = end + DRAIN_MS;
 
-  const onMessage = (expectedStream, fromPort) => (msg, rinfo) => {
-    const now = performance.now();
+  const onMessage = (expectedStream, fromPort) => (msg, rinfo, arrived) => {
+    const handled = performance.now();
+    const stamped = !Number.isNaN(arrived);
+    const now = stamped ? arrived : handled;
     // Only what the other leg of this call sends counts. The server's RTCP (sent to the SDP port + 1,
     // which may be another call's socket here, RFC 3550 §11) and other strays are ignored.
     if (now > acceptUntil || rinfo.port !== fromPort || msg.length < 12) return;
@@ -121,8 +141,17 @@ async function run({ calls, seconds, settleMs }) {
     const s = expectedStream;
     const number = msg.readUInt32BE(16);
     const transit = now - sendTimes[s][number % SEND_RING];
+    const loopTransit = handled - sendTimes[s][number % SEND_RING];
     if (now <= settledAt || now > end + DRAIN_MS) return;
     if (number < 0 || number >= sent[s]) return;
+    if (stamped) kernelStamped += 1;
+    if (!Number.isNaN(prevLoopTransit[s])) {
+      const d = Math.abs(loopTransit - prevLoopTransit[s]);
+      loopDeltas.push(d);
+      loopJitter[s] += (d - loopJitter[s]) / 16;
+      loopJitterSamples.push(loopJitter[s]);
+    }
+    prevLoopTransit[s] = loopTransit;
     if (now <= end) {
       windowCount[s] += 1;
       if (firstNumber[s] < 0) firstNumber[s] = number;
@@ -228,6 +257,10 @@ async function run({ calls, seconds, settleMs }) {
     jitter_ms_p50: percentile(jitterSamples, 50),
     jitter_ms_p99: percentile(jitterSamples, 99),
     jitter_ms_max_stream_final: Math.max(0, ...jitter),
+    arrival_clock: kernelStamped === transits.length && transits.length > 0 ? 'kernel' : 'event loop',
+    loop_jitter_ms_p50: percentile(loopJitterSamples, 50),
+    loop_jitter_ms_p99: percentile(loopJitterSamples, 99),
+    loop_delay_var_ms_p99: percentile(loopDeltas, 99),
     delay_var_ms_p50: percentile(deltas, 50),
     delay_var_ms_p99: percentile(deltas, 99),
     transit_ms_p50: percentile(transits, 50),

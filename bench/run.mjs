@@ -13,6 +13,7 @@ const ALL = [
   'sipp-register-memory.mjs',
   'sipp-bridged-calls.mjs',
   'sipp-relay.mjs',
+  'relay-floor.mjs',
   'socket-relay.mjs',
   'media-relay.mjs',
   'media-relay-srtp.mjs',

@@ -9,10 +9,12 @@
  * datagrams of all the sockets. Sends are synchronous non-blocking sendto calls: an RTP packet the
  * kernel cannot take at once is dropped, as a full socket buffer would drop it later.
  *
- * Ring layout (shared with JavaScript, see src/rtp/native-sockets.ts):
+ * Ring layout (shared with JavaScript, see src/rtp/native-leg-socket.ts):
  *   data: SLOTS datagrams of at most SLOT_BYTES bytes (longer ones are dropped), slot i at offset i * SLOT_BYTES;
  *   meta: SLOTS records of META_INTS int32: socket slot, socket generation, length, IPv4 address
- *         (host order), port.
+ *         (host order), port;
+ *   arrivals: SLOTS doubles: the kernel's receive time of each datagram in ms on CLOCK_MONOTONIC (the
+ *         clock of process.hrtime), for sockets opened with timestamps; NaN for the others.
  * IPv4 only: IPv6 legs stay on dgram.
  */
 #define NAPI_VERSION 8
@@ -21,9 +23,12 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <node_api.h>
+#include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include <uv.h>
@@ -42,6 +47,8 @@ typedef struct {
   int32_t generation;
   hub_t *hub;
   int closed_by_teardown;
+  /* SO_TIMESTAMPNS is on: each datagram's receive time is read from its control message. */
+  int timestamps;
 } rtp_socket_t;
 
 struct hub {
@@ -53,8 +60,10 @@ struct hub {
   napi_async_context async_context;
   napi_ref data_ref;
   napi_ref meta_ref;
+  napi_ref arrivals_ref;
   uint8_t *data;
   int32_t *meta;
+  double *arrivals;
   uint32_t count;
   rtp_socket_t **sockets;
   int32_t *generations;
@@ -74,6 +83,24 @@ static napi_value throw_errno(napi_env env, const char *what, int err) {
   return NULL;
 }
 
+static double timespec_ms(const struct timespec *time) { return (double)time->tv_sec * 1e3 + (double)time->tv_nsec / 1e6; }
+
+/*
+ * The kernel stamps a datagram on CLOCK_REALTIME; JavaScript times things on CLOCK_MONOTONIC. The
+ * stamp's age on the first clock is the same on the second, so the arrival is "now" on the second
+ * minus that age (a wall-clock step between the two reads would show as one bad stamp, not drift).
+ */
+static double arrival_ms(struct msghdr *header, double real_now_ms, double mono_now_ms) {
+  for (struct cmsghdr *control = CMSG_FIRSTHDR(header); control != NULL; control = CMSG_NXTHDR(header, control)) {
+    if (control->cmsg_level == SOL_SOCKET && control->cmsg_type == SCM_TIMESTAMPNS) {
+      struct timespec stamp;
+      memcpy(&stamp, CMSG_DATA(control), sizeof stamp);
+      return mono_now_ms - (real_now_ms - timespec_ms(&stamp));
+    }
+  }
+  return NAN;
+}
+
 static void on_readable(uv_poll_t *poll, int status, int events) {
   rtp_socket_t *sock = (rtp_socket_t *)poll->data;
   hub_t *hub = sock->hub;
@@ -85,6 +112,10 @@ static void on_readable(uv_poll_t *poll, int status, int events) {
     struct mmsghdr messages[BATCH];
     struct iovec vectors[BATCH];
     struct sockaddr_in from[BATCH];
+    union {
+      char bytes[CMSG_SPACE(sizeof(struct timespec))];
+      struct cmsghdr align;
+    } controls[BATCH];
     for (uint32_t i = 0; i < want; i++) {
       vectors[i].iov_base = hub->data + (size_t)(hub->count + i) * SLOT_BYTES;
       vectors[i].iov_len = SLOT_BYTES;
@@ -93,9 +124,21 @@ static void on_readable(uv_poll_t *poll, int status, int events) {
       messages[i].msg_hdr.msg_iovlen = 1;
       messages[i].msg_hdr.msg_name = &from[i];
       messages[i].msg_hdr.msg_namelen = sizeof from[i];
+      if (sock->timestamps) {
+        messages[i].msg_hdr.msg_control = controls[i].bytes;
+        messages[i].msg_hdr.msg_controllen = sizeof controls[i].bytes;
+      }
     }
     int got = recvmmsg(sock->fd, messages, want, MSG_DONTWAIT, NULL);
     if (got <= 0) return; /* EAGAIN, or an ICMP error reported on the socket: nothing to deliver */
+    double real_now_ms = NAN, mono_now_ms = NAN;
+    if (sock->timestamps) {
+      struct timespec real_now, mono_now;
+      clock_gettime(CLOCK_REALTIME, &real_now);
+      clock_gettime(CLOCK_MONOTONIC, &mono_now);
+      real_now_ms = timespec_ms(&real_now);
+      mono_now_ms = timespec_ms(&mono_now);
+    }
     for (int i = 0; i < got; i++) {
       /* Longer than a slot: no audio RTP packet a leg accepts is, so it is dropped. */
       if (messages[i].msg_hdr.msg_flags & MSG_TRUNC) continue;
@@ -108,6 +151,7 @@ static void on_readable(uv_poll_t *poll, int status, int events) {
       record[2] = (int32_t)messages[i].msg_len;
       record[3] = (int32_t)ntohl(from[i].sin_addr.s_addr);
       record[4] = ntohs(from[i].sin_port);
+      hub->arrivals[hub->count] = sock->timestamps ? arrival_ms(&messages[i].msg_hdr, real_now_ms, mono_now_ms) : NAN;
       hub->count++;
     }
     if ((uint32_t)got < want) return;
@@ -199,7 +243,7 @@ static hub_t *hub_of(napi_env env, napi_callback_info info, size_t *argc, napi_v
   return hub;
 }
 
-/* new Hub(onDatagrams): the ring buffers are read back with hub.data / hub.meta. */
+/* new Hub(onDatagrams): the ring buffers are read back with hub.data / hub.meta / hub.arrivals. */
 static napi_value hub_construct(napi_env env, napi_callback_info info) {
   size_t argc = 1;
   napi_value argv[1], self;
@@ -214,14 +258,18 @@ static napi_value hub_construct(napi_env env, napi_callback_info info) {
   hub->env = env;
   napi_get_uv_event_loop(env, &hub->loop);
   napi_create_reference(env, argv[0], 1, &hub->callback);
-  napi_value data, meta_buffer, meta, resource, name;
+  napi_value data, meta_buffer, meta, arrivals_buffer, arrivals, resource, name;
   napi_create_arraybuffer(env, (size_t)SLOTS * SLOT_BYTES, (void **)&hub->data, &data);
   napi_create_arraybuffer(env, (size_t)SLOTS * META_INTS * sizeof(int32_t), (void **)&hub->meta, &meta_buffer);
   napi_create_typedarray(env, napi_int32_array, (size_t)SLOTS * META_INTS, meta_buffer, 0, &meta);
+  napi_create_arraybuffer(env, (size_t)SLOTS * sizeof(double), (void **)&hub->arrivals, &arrivals_buffer);
+  napi_create_typedarray(env, napi_float64_array, (size_t)SLOTS, arrivals_buffer, 0, &arrivals);
   napi_set_named_property(env, self, "data", data);
   napi_set_named_property(env, self, "meta", meta);
+  napi_set_named_property(env, self, "arrivals", arrivals);
   napi_create_reference(env, data, 1, &hub->data_ref);
   napi_create_reference(env, meta, 1, &hub->meta_ref);
+  napi_create_reference(env, arrivals, 1, &hub->arrivals_ref);
   napi_create_object(env, &resource);
   napi_create_reference(env, resource, 1, &hub->resource);
   napi_create_string_utf8(env, "RtpSocketHub", NAPI_AUTO_LENGTH, &name);
@@ -235,10 +283,13 @@ static napi_value hub_construct(napi_env env, napi_callback_info info) {
   return self;
 }
 
-/* hub.open(address, port) -> [slot, generation, boundPort]; throws with code E<errno>. */
+/*
+ * hub.open(address, port[, timestamps]) -> [slot, generation, boundPort]; throws with code E<errno>.
+ * timestamps: the kernel stamps every datagram on arrival (SO_TIMESTAMPNS), read back from hub.arrivals.
+ */
 static napi_value hub_open(napi_env env, napi_callback_info info) {
-  size_t argc = 2;
-  napi_value argv[2];
+  size_t argc = 3;
+  napi_value argv[3];
   hub_t *hub = hub_of(env, info, &argc, argv);
   if (hub == NULL) return NULL;
   char address[64];
@@ -257,8 +308,19 @@ static napi_value hub_open(napi_env env, napi_callback_info info) {
     napi_throw_type_error(env, NULL, "open(address, port) needs an IPv4 address");
     return NULL;
   }
+  bool timestamps = false;
+  if (argc >= 3 && napi_get_value_bool(env, argv[2], &timestamps) != napi_ok) {
+    napi_throw_type_error(env, NULL, "open(address, port, timestamps): timestamps is a boolean");
+    return NULL;
+  }
   int fd = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) return throw_errno(env, "socket", errno);
+  int on = 1;
+  if (timestamps && setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &on, sizeof on) != 0) {
+    int err = errno;
+    close(fd);
+    return throw_errno(env, "setsockopt SO_TIMESTAMPNS", err);
+  }
   if (bind(fd, (struct sockaddr *)&bind_to, sizeof bind_to) != 0) {
     int err = errno;
     close(fd);
@@ -294,6 +356,7 @@ static napi_value hub_open(napi_env env, napi_callback_info info) {
   sock->slot = (int32_t)slot;
   sock->generation = ++hub->generations[slot];
   sock->hub = hub;
+  sock->timestamps = timestamps;
   sock->poll.data = sock;
   int err = uv_poll_init_socket(hub->loop, &sock->poll, fd);
   if (err == 0) err = uv_poll_start(&sock->poll, UV_READABLE, on_readable);

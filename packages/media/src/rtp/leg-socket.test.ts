@@ -108,6 +108,64 @@ for (const native of [true, false]) {
       }
     });
 
+    it(
+      `gives each datagram's kernel arrival time ${native ? 'when asked for' : 'as NaN (dgram has none)'}`,
+      { timeout: 5000 },
+      async () => {
+        setNativeLegSockets(native);
+        const stamped: { arrived: number; handled: number }[] = [];
+        const unstamped: number[] = [];
+        const failOn = { error: (error: Error) => assert.fail(error), sendFailed: (error: Error) => assert.fail(error) };
+        const withTimes: LegSocket = await openLegSocket(
+          '127.0.0.1',
+          0,
+          { ...failOn, message: () => stamped.push({ arrived: withTimes.arrivalTime(), handled: performance.now() }) },
+          { arrivalTimes: true },
+        );
+        const withoutTimes: LegSocket = await openLegSocket('127.0.0.1', 0, {
+          ...failOn,
+          message: () => unstamped.push(withoutTimes.arrivalTime()),
+        });
+        // On the hub a send is a synchronous sendto: the datagrams are in the kernel when it returns.
+        setNativeLegSockets(true);
+        const sender = await openLegSocket('127.0.0.1', 0, { ...failOn, message: () => {} });
+        /** Sends one datagram to each socket and keeps this thread busy while they wait in the kernel. */
+        const probe = async (): Promise<{ sentAt: number; arrived: number; handled: number; unstampedAt: number }> => {
+          stamped.length = 0;
+          unstamped.length = 0;
+          const sentAt = performance.now();
+          sender.send(Buffer.from('stamped'), withTimes.localPort, '127.0.0.1');
+          sender.send(Buffer.from('unstamped'), withoutTimes.localPort, '127.0.0.1');
+          const busyUntil = performance.now() + 60;
+          while (performance.now() < busyUntil);
+          await waitFor('both datagrams', () => (stamped.length === 1 && unstamped.length === 1 ? true : undefined));
+          return { sentAt, ...stamped[0], unstampedAt: unstamped[0] };
+        };
+        try {
+          let result = await probe();
+          // The kernel turns receive stamping on a moment after the first socket asks (deferred work);
+          // until then a datagram is stamped when it is read.
+          for (let attempt = 0; native && result.handled - result.arrived < 50 && attempt < 20; attempt += 1) {
+            await sleep(50);
+            result = await probe();
+          }
+          const { sentAt, arrived, handled, unstampedAt } = result;
+          assert.ok(Number.isNaN(unstampedAt));
+          if (native) {
+            assert.ok(arrived >= sentAt - 1 && arrived <= sentAt + 30, `arrived ${arrived - sentAt} ms after sending`);
+            assert.ok(handled - arrived >= 50, `handled ${handled - arrived} ms after arriving`);
+            assert.ok(Number.isNaN(withTimes.arrivalTime()), 'no arrival time outside a delivery');
+          } else {
+            assert.ok(Number.isNaN(arrived));
+          }
+        } finally {
+          withTimes.close();
+          withoutTimes.close();
+          sender.close();
+        }
+      },
+    );
+
     it('refuses a port another program holds as port_in_use', { timeout: 5000 }, async () => {
       setNativeLegSockets(native);
       const squatter = await udpPeer();

@@ -35,7 +35,18 @@ export interface LegSocket {
    * native hub has handed it to the kernel when this returns).
    */
   send(packet: Uint8Array, port: number, address: string): void;
+  /**
+   * When the kernel received the datagram being handed to `message` (ms on `performance.now()`'s
+   * clock): before this thread's own scheduling and event loop delayed it. NaN unless the socket was
+   * opened with `arrivalTimes` and is on the native hub; meaningful only inside `message`.
+   */
+  arrivalTime(): number;
   close(): void;
+}
+
+export interface LegSocketOptions {
+  /** Stamp every datagram on arrival in the kernel (SO_TIMESTAMPNS; native hub only), for `arrivalTime()`. */
+  readonly arrivalTimes?: boolean;
 }
 
 let nativeWanted = true;
@@ -46,11 +57,16 @@ export function setNativeLegSockets(wanted: boolean): void {
 }
 
 /** Binds a leg's socket. Rejects with `port_in_use` when the port is taken. */
-export function openLegSocket(bindAddress: string, port: number, handlers: LegSocketHandlers): Promise<LegSocket> {
+export function openLegSocket(
+  bindAddress: string,
+  port: number,
+  handlers: LegSocketHandlers,
+  options: LegSocketOptions = {},
+): Promise<LegSocket> {
   const family = isIP(bindAddress);
   if (family === 0) return Promise.reject(new MediaError('invalid_argument', `bind address ${bindAddress} is not an IP address`));
   if (family === 4 && nativeWanted) {
-    const native = openNativeLegSocket(bindAddress, port, handlers);
+    const native = openNativeLegSocket(bindAddress, port, handlers, options.arrivalTimes === true);
     if (native !== null) return native;
   }
   return openDgramLegSocket(bindAddress, port, family, handlers);
@@ -94,6 +110,10 @@ class DgramLegSocket implements LegSocket {
 
   send(packet: Uint8Array, port: number, address: string): void {
     this.#socket.send(packet, port, address, this.#afterSend);
+  }
+
+  arrivalTime(): number {
+    return Number.NaN;
   }
 
   close(): void {

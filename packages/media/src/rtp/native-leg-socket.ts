@@ -8,6 +8,7 @@
 import { lookup } from 'node:dns';
 import { createRequire } from 'node:module';
 import { isIPv4 } from 'node:net';
+import { performance } from 'node:perf_hooks';
 import { getSystemErrorName } from 'node:util';
 import { bindError } from './bind-error.js';
 import type { DatagramSource, LegSocket, LegSocketHandlers } from './leg-socket.js';
@@ -16,7 +17,9 @@ import type { DatagramSource, LegSocket, LegSocketHandlers } from './leg-socket.
 interface NativeHub {
   readonly data: ArrayBuffer;
   readonly meta: Int32Array;
-  open(address: string, port: number): [slot: number, generation: number, port: number];
+  /** Per ring slot: the kernel's receive time in ms on CLOCK_MONOTONIC, NaN when the socket has no stamps. */
+  readonly arrivals: Float64Array;
+  open(address: string, port: number, timestamps: boolean): [slot: number, generation: number, port: number];
   send(slot: number, bytes: Uint8Array, offset: number, length: number, address: number, port: number): number;
   close(slot: number): void;
 }
@@ -46,6 +49,11 @@ class Hub {
   readonly #native: NativeHub;
   readonly #bytes: Buffer;
   readonly #meta: Int32Array;
+  readonly #arrivals: Float64Array;
+  /** CLOCK_MONOTONIC ms (process.hrtime's clock) minus performance.now(): one clock, another origin. */
+  readonly #monotonicToPerformance: number;
+  /** The ring index being delivered, for `arrivalTime()`. */
+  #delivering = -1;
   readonly #slotBytes: number;
   readonly #metaInts: number;
   readonly #sockets: (NativeLegSocket | undefined)[] = [];
@@ -58,12 +66,14 @@ class Hub {
     this.#native = new native.Hub((count) => this.#deliver(count));
     this.#bytes = Buffer.from(this.#native.data);
     this.#meta = this.#native.meta;
+    this.#arrivals = this.#native.arrivals;
+    this.#monotonicToPerformance = Number(process.hrtime.bigint()) / 1e6 - performance.now();
     this.#slotBytes = native.layout.slotBytes;
     this.#metaInts = native.layout.metaInts;
   }
 
-  open(address: string, port: number, handlers: LegSocketHandlers): NativeLegSocket {
-    const [slot, generation, bound] = this.#native.open(address, port);
+  open(address: string, port: number, handlers: LegSocketHandlers, arrivalTimes: boolean): NativeLegSocket {
+    const [slot, generation, bound] = this.#native.open(address, port, arrivalTimes);
     const socket = new NativeLegSocket(this, slot, generation, address, bound, handlers);
     this.#sockets[slot] = socket;
     return socket;
@@ -95,8 +105,14 @@ class Hub {
         datagram = this.#bytes.subarray(offset, offset + length);
         this.#views[index] = datagram;
       }
+      this.#delivering = index;
       socket.deliver(datagram, meta[record + 3], meta[record + 4]);
     }
+    this.#delivering = -1;
+  }
+
+  arrivalTime(): number {
+    return this.#delivering < 0 ? Number.NaN : this.#arrivals[this.#delivering] - this.#monotonicToPerformance;
   }
 
   name(address: number): string {
@@ -113,11 +129,16 @@ class Hub {
 let hub: Hub | null = null;
 
 /** Binds a native socket; null when the addon is not available (the caller falls back to dgram). */
-export function openNativeLegSocket(bindAddress: string, port: number, handlers: LegSocketHandlers): Promise<LegSocket> | null {
+export function openNativeLegSocket(
+  bindAddress: string,
+  port: number,
+  handlers: LegSocketHandlers,
+  arrivalTimes: boolean,
+): Promise<LegSocket> | null {
   if (addon === null) return null;
   hub ??= new Hub(addon);
   try {
-    return Promise.resolve(hub.open(bindAddress, port, handlers));
+    return Promise.resolve(hub.open(bindAddress, port, handlers, arrivalTimes));
   } catch (error) {
     // The addon's errors carry `E<errno>` as their code.
     const { code, message } = error as NodeJS.ErrnoException;
@@ -183,6 +204,10 @@ class NativeLegSocket implements LegSocket {
     }
     const sent = this.#hub.send(this.slot, packet, this.#lastNumber, port);
     if (sent < 0) this.#failed(-sent);
+  }
+
+  arrivalTime(): number {
+    return this.#hub.arrivalTime();
   }
 
   /** An FQDN in a c= line: resolved per packet as dgram would (rare; the SDP normally names an address). */
