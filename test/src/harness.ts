@@ -150,9 +150,11 @@ async function launch(confDir: string, dataDir: string): Promise<Launched> {
   // SWITCHBOARD_NODE_ARGS: extra node options for the server process, e.g. "--cpu-prof --cpu-prof-dir=/tmp/p"
   // to profile it under a benchmark (node refuses --cpu-prof in NODE_OPTIONS).
   const nodeArgs = (process.env.SWITCHBOARD_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== '');
+  // SWITCHBOARD_SERVER_ARGS: extra arguments for the server itself, e.g. "-p" (realtime priority) under a benchmark.
+  const serverArgs = (process.env.SWITCHBOARD_SERVER_ARGS ?? '').split(' ').filter((arg) => arg !== '');
   const child = spawn(
     process.execPath,
-    [...nodeArgs, join(REPO_ROOT, 'packages/server/dist/main.js'), '--conf', confDir, '--data', dataDir],
+    [...nodeArgs, join(REPO_ROOT, 'packages/server/dist/main.js'), '--conf', confDir, '--data', dataDir, ...serverArgs],
     {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, SWITCHBOARD_LOG_LEVEL: process.env.SWITCHBOARD_LOG_LEVEL ?? 'info' },

@@ -250,6 +250,7 @@ export function testCoreConfig(options: { soundDir?: string; dialplan?: Dialplan
       soundDirs: options.soundDir ? [options.soundDir] : [],
       recordingDir: '/nonexistent/recordings',
       mediaWorkers: 1,
+      highPriority: false,
     },
     http: { enabled: false, bindAddress: '127.0.0.1', bindPort: 0, prefix: '' },
     ari: {

@@ -16,12 +16,16 @@
  *   arrivals: SLOTS doubles: the kernel's receive time of each datagram in ms on CLOCK_MONOTONIC (the
  *         clock of process.hrtime), for sockets opened with timestamps; NaN for the others.
  * IPv4 only: IPv6 legs stay on dgram.
+ *
+ * Also here, as the package's one native library: setRealtimePriority(tid, priority), the
+ * sched_setscheduler(2) call behind switchboard.conf `highpriority` (Node has no binding for it).
  */
 #define NAPI_VERSION 8
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <sched.h>
 #include <node_api.h>
 #include <math.h>
 #include <stdbool.h>
@@ -425,6 +429,26 @@ static napi_value hub_close(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
+/* setRealtimePriority(tid, priority) -> 0, or the errno: SCHED_RR at that priority for one thread (a task on Linux). */
+static napi_value set_realtime_priority(napi_env env, napi_callback_info info) {
+  size_t argc = 2;
+  napi_value argv[2];
+  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
+  int32_t tid = 0, priority = 0;
+  if (argc < 2 || napi_get_value_int32(env, argv[0], &tid) != napi_ok || napi_get_value_int32(env, argv[1], &priority) != napi_ok ||
+      tid < 0 || priority < sched_get_priority_min(SCHED_RR) || priority > sched_get_priority_max(SCHED_RR)) {
+    napi_throw_type_error(env, NULL, "setRealtimePriority(tid, priority): a thread id and a SCHED_RR priority");
+    return NULL;
+  }
+  struct sched_param param;
+  memset(&param, 0, sizeof param);
+  param.sched_priority = priority;
+  int result = sched_setscheduler((pid_t)tid, SCHED_RR, &param) == 0 ? 0 : errno;
+  napi_value value;
+  napi_create_int32(env, result, &value);
+  return value;
+}
+
 NAPI_MODULE_INIT() {
   napi_property_descriptor methods[] = {
       {"open", NULL, hub_open, NULL, NULL, NULL, napi_default, NULL},
@@ -434,6 +458,9 @@ NAPI_MODULE_INIT() {
   napi_value constructor, constants, value;
   napi_define_class(env, "Hub", NAPI_AUTO_LENGTH, hub_construct, NULL, sizeof methods / sizeof methods[0], methods, &constructor);
   napi_set_named_property(env, exports, "Hub", constructor);
+  napi_value set_realtime;
+  napi_create_function(env, "setRealtimePriority", NAPI_AUTO_LENGTH, set_realtime_priority, NULL, &set_realtime);
+  napi_set_named_property(env, exports, "setRealtimePriority", set_realtime);
   napi_create_object(env, &constants);
   napi_create_uint32(env, SLOTS, &value);
   napi_set_named_property(env, constants, "slots", value);

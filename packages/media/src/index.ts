@@ -104,3 +104,5 @@ export type {
   StreamNotification,
 } from './streams/stream-types.js';
 export { AUDIOSOCKET_KIND, AudioSocketReader, encodeAudioSocket } from './streams/audiosocket-framing.js';
+/** switchboard.conf `highpriority`: the server's threads at realtime priority (or nice -10). */
+export { type PriorityOutcome, raiseThreadPriority, REALTIME_PRIORITY } from './native/thread-priority.js';

@@ -4,7 +4,14 @@ import { parseArgs } from './args.js';
 
 describe('switchboard command line', () => {
   it('defaults to serving ./conf and ./var', () => {
-    assert.deepEqual(parseArgs([]), { mode: 'serve', confDir: 'conf', dataDir: 'var', json: false, verbose: 0 });
+    assert.deepEqual(parseArgs([]), {
+      mode: 'serve',
+      confDir: 'conf',
+      dataDir: 'var',
+      json: false,
+      verbose: 0,
+      highPriority: false,
+    });
     assert.equal(parseArgs(['-f']).mode, 'serve');
   });
 
@@ -29,12 +36,22 @@ describe('switchboard command line', () => {
       dataDir: 'd',
       json: false,
       verbose: 0,
+      highPriority: false,
       command: 'core show channels',
     });
     assert.equal(parseArgs(['-r', '-x', 'core show uptime']).command, 'core show uptime');
     assert.equal(parseArgs(['-r']).mode, 'remote');
     assert.equal(parseArgs(['-rvvv']).verbose, 3);
     assert.equal(parseArgs(['-vvv', '--json']).json, true);
+  });
+
+  it('takes -p for realtime priority, alone or with other short flags', () => {
+    assert.equal(parseArgs(['-p']).highPriority, true);
+    assert.equal(parseArgs(['--high-priority']).highPriority, true);
+    const combined = parseArgs(['-vvvp']);
+    assert.equal(combined.highPriority, true);
+    assert.equal(combined.verbose, 3);
+    assert.equal(combined.mode, 'serve');
   });
 
   it('asks for help and the version', () => {

@@ -15,6 +15,8 @@ export interface CommandLine {
   verbose: number;
   /** The command of `-rx`. */
   command?: string;
+  /** `-p`: realtime priority, as switchboard.conf `highpriority = yes`. */
+  highPriority: boolean;
 }
 
 export const USAGE = `usage: switchboard [options]            run the server (in the foreground)
@@ -25,6 +27,8 @@ export const USAGE = `usage: switchboard [options]            run the server (in
   --data DIR       data directory: SQLite store, logs, control socket (default ./var)
   -f, --foreground stay in the foreground (the default; the server never daemonizes itself)
   -v               more verbose console (repeat: -vvv); same as 'core set verbose <n>'
+  -p, --high-priority
+                   run the server's threads at realtime priority (switchboard.conf highpriority = yes)
   --json           JSON log lines on stdout even on a terminal (the default when not a terminal)
   -r, --remote     connect to the running server's control socket (<data>/switchboard.ctl)
   -x "<command>"   with -r: run the command, print its output and exit
@@ -34,7 +38,7 @@ export const USAGE = `usage: switchboard [options]            run the server (in
 Examples: switchboard -rx "core show channels"    switchboard -rx "pjsip show endpoints"`;
 
 export function parseArgs(argv: readonly string[]): CommandLine {
-  const line: CommandLine = { mode: 'serve', confDir: 'conf', dataDir: 'var', json: false, verbose: 0 };
+  const line: CommandLine = { mode: 'serve', confDir: 'conf', dataDir: 'var', json: false, verbose: 0, highPriority: false };
   let remote = false;
   let help = false;
   let version = false;
@@ -55,12 +59,14 @@ export function parseArgs(argv: readonly string[]): CommandLine {
     else if (arg === '--json') line.json = true;
     else if (arg === '--foreground' || arg === '-f') continue;
     else if (arg === '--remote') remote = true;
-    else if (/^-[rxvf]+$/.test(arg)) {
+    else if (arg === '--high-priority') line.highPriority = true;
+    else if (/^-[rxvfp]+$/.test(arg)) {
       // Short flags combine as in the original (`-rx`, `-rvvv`); `x` takes the next argument.
       for (const flag of arg.slice(1)) {
         if (flag === 'r') remote = true;
         else if (flag === 'v') line.verbose += 1;
         else if (flag === 'x') line.command = value('a command');
+        else if (flag === 'p') line.highPriority = true;
       }
     } else throw new Error(`unknown argument '${arg}'`);
   }

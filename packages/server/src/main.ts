@@ -71,7 +71,14 @@ async function serve(line: CommandLine): Promise<void> {
 
   let server: RunningServer;
   try {
-    server = await startServer({ confDir: line.confDir, dataDir: line.dataDir, logger: log, logRouter: router, verbose: line.verbose });
+    server = await startServer({
+      confDir: line.confDir,
+      dataDir: line.dataDir,
+      logger: log,
+      logRouter: router,
+      verbose: line.verbose,
+      highPriority: line.highPriority,
+    });
   } catch (err) {
     if (err instanceof ConfigError) {
       log.fatal({ file: err.file, line: err.line }, `configuration error: ${err.message}`);

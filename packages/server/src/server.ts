@@ -17,6 +17,7 @@ import { type ConsoleCommands, createConsoleCommands } from './console/index.js'
 import { CONTROL_SOCKET_NAME } from './console/control-protocol.js';
 import { ControlSocketServer } from './console/control-socket.js';
 import { watchEventLoop } from './event-loop-watch.js';
+import { applyHighPriority } from './high-priority.js';
 import type { LogRouter } from './logging/log-router.js';
 import { SipTrace } from './logging/sip-trace.js';
 import { logCallProgress, Verbosity } from './logging/verbose-calls.js';
@@ -73,6 +74,8 @@ export async function startServer(options: {
   logRouter?: LogRouter;
   /** Initial `core set verbose` level. */
   verbose?: number;
+  /** `-p`: realtime priority whatever switchboard.conf says. */
+  highPriority?: boolean;
   /** The Unix control socket in the data directory (default on). */
   controlSocket?: boolean;
 }): Promise<RunningServer> {
@@ -100,6 +103,8 @@ export async function startServer(options: {
     requestStop = resolveStop;
   });
   try {
+    // Before the media workers start: they inherit the policy of the thread that starts them.
+    if (options.highPriority === true || config.general.highPriority) applyHighPriority(log);
     const media = new MediaEngine({
       rtpStart: config.rtp.rtpStart,
       rtpEnd: config.rtp.rtpEnd,

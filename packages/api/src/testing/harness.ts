@@ -67,6 +67,7 @@ export function testConfig(
       soundDirs: [join(dir, 'sounds')],
       recordingDir: join(dir, 'recordings'),
       mediaWorkers: 1,
+      highPriority: false,
     },
     http: { enabled: true, bindAddress: '127.0.0.1', bindPort: 0, prefix: overrides.prefix ?? '' },
     ari: {

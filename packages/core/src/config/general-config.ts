@@ -1,13 +1,13 @@
 /**
  * switchboard.conf: server-wide options.
  *
- *   [options]      systemname, entityid, defaultlanguage, mediaworkers
+ *   [options]      systemname, entityid, defaultlanguage, mediaworkers, highpriority
  *   [directories]  sounds (comma list, searched in order), recordings
  *   [store]        backend (sqlite | postgres), url (store-config.ts)
  *   [cluster]      secret, node = <name>, <api root> (cluster-config.ts)
  *
  * Defaults (also when the file is missing): systemname = the host name, entityid = derived from the
- * machine (see entity-id.ts), defaultlanguage = en, mediaworkers = 0 (one per spare core),
+ * machine (see entity-id.ts), defaultlanguage = en, mediaworkers = 0 (one per spare core), highpriority = no,
  * sounds = <confDir>/../sounds, recordings = <confDir>/../recordings. Relative directories resolve
  * against the conf directory.
  */
@@ -22,7 +22,7 @@ import { applyOptions, warnUnsupportedSection } from './option-table.js';
 import { readStoreConfig } from './store-config.js';
 import { readClusterConfig } from './cluster-config.js';
 import type { GeneralConfig } from './types.js';
-import { invalid, parseInteger, requireNonEmpty, splitList } from './values.js';
+import { invalid, parseBool, parseInteger, requireNonEmpty, splitList } from './values.js';
 
 export function defaultGeneralConfig(confDir: string): GeneralConfig {
   return {
@@ -32,6 +32,7 @@ export function defaultGeneralConfig(confDir: string): GeneralConfig {
     soundDirs: withInstalledSounds([resolve(confDir, '..', 'sounds')]),
     recordingDir: resolve(confDir, '..', 'recordings'),
     mediaWorkers: 0,
+    highPriority: false,
     store: { backend: 'sqlite' },
   };
 }
@@ -59,6 +60,9 @@ export function readGeneralConfig(doc: IniDocument | undefined, confDir: string,
           },
           mediaworkers: (o) => {
             config.mediaWorkers = parseInteger(o, 0, 256);
+          },
+          highpriority: (o) => {
+            config.highPriority = parseBool(o);
           },
         },
       });

@@ -69,7 +69,7 @@ describe('loadConfig', () => {
   it('reads switchboard.conf, http.conf, ari.conf and rtp.conf', () => {
     const dir = confDir({
       'switchboard.conf':
-        '[options]\nsystemname = pbx1\nentityid = 00:11:22:AA:BB:CC\ndefaultlanguage = fr\nmediaworkers = 2\n' +
+        '[options]\nsystemname = pbx1\nentityid = 00:11:22:AA:BB:CC\ndefaultlanguage = fr\nmediaworkers = 2\nhighpriority = yes\n' +
         '[directories]\nsounds = ../s1, /abs/s2\nrecordings = rec\n',
       'http.conf': '[general]\nenabled = no\nbindaddr = 0.0.0.0\nbindport = 8089\nprefix = /switchboard/\n',
       'ari.conf':
@@ -86,6 +86,7 @@ describe('loadConfig', () => {
       soundDirs: [resolve(dir, '../s1'), '/abs/s2', INSTALLED_SOUNDS_DIR],
       recordingDir: join(dir, 'rec'),
       mediaWorkers: 2,
+      highPriority: true,
       store: { backend: 'sqlite' },
     });
     assert.deepEqual(config.http, {

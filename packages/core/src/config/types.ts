@@ -17,6 +17,8 @@ export interface GeneralConfig {
   recordingDir: string;
   /** Media worker threads; 0 means one per spare core (at least one). */
   mediaWorkers: number;
+  /** `highpriority`: the server's threads at realtime priority (the original's `-p`). */
+  highPriority: boolean;
   store: StoreConfig;
   /** switchboard.conf [cluster]: absent on a node of its own. */
   cluster?: ClusterConfig;

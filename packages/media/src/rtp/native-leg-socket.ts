@@ -6,43 +6,16 @@
  * otherwise and the leg falls back to dgram.
  */
 import { lookup } from 'node:dns';
-import { createRequire } from 'node:module';
 import { isIPv4 } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { getSystemErrorName } from 'node:util';
+import { type NativeAddon, type NativeHub, nativeAddon } from '../native/addon.js';
 import { bindError } from './bind-error.js';
 import type { DatagramSource, LegSocket, LegSocketHandlers } from './leg-socket.js';
 
-/** The addon's surface (see the C file's comments for the ring layout). */
-interface NativeHub {
-  readonly data: ArrayBuffer;
-  readonly meta: Int32Array;
-  /** Per ring slot: the kernel's receive time in ms on CLOCK_MONOTONIC, NaN when the socket has no stamps. */
-  readonly arrivals: Float64Array;
-  open(address: string, port: number, timestamps: boolean): [slot: number, generation: number, port: number];
-  send(slot: number, bytes: Uint8Array, offset: number, length: number, address: number, port: number): number;
-  close(slot: number): void;
-}
-
-interface NativeAddon {
-  Hub: new (onDatagrams: (count: number) => void) => NativeHub;
-  layout: { slots: number; slotBytes: number; metaInts: number };
-}
-
-function loadAddon(): NativeAddon | null {
-  try {
-    // dist/rtp/ → native/build/Release/ of this package.
-    return createRequire(import.meta.url)('../../native/build/Release/rtp_sockets.node') as NativeAddon;
-  } catch {
-    return null;
-  }
-}
-
-const addon = loadAddon();
-
 /** Whether this build has the native hub (the addon compiled at install). */
 export function nativeLegSocketsAvailable(): boolean {
-  return addon !== null;
+  return nativeAddon !== null;
 }
 
 class Hub {
@@ -135,8 +108,8 @@ export function openNativeLegSocket(
   handlers: LegSocketHandlers,
   arrivalTimes: boolean,
 ): Promise<LegSocket> | null {
-  if (addon === null) return null;
-  hub ??= new Hub(addon);
+  if (nativeAddon === null) return null;
+  hub ??= new Hub(nativeAddon);
   try {
     return Promise.resolve(hub.open(bindAddress, port, handlers, arrivalTimes));
   } catch (error) {
