@@ -46,6 +46,39 @@ describe('Channel.hangupSignal (created on first read)', () => {
   });
 });
 
+describe('Channel.whenHungUp', () => {
+  it('calls each listener once at the hangup, with the signal already aborted, unless removed first', () => {
+    const core = newCore();
+    const channel = newChannel(core, 'SIP/alice-4');
+    const signal = channel.hangupSignal;
+    const calls: string[] = [];
+    const kept = () => calls.push(`kept, signal aborted: ${signal.aborted}`);
+    channel.whenHungUp(kept);
+    channel.whenHungUp(kept); // one function added twice is called once
+    const stop = channel.whenHungUp(() => calls.push('removed'));
+    channel.whenHungUp(() => {
+      throw new Error('a failing listener does not stop the others');
+    });
+    channel.whenHungUp(() => calls.push('after the failing one'));
+    stop();
+    channel.destroy(16);
+    channel.destroy(16);
+    assert.deepEqual(calls, ['kept, signal aborted: true', 'after the failing one']);
+  });
+
+  it('never calls a listener added after the hangup, and its remover is harmless', () => {
+    const core = newCore();
+    const channel = newChannel(core, 'SIP/alice-5');
+    channel.destroy(16);
+    let called = false;
+    const stop = channel.whenHungUp(() => {
+      called = true;
+    });
+    stop();
+    assert.equal(called, false);
+  });
+});
+
 describe('Channel.snapshot creationtime (formatted once)', () => {
   it('shows createdAt in the wire format, the same in every snapshot', () => {
     const core = newCore();

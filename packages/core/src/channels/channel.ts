@@ -71,6 +71,8 @@ export class Channel {
    * showed in the main thread's profile at high call rates (bench/README.md).
    */
   #abort: AbortController | null = null;
+  /** `whenHungUp` listeners; null until the first. */
+  #hangupListeners: Set<() => void> | null = null;
   readonly #hooks: ChannelHangupHook[] = [];
   readonly #bus: EventBus;
   readonly #log: Logger;
@@ -161,6 +163,23 @@ export class Channel {
       if (this.#destroyed) this.#abort.abort(hungUpReason());
     }
     return this.#abort.signal;
+  }
+
+  /**
+   * Calls `listener` once when the channel hangs up, at the moment `hangupSignal` aborts; the answer
+   * removes it. Nothing is called for a channel already hung up (as a listener added to an aborted
+   * signal), and one function added twice is called once (as an EventTarget's). For the per-call paths (Dial(), bridged calls): an EventTarget listener and the abort
+   * event it is called with cost several times a plain call in the main thread's profile at high
+   * call rates.
+   */
+  whenHungUp(listener: () => void): () => void {
+    if (this.#destroyed) return noop;
+    this.#hangupListeners ??= new Set();
+    const listeners = this.#hangupListeners;
+    listeners.add(listener);
+    return () => {
+      listeners.delete(listener);
+    };
   }
 
   /**
@@ -355,6 +374,17 @@ export class Channel {
     this.#destroyed = true;
     this.hangupCause = cause;
     this.#abort?.abort(hungUpReason());
+    const listeners = this.#hangupListeners;
+    this.#hangupListeners = null;
+    if (listeners !== null) {
+      for (const listener of listeners) {
+        try {
+          listener();
+        } catch (err) {
+          this.#log.error({ err }, 'hangup listener failed');
+        }
+      }
+    }
     for (const hook of this.#hooks) {
       try {
         hook(this, cause);
@@ -369,6 +399,8 @@ export class Channel {
     if (this.#destroyed) throw new CoreError('not_found', 'Channel not found');
   }
 }
+
+function noop(): void {}
 
 /**
  * The abort reason of a hung-up channel's signal. Nobody reads its stack (it says only that the

@@ -111,8 +111,7 @@ export class BridgedCall {
 
   #watch(party: Channel): void {
     const onHangup = () => void this.#finish({ kind: 'hangup', by: party });
-    party.hangupSignal.addEventListener('abort', onHangup, { once: true });
-    this.#cleanups.push(() => party.hangupSignal.removeEventListener('abort', onHangup));
+    this.#cleanups.push(party.whenHungUp(onHangup));
     const tech = party.tech;
     if (!isTransferSource(tech)) return;
     membership.set(tech, { call: this, channel: party });

@@ -269,7 +269,7 @@ export function createDialApplication(deps: DialAppDeps): DialplanApplication {
     }
 
     const onCallerHangup = () => finish({ kind: 'caller-hungup' });
-    caller.hangupSignal.addEventListener('abort', onCallerHangup, { once: true });
+    const stopWatchingCaller = caller.whenHungUp(onCallerHangup);
     if (caller.isDestroyed) onCallerHangup();
     const timer = timeoutMs > 0 ? deps.clock.setTimeout(() => finish({ kind: 'failed', status: 'NOANSWER' }), timeoutMs) : undefined;
 
@@ -291,12 +291,12 @@ export function createDialApplication(deps: DialAppDeps): DialplanApplication {
 
     if (result.kind !== 'answered') await early.close();
     if (result.kind === 'caller-hungup') {
-      caller.hangupSignal.removeEventListener('abort', onCallerHangup);
+      stopWatchingCaller();
       if (!caller.isDestroyed) caller.setVariable('DIALSTATUS', 'CANCEL');
       return { kind: 'stop' };
     }
     if (result.kind === 'failed') {
-      caller.hangupSignal.removeEventListener('abort', onCallerHangup);
+      stopWatchingCaller();
       caller.setVariable('DIALSTATUS', result.status);
       caller.setVariable('DIALEDTIME', String(Math.round((Date.now() - dialedAt) / 1000)));
       caller.setVariable('ANSWEREDTIME', '0');
@@ -305,13 +305,13 @@ export function createDialApplication(deps: DialAppDeps): DialplanApplication {
     const answeredAt = Date.now();
     const prepared = await prepareCallee(ctx, deps, caller, result.peer.channel, options);
     if (!prepared) {
-      caller.hangupSignal.removeEventListener('abort', onCallerHangup);
+      stopWatchingCaller();
       await early.close();
       return caller.isDestroyed ? { kind: 'stop' } : { kind: 'next' };
     }
     const limit = options.limitMs === undefined ? undefined : limitCall(deps, caller, result.peer.channel, options);
     try {
-      return await connect(ctx, deps, caller, result.peer, options, onCallerHangup, early);
+      return await connect(ctx, deps, caller, result.peer, options, stopWatchingCaller, early);
     } finally {
       limit?.();
       const now = Date.now();
@@ -384,10 +384,10 @@ async function connect(
   caller: Channel,
   peer: Peer,
   options: DialOptions,
-  onCallerHangup: () => void,
+  stopWatchingCaller: () => void,
   early: EarlyMediaPath,
 ): Promise<DialplanFlow> {
-  caller.hangupSignal.removeEventListener('abort', onCallerHangup);
+  stopWatchingCaller();
   const callee = peer.channel;
   caller.setVariable('DIALSTATUS', 'ANSWER');
   caller.setVariable('DIALEDPEERNAME', callee.name);
