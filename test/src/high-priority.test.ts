@@ -4,6 +4,7 @@
  * them) is on SCHED_RR where the machine allows it, and a call's prompt still plays.
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { waitFor } from './audio-analysis.js';
@@ -15,6 +16,12 @@ const CAP_SYS_NICE = 23n;
 function hasSysNice(): boolean {
   const line = readFileSync('/proc/self/status', 'utf8').match(/^CapEff:\s*([0-9a-f]+)$/m);
   return line !== null && ((BigInt(`0x${line[1]}`) >> CAP_SYS_NICE) & 1n) === 1n;
+}
+
+/** Whether SCHED_RR is granted here (a container's cgroup may refuse it even with the capability). */
+function realtimeGranted(): boolean {
+  const probe = spawnSync('chrt', ['-r', '10', 'true'], { stdio: 'ignore' });
+  return probe.error === undefined ? probe.status === 0 : hasSysNice();
 }
 
 /** Scheduling policy of every thread of a process: /proc/<pid>/task/<tid>/stat field 41 (2 = SCHED_RR). */
@@ -35,7 +42,7 @@ describe('highpriority', () => {
     const rtp = await RtpReceiver.open();
     try {
       const pid = sb.process.pid as number;
-      if (hasSysNice()) {
+      if (realtimeGranted()) {
         const line = sb.logs.find((entry) => entry.msg === 'high priority: realtime scheduling');
         assert.ok(line !== undefined, 'the start-up log says the threads were raised');
         assert.equal(line.policy, 'SCHED_RR');
