@@ -4,33 +4,11 @@
  * them) is on SCHED_RR where the machine allows it, and a call's prompt still plays.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
+import { realtimeSchedulingGranted, threadPolicies } from '@switchboard/media/testing';
 import { waitFor } from './audio-analysis.js';
 import { REPO_ROOT, runSipp, startSwitchboard } from './harness.js';
 import { RtpReceiver } from './rtp-receiver.js';
-
-const CAP_SYS_NICE = 23n;
-
-function hasSysNice(): boolean {
-  const line = readFileSync('/proc/self/status', 'utf8').match(/^CapEff:\s*([0-9a-f]+)$/m);
-  return line !== null && ((BigInt(`0x${line[1]}`) >> CAP_SYS_NICE) & 1n) === 1n;
-}
-
-/** Whether SCHED_RR is granted here (a container's cgroup may refuse it even with the capability). */
-function realtimeGranted(): boolean {
-  const probe = spawnSync('chrt', ['-r', '10', 'true'], { stdio: 'ignore' });
-  return probe.error === undefined ? probe.status === 0 : hasSysNice();
-}
-
-/** Scheduling policy of every thread of a process: /proc/<pid>/task/<tid>/stat field 41 (2 = SCHED_RR). */
-function policies(pid: number): number[] {
-  return readdirSync(`/proc/${pid}/task`).map((tid) => {
-    const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[41 - 3]);
-  });
-}
 
 describe('highpriority', () => {
   it('runs every thread of the server at realtime priority, and calls work', { timeout: 40_000 }, async () => {
@@ -42,12 +20,12 @@ describe('highpriority', () => {
     const rtp = await RtpReceiver.open();
     try {
       const pid = sb.process.pid as number;
-      if (realtimeGranted()) {
+      if (realtimeSchedulingGranted()) {
         const line = sb.logs.find((entry) => entry.msg === 'high priority: realtime scheduling');
         assert.ok(line !== undefined, 'the start-up log says the threads were raised');
         assert.equal(line.policy, 'SCHED_RR');
         assert.equal(line.priority, 10);
-        const all = policies(pid);
+        const all = threadPolicies(pid);
         assert.ok(all.length >= 3, `${all.length} threads`);
         assert.deepEqual(
           all.filter((policy) => policy !== 2),

@@ -6,24 +6,19 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
+import { hasSysNice, realtimeSchedulingGranted } from '../test-support/scheduling.js';
 
 const MODULE = new URL('./thread-priority.js', import.meta.url).href;
-const CAP_SYS_NICE = 23n;
+const SCHEDULING = new URL('../test-support/scheduling.js', import.meta.url).href;
 
 const CHILD = `
-const { readdirSync, readFileSync } = require('node:fs');
 const { Worker } = require('node:worker_threads');
-import(${JSON.stringify(MODULE)}).then(async ({ raiseThreadPriority }) => {
+Promise.all([import(${JSON.stringify(MODULE)}), import(${JSON.stringify(SCHEDULING)})]).then(async ([{ raiseThreadPriority }, { threadPolicies }]) => {
   const outcome = raiseThreadPriority();
   const worker = new Worker('setInterval(() => {}, 1000)', { eval: true });
   await new Promise((resolve) => worker.once('online', resolve));
-  const policies = readdirSync('/proc/self/task').map((tid) => {
-    const stat = readFileSync('/proc/self/task/' + tid + '/stat', 'utf8');
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[41 - 3]);
-  });
-  process.stdout.write(JSON.stringify({ outcome, policies }));
+  process.stdout.write(JSON.stringify({ outcome, policies: threadPolicies('self') }));
   process.exit(0);
 });
 `;
@@ -40,20 +35,6 @@ function report(prefix: string[]): Report {
   return JSON.parse(run.stdout) as Report;
 }
 
-function hasSysNice(): boolean {
-  const line = readFileSync('/proc/self/status', 'utf8').match(/^CapEff:\s*([0-9a-f]+)$/m);
-  return line !== null && ((BigInt(`0x${line[1]}`) >> CAP_SYS_NICE) & 1n) === 1n;
-}
-
-/**
- * Whether this machine grants SCHED_RR at all: the capability is not enough where a container's
- * cgroup has no realtime budget. Asked of chrt (util-linux) when it is there.
- */
-function realtimeGranted(): boolean {
-  const probe = spawnSync('chrt', ['-r', '10', 'true'], { stdio: 'ignore' });
-  return probe.error === undefined ? probe.status === 0 : hasSysNice();
-}
-
 function setprivAvailable(): boolean {
   try {
     execFileSync('setpriv', ['--version'], { stdio: 'ignore' });
@@ -66,7 +47,7 @@ function setprivAvailable(): boolean {
 describe('highpriority: raiseThreadPriority', () => {
   it(
     'puts every thread on SCHED_RR, and a thread started later inherits it',
-    { skip: !realtimeGranted() && 'SCHED_RR is not granted here' },
+    { skip: !realtimeSchedulingGranted() && 'SCHED_RR is not granted here' },
     () => {
       const { outcome, policies } = report([]);
       assert.equal(outcome.scheduling, 'SCHED_RR');
