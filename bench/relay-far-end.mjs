@@ -92,6 +92,31 @@ function percentile(values, p) {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
 
+/**
+ * RFC 3550 §6.4.1 / §A.8 interarrival jitter of n streams on one clock: D = the change in transit
+ * between a stream's consecutive packets, J += (|D| − J)/16; every |D| and every J is kept for percentiles.
+ */
+function jitterEstimator(n) {
+  const previous = new Array(n).fill(Number.NaN);
+  const jitter = new Array(n).fill(0);
+  const deltas = [];
+  const samples = [];
+  return {
+    jitter,
+    deltas,
+    samples,
+    add(stream, transit) {
+      if (!Number.isNaN(previous[stream])) {
+        const d = Math.abs(transit - previous[stream]);
+        deltas.push(d);
+        jitter[stream] += (d - jitter[stream]) / 16;
+        samples.push(jitter[stream]);
+      }
+      previous[stream] = transit;
+    },
+  };
+}
+
 function ulawTone() {
   const payload = Buffer.alloc(PAYLOAD_BYTES);
   for (let i = 0; i < PAYLOAD_BYTES; i++) payload[i] = 0xff - (i % 32); // any µ-law bytes do: a relay does not decode
@@ -106,20 +131,15 @@ async function run({ calls, seconds, settleMs }) {
   const windowCount = new Array(n).fill(0);
   const firstNumber = new Array(n).fill(-1);
   const lastNumber = new Array(n).fill(-1);
-  const prevTransit = new Array(n).fill(Number.NaN);
   const prevArrival = new Array(n).fill(Number.NaN);
-  const jitter = new Array(n).fill(0);
   const minTransit = new Array(n).fill(Number.POSITIVE_INFINITY);
-  // The same on this process's clock when it handled each datagram (the old measure).
-  const prevLoopTransit = new Array(n).fill(Number.NaN);
-  const loopJitter = new Array(n).fill(0);
-  const loopJitterSamples = [];
-  const loopDeltas = [];
+  // On the arrival clock (the kernel's when stamped), and on this process's clock when it handled
+  // each datagram (the measure before kernel stamps).
+  const arrival = jitterEstimator(n);
+  const loop = jitterEstimator(n);
   let kernelStamped = 0;
   const transits = [];
   const transitStreams = [];
-  const deltas = [];
-  const jitterSamples = [];
   const arrivalDeviations = [];
   let foreign = 0;
   const start = performance.now();
@@ -145,13 +165,7 @@ async function run({ calls, seconds, settleMs }) {
     if (now <= settledAt || now > end + DRAIN_MS) return;
     if (number < 0 || number >= sent[s]) return;
     if (stamped) kernelStamped += 1;
-    if (!Number.isNaN(prevLoopTransit[s])) {
-      const d = Math.abs(loopTransit - prevLoopTransit[s]);
-      loopDeltas.push(d);
-      loopJitter[s] += (d - loopJitter[s]) / 16;
-      loopJitterSamples.push(loopJitter[s]);
-    }
-    prevLoopTransit[s] = loopTransit;
+    loop.add(s, loopTransit);
     if (now <= end) {
       windowCount[s] += 1;
       if (firstNumber[s] < 0) firstNumber[s] = number;
@@ -160,15 +174,8 @@ async function run({ calls, seconds, settleMs }) {
     transits.push(transit);
     transitStreams.push(s);
     minTransit[s] = Math.min(minTransit[s], transit);
-    if (!Number.isNaN(prevTransit[s])) {
-      // RFC 3550 §6.4.1 / §A.8.
-      const d = Math.abs(transit - prevTransit[s]);
-      deltas.push(d);
-      jitter[s] += (d - jitter[s]) / 16;
-      jitterSamples.push(jitter[s]);
-    }
+    arrival.add(s, transit);
     if (!Number.isNaN(prevArrival[s])) arrivalDeviations.push(Math.abs(now - prevArrival[s] - PERIOD_MS));
-    prevTransit[s] = transit;
     prevArrival[s] = now;
   };
   const socketsOfCall = calls.map(({ callerPort, calleePort }) => [byPort.get(callerPort), byPort.get(calleePort)]);
@@ -254,15 +261,15 @@ async function run({ calls, seconds, settleMs }) {
     loss_pct: expected > 0 ? (100 * (expected - got)) / expected : 100,
     streams_with_loss: streamsWithLoss,
     foreign_packets: foreign,
-    jitter_ms_p50: percentile(jitterSamples, 50),
-    jitter_ms_p99: percentile(jitterSamples, 99),
-    jitter_ms_max_stream_final: Math.max(0, ...jitter),
+    jitter_ms_p50: percentile(arrival.samples, 50),
+    jitter_ms_p99: percentile(arrival.samples, 99),
+    jitter_ms_max_stream_final: Math.max(0, ...arrival.jitter),
     arrival_clock: kernelStamped === transits.length && transits.length > 0 ? 'kernel' : 'event loop',
-    loop_jitter_ms_p50: percentile(loopJitterSamples, 50),
-    loop_jitter_ms_p99: percentile(loopJitterSamples, 99),
-    loop_delay_var_ms_p99: percentile(loopDeltas, 99),
-    delay_var_ms_p50: percentile(deltas, 50),
-    delay_var_ms_p99: percentile(deltas, 99),
+    loop_jitter_ms_p50: percentile(loop.samples, 50),
+    loop_jitter_ms_p99: percentile(loop.samples, 99),
+    loop_delay_var_ms_p99: percentile(loop.deltas, 99),
+    delay_var_ms_p50: percentile(arrival.deltas, 50),
+    delay_var_ms_p99: percentile(arrival.deltas, 99),
     transit_ms_p50: percentile(transits, 50),
     transit_ms_p99: percentile(transits, 99),
     transit_above_floor_ms_p99: percentile(aboveFloor, 99),

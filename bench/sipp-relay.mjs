@@ -4,8 +4,8 @@
 // into 300 = Dial(SIP/bob), bob a sipp UAS (uas-relay-answer-hold.xml). Every call's SDP names sockets
 // of its own in one Node child process (bench/relay-far-end.mjs), which sends PCMU at 50 packets/s in
 // both directions of every call and measures loss and the RFC 3550 §6.4.1 interarrival jitter and delay
-// variation the server adds (from real send times, so the sender's own lateness cancels, to the kernel's
-// receive times, so the far end's own event loop does not count; bench/relay-floor.mjs shows that part), p50/p99.
+// variation the server adds, p50/p99: from real send times (the sender's own lateness cancels) to the
+// kernel's receive times (the far end's own event loop does not count; bench/relay-floor.mjs shows that part).
 // Server CPU (whole process, and the main thread vs the busiest other thread, the media worker) and
 // RSS growth per call come from /proc. A step passes at loss < 0.1 % and jitter p99 < 5 ms; stepping
 // stops at the first loss or failed call set-up.

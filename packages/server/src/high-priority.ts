@@ -12,7 +12,7 @@ export function applyHighPriority(log: Logger): void {
   } else if (outcome.scheduling === 'nice') {
     log.warn(
       { threads: outcome.threads, refused: outcome.refused },
-      'high priority: realtime scheduling refused (needs CAP_SYS_NICE); running at nice -10 instead',
+      'high priority: realtime scheduling refused (it needs CAP_SYS_NICE, and a realtime budget in a container); running at nice -10 instead',
     );
   } else {
     log.warn({ refused: outcome.refused }, 'high priority: not permitted; running at normal priority');
