@@ -3,7 +3,8 @@
 // dialplan answers and hangs up at once (the server sends BYE), at rising rates for BENCH_STEP_SECONDS
 // each. Reports the highest rate with < 0.1 % failed calls, the server's CPU per call and its RSS.
 import { createSocket } from 'node:dgram';
-import { runSipp, startSwitchboard } from '../test/dist/harness.js';
+import { runSipp } from '../test/dist/harness.js';
+import { resultName, serverDescription, startBenchServer } from './bench-server.mjs';
 import { machine, printSteps, SIPP_SOCKET_BUFFERS, stepRates, writeResult } from './common.mjs';
 
 const rates = (process.env.BENCH_RATES ?? '100,200,400,800,1200').split(',').map(Number);
@@ -16,7 +17,7 @@ exten => 300,1,Answer()
 `;
 
 // The RTP range sits above the harness's random ranges (30000–50200) so parallel tests rarely collide.
-const sb = await startSwitchboard({ dialplan: DIALPLAN, rtpStart: 52000, rtpEnd: 60000 });
+const sb = await startBenchServer({ dialplan: DIALPLAN, rtpStart: 52000, rtpEnd: 60000 });
 // The SDP offer needs a media port; nothing is played here, but a bound socket avoids ICMP errors.
 const sink = createSocket('udp4');
 await new Promise((resolve) => sink.bind(0, '127.0.0.1', resolve));
@@ -26,7 +27,7 @@ const { steps, best } = await stepRates({
   rates,
   seconds,
   maxFailureRatio: MAX_FAILURE_RATIO,
-  metricsUrl: `${sb.baseUrl}/metrics`,
+  metricsUrl: sb.metricsUrl,
   run: (rate, calls) =>
     runSipp(
       'uac-wait-bye.xml',
@@ -48,6 +49,7 @@ const result = {
   benchmark: 'sipp-call-rate',
   when: new Date().toISOString(),
   machine: machine(),
+  ...serverDescription(),
   scenario: 'uac-wait-bye.xml → 300: Answer(), Hangup(); no authentication',
   step_seconds: seconds,
   max_failure_pct: MAX_FAILURE_RATIO * 100,
@@ -58,4 +60,4 @@ const result = {
 };
 printSteps('sipp-call-rate: calls per second, 8 s per step', steps);
 console.log(`highest rate with < 0.1 % failures: ${result.best_rate_cps ?? 'none'} calls/s`);
-writeResult('sipp-call-rate', result);
+writeResult(resultName('sipp-call-rate'), result);

@@ -5,6 +5,7 @@
 // BENCH_STEP_SECONDS each; reports the highest with < 0.1 % failed calls, CPU per call and RSS.
 import { runSipp } from '../test/dist/harness.js';
 import { startDialBench } from './dial-setup.mjs';
+import { resultName, serverDescription } from './bench-server.mjs';
 import { machine, printSteps, SIPP_SOCKET_BUFFERS, sleep, stepRates, writeResult } from './common.mjs';
 
 const rates = (process.env.BENCH_RATES ?? '50,100,200,300,400').split(',').map(Number);
@@ -18,7 +19,7 @@ const { steps, best } = await stepRates({
   rates,
   seconds,
   maxFailureRatio: MAX_FAILURE_RATIO,
-  metricsUrl: `${sb.baseUrl}/metrics`,
+  metricsUrl: sb.metricsUrl,
   run: async (rate, calls) => {
     // Bob's UAS answers every call of the step and waits for the BYE the server relays from alice.
     const callee = runSipp('uas-answer-wait-bye.xml', target, {
@@ -48,6 +49,7 @@ const result = {
   benchmark: 'sipp-dial-rate',
   when: new Date().toISOString(),
   machine: machine(),
+  ...serverDescription(),
   scenario: 'alice uac-auth-bye.xml (digest on every INVITE) → 300: Dial(SIP/bob) → bob uas-answer-wait-bye.xml; alice hangs up after ACK',
   step_seconds: seconds,
   max_failure_pct: MAX_FAILURE_RATIO * 100,
@@ -58,4 +60,4 @@ const result = {
 };
 printSteps(`sipp-dial-rate: calls per second through Dial(SIP/bob), ${seconds} s per step`, steps);
 console.log(`highest rate with < 0.1 % failures: ${result.best_rate_cps ?? 'none'} calls/s`);
-writeResult('sipp-dial-rate', result);
+writeResult(resultName('sipp-dial-rate'), result);

@@ -19,6 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { basicAuth, runSipp } from '../test/dist/harness.js';
 import { startDialBench } from './dial-setup.mjs';
+import { benchServer } from './bench-server.mjs';
 import {
   channelCount,
   cpuSeconds,
@@ -33,6 +34,9 @@ import {
   untilNone,
   writeResult,
 } from './common.mjs';
+
+// The shedding measured here is Switchboard's own overload control; the original has none to turn on and off.
+if (benchServer === 'asterisk') throw new Error('sipp-overload measures Switchboard only');
 
 const ladder = (process.env.BENCH_CAPACITY_RATES ?? '200,250,300,350,400,450,500,550,600,650,700').split(',').map(Number);
 const factors = (process.env.BENCH_OVERLOAD_FACTORS ?? '1.5,2.5').split(',').map(Number);

@@ -13,7 +13,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { basicAuth, startSwitchboard } from '../test/dist/harness.js';
+import { basicAuth } from '../test/dist/harness.js';
+import { resultName, serverDescription, startBenchServer } from './bench-server.mjs';
 import { localPhone, staticContactPhone, udpTransport } from '../test/dist/pjsip-phones.js';
 import { phonePort, placeRelayCalls, startRelayFarEnd } from './relay-phones.mjs';
 import {
@@ -60,7 +61,7 @@ const farEnd = await startRelayFarEnd();
 /** One step on a fresh server. */
 async function step(n) {
   const bobPort = await phonePort();
-  const sb = await startSwitchboard({
+  const sb = await startBenchServer({
     dialplan: DIALPLAN,
     rtpStart: 21000,
     rtpEnd: 29998,
@@ -166,11 +167,12 @@ const result = {
   benchmark: 'sipp-relay',
   when: new Date().toISOString(),
   machine: machineAtStart,
+  ...serverDescription(),
   media_workers: Number(workers ?? 1),
   rtp_sockets: nativeSockets ? 'native' : 'dgram',
   far_end_sockets: process.env.BENCH_FAR_END_SOCKETS ?? 'native',
   setup:
-    `fresh switchboard process per step; sipp uac-relay-hold-bye.xml → 300: Dial(SIP/bob) → uas-relay-answer-hold.xml, set up at ${setupRate}/s; ` +
+    `fresh ${serverDescription().server} process per step; sipp uac-relay-hold-bye.xml → 300: Dial(SIP/bob) → uas-relay-answer-hold.xml, set up at ${setupRate}/s; ` +
     `per-call sockets, PCMU both ways at 50 packets/s; ${WARM_UP_MS / 1000} s warm-up, ${seconds - WARM_UP_MS / 1000} s measured`,
   criteria: { max_loss_pct: MAX_LOSS_PCT, max_jitter_ms_p99: MAX_JITTER_MS_P99 },
   best_calls: passing.length > 0 ? passing[passing.length - 1].calls : null,
@@ -178,4 +180,4 @@ const result = {
 };
 printSteps(`sipp-relay: relayed calls, RFC 3550 jitter the server adds, fresh server per step, ${seconds} s per step`, steps);
 console.log(`most calls with loss < ${MAX_LOSS_PCT} % and jitter p99 < ${MAX_JITTER_MS_P99} ms: ${result.best_calls ?? 'none'}`);
-writeResult('sipp-relay', result);
+writeResult(resultName('sipp-relay'), result);
