@@ -10,7 +10,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { freePort, REPO_ROOT, type RunningSwitchboard, runSipp, startSwitchboard, switchboardCli } from './harness.js';
+import { basicAuth, freePort, REPO_ROOT, type RunningSwitchboard, runSipp, startSwitchboard, switchboardCli } from './harness.js';
 import { digestPhone, udpTransport } from './pjsip-phones.js';
 import { RtpReceiver } from './rtp-receiver.js';
 
@@ -203,6 +203,12 @@ describe('operating the server', () => {
     assert.match(await answered, /^SIP\/2\.0 (405|501) /);
     stranger.close();
 
+    // Three API requests, each counted once (a route of the API is in the root's scope too).
+    for (let i = 0; i < 3; i++) {
+      const ping = await fetch(`${sb.baseUrl}/ari/asterisk/ping`, { headers: { authorization: basicAuth() } });
+      assert.equal(ping.status, 200);
+      await ping.arrayBuffer();
+    }
     const unauthorised = await fetch(`${sb.baseUrl}/metrics`);
     assert.equal(unauthorised.status, 401);
     const scrape = await fetch(`${sb.baseUrl}/metrics`, {
@@ -241,6 +247,7 @@ describe('operating the server', () => {
       );
     // HTTP requests by route pattern: the refused scrape above is one.
     assert.match(text, /^switchboard_api_requests_total\{method="GET",route="\/metrics",status="401"\} 1$/m);
+    assert.match(text, /^switchboard_api_requests_total\{method="GET",route="\/ari\/asterisk\/ping",status="200"\} 3$/m);
   });
 
   it('answers /healthz and /readyz without credentials', async () => {

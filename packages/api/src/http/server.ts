@@ -147,13 +147,8 @@ export function createApiServer(core: SwitchboardCore, options: ApiServerOptions
     }
     scope.addHook('onResponse', async (request, reply) => {
       // The route pattern, not the URL: the query string may carry api_key credentials.
+      // Counted by the root's onResponse hook above, which this scope inherits.
       log.debug({ method: request.method, route: request.routeOptions.url, status: reply.statusCode, ms: reply.elapsedTime }, 'request');
-      options.onRequestDone?.({
-        method: request.method,
-        route: request.routeOptions.url ?? 'unknown',
-        status: reply.statusCode,
-        ms: reply.elapsedTime,
-      });
     });
     registerApiDocs(scope, apiRoot, RESOURCES, paths, allowedOrigin);
     for (const resource of RESOURCES) registerResource(scope, resource, context, paths, allowedOrigin);
