@@ -112,11 +112,11 @@ export async function startAsterisk(options = {}) {
   writeFileSync(mainConf, asteriskConf(root, etc));
   const baseUrl = `http://127.0.0.1:${httpPort}`;
   let child;
+  let exited;
   const launch = async () => {
     translate(confDir, etc);
     child = spawn(ASTERISK_BIN, ['-f', '-n', '-C', mainConf], { stdio: ['ignore', 'ignore', 'inherit'] });
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.exited = exited;
+    exited = new Promise((resolve) => child.once('exit', resolve));
     const deadline = Date.now() + 30_000;
     for (;;) {
       if (child.exitCode !== null) throw new Error(`asterisk exited with ${child.exitCode}`);
@@ -135,7 +135,7 @@ export async function startAsterisk(options = {}) {
   const terminate = async () => {
     if (child.exitCode === null) child.kill('SIGTERM');
     const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-    const code = await child.exited;
+    const code = await exited;
     clearTimeout(killer);
     return code;
   };
