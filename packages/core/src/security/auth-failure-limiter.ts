@@ -45,6 +45,7 @@ export class AuthFailureLimiter {
   #lockdownUntil = Number.NEGATIVE_INFINITY;
   /** Addresses that authenticated successfully, least recent first. */
   readonly #known = new Set<string>();
+  #mostRecentKnown: string | undefined;
 
   constructor(now: () => number, limits: Partial<AuthFailureLimits> = {}) {
     this.#now = now;
@@ -70,8 +71,12 @@ export class AuthFailureLimiter {
   }
 
   recordSuccess(address: string): void {
+    // The same client logging in again and again (every REST request) is already the most recent: moving it
+    // to the end again would only leave a deleted entry for the set to compact.
+    if (address === this.#mostRecentKnown && this.#known.has(address)) return;
     this.#known.delete(address);
     this.#known.add(address);
+    this.#mostRecentKnown = address;
     trim(this.#known, this.#limits.maxTrackedAddresses);
   }
 
