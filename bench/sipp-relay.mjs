@@ -14,7 +14,7 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { basicAuth } from '../test/dist/harness.js';
-import { resultName, serverDescription, startBenchServer } from './bench-server.mjs';
+import { benchServer, resultName, serverDescription, startBenchServer } from './bench-server.mjs';
 import { localPhone, staticContactPhone, udpTransport } from '../test/dist/pjsip-phones.js';
 import { phonePort, placeRelayCalls, startRelayFarEnd } from './relay-phones.mjs';
 import {
@@ -172,7 +172,7 @@ const result = {
   rtp_sockets: nativeSockets ? 'native' : 'dgram',
   far_end_sockets: process.env.BENCH_FAR_END_SOCKETS ?? 'native',
   setup:
-    `fresh ${serverDescription().server} process per step; sipp uac-relay-hold-bye.xml → 300: Dial(SIP/bob) → uas-relay-answer-hold.xml, set up at ${setupRate}/s; ` +
+    `fresh ${benchServer} process per step; sipp uac-relay-hold-bye.xml → 300: Dial(SIP/bob) → uas-relay-answer-hold.xml, set up at ${setupRate}/s; ` +
     `per-call sockets, PCMU both ways at 50 packets/s; ${WARM_UP_MS / 1000} s warm-up, ${seconds - WARM_UP_MS / 1000} s measured`,
   criteria: { max_loss_pct: MAX_LOSS_PCT, max_jitter_ms_p99: MAX_JITTER_MS_P99 },
   best_calls: passing.length > 0 ? passing[passing.length - 1].calls : null,
