@@ -1,13 +1,12 @@
 // The original server (Asterisk), started on the same configuration as a benchmark's Switchboard, so the
-// SIP and API benchmarks can measure both side by side: `BENCH_SERVER=asterisk` in sipp-relay, sipp-call-rate,
-// sipp-dial-rate and api-latency. `ASTERISK` names the binary (default /opt/asterisk/sbin/asterisk; see
-// bench/README.md for building it from source on this machine). Results go to `<benchmark>-asterisk.json`.
+// SIP and API benchmarks can measure both side by side (bench-server.mjs chooses between them). `ASTERISK`
+// names the binary (default /opt/asterisk/sbin/asterisk; build-asterisk.sh builds it from source).
 //
 // Switchboard reads the original's configuration files, so the benchmark's own files are used as they are
 // with these differences the original needs: `Dial(SIP/…)` is `Dial(PJSIP/…)` (chan_sip is gone), `App()` is
-// `Stasis()` (Switchboard knows both names, the original only the second), every
-// endpoint gets `direct_media = no` (the original's default would re-INVITE the phones to send to each other
-// and relay nothing), and asterisk.conf, modules.conf and logger.conf are added.
+// `Stasis()` (Switchboard knows both names, the original only the second), every endpoint gets
+// `direct_media = no` (the original's default would re-INVITE the phones to send to each other and relay
+// nothing), and asterisk.conf, modules.conf and logger.conf are added.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,14 +16,6 @@ import { sleep } from './common.mjs';
 
 export const ASTERISK_BIN = process.env.ASTERISK ?? '/opt/asterisk/sbin/asterisk';
 const PREFIX = join(ASTERISK_BIN, '..', '..');
-
-/** Which server the benchmark measures: `BENCH_SERVER` = switchboard (default) or asterisk. */
-export const benchServer = process.env.BENCH_SERVER === 'asterisk' ? 'asterisk' : 'switchboard';
-
-/** The results file's name: `<name>` for Switchboard, `<name>-asterisk` for the original. */
-export function resultName(name) {
-  return benchServer === 'asterisk' ? `${name}-asterisk` : name;
-}
 
 /** Modules the benchmarks do not use: not loaded, so the process holds what a lean PBX would. */
 const NOLOAD = [
@@ -140,7 +131,6 @@ export async function startAsterisk(options = {}) {
     return code;
   };
   const running = {
-    server: 'asterisk',
     httpPort,
     sipPort,
     baseUrl,

@@ -1,14 +1,21 @@
 // The server a SIP or API benchmark measures: Switchboard, or with BENCH_SERVER=asterisk the original
-// (bench/asterisk.mjs), on the same configuration. Both answer with the fields the benchmarks read.
+// (asterisk.mjs) on the same configuration; both answer with the fields the benchmarks read. The
+// original's results go to `results/<name>-asterisk.json`.
 import { startSwitchboard } from '../test/dist/harness.js';
-import { asteriskVersion, benchServer, startAsterisk } from './asterisk.mjs';
+import { asteriskVersion, startAsterisk } from './asterisk.mjs';
 
-export { benchServer, resultName } from './asterisk.mjs';
+/** Which server the benchmark measures: `BENCH_SERVER` = switchboard (default) or asterisk. */
+export const benchServer = process.env.BENCH_SERVER === 'asterisk' ? 'asterisk' : 'switchboard';
+
+/** The results file's name: `<name>` for Switchboard, `<name>-asterisk` for the original. */
+export function resultName(name) {
+  return benchServer === 'asterisk' ? `${name}-asterisk` : name;
+}
 
 export async function startBenchServer(options = {}) {
   if (benchServer === 'asterisk') return startAsterisk(options);
   const sb = await startSwitchboard(options);
-  return Object.assign(sb, { server: 'switchboard', metricsUrl: `${sb.baseUrl}/metrics` });
+  return Object.assign(sb, { metricsUrl: `${sb.baseUrl}/metrics` });
 }
 
 /** What the results file says about the server measured. */
