@@ -6,11 +6,13 @@
  */
 import type { Logger, SwitchboardCore } from '@switchboard/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 'fastify';
+import type { Dialect } from '../dialect/dialect.js';
 import { requestDialect } from '../dialect/request-dialect.js';
 import { ApiError } from './api-error.js';
 import { credentialsFrom } from './auth.js';
-import type { ApiResult, Operation, WebSocketSession } from './operation.js';
+import type { ApiCall, ApiResult, Operation, WebSocketSession } from './operation.js';
 import { parseParameters } from './params.js';
+import type { RawParamValues } from '../swagger/types.js';
 import { requestSources } from './request-sources.js';
 import type { SnapshotJson } from './snapshot-json.js';
 
@@ -62,6 +64,7 @@ export function registerPath(
 ): void {
   const methods = [...handlers.keys(), ...(upgrade ? ['GET'] : [])];
   const allow = ['OPTIONS', ...methods].join(',');
+  const hasParameters = url.includes('/:');
   paths.add(url);
   app.route({
     method: ALL_METHODS.filter((m) => !(upgrade && m === 'GET')),
@@ -72,7 +75,7 @@ export function registerPath(
         return;
       }
       // `/channels/` reaches `/channels/:channelId` with an empty id: that path does not exist.
-      if (Object.values(request.params as Record<string, string>).includes('')) throw trailingSlashNotFound();
+      if (hasParameters && Object.values(request.params as Record<string, string>).includes('')) throw trailingSlashNotFound();
       const handler = handlers.get(request.method);
       if (!handler) throw new ApiError(405, 'Invalid method', { Allow: allow });
       await handler(request, reply);
@@ -99,20 +102,21 @@ export function operationHandler(operation: Extract<Operation, { kind: 'http' }>
   return async (request, reply) => {
     const dialect = requestDialect(request);
     const params = dialect.incoming(parseParameters(operation.parameters, requestSources(request)));
-    const result = await operation.handler({ ...callContext(context), params, dialect });
-    sendResult(reply, 'body' in result ? { ...result, body: dialect.outgoing(result.body, operation.responseClass) } : result);
+    const result = await operation.handler(callContext(context, params, dialect));
+    sendResult(reply, result, (body) => dialect.outgoing(body, operation.responseClass));
   };
 }
 
-/** What every call of an operation shares. */
-function callContext(context: RouteContext) {
-  return { core: context.core, log: context.log, apiRoot: context.apiRoot, snapshotJson: context.snapshotJson };
+/** What a call of an operation is given; one literal, so every call's context has the same shape. */
+function callContext(context: RouteContext, params: RawParamValues, dialect: Dialect): ApiCall<RawParamValues> {
+  return { core: context.core, log: context.log, apiRoot: context.apiRoot, snapshotJson: context.snapshotJson, params, dialect };
 }
 
 /** Fastify's own type for JSON answers, so a serialised answer is labelled as a serialised object would be. */
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
-function sendResult(reply: FastifyReply, result: ApiResult): void {
+/** `outgoing` writes a body in the caller's dialect (a serialised `json` answer already is). */
+function sendResult(reply: FastifyReply, result: ApiResult, outgoing: (body: unknown) => unknown): void {
   switch (result.status) {
     case 200:
       if ('json' in result) {
@@ -120,10 +124,10 @@ function sendResult(reply: FastifyReply, result: ApiResult): void {
         return;
       }
       if (result.contentType !== undefined) reply.type(result.contentType);
-      reply.code(200).send(result.body);
+      reply.code(200).send(outgoing(result.body));
       return;
     case 201:
-      reply.code(201).header('Location', result.location).send(result.body);
+      reply.code(201).header('Location', result.location).send(outgoing(result.body));
       return;
     default:
       reply.code(result.status).send();
@@ -152,7 +156,7 @@ function registerUpgrade(
       }
       const dialect = requestDialect(request);
       const params = dialect.incoming(parseParameters(operation.parameters, requestSources(request)));
-      const session = await operation.open({ ...callContext(context), params, dialect });
+      const session = await operation.open(callContext(context, params, dialect));
       sessions.set(request.raw, session);
       // The client may have gone while the session was being opened (a store round trip).
       if (request.raw.socket.destroyed) session.abandon();

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { basic, type Harness, startHarness } from '../testing/harness.js';
+import { type Logger, silentLogger } from '@switchboard/core';
+import { ALICE, basic, type Harness, startHarness } from '../testing/harness.js';
 import { MAX_BODY_BYTES } from './body.js';
+import { createApiServer } from './server.js';
 
 describe('HTTP layer', () => {
   let h: Harness;
@@ -201,6 +203,39 @@ describe('URL prefix', () => {
       const listing = await h.inject({ method: 'GET', url: '/pbx/ari/api-docs/resources.json', headers: { host: 'pbx.example:8088' } });
       assert.equal(listing.json<{ basePath: string }>().basePath, 'http://pbx.example:8088/pbx/ari');
     } finally {
+      await h.close();
+    }
+  });
+});
+
+describe('request accounting', () => {
+  test('each request is logged once at debug level and counted once, by route pattern and never by URL', async () => {
+    const h = await startHarness();
+    const logged: object[] = [];
+    const counted: { method: string; route: string; status: number }[] = [];
+    const capture: Logger = { ...silentLogger, debug: (obj) => void (typeof obj === 'object' && logged.push(obj)), child: () => capture };
+    const server = createApiServer(h.core, {
+      logger: capture,
+      onRequestDone: ({ method, route, status }) => counted.push({ method, route, status }),
+    });
+    try {
+      const secretKey = `alice:${'secret'}`;
+      const ping = await server.app.inject({ method: 'GET', url: `/ari/system/ping?api_key=${encodeURIComponent(secretKey)}` });
+      assert.equal(ping.statusCode, 200);
+      const missing = await server.app.inject({ method: 'GET', url: '/ari/nowhere', headers: { authorization: ALICE } });
+      assert.equal(missing.statusCode, 404);
+      assert.deepEqual(counted, [
+        { method: 'GET', route: '/ari/system/ping', status: 200 },
+        { method: 'GET', route: 'unmatched', status: 404 },
+      ]);
+      assert.equal(logged.length, 2);
+      assert.ok(!JSON.stringify(logged).includes('secret'), 'the query string (api_key) is never logged');
+      assert.deepEqual(
+        logged.map((entry) => ({ ...entry, ms: typeof (entry as { ms: unknown }).ms })),
+        counted.map((entry) => ({ ...entry, ms: 'number' })),
+      );
+    } finally {
+      await server.close();
       await h.close();
     }
   });

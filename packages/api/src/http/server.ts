@@ -97,17 +97,19 @@ export function createApiServer(core: SwitchboardCore, options: ApiServerOptions
   // Registered after the WebSocket plugin so that its hooks (which mark upgrade requests and close
   // their sockets after a refusal) run before ours: an upgrade refused with 401 must not linger.
   const onRequestDone = options.onRequestDone;
-  if (onRequestDone) {
-    // On the root, so every route counts: the API, its docs, and the operator routes.
-    app.addHook('onResponse', async (request, reply) => {
-      onRequestDone({
-        method: request.method,
-        route: request.routeOptions.url ?? 'unmatched',
-        status: reply.statusCode,
-        ms: reply.elapsedTime,
-      });
-    });
-  }
+  // One hook on the root, so every route counts (the API, its docs, the operator routes) and a
+  // request pays for one hook and one read of its route options.
+  app.addHook('onResponse', async (request, reply) => {
+    // The route pattern, not the URL: the query string may carry api_key credentials.
+    const done = {
+      method: request.method,
+      route: request.routeOptions.url ?? 'unmatched',
+      status: reply.statusCode,
+      ms: reply.elapsedTime,
+    };
+    log.debug(done, 'request');
+    onRequestDone?.(done);
+  });
   const operator = options.operator;
   if (operator) {
     app.register(async (scope) =>
@@ -145,11 +147,6 @@ export function createApiServer(core: SwitchboardCore, options: ApiServerOptions
         reply.statusCode === 200 ? withPeerLists(core, apiRoot, requestDialect(request).name, request, payload) : payload,
       );
     }
-    scope.addHook('onResponse', async (request, reply) => {
-      // The route pattern, not the URL: the query string may carry api_key credentials.
-      // Counted by the root's onResponse hook above, which this scope inherits.
-      log.debug({ method: request.method, route: request.routeOptions.url, status: reply.statusCode, ms: reply.elapsedTime }, 'request');
-    });
     registerApiDocs(scope, apiRoot, RESOURCES, paths, allowedOrigin);
     for (const resource of RESOURCES) registerResource(scope, resource, context, paths, allowedOrigin);
     registerMediaWebSocket(scope, normalizePrefix(core.config.http.prefix), core, log);
