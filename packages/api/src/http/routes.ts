@@ -69,19 +69,20 @@ export function registerPath(
   app.route({
     method: ALL_METHODS.filter((m) => !(upgrade && m === 'GET')),
     url,
-    handler: async (request, reply) => {
+    // Not async: most operations answer synchronously, and their answer need not wait for a promise.
+    handler: (request, reply) => {
       if (request.method === 'OPTIONS') {
         answerOptions(request, reply, allow, allowedOrigin);
-        return;
+        return reply;
       }
       // `/channels/` reaches `/channels/:channelId` with an empty id: that path does not exist.
       if (hasParameters && Object.values(request.params as Record<string, string>).includes('')) throw trailingSlashNotFound();
       const handler = handlers.get(request.method);
       if (!handler) throw new ApiError(405, 'Invalid method', { Allow: allow });
-      await handler(request, reply);
-      // The answer is given (its onSend hooks may still be running, cluster-forwarding.ts): returning
-      // the reply keeps fastify from sending another for the handler's undefined.
-      return reply;
+      // Once the answer is given (its onSend hooks may still be running, cluster-forwarding.ts),
+      // returning the reply keeps fastify from sending another for the handler's undefined.
+      const handled = handler(request, reply);
+      return handled instanceof Promise ? handled.then(() => reply) : reply;
     },
   });
   if (upgrade) registerUpgrade(app, url, upgrade.operation, upgrade.context);
@@ -99,11 +100,13 @@ function answerOptions(request: FastifyRequest, reply: FastifyReply, allow: stri
 
 /** The handler of a declared HTTP operation: parse, call, answer. */
 export function operationHandler(operation: Extract<Operation, { kind: 'http' }>, context: RouteContext): MethodHandler {
-  return async (request, reply) => {
+  return (request, reply) => {
     const dialect = requestDialect(request);
     const params = dialect.incoming(parseParameters(operation.parameters, requestSources(request)));
-    const result = await operation.handler(callContext(context, params, dialect));
-    sendResult(reply, result, (body) => dialect.outgoing(body, operation.responseClass));
+    const result = operation.handler(callContext(context, params, dialect));
+    const send = (answer: ApiResult) => sendResult(reply, answer, (body) => dialect.outgoing(body, operation.responseClass));
+    if (result instanceof Promise) return result.then(send);
+    send(result);
   };
 }
 
