@@ -21,6 +21,7 @@ const ALL = [
   'media-mixing.mjs',
   'media-transcode.mjs',
   'api-latency.mjs',
+  'api-floor.mjs',
   'api-serialise.mjs',
   'srtp-crypto.mjs',
   'pg-notify-fanout.mjs',
