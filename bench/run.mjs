@@ -16,6 +16,7 @@ const ALL = [
   'relay-floor.mjs',
   'socket-relay.mjs',
   'media-relay.mjs',
+  'worker-messages.mjs',
   'media-relay-srtp.mjs',
   'webrtc-relay.mjs',
   'media-mixing.mjs',

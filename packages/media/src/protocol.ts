@@ -183,6 +183,19 @@ export type WorkerToMain =
    */
   | { kind: 'closed' };
 
+/**
+ * What a worker said during one callback, sent together (worker/worker-outbox.ts): every message
+ * the main thread receives is a callback into its JavaScript, and a call's requests are answered
+ * in one turn of the worker.
+ */
+export interface WorkerMessageBatch {
+  kind: 'batch';
+  messages: WorkerToMain[];
+}
+
+/** One message as it crosses from a worker to the main thread. */
+export type WorkerPost = WorkerToMain | WorkerMessageBatch;
+
 /** `workerData` given to each worker thread. */
 export interface WorkerInit {
   workerIndex: number;

@@ -6,6 +6,7 @@ import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 import type { MainToWorker, WorkerInit, WorkerToMain } from './protocol.js';
 import { setNativeLegSockets } from './rtp/leg-socket.js';
 import { WorkerHost } from './worker/worker-host.js';
+import { WorkerOutbox } from './worker/worker-outbox.js';
 
 if (isMainThread || parentPort === null) {
   throw new Error('worker.js is the media worker thread entry point; start it with new Worker()');
@@ -14,7 +15,8 @@ if (isMainThread || parentPort === null) {
 const port = parentPort;
 const init = workerData as WorkerInit;
 setNativeLegSockets(init.nativeSockets);
-const host = new WorkerHost((message: WorkerToMain) => port.postMessage(message), init.workerIndex);
+const outbox = new WorkerOutbox((post) => port.postMessage(post));
+const host = new WorkerHost((message: WorkerToMain) => outbox.post(message), init.workerIndex);
 port.on('message', (message: MainToWorker) => {
   if (message.kind === 'request') host.receive(message);
   else for (const request of message.requests) host.receive(request);

@@ -12,7 +12,16 @@
 import { type Transferable, Worker } from 'node:worker_threads';
 import { type MediaError, WorkerClosedError, WorkerDiedError, mediaErrorFromWire } from '../errors.js';
 import type { MediaLogger } from '../logger.js';
-import type { CommandOf, CommandResults, CommandType, WorkerInit, WorkerNotification, WorkerRequest, WorkerToMain } from '../protocol.js';
+import type {
+  CommandOf,
+  CommandResults,
+  CommandType,
+  WorkerInit,
+  WorkerNotification,
+  WorkerPost,
+  WorkerRequest,
+  WorkerToMain,
+} from '../protocol.js';
 
 /**
  * The media worker isolate's young generation, MB (Worker `resourceLimits`). Left to V8, it grew
@@ -112,7 +121,10 @@ export class WorkerChannel {
     });
     this.#worker = worker;
     this.#exited = new Promise((resolve) => worker.once('exit', () => resolve()));
-    worker.on('message', (message: WorkerToMain) => this.#receive(message));
+    worker.on('message', (post: WorkerPost) => {
+      if (post.kind !== 'batch') this.#receive(post);
+      else for (const message of post.messages) this.#receive(message);
+    });
     worker.on('error', (error) => {
       this.#crash = error.stack ?? error.message;
     });
