@@ -73,16 +73,17 @@ export function registerPath(
     handler: (request, reply) => {
       if (request.method === 'OPTIONS') {
         answerOptions(request, reply, allow, allowedOrigin);
-        return reply;
+        return;
       }
       // `/channels/` reaches `/channels/:channelId` with an empty id: that path does not exist.
       if (hasParameters && Object.values(request.params as Record<string, string>).includes('')) throw trailingSlashNotFound();
       const handler = handlers.get(request.method);
       if (!handler) throw new ApiError(405, 'Invalid method', { Allow: allow });
-      // Once the answer is given (its onSend hooks may still be running, cluster-forwarding.ts),
-      // returning the reply keeps fastify from sending another for the handler's undefined.
+      // A synchronous handler has answered (its onSend hooks may still be running,
+      // cluster-forwarding.ts) and fastify waits for nothing more. An asynchronous one resolves to
+      // the reply, which keeps fastify from sending another answer for its undefined.
       const handled = handler(request, reply);
-      return handled instanceof Promise ? handled.then(() => reply) : reply;
+      if (handled instanceof Promise) return handled.then(() => reply);
     },
   });
   if (upgrade) registerUpgrade(app, url, upgrade.operation, upgrade.context);

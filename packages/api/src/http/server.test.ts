@@ -219,7 +219,7 @@ describe('request accounting', () => {
       onRequestDone: ({ method, route, status }) => counted.push({ method, route, status }),
     });
     try {
-      const secretKey = `alice:${'secret'}`;
+      const secretKey = 'alice:secret';
       const ping = await server.app.inject({ method: 'GET', url: `/ari/system/ping?api_key=${encodeURIComponent(secretKey)}` });
       assert.equal(ping.statusCode, 200);
       const missing = await server.app.inject({ method: 'GET', url: '/ari/nowhere', headers: { authorization: ALICE } });
