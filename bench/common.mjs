@@ -15,6 +15,12 @@ export function cpuSeconds(pid) {
   return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
 }
 
+/** The kernel's part of cpuSeconds (stime): system calls, and the interrupts they cause. */
+export function systemCpuSeconds(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return Number(fields[12]) / TICKS_PER_SECOND;
+}
+
 /**
  * CPU seconds of a process and its live children: those in its process group or with it as parent
  * (PostgreSQL's backends start sessions of their own, so its postmaster's children count by parent),
@@ -93,11 +99,15 @@ export async function stepRates({ pid, rates, seconds, maxFailureRatio, run, met
     const calls = rate * seconds;
     if (metricsUrl !== undefined) await mainLoopLagMaxMs(metricsUrl); // starts the step's window
     const cpuBefore = cpuSeconds(pid);
+    const mainBefore = cpuSeconds(`${pid}/task/${pid}`);
+    const mainSystemBefore = systemCpuSeconds(`${pid}/task/${pid}`);
     const busyBefore = machineBusySeconds();
     const started = performance.now();
     const sipp = await run(rate, calls);
     const elapsed = (performance.now() - started) / 1000;
     const cpu = cpuSeconds(pid) - cpuBefore;
+    const mainCpu = cpuSeconds(`${pid}/task/${pid}`) - mainBefore;
+    const mainSystem = systemCpuSeconds(`${pid}/task/${pid}`) - mainSystemBefore;
     const busy = machineBusySeconds() - busyBefore;
     const ok = sippCount(sipp.stdout, 'Successful call');
     const failed = calls - ok;
@@ -111,6 +121,10 @@ export async function stepRates({ pid, rates, seconds, maxFailureRatio, run, met
       achieved_per_s: round(ok / elapsed, 1),
       server_cpu_ms_per_call: ok > 0 ? round((1000 * cpu) / ok, 3) : null,
       server_cpu_pct_of_one_core: round((100 * cpu) / elapsed, 1),
+      // The main thread alone (signalling, the object model, the API): the one that saturates first.
+      main_thread_cpu_ms_per_call: ok > 0 ? round((1000 * mainCpu) / ok, 3) : null,
+      main_thread_cpu_pct: round((100 * mainCpu) / elapsed, 1),
+      main_thread_system_pct: round((100 * mainSystem) / elapsed, 1),
       server_rss_mib: round(rssMiB(pid), 1),
       // How busy both cores were, all processes together (sipp, the server, anyone else's jobs).
       machine_busy_pct: round((100 * busy) / (elapsed * cpus().length), 1),

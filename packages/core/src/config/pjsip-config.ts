@@ -209,6 +209,9 @@ function readTransport(section: IniSection, confDir: string, log: Logger): SipTr
       message_timeout: (o) => {
         transport.messageTimeoutMs = parseInteger(o, 1, 3600) * 1000;
       },
+      native_socket: (o) => {
+        transport.nativeSocket = parseBool(o);
+      },
     },
   });
   const defaultPort = transport.protocol === 'tls' ? 5061 : 5060;

@@ -158,6 +158,11 @@ export interface SipTransportConfig {
   unauthenticatedIdleTimeoutMs?: number;
   /** Time to complete a message (or a WebSocket handshake) once begun. */
   messageTimeoutMs?: number;
+  /**
+   * `native_socket` (UDP): the socket's system calls on a thread of its own when the native library
+   * was built at install (default yes); `no` keeps Node's dgram on the event loop's thread.
+   */
+  nativeSocket?: boolean;
 }
 
 /** pjsip.conf `type=endpoint` */

@@ -385,7 +385,11 @@ export class SipDriver implements ChannelDriver {
         const keys = { certFile: config.certFile, privKeyFile: config.privKeyFile, connectionLimits: connectionLimitsOf(config) };
         const transport =
           protocol === 'udp'
-            ? new UdpTransport({ ...common, ...(this.#options.clock === undefined ? { queueDelayProbeMs: QUEUE_DELAY_PROBE_MS } : {}) })
+            ? new UdpTransport({
+                ...common,
+                ...(config.nativeSocket !== undefined ? { nativeSocket: config.nativeSocket } : {}),
+                ...(this.#options.clock === undefined ? { queueDelayProbeMs: QUEUE_DELAY_PROBE_MS } : {}),
+              })
             : protocol === 'tcp' || protocol === 'tls'
               ? new StreamTransport({ ...common, ...keys, protocol })
               : new WsTransport({ ...common, ...keys, protocol });
@@ -394,7 +398,13 @@ export class SipDriver implements ChannelDriver {
         this.#transportConfigs.set(transport, config);
         await transport.listen();
         this.#log.info(
-          { transport: config.name, protocol, address: transport.localAddress, port: transport.localPort },
+          {
+            transport: config.name,
+            protocol,
+            address: transport.localAddress,
+            port: transport.localPort,
+            ...(transport instanceof UdpTransport ? { socket: transport.socketKind } : {}),
+          },
           'SIP transport listening',
         );
       }

@@ -13,7 +13,7 @@
  * that with this length), a random token of this process, and the probe socket's exact address.
  */
 import { randomBytes } from 'node:crypto';
-import { createSocket, type RemoteInfo, type Socket } from 'node:dgram';
+import { createSocket, type Socket } from 'node:dgram';
 import { isIP } from 'node:net';
 
 const MAGIC = Buffer.from([0x00, 0x53, 0x42, 0x51]); // NUL "SBQ"
@@ -63,7 +63,7 @@ export class QueueDelayProbe {
   }
 
   /** Whether `data` is one of our probes; if so its delay has been reported. */
-  receive(data: Buffer, from: RemoteInfo): boolean {
+  receive(data: Buffer, from: { address: string; port: number }): boolean {
     if (data.length !== PROBE_BYTES || data[0] !== 0) return false;
     const local = this.#local;
     if (local === undefined || from.port !== local.port || from.address !== local.address) return false;

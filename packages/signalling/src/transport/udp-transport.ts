@@ -6,24 +6,26 @@
  * and logged at debug.
  */
 import { reportSipMessage } from './message-observers.js';
-import { createSocket, type RemoteInfo, type Socket } from 'node:dgram';
-import { literalAddressLookup } from '@switchboard/media';
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { SipTransportError } from '../errors.js';
 import type { EncodedResponse } from '../message/encoded-response.js';
 import type { SipMessage, SipResponse } from '../message/sip-message.js';
 import type { PeerAddress, Transport } from './transport.js';
+import { type DatagramSocket, type DatagramSource, DgramDatagramSocket } from './datagram-socket.js';
+import { NativeDatagramSocket, nativeDatagramSocketsAvailable } from './native-datagram-socket.js';
 import { BoundTransport, type BoundTransportOptions } from './transport-base.js';
 import { QueueDelayProbe } from './queue-delay-probe.js';
 import { applyReceived, normaliseAddress, responseDestination } from './via-received.js';
 
-/** Requested SO_RCVBUF/SO_SNDBUF of a SIP UDP socket. */
-const SOCKET_BUFFER_BYTES = 4 * 1024 * 1024;
-
 export interface UdpTransportOptions extends BoundTransportOptions {
   /** Measure the receive queue's delay with a probe datagram this often (ms); see queue-delay-probe.ts. */
   queueDelayProbeMs?: number;
+  /**
+   * The socket's system calls on a thread of its own (native-datagram-socket.ts) when its addon is
+   * built (pjsip.conf transport `native_socket`, default true); Node's dgram otherwise.
+   */
+  nativeSocket?: boolean;
 }
 
 /** Largest UDP payload over IPv4 (65535 − 8 byte UDP header − 20 byte IP header). */
@@ -35,7 +37,7 @@ export class UdpTransport extends BoundTransport implements Transport {
   readonly reliable = false;
 
   readonly #options: UdpTransportOptions;
-  #socket: Socket | undefined;
+  #socket: DatagramSocket | undefined;
   #ipv6 = false;
   #closed = false;
   #probe: QueueDelayProbe | undefined;
@@ -46,43 +48,36 @@ export class UdpTransport extends BoundTransport implements Transport {
   }
 
   /** Binds the socket; resolves with the bound address and port. */
-  listen(): Promise<PeerAddress> {
+  async listen(): Promise<PeerAddress> {
     const { bindAddress, bindPort } = this.#options;
     this.#ipv6 = isIP(bindAddress) === 6;
-    // The kernel's default receive buffer (~208 KiB) holds a few hundred datagrams: a 100 ms pause of
-    // the event loop at a few hundred calls per second overflows it, and a dropped 200 OK costs a
-    // retransmission cycle (500 ms and up) or the call. The kernel caps the request at net.core.rmem_max.
-    const socket = createSocket({
-      type: this.#ipv6 ? 'udp6' : 'udp4',
-      reuseAddr: false,
-      recvBufferSize: SOCKET_BUFFER_BYTES,
-      sendBufferSize: SOCKET_BUFFER_BYTES,
-      // IP-literal destinations are answered synchronously: no process.nextTick per SIP message sent.
-      lookup: literalAddressLookup,
-    });
+    const onMessage = (data: Buffer, source: DatagramSource) => {
+      if (this.#probe?.receive(data, source) === true) return;
+      try {
+        this.#receive(data, source);
+      } catch (err) {
+        // A bug above the transport must not take the socket (and every other call) down.
+        this.sampled.write('error', 'receive-failed', { err, transport: this.name }, 'failed to process a received message');
+      }
+    };
+    const socket =
+      this.#options.nativeSocket !== false && nativeDatagramSocketsAvailable() && isIP(bindAddress) !== 0
+        ? new NativeDatagramSocket(onMessage)
+        : new DgramDatagramSocket(onMessage, (err) => this.log.error({ err, transport: this.name }, 'socket error'));
     this.#socket = socket;
-    return new Promise<PeerAddress>((resolve, reject) => {
-      const onError = (err: Error) => {
-        reject(new SipTransportError(`cannot bind ${this.name} to ${bindAddress}:${bindPort}`, { cause: err }));
-      };
-      socket.once('error', onError);
-      socket.bind(bindPort, bindAddress, () => {
-        socket.off('error', onError);
-        socket.on('error', (err) => this.log.error({ err, transport: this.name }, 'socket error'));
-        socket.on('message', (data, rinfo) => {
-          if (this.#probe?.receive(data, rinfo) === true) return;
-          try {
-            this.#receive(data, rinfo);
-          } catch (err) {
-            // A bug above the transport must not take the socket (and every other call) down.
-            this.sampled.write('error', 'receive-failed', { err, transport: this.name }, 'failed to process a received message');
-          }
-        });
-        this.log.debug({ transport: this.name, receiveBuffer: socket.getRecvBufferSize() }, 'socket buffers');
-        const bound = socket.address();
-        resolve(this.bound({ address: bound.address, port: bound.port }));
-      });
-    }).then((local) => this.#startProbe(local));
+    let bound: { port: number; receiveBufferBytes: number };
+    try {
+      bound = await socket.bind(bindAddress, bindPort);
+    } catch (err) {
+      throw new SipTransportError(`cannot bind ${this.name} to ${bindAddress}:${bindPort}`, { cause: err });
+    }
+    this.log.debug({ transport: this.name, receiveBuffer: bound.receiveBufferBytes, socket: socket.kind }, 'socket bound');
+    return this.#startProbe(this.bound({ address: bindAddress, port: bound.port }));
+  }
+
+  /** `dgram` or `native`: what serves this transport's socket (once listening). */
+  get socketKind(): DatagramSocket['kind'] | undefined {
+    return this.#socket?.kind;
   }
 
   async #startProbe(local: PeerAddress): Promise<PeerAddress> {
@@ -110,12 +105,11 @@ export class UdpTransport extends BoundTransport implements Transport {
       this.log.trace({ to: `${address}:${destination.port}`, text: data.toString('utf8') }, 'sip message sent');
     }
     reportSipMessage({ direction: 'sent', data, protocol: 'udp', remote: { address, port: destination.port }, local: this.#localEnd() });
-    await new Promise<void>((resolve, reject) => {
-      socket.send(data, destination.port, address, (err) => {
-        if (err) reject(new SipTransportError(`send to ${address}:${destination.port} failed`, { cause: err }));
-        else resolve();
-      });
-    });
+    try {
+      await socket.send(data, destination.port, address);
+    } catch (err) {
+      throw new SipTransportError(`send to ${address}:${destination.port} failed`, { cause: err });
+    }
   }
 
   sendResponse(response: SipResponse | EncodedResponse): Promise<void> {
@@ -126,9 +120,7 @@ export class UdpTransport extends BoundTransport implements Transport {
     if (this.#closed) return;
     this.#closed = true;
     this.#probe?.close();
-    const socket = this.#socket;
-    if (socket === undefined) return;
-    await new Promise<void>((resolve) => socket.close(() => resolve()));
+    await this.#socket?.close();
   }
 
   /** A host name is resolved (RFC 3263 §5 reduced to an A/AAAA lookup); addresses match the socket family. */
@@ -150,8 +142,8 @@ export class UdpTransport extends BoundTransport implements Transport {
     return { address: this.localAddress, port: this.localPort };
   }
 
-  #receive(data: Buffer, rinfo: RemoteInfo): void {
-    const source: PeerAddress = { address: normaliseAddress(rinfo.address), port: rinfo.port };
+  #receive(data: Buffer, from: DatagramSource): void {
+    const source: PeerAddress = { address: normaliseAddress(from.address), port: from.port };
     if (isKeepAlive(data)) {
       this.log.trace({ source }, 'keep-alive received');
       return;

@@ -10,7 +10,7 @@
  * the highest nonce-count seen (RFC 7616 §3.4: nc must grow); a nonce used without qop may be
  * used once.
  */
-import { createHash, createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, hash as oneShotHash, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
 import { readQuotedString, skipWhitespace } from '../../message/grammar.js';
 import { fillRandom } from '../../message/ids.js';
 
@@ -112,9 +112,8 @@ function parseAuthParams(text: string, start: number): Map<string, string> | und
 }
 
 function hash(algorithm: DigestAlgorithm, text: string): string {
-  return createHash(algorithm === 'MD5' ? 'md5' : 'sha256')
-    .update(text, 'utf8')
-    .digest('hex');
+  // The one-shot form: no Hash object per digest (three per checked request).
+  return oneShotHash(algorithm === 'MD5' ? 'md5' : 'sha256', text, 'hex');
 }
 
 export interface DigestInput {
@@ -249,6 +248,12 @@ export interface NonceOptions {
   maxTracked?: number;
 }
 
+interface TrackedNonce {
+  readonly issuedAt: number;
+  /** The highest nonce-count used so far; MAX_SAFE_INTEGER once a qop-less nonce was used. */
+  nc: number;
+}
+
 const ISSUED_AT_BYTES = 8;
 const RANDOM_BYTES = 12;
 const MAC_BYTES = 16;
@@ -270,8 +275,12 @@ export class NonceManager {
   readonly #secret: Buffer;
   readonly #maxTracked: number;
   readonly #shared: boolean;
-  /** Live nonces and the highest nonce-count used with each (0: issued, not used yet). Insertion order = age. */
-  readonly #seen = new Map<string, number>();
+  /**
+   * Live nonces: when each was issued and the highest nonce-count used with it (0: not used yet).
+   * Insertion order = age. Only authentic nonces are ever keys, so a nonce found here needs no MAC
+   * check, and the table is pruned by the issue time it keeps.
+   */
+  readonly #seen = new Map<string, TrackedNonce>();
 
   constructor(options: NonceOptions) {
     this.#now = options.now;
@@ -282,19 +291,20 @@ export class NonceManager {
   }
 
   issue(): string {
+    const issuedAt = Math.max(0, Math.floor(this.#now()));
     const body = Buffer.alloc(ISSUED_AT_BYTES + RANDOM_BYTES);
-    body.writeBigUInt64BE(BigInt(Math.max(0, Math.floor(this.#now()))), 0);
+    body.writeBigUInt64BE(BigInt(issuedAt), 0);
     fillRandom(body, ISSUED_AT_BYTES, RANDOM_BYTES);
     const mac = createHmac('sha256', this.#secret).update(body).digest().subarray(0, MAC_BYTES);
     const nonce = Buffer.concat([body, mac]).toString('base64url');
-    this.#track(nonce);
+    this.#track(nonce, issuedAt);
     return nonce;
   }
 
   /** Starts the replay record of a nonce (nonce-count 0: not used yet), within the table's bound. */
-  #track(nonce: string): void {
+  #track(nonce: string, issuedAt: number): void {
     this.#prune();
-    this.#seen.set(nonce, 0);
+    this.#seen.set(nonce, { issuedAt, nc: 0 });
     while (this.#seen.size > this.#maxTracked) {
       const oldest = this.#seen.keys().next().value;
       if (oldest === undefined) break;
@@ -310,23 +320,23 @@ export class NonceManager {
     const issuedAt = this.#verify(nonce);
     if (issuedAt === undefined) return 'invalid';
     if (this.#now() - issuedAt > this.#lifetimeMs) return 'stale';
-    let last = this.#seen.get(nonce);
-    if (last === undefined && this.#shared) {
+    let record = this.#seen.get(nonce);
+    if (record === undefined && this.#shared) {
       // Issued by another node of the cluster: its replay record starts here.
-      last = 0;
-      this.#track(nonce);
+      this.#track(nonce, issuedAt);
+      record = this.#seen.get(nonce);
     }
     // Authentic and fresh but forgotten (the table overflowed, or the process restarted with a
     // configured secret): no replay record exists, so ask for a new nonce.
-    if (last === undefined) return 'stale';
+    if (record === undefined) return 'stale';
     if (nc === undefined) {
       // RFC 2617 §3.2.2 without qop there is no counter; one use per nonce stops replays.
-      if (last !== 0) return 'replayed';
-      this.#seen.set(nonce, Number.MAX_SAFE_INTEGER);
+      if (record.nc !== 0) return 'replayed';
+      record.nc = Number.MAX_SAFE_INTEGER;
       return 'valid';
     }
-    if (nc <= last) return 'replayed';
-    this.#seen.set(nonce, nc);
+    if (nc <= record.nc) return 'replayed';
+    record.nc = nc;
     return 'valid';
   }
 
@@ -335,7 +345,10 @@ export class NonceManager {
     return this.#verify(nonce) !== undefined;
   }
 
+  /** When a nonce of ours was issued; undefined when we did not issue it. */
   #verify(nonce: string): number | undefined {
+    const tracked = this.#seen.get(nonce);
+    if (tracked !== undefined) return tracked.issuedAt;
     if (nonce.length > 64) return undefined;
     const raw = Buffer.from(nonce, 'base64url');
     if (raw.length !== ISSUED_AT_BYTES + RANDOM_BYTES + MAC_BYTES || raw.toString('base64url') !== nonce) return undefined;
@@ -348,9 +361,8 @@ export class NonceManager {
   /** Forgets nonces past their lifetime: they are refused as stale by the timestamp alone. */
   #prune(): void {
     const horizon = this.#now() - this.#lifetimeMs;
-    for (const nonce of this.#seen.keys()) {
-      const issuedAt = this.#verify(nonce);
-      if (issuedAt !== undefined && issuedAt >= horizon) break;
+    for (const [nonce, record] of this.#seen) {
+      if (record.issuedAt >= horizon) break;
       this.#seen.delete(nonce);
     }
   }

@@ -1,0 +1,165 @@
+/**
+ * A SIP UDP socket whose system calls run on a thread of its own (native/sip_udp.c): the event loop
+ * only copies datagrams to and from two rings and is woken once per batch. Built at install when a
+ * compiler and Node's headers are there; `nativeDatagramSocketsAvailable()` is false otherwise and
+ * the transport uses dgram.
+ *
+ * A send resolves once the socket's thread has handed the datagram to the kernel (or rejects with
+ * the system error), as dgram's does; the thread reports in batches, so a send's promise settles on
+ * the loop's next wake after the batch that carried it.
+ */
+import { createRequire } from 'node:module';
+import { getSystemErrorName } from 'node:util';
+import type { DatagramHandler, DatagramSocket } from './datagram-socket.js';
+import { SOCKET_BUFFER_BYTES } from './datagram-socket.js';
+
+interface NativeSipUdpSocket {
+  bind(address: string, port: number, bufferBytes: number): [port: number, receiveBufferBytes: number];
+  /** The send's number (> 0), or -errno at once. */
+  send(bytes: Uint8Array, offset: number, length: number, address: string, port: number): number;
+  dropped(): number;
+  /** Sends what was queued, closes; returns the number of the last send done. */
+  close(): number;
+}
+
+interface NativeSipAddon {
+  SipUdpSocket: new (
+    onDatagram: (data: Buffer, address: number | string, port: number) => void,
+    onSendsDone: (sentThrough: number, failures: Int32Array | null) => void,
+  ) => NativeSipUdpSocket;
+}
+
+function loadAddon(): NativeSipAddon | null {
+  try {
+    // dist/transport/ → native/build/Release/ of this package.
+    return createRequire(import.meta.url)('../../native/build/Release/sip_udp.node') as NativeSipAddon;
+  } catch {
+    return null;
+  }
+}
+
+const addon = loadAddon();
+
+export function nativeDatagramSocketsAvailable(): boolean {
+  return addon !== null;
+}
+
+/** Whether send number `seq` is at or before `through`, on a 32-bit counter that wraps. */
+function sentBy(seq: number, through: number): boolean {
+  return (through - seq) >>> 0 < 0x8000_0000;
+}
+
+function systemError(errno: number, what: string): NodeJS.ErrnoException {
+  let code: string;
+  try {
+    code = getSystemErrorName(-errno);
+  } catch {
+    code = `E${errno}`;
+  }
+  return Object.assign(new Error(`${what} ${code}`), { code, errno: -errno, syscall: what });
+}
+
+interface PendingSend {
+  seq: number;
+  resolve: () => void;
+  reject: (err: Error) => void;
+}
+
+export class NativeDatagramSocket implements DatagramSocket {
+  readonly kind = 'native';
+  readonly #onMessage: DatagramHandler;
+  #socket: NativeSipUdpSocket | undefined;
+  /** Sends not yet reported, oldest first from #head (the thread sends in the order given). */
+  #pending: PendingSend[] = [];
+  #head = 0;
+  /** Dotted names of IPv4 sources by their number: a peer's address is one string, not one per datagram. */
+  readonly #names = new Map<number, string>();
+
+  constructor(onMessage: DatagramHandler) {
+    if (addon === null) throw new Error('the native SIP UDP socket is not built');
+    this.#onMessage = onMessage;
+  }
+
+  bind(address: string, port: number): Promise<{ port: number; receiveBufferBytes: number }> {
+    if (addon === null) return Promise.reject(new Error('the native SIP UDP socket is not built'));
+    const socket = new addon.SipUdpSocket(
+      (data, from, fromPort) => this.#onMessage(data, { address: typeof from === 'number' ? this.#name(from) : from, port: fromPort }),
+      (sentThrough, failures) => this.#settle(sentThrough, failures),
+    );
+    try {
+      const [boundPort, receiveBufferBytes] = socket.bind(address, port, SOCKET_BUFFER_BYTES);
+      this.#socket = socket;
+      return Promise.resolve({ port: boundPort, receiveBufferBytes });
+    } catch (error) {
+      socket.close();
+      const { code, message } = error as NodeJS.ErrnoException;
+      const errno = /^E(\d+)$/.exec(code ?? '')?.[1];
+      return Promise.reject(errno === undefined ? error : Object.assign(systemError(Number(errno), 'bind'), { message }));
+    }
+  }
+
+  send(data: Buffer, port: number, address: string): Promise<void> {
+    const socket = this.#socket;
+    if (socket === undefined) return Promise.reject(new Error('socket not bound'));
+    const seq = socket.send(data, 0, data.length, address, port);
+    if (seq < 0) return Promise.reject(systemError(-seq, 'send'));
+    return new Promise((resolve, reject) => {
+      this.#pending.push({ seq, resolve, reject });
+    });
+  }
+
+  /** Datagrams dropped because the event loop had not taken the ones before them yet. */
+  get dropped(): number {
+    return this.#socket?.dropped() ?? 0;
+  }
+
+  close(): Promise<void> {
+    const socket = this.#socket;
+    if (socket === undefined) return Promise.resolve();
+    this.#socket = undefined;
+    const lastSent = socket.close();
+    this.#settle(lastSent, null);
+    const closed = new Error('socket closed');
+    for (let i = this.#head; i < this.#pending.length; i++) this.#pending[i]?.reject(closed);
+    this.#pending = [];
+    this.#head = 0;
+    return Promise.resolve();
+  }
+
+  #settle(sentThrough: number, failures: Int32Array | null): void {
+    const pending = this.#pending;
+    let head = this.#head;
+    while (head < pending.length) {
+      const entry = pending[head];
+      if (entry === undefined || !sentBy(entry.seq, sentThrough)) break;
+      head++;
+      const errno = failures === null ? undefined : failedErrno(failures, entry.seq);
+      if (errno === undefined) entry.resolve();
+      else entry.reject(systemError(errno, 'send'));
+    }
+    if (head === pending.length) {
+      pending.length = 0;
+      head = 0;
+    } else if (head > 1024) {
+      pending.splice(0, head);
+      head = 0;
+    }
+    this.#head = head;
+  }
+
+  #name(address: number): string {
+    let name = this.#names.get(address);
+    if (name === undefined) {
+      name = `${(address >>> 24) & 255}.${(address >>> 16) & 255}.${(address >>> 8) & 255}.${address & 255}`;
+      if (this.#names.size >= 4096) this.#names.clear();
+      this.#names.set(address, name);
+    }
+    return name;
+  }
+}
+
+/** The errno reported for send `seq`: failures holds [seq, errno] pairs. */
+function failedErrno(failures: Int32Array, seq: number): number | undefined {
+  for (let i = 0; i + 1 < failures.length; i += 2) if (failures[i] >>> 0 === seq) return failures[i + 1];
+  return undefined;
+}
