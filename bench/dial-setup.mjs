@@ -4,7 +4,7 @@
 import { createSocket } from 'node:dgram';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { basicAuth, freePort, runSipp } from '../test/dist/harness.js';
+import { basicAuth, freePort, runSipp, udpTransportSection } from '../test/dist/harness.js';
 import { benchServer, startBenchServer } from './bench-server.mjs';
 
 const DIALPLAN = `
@@ -38,7 +38,7 @@ remove_existing = yes
 /** pjsip.conf of the bench; `maxLoopLag`: `[global] overload_max_loop_lag` (0 turns the shedding of new calls off). */
 function pjsipConf(sipPort, maxLoopLag) {
   return [
-    `[transport-udp]\ntype = transport\nprotocol = udp\nbind = 127.0.0.1:${sipPort}\n`,
+    udpTransportSection(sipPort),
     ...(maxLoopLag !== undefined ? [`[global]\ntype = global\noverload_max_loop_lag = ${Number(maxLoopLag)}\n`] : []),
     phone('alice', 'wonderland'),
     phone('bob', 'builder'),

@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runSipp, startSwitchboard } from '../test/dist/harness.js';
+import { runSipp, startSwitchboard, udpTransportSection } from '../test/dist/harness.js';
 import { machine, round, rssMiB, sippCount, sleep, writeResult } from './common.mjs';
 
 const rate = Number(process.env.BENCH_RATE ?? 1000);
@@ -19,7 +19,7 @@ const SAMPLE_MS = 5000;
 const name = (i) => `u${String(i).padStart(4, '0')}`;
 const sb = await startSwitchboard({ rtpStart: 52000, rtpEnd: 60000 });
 const sections = [
-  `[transport-udp]\ntype = transport\nprotocol = udp\nbind = 127.0.0.1:${sb.sipPort}\n`,
+  udpTransportSection(sb.sipPort),
   '[phones-auth]\ntype = auth\nauth_type = userpass\nusername = phone\npassword = shared-secret\n',
 ];
 for (let i = 0; i < users; i++) {

@@ -8,7 +8,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runSipp, startSwitchboard } from '../test/dist/harness.js';
+import { runSipp, startSwitchboard, udpTransportSection } from '../test/dist/harness.js';
 import { machine, printSteps, SIPP_SOCKET_BUFFERS, stepRates, writeResult } from './common.mjs';
 
 const rates = (process.env.BENCH_RATES ?? '400,800,1200,1600,2400,3200').split(',').map(Number);
@@ -22,7 +22,7 @@ const AUTH_PASSWORD = 'shared-secret';
 
 const sb = await startSwitchboard({ rtpStart: 52000, rtpEnd: 60000 });
 const sections = [
-  `[transport-udp]\ntype = transport\nprotocol = udp\nbind = 127.0.0.1:${sb.sipPort}\n`,
+  udpTransportSection(sb.sipPort),
   `[phones-auth]\ntype = auth\nauth_type = userpass\nusername = ${AUTH_USER}\npassword = ${AUTH_PASSWORD}\n`,
 ];
 for (let i = 0; i < users; i++) {

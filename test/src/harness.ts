@@ -63,13 +63,22 @@ exten => 200,1,Answer()
  same => n,Hangup()
 `;
 
+/**
+ * The `[transport-udp]` section of a test or benchmark server. SWITCHBOARD_SIP_NATIVE_SOCKET=no puts it on
+ * Node's dgram (`native_socket = no`) instead of the native socket, to measure or test one against the other.
+ */
+export function udpTransportSection(sipPort: number): string {
+  const dgram = process.env.SWITCHBOARD_SIP_NATIVE_SOCKET === 'no';
+  return `[transport-udp]\ntype = transport\nprotocol = udp\nbind = 127.0.0.1:${sipPort}\n${dgram ? 'native_socket = no\n' : ''}`;
+}
+
 export function writeConf(dir: string, o: ConfOptions): void {
   mkdirSync(dir, { recursive: true });
   const files: Record<string, string> = {
     'switchboard.conf': `[options]\nsystemname = e2e\ndefaultlanguage = en\nmediaworkers = 1\n\n[directories]\nsounds = ${join(REPO_ROOT, 'sounds')}\nrecordings = ${join(dir, 'recordings')}\n`,
     'http.conf': `[general]\nenabled = yes\nbindaddr = 127.0.0.1\nbindport = ${o.httpPort}\n`,
     'ari.conf': `[general]\nenabled = yes\n${o.channelVars ? `channelvars = ${o.channelVars.join(',')}\n` : ''}\n[${API_USER}]\ntype = user\npassword = ${API_PASSWORD}\nread_only = no\n\n[reader]\ntype = user\npassword = reader-pass\nread_only = yes\n`,
-    'pjsip.conf': `[transport-udp]\ntype = transport\nprotocol = udp\nbind = 127.0.0.1:${o.sipPort}\n\n[local-phone]\ntype = endpoint\ncontext = from-internal\ndisallow = all\nallow = ulaw,alaw\n${(o.endpointLines ?? []).map((line) => `${line}\n`).join('')}\n[local-phone]\ntype = identify\nendpoint = local-phone\nmatch = 127.0.0.1\n`,
+    'pjsip.conf': `${udpTransportSection(o.sipPort)}\n[local-phone]\ntype = endpoint\ncontext = from-internal\ndisallow = all\nallow = ulaw,alaw\n${(o.endpointLines ?? []).map((line) => `${line}\n`).join('')}\n[local-phone]\ntype = identify\nendpoint = local-phone\nmatch = 127.0.0.1\n`,
     'rtp.conf': `[general]\nrtpstart = ${o.rtpStart}\nrtpend = ${o.rtpEnd}\n${(o.rtpLines ?? []).map((line) => `${line}\n`).join('')}`,
     'extensions.conf': `[general]\n\n[globals]\n\n[from-internal]\n${o.dialplan ?? DEFAULT_TEST_DIALPLAN}\n`,
     ...o.extraFiles,

@@ -16,8 +16,8 @@ export interface PhoneOptions {
 
 const ONE_CONTACT = ['max_contacts = 1', 'remove_existing = yes'];
 
-export function udpTransport(sipPort: number): string {
-  return `[transport-udp]\ntype = transport\nprotocol = udp\nbind = 127.0.0.1:${sipPort}\n`;
+export function udpTransport(sipPort: number, lines: readonly string[] = []): string {
+  return `[transport-udp]\ntype = transport\nprotocol = udp\nbind = 127.0.0.1:${sipPort}\n${lines.map((line) => `${line}\n`).join('')}`;
 }
 
 export function digestPhone(name: string, password: string, options: PhoneOptions = {}): string {

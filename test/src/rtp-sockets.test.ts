@@ -1,8 +1,9 @@
 /**
- * rtp.conf `native_sockets` against the real process: with the default (the native socket hub the
- * install builds) and with `native_sockets = no` (Node's dgram), a call through Dial() relays each
- * phone's audio to the other, and the start-up log names the implementation in use. With two media
- * workers, both legs of the call are on one of them (the callee's leg is placed near the caller's).
+ * rtp.conf `native_sockets` and the SIP UDP transport's `native_socket` against the real process: with
+ * the defaults (the native sockets the install builds) and with each set to `no` (Node's dgram), a call
+ * through Dial() is set up and ended and relays each phone's audio to the other, and the start-up log
+ * names the implementation in use. With two media workers, both legs of the call are on one of them (the
+ * callee's leg is placed near the caller's).
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -19,8 +20,8 @@ exten => 300,1,Dial(SIP/bob,20)
  same => n,Hangup()
 `;
 
-function pjsip(sipPort: number, bobPort: number): string {
-  return [udpTransport(sipPort), localPhone(), staticContactPhone('bob', bobPort)].join('\n');
+function pjsip(sipPort: number, bobPort: number, transportLines: readonly string[]): string {
+  return [udpTransport(sipPort, transportLines), localPhone(), staticContactPhone('bob', bobPort)].join('\n');
 }
 
 /** The server's media address a scenario logged (`caller …` / `callee …` lines of -trace_logs). */
@@ -46,13 +47,28 @@ async function receivedPerWorker(baseUrl: string): Promise<Map<string, number>> 
 }
 
 const SETTINGS = [
-  { name: 'native_sockets left at its default', rtpLines: [], sockets: 'native', workers: 1 },
-  { name: 'native_sockets = no', rtpLines: ['native_sockets = no'], sockets: 'dgram', workers: 1 },
-  { name: 'two media workers', rtpLines: [], sockets: 'native', workers: 2 },
+  { name: 'native sockets left at their default', rtpLines: [], transportLines: [], sockets: 'native', sipSocket: 'native', workers: 1 },
+  {
+    name: 'native_sockets = no',
+    rtpLines: ['native_sockets = no'],
+    transportLines: [],
+    sockets: 'dgram',
+    sipSocket: 'native',
+    workers: 1,
+  },
+  {
+    name: 'SIP transport native_socket = no',
+    rtpLines: [],
+    transportLines: ['native_socket = no'],
+    sockets: 'native',
+    sipSocket: 'dgram',
+    workers: 1,
+  },
+  { name: 'two media workers', rtpLines: [], transportLines: [], sockets: 'native', sipSocket: 'native', workers: 2 },
 ] as const;
 
 for (const setting of SETTINGS) {
-  describe(`RTP sockets: ${setting.name}`, () => {
+  describe(`RTP and SIP sockets: ${setting.name}`, () => {
     it('relays both phones’ audio through Dial() and logs which sockets carry it', { timeout: 40_000 }, async () => {
       const sb = await startSwitchboard({ dialplan: DIALPLAN, rtpLines: [...setting.rtpLines] });
       const logs = mkdtempSync(join(tmpdir(), 'rtp-sockets-'));
@@ -60,7 +76,7 @@ for (const setting of SETTINGS) {
       const bob = await RtpPeer.open();
       try {
         const bobPort = await freePort('udp');
-        writeFileSync(join(sb.confDir, 'pjsip.conf'), pjsip(sb.sipPort, bobPort));
+        writeFileSync(join(sb.confDir, 'pjsip.conf'), pjsip(sb.sipPort, bobPort, setting.transportLines));
         if (setting.workers !== 1) {
           const confFile = join(sb.confDir, 'switchboard.conf');
           const conf = readFileSync(confFile, 'utf8');
@@ -71,6 +87,8 @@ for (const setting of SETTINGS) {
         const started = sb.logs.filter((line) => line.msg === 'media engine started').at(-1);
         assert.equal(started?.rtpSockets, setting.sockets);
         assert.equal(started?.workers, setting.workers);
+        const listening = sb.logs.filter((line) => line.msg === 'SIP transport listening' && line.transport === 'transport-udp').at(-1);
+        assert.equal(listening?.socket, setting.sipSocket);
 
         const target = { host: '127.0.0.1', port: sb.sipPort };
         const bobLog = join(logs, 'bob.log');

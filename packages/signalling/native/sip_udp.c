@@ -39,7 +39,7 @@
 #include <unistd.h>
 #include <uv.h>
 
-#define INBOUND_BYTES (8u << 20)
+#define INBOUND_BYTES (4u << 20)
 #define OUTBOUND_BYTES (4u << 20)
 #define MAX_DATAGRAM 65535u
 #define RECEIVE_BATCH 16

@@ -42,6 +42,19 @@ describe('limit options', () => {
     assert.equal(tcp.messageTimeoutMs, 2_000);
   });
 
+  it('reads a UDP transport native_socket, absent unless written, and refuses a value that is not a boolean', () => {
+    const read = (lines: string) =>
+      readSipConfig(
+        parseIni(`[udp]\ntype = transport\nprotocol = udp\nbind = 127.0.0.1:5060\n${lines}`, 'pjsip.conf'),
+        '/conf',
+        silentLogger,
+      ).transports[0];
+    assert.equal(read('').nativeSocket, undefined);
+    assert.equal(read('native_socket = no\n').nativeSocket, false);
+    assert.equal(read('native_socket = yes\n').nativeSocket, true);
+    assert.throws(() => read('native_socket = sometimes\n'), /native_socket/);
+  });
+
   it('reads the API login limits from ari.conf [general]', () => {
     const ari = readAriConfig(
       parseIni('[general]\nauth_max_failures = 5\nauth_failure_window = 10\nauth_max_global_failures = 50\n', 'ari.conf'),

@@ -136,7 +136,7 @@ describe('native SIP UDP socket', { skip }, () => {
     await closePeer(peer);
   });
 
-  it('drops and counts datagrams that find its 8 MiB inbound queue full while the loop is busy', async () => {
+  it('drops and counts datagrams that find its 4 MiB inbound queue full while the loop is busy', async () => {
     const { socket, port, inbox } = await openNative();
     // The sender runs on a thread of its own while this one is kept busy: the socket's thread goes
     // on reading, and its ring fills.
@@ -162,7 +162,7 @@ describe('native SIP UDP socket', { skip }, () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     await sender.terminate();
     assert.ok(socket.dropped > 0, 'the full ring dropped datagrams');
-    assert.ok(inbox.length >= 7000, `${inbox.length} delivered`);
+    assert.ok(inbox.length >= 3500, `${inbox.length} delivered`);
     assert.ok(inbox.length + socket.dropped <= 12000);
     await socket.close();
   });
