@@ -289,6 +289,7 @@ static void *socket_thread(void *arg) {
     if (atomic_load(&s->stopping)) break;
     /* Announce the sleep, then look once more (the loop checks `sleeping` after it publishes). */
     atomic_store(&s->sleeping, true);
+    atomic_thread_fence(memory_order_seq_cst);
     if (!ring_empty(&s->outbound) || atomic_load(&s->stopping)) {
       atomic_store(&s->sleeping, false);
       continue;
@@ -427,10 +428,20 @@ static void release_pending(sip_udp_t *s) {
 
 static void on_handle_closed(uv_handle_t *handle) { release_pending((sip_udp_t *)handle->data); }
 
-/* Stops the thread (after it has sent what was queued), closes the socket and the loop's handles. */
-static void teardown(sip_udp_t *s) {
+/*
+ * Stops the thread (after it has sent what was queued), closes the socket and the loop's handles.
+ * `env_alive`: called from JavaScript, so the references can be released (not while the
+ * environment itself is being torn down).
+ */
+static void teardown(sip_udp_t *s, bool env_alive) {
   if (s->closed) return;
   s->closed = true;
+  if (env_alive) {
+    napi_delete_reference(s->env, s->on_datagram);
+    napi_delete_reference(s->env, s->on_sends_done);
+    napi_delete_reference(s->env, s->resource);
+    napi_async_destroy(s->env, s->async_context);
+  }
   stop_thread(s);
   if (s->fd >= 0) close(s->fd);
   if (s->epoll_fd >= 0) close(s->epoll_fd);
@@ -447,7 +458,7 @@ static void teardown(sip_udp_t *s) {
    still closing, and the same happens when they are. */
 static void on_environment_ending(napi_async_cleanup_hook_handle handle, void *arg) {
   sip_udp_t *s = (sip_udp_t *)arg;
-  if (!s->closed) teardown(s);
+  if (!s->closed) teardown(s, false);
 }
 
 static napi_value throw_errno(napi_env env, const char *what, int err) {
@@ -698,7 +709,7 @@ static napi_value socket_close(napi_env env, napi_callback_info info) {
   size_t argc = 0;
   sip_udp_t *s = self_of(env, info, &argc, NULL);
   if (s == NULL) return NULL;
-  teardown(s);
+  teardown(s, true);
   napi_value result;
   napi_create_uint32(env, atomic_load(&s->sent_seq), &result);
   return result;

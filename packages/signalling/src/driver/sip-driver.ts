@@ -39,7 +39,7 @@ import { UserAgentCore } from '../ua/user-agent-core.js';
 import { ChannelNamer } from './channel-names.js';
 import type { DigestAlgorithm } from './auth/digest.js';
 import { DigestAuthenticator, type DigestAuthenticatorOptions } from './auth/digest-auth.js';
-import type { InboundAuthenticator } from './auth/identify.js';
+import { authenticateInbound, type InboundAuthenticator } from './auth/identify.js';
 import { EndpointIdentifier, REQUEST_REFUSED } from './auth/endpoint-identifier.js';
 import { LiveSipConfig } from './auth/live-config.js';
 import { mediaTransportConfig } from './sdp/nat-media.js';
@@ -669,6 +669,10 @@ export class SipDriver implements ChannelDriver {
     this.#log.info('SIP driver closed');
   }
 
+  /**
+   * Who calls is settled before anything of the call is built: a challenged or refused INVITE
+   * (half of the INVITEs of digest phones, every one of a flood) costs its response and nothing else.
+   */
   #receiveInvite(invite: IncomingInvite, context: IncomingContext): void {
     if (this.#closing) {
       invite.reject(503);
@@ -679,25 +683,58 @@ export class SipDriver implements ChannelDriver {
       invite.reject(500);
       return;
     }
+    const source = context.source;
+    authenticateInbound(this.#authenticators, invite.request, source)
+      .then((auth) => {
+        // Cancelled, or the server began stopping, while the caller was being identified.
+        if (invite.state !== 'proceeding') return;
+        if (this.#closing) {
+          invite.reject(503);
+          return;
+        }
+        if (auth.kind === 'reject') {
+          this.#log.info(
+            { callId: invite.request.callId, source: `${source.address}:${source.port}`, status: auth.status },
+            'inbound call refused',
+          );
+          invite.reject(auth.status, {
+            ...(auth.reason !== undefined ? { reason: auth.reason } : {}),
+            ...(auth.headers !== undefined ? { headers: auth.headers } : {}),
+          });
+          return;
+        }
+        this.#startInboundCall(invite, context, transportConfig, auth.endpoint);
+      })
+      .catch((err: unknown) => {
+        this.#log.error({ err, callId: invite.request.callId }, 'inbound call identification failed');
+        invite.reject(500);
+      });
+  }
+
+  #startInboundCall(
+    invite: IncomingInvite,
+    context: IncomingContext,
+    transportConfig: SipTransportConfig,
+    endpoint: SipEndpointConfig,
+  ): void {
     const call = new InboundCall(invite, context, {
       host: this.#options.host,
       media: this.#options.media,
       dtlsCertificates: this.#dtlsCertificates,
       logger: this.#log,
-      authenticators: this.#authenticators,
       // A caller inside `local_net` is answered with our own media address (nat-media.ts).
       transportConfig: mediaTransportConfig(transportConfig, context.source.address, undefined),
-      channelName: (endpoint) => this.#namer.next(endpoint),
+      channelName: (name) => this.#namer.next(name),
       userAgent: this.#userAgent,
       clock: this.#clock,
       ua: this.#ua,
-      credentialsFor: (endpoint) => this.#outboundCredentials(endpoint),
+      credentialsFor: (target) => this.#outboundCredentials(target),
       onEnded: (ended) => this.#calls.delete(ended),
       findDialog: (target) => this.findConfirmedCall(target),
       redirectTarget: (resource) => this.redirectTarget(resource),
     });
     this.#calls.add(call);
-    call.start().catch((err: unknown) => {
+    call.start(endpoint).catch((err: unknown) => {
       this.#log.error({ err, callId: call.protocolId }, 'inbound call setup failed');
       void call.hangup(41);
     });

@@ -24,6 +24,8 @@
  *    | Accepted  |-- Timer L --^
  *    +-----------+ INVITE: absorbed; 2xx from TU: send
  */
+import { detachedText } from '../message/detached-text.js';
+import { EncodedResponse } from '../message/encoded-response.js';
 import type { SipRequest, SipResponse } from '../message/sip-message.js';
 import type { Transport } from '../transport/transport.js';
 import { T2, TIMER_G, TIMER_H, TIMER_I, TIMER_L } from './timers.js';
@@ -52,7 +54,8 @@ export class InviteServerTransaction extends Transaction<InviteServerState> {
    */
   retransmitsFinal = true;
   #lastProvisional: SipResponse | undefined;
-  #finalResponse: SipResponse | undefined;
+  /** A non-2xx final response as sent, kept for retransmissions until the ACK or Timer H (32 s). */
+  #finalResponse: EncodedResponse | undefined;
   #finalToTag: string | undefined;
   #timerG = TIMER_G;
 
@@ -97,22 +100,28 @@ export class InviteServerTransaction extends Transaction<InviteServerState> {
       this.env.logger.debug({ transaction: this.id, status: response.status }, 'response after the final one dropped');
       return;
     }
-    this.transmit(this.transport.sendResponse(response));
     if (response.status < 200) {
+      this.transmit(this.transport.sendResponse(response));
       this.#lastProvisional = response;
       return;
     }
-    this.#finalToTag = response.to.tag;
+    const tag = response.to.tag;
+    this.#finalToTag = tag === undefined ? undefined : detachedText(tag);
     // Nothing sends a provisional response again from here on, nor answers the request anew.
     this.#lastProvisional = undefined;
     this.#request = undefined;
     if (response.status < 300) {
+      this.transmit(this.transport.sendResponse(response));
       // RFC 6026 §7.1: the TU sends the 2xx again, not the transaction, so it keeps no copy.
       this.transition('accepted');
       this.startTimer('L', TIMER_L, () => this.transition('terminated'));
       return;
     }
-    this.#finalResponse = response;
+    // Serialised once and kept as bytes: a refused INVITE's transaction waits up to 32 s for its
+    // ACK (Timer H), and the parsed response would hold its header list and parsed views that long.
+    const encoded = new EncodedResponse(response);
+    this.transmit(this.transport.sendResponse(encoded));
+    this.#finalResponse = encoded;
     this.transition('completed');
     if (!this.transport.reliable && this.retransmitsFinal) this.startRetransmitTimer('G', this.#timerG, () => this.#fireTimerG());
     this.startTimer('H', TIMER_H, () => {

@@ -3,6 +3,7 @@
  * transaction, creates server transactions for new requests, and hands the transaction user
  * only what it must see. Retransmitted requests never reach the TU.
  */
+import { detachedText } from '../message/detached-text.js';
 import { registerTransactionCounts, transactionStats } from './transaction-stats.js';
 import { type Clock, type Logger, SampledLog } from '@switchboard/core';
 import { SipParseError } from '../errors.js';
@@ -166,15 +167,18 @@ export class TransactionLayer implements TransportDelegate {
       return;
     }
     let transaction: ServerTransaction;
+    // The key outlives the request by up to 32 s (Timers H, I, J, L): a string of its own, not views
+    // of the request's header text.
+    const id = detachedText(key);
     if (request.method === 'INVITE') {
-      const invite = new InviteServerTransaction(key, request, context.transport, this.#env);
+      const invite = new InviteServerTransaction(id, request, context.transport, this.#env);
       invite.retransmitsFinal = this.#verified.has(context.source.address);
       this.#invitesInProgress++;
       transaction = invite;
     } else {
-      transaction = new NonInviteServerTransaction(key, context.transport, this.#env);
+      transaction = new NonInviteServerTransaction(id, context.transport, this.#env);
     }
-    this.#servers.set(key, transaction);
+    this.#servers.set(id, transaction);
     if (this.user === undefined) {
       this.#log.debug({ method: request.method }, 'request without a transaction user dropped');
       return;

@@ -207,7 +207,7 @@ export class UserAgentCore implements TransactionLayerUser {
   }
 
   #receiveInvite(request: SipRequest, context: IncomingContext, transaction: InviteServerTransaction): void {
-    this.#scheduleTrying(transaction, request);
+    this.#scheduleTrying(transaction);
     const contact = request.contacts[0];
     if (contact === undefined || contact.uri.kind !== 'sip') {
       // §8.1.1.8: an INVITE must carry exactly one SIP Contact, which becomes the remote target.
@@ -238,9 +238,12 @@ export class UserAgentCore implements TransactionLayerUser {
    * is answered at once, are spared the datagram (a Dial() call between two phones: two of the nine
    * the server sent).
    */
-  #scheduleTrying(transaction: InviteServerTransaction, request: SipRequest): void {
+  #scheduleTrying(transaction: InviteServerTransaction): void {
+    // The transaction holds the request until its final response and then lets it go; the timer
+    // must not hold it for its 100 ms beyond that (a refused INVITE is answered long before).
     this.#services.clock.setTimeout(() => {
-      if (!transaction.responded) this.#respond(transaction, request, 100);
+      const request = transaction.request;
+      if (!transaction.responded && request !== undefined) this.#respond(transaction, request, 100);
     }, TRYING_DELAY_MS);
   }
 

@@ -35,7 +35,6 @@ import type { SipUri } from '../../message/uri.js';
 import type { IncomingContext } from '../../transport/transport.js';
 import { applyReceived } from '../../transport/via-received.js';
 import type { UserAgentCore } from '../../ua/user-agent-core.js';
-import { authenticateInbound, type InboundAuthenticator } from '../auth/identify.js';
 import { dialogChallengeAnswerer, type OutboundCredentials } from '../auth/outbound-auth.js';
 import type { DtlsIdentities } from '../sdp/dtls-certificates.js';
 import { mediaTransportConfig } from '../sdp/nat-media.js';
@@ -77,7 +76,6 @@ export interface InboundCallEnvironment {
   /** The certificates of DTLS-SRTP calls (webrtc endpoints). */
   dtlsCertificates?: DtlsIdentities | undefined;
   logger: Logger;
-  authenticators: readonly InboundAuthenticator[];
   /** The configuration of the transport the INVITE arrived on. */
   transportConfig: SipTransportConfig;
   /** A unique channel name for this endpoint: `SIP/<endpoint>-<8 hex>`. */
@@ -184,18 +182,14 @@ export class InboundCall implements ChannelTechnology, TransferSource {
     return this.invite.request.getHeaderFields(name);
   }
 
-  /** Identification, offer/answer, media leg, presentation to core (RFC 3261 §13.3.1). */
-  async start(): Promise<void> {
+  /**
+   * Offer/answer, media leg, presentation to core (RFC 3261 §13.3.1), for a caller the driver has
+   * identified as `endpoint` (authenticateInbound).
+   */
+  async start(endpoint: SipEndpointConfig): Promise<void> {
     const request = this.invite.request;
     const source = this.#context.source;
-    const auth = await authenticateInbound(this.#env.authenticators, request, source);
     if (this.#state !== 'setup') return;
-    if (auth.kind === 'reject') {
-      this.#log.info({ source: `${source.address}:${source.port}`, status: auth.status }, 'inbound call refused');
-      this.#refuse(auth.status, { reason: auth.reason, headers: auth.headers });
-      return;
-    }
-    const endpoint = auth.endpoint;
     this.#endpoint = endpoint;
     this.#core.useEncryptionOf(endpoint, this.#env.dtlsCertificates);
     this.#core.rtpTimeout.configure(endpoint);
