@@ -1,6 +1,7 @@
 // Helpers shared by the benchmarks: process CPU and memory from /proc, percentiles, the machine and
 // its load (the machine is shared, so every result records how busy it was), sipp's final counts,
 // and writing bench/results/<name>.json.
+import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -236,3 +237,12 @@ export function threadSplit(pid, before, after, wall) {
  * 13 first steps at 350/s, every loss matched by `RcvbufErrors` in /proc/net/snmp, and none with this.
  */
 export const SIPP_SOCKET_BUFFERS = ['-buff_size', String(4 * 1024 * 1024)];
+
+/**
+ * Pins every thread of process `pid` (threads started later inherit it) to `cpus`, a taskset list
+ * ("0", "1", "0-1"). Used to hold the scheduler's placement of a client and a server fixed.
+ */
+export function pinThreads(pid, cpus) {
+  const result = spawnSync('taskset', ['-a', '-p', '-c', cpus, String(pid)], { encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`taskset -a -p -c ${cpus} ${pid}: ${result.stderr.trim()}`);
+}

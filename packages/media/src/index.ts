@@ -94,6 +94,7 @@ export { WavFormatError, type WavInfo, parseWav } from './audio/wav.js';
 export { G722Decoder, G722Encoder } from './codecs/g722.js';
 export { FRAME_MS, Pacer, frameDueAt, framesDueBy } from './playback/pacer.js';
 export { literalAddressLookup } from './rtp/literal-lookup.js';
+export { Ipv4Names } from './rtp/ipv4-names.js';
 export { MediaStreamGateway } from './streams/stream-gateway.js';
 export type {
   OpenedStream,

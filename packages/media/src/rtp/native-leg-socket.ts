@@ -11,6 +11,7 @@ import { performance } from 'node:perf_hooks';
 import { getSystemErrorName } from 'node:util';
 import { type NativeAddon, type NativeHub, nativeAddon } from '../native/addon.js';
 import { bindError } from './bind-error.js';
+import { Ipv4Names } from './ipv4-names.js';
 import type { DatagramSource, LegSocket, LegSocketHandlers } from './leg-socket.js';
 
 /** Whether this build has the native hub (the addon compiled at install). */
@@ -33,7 +34,7 @@ class Hub {
   /** The last view of each ring slot's datagram. */
   readonly #views: (Buffer | undefined)[] = [];
   /** Host-order IPv4 → dotted string, for the few peers a worker hears from. */
-  readonly #names = new Map<number, string>();
+  readonly #names = new Ipv4Names();
 
   constructor(native: NativeAddon) {
     this.#native = new native.Hub((count) => this.#deliver(count));
@@ -89,13 +90,7 @@ class Hub {
   }
 
   name(address: number): string {
-    let name = this.#names.get(address);
-    if (name === undefined) {
-      name = `${(address >>> 24) & 255}.${(address >>> 16) & 255}.${(address >>> 8) & 255}.${address & 255}`;
-      if (this.#names.size >= 1024) this.#names.clear();
-      this.#names.set(address, name);
-    }
-    return name;
+    return this.#names.name(address);
   }
 }
 

@@ -9,6 +9,7 @@
  * the loop's next wake after the batch that carried it.
  */
 import { createRequire } from 'node:module';
+import { Ipv4Names } from '@switchboard/media';
 import { getSystemErrorName } from 'node:util';
 import type { DatagramHandler, DatagramSocket } from './datagram-socket.js';
 import { SOCKET_BUFFER_BYTES } from './datagram-socket.js';
@@ -72,8 +73,7 @@ export class NativeDatagramSocket implements DatagramSocket {
   /** Sends not yet reported, oldest first from #head (the thread sends in the order given). */
   #pending: PendingSend[] = [];
   #head = 0;
-  /** Dotted names of IPv4 sources by their number: a peer's address is one string, not one per datagram. */
-  readonly #names = new Map<number, string>();
+  readonly #names = new Ipv4Names(4096);
 
   constructor(onMessage: DatagramHandler) {
     if (addon === null) throw new Error('the native SIP UDP socket is not built');
@@ -83,7 +83,8 @@ export class NativeDatagramSocket implements DatagramSocket {
   bind(address: string, port: number): Promise<{ port: number; receiveBufferBytes: number }> {
     if (addon === null) return Promise.reject(new Error('the native SIP UDP socket is not built'));
     const socket = new addon.SipUdpSocket(
-      (data, from, fromPort) => this.#onMessage(data, { address: typeof from === 'number' ? this.#name(from) : from, port: fromPort }),
+      (data, from, fromPort) =>
+        this.#onMessage(data, { address: typeof from === 'number' ? this.#names.name(from) : from, port: fromPort }),
       (sentThrough, failures) => this.#settle(sentThrough, failures),
     );
     try {
@@ -145,16 +146,6 @@ export class NativeDatagramSocket implements DatagramSocket {
       head = 0;
     }
     this.#head = head;
-  }
-
-  #name(address: number): string {
-    let name = this.#names.get(address);
-    if (name === undefined) {
-      name = `${(address >>> 24) & 255}.${(address >>> 16) & 255}.${(address >>> 8) & 255}.${address & 255}`;
-      if (this.#names.size >= 4096) this.#names.clear();
-      this.#names.set(address, name);
-    }
-    return name;
   }
 }
 
