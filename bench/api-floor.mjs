@@ -29,12 +29,10 @@ const PLACEMENTS = {
   same: { client: '0', server: '0' },
 };
 const ALL_CPUS = `0-${cpus().length - 1}`;
-const placements = (process.env.BENCH_PLACEMENTS ?? (cpus().length > 1 ? 'free,split,same' : 'free'))
-  .split(',')
-  .filter((name) => {
-    if (PLACEMENTS[name] === undefined) throw new Error(`BENCH_PLACEMENTS: unknown placement ${name}`);
-    return true;
-  });
+const placements = (process.env.BENCH_PLACEMENTS ?? (cpus().length > 1 ? 'free,split,same' : 'free')).split(',').filter((name) => {
+  if (PLACEMENTS[name] === undefined) throw new Error(`BENCH_PLACEMENTS: unknown placement ${name}`);
+  return true;
+});
 const AUTH = basicAuth();
 
 function get(agent, port) {
