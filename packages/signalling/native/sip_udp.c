@@ -15,10 +15,11 @@
  * wrap marker there and starts at offset 0. Head and tail are byte counts that only grow: the
  * producer publishes its head with release order, the consumer its tail.
  *
- * Inbound records are datagrams (family AF_INET or AF_INET6) or failed sends (family 0: `seq` is
- * the send's number, `port` its errno). A datagram that finds the inbound ring full is dropped and
- * counted, as a full socket buffer would drop it. A send that finds the outbound ring full is
- * refused at once (-ENOBUFS).
+ * Sends are numbered; the thread publishes the number of the last one it has handed to the kernel,
+ * and the ones the kernel refused in a small ring of their own, so the loop settles every send on its
+ * next wake, whatever number of datagrams are still waiting to be read. A datagram that finds the
+ * inbound ring full is dropped and counted, as a full socket buffer would drop it. A send that finds
+ * the outbound ring full is refused at once (-ENOBUFS).
  */
 #define NAPI_VERSION 8
 #define _GNU_SOURCE
@@ -49,6 +50,8 @@
 #define DELIVER_PER_WAKE 32
 #define WRAP UINT32_MAX
 #define HEADER_BYTES 32u
+/* Refused sends not yet reported; a power of two. Beyond it a refusal is counted and its send reported done. */
+#define FAILURE_SLOTS 4096u
 
 typedef struct {
   uint32_t length;
@@ -67,6 +70,11 @@ typedef struct {
   _Atomic uint64_t head;
   _Atomic uint64_t tail;
 } ring_t;
+
+typedef struct {
+  uint32_t seq;
+  int32_t err;
+} failure_t;
 
 typedef struct sip_udp {
   napi_env env;
@@ -88,8 +96,6 @@ typedef struct sip_udp {
   ring_t outbound;
   /* Main thread only. */
   uint32_t next_seq;
-  /* The last sentThrough handed to JavaScript. */
-  uint32_t reported_seq;
   bool flush_pending;
   bool closed;
   uint32_t pending_closes;
@@ -99,6 +105,10 @@ typedef struct sip_udp {
   _Atomic bool sleeping;
   _Atomic uint32_t sent_seq;
   _Atomic uint64_t dropped;
+  failure_t failures[FAILURE_SLOTS];
+  _Atomic uint32_t failure_head;
+  _Atomic uint32_t failure_tail;
+  _Atomic uint64_t failures_lost;
 } sip_udp_t;
 
 static uint64_t record_bytes(uint32_t length) { return (HEADER_BYTES + (uint64_t)length + 7u) & ~(uint64_t)7u; }
@@ -151,14 +161,16 @@ static bool ring_empty(ring_t *ring) {
 
 /* ---- the socket's thread ---- */
 
+/* Published before sent_seq covers `seq`, so the loop, reading sent_seq first, never takes it for a success. */
 static void push_failure(sip_udp_t *s, uint32_t seq, int err) {
-  uint64_t next;
-  record_t *record = ring_reserve(&s->inbound, 0, &next);
-  if (record == NULL) return; /* the loop is that far behind: the send still counts as done */
-  memset(record, 0, sizeof *record);
-  record->seq = seq;
-  record->port = (uint16_t)err;
-  ring_publish(&s->inbound, next);
+  uint32_t head = atomic_load_explicit(&s->failure_head, memory_order_relaxed);
+  uint32_t tail = atomic_load_explicit(&s->failure_tail, memory_order_acquire);
+  if (head - tail >= FAILURE_SLOTS) {
+    atomic_fetch_add_explicit(&s->failures_lost, 1, memory_order_relaxed);
+    return;
+  }
+  s->failures[head & (FAILURE_SLOTS - 1)] = (failure_t){.seq = seq, .err = err};
+  atomic_store_explicit(&s->failure_head, head + 1, memory_order_release);
 }
 
 static void to_sockaddr(const record_t *record, struct sockaddr_storage *out, socklen_t *length) {
@@ -340,31 +352,73 @@ static void call_js(sip_udp_t *s, napi_ref ref, size_t argc, napi_value *argv) {
   }
 }
 
-/* The thread read datagrams or finished sends: hand them to JavaScript, each datagram in its own call. */
+#define FAILURES_PER_REPORT 64
+
+/*
+ * The sends done so far as (number of the last one, refusals among them as [seq, errno] pairs in
+ * `failures`, their count returned). Only refusals of sends `*sent` covers are taken; when more are
+ * waiting than fit, `*sent` is lowered to just before the first one left, for the next report.
+ */
+static int take_sends_done(sip_udp_t *s, uint32_t *sent, int32_t *failures) {
+  *sent = atomic_load_explicit(&s->sent_seq, memory_order_acquire);
+  uint32_t tail = atomic_load_explicit(&s->failure_tail, memory_order_relaxed);
+  uint32_t head = atomic_load_explicit(&s->failure_head, memory_order_acquire);
+  int count = 0;
+  while (tail != head && (int32_t)(*sent - s->failures[tail & (FAILURE_SLOTS - 1)].seq) >= 0) {
+    if (count == FAILURES_PER_REPORT) {
+      *sent = s->failures[tail & (FAILURE_SLOTS - 1)].seq - 1;
+      break;
+    }
+    failure_t failure = s->failures[tail & (FAILURE_SLOTS - 1)];
+    failures[2 * count] = (int32_t)failure.seq;
+    failures[2 * count + 1] = failure.err;
+    count++;
+    tail++;
+  }
+  atomic_store_explicit(&s->failure_tail, tail, memory_order_release);
+  return count;
+}
+
+/* [sentThrough, failures | null] as JavaScript values. */
+static void sends_done_values(napi_env env, uint32_t sent, const int32_t *failures, int count, napi_value *values) {
+  napi_create_uint32(env, sent, &values[0]);
+  if (count == 0) {
+    napi_get_null(env, &values[1]);
+    return;
+  }
+  void *data;
+  napi_value buffer;
+  napi_create_arraybuffer(env, (size_t)count * 2 * sizeof(int32_t), &data, &buffer);
+  memcpy(data, failures, (size_t)count * 2 * sizeof(int32_t));
+  napi_create_typedarray(env, napi_int32_array, (size_t)count * 2, buffer, 0, &values[1]);
+}
+
+/* The sends done since the last wake: one call, before any datagram. */
+static void report_sends(sip_udp_t *s) {
+  napi_env env = s->env;
+  uint32_t sent;
+  int32_t failures[2 * FAILURES_PER_REPORT];
+  int count = take_sends_done(s, &sent, failures);
+  napi_handle_scope scope;
+  if (napi_open_handle_scope(env, &scope) != napi_ok) return;
+  napi_value argv[2];
+  sends_done_values(env, sent, failures, count, argv);
+  call_js(s, s->on_sends_done, 2, argv);
+  napi_close_handle_scope(env, scope);
+  if (sent != atomic_load_explicit(&s->sent_seq, memory_order_relaxed) && !s->closed) uv_async_send(&s->wake_loop);
+}
+
+/* The thread read datagrams or finished sends: settle the sends, then hand over the datagrams, each in its own call. */
 static void on_wake(uv_async_t *async) {
   sip_udp_t *s = (sip_udp_t *)async->data;
   if (s->closed) return;
+  report_sends(s);
+  if (s->closed) return;
   napi_env env = s->env;
-  /* A failed send's record is published before sent_seq covers it: read sent_seq first, and report
-     it only if this pass reads every record published by then, so no failure is taken for a success. */
-  uint32_t sent = atomic_load_explicit(&s->sent_seq, memory_order_acquire);
-  uint64_t published = atomic_load_explicit(&s->inbound.head, memory_order_acquire);
   uint64_t tail = atomic_load_explicit(&s->inbound.tail, memory_order_relaxed);
-  int delivered = 0;
-  /* Failed sends found on the way are reported with the sends done, after the datagrams. */
-  int32_t failures[2 * DELIVER_PER_WAKE];
-  int failure_count = 0;
-  while (delivered < DELIVER_PER_WAKE && failure_count < DELIVER_PER_WAKE) {
+  for (int delivered = 0; delivered < DELIVER_PER_WAKE; delivered++) {
     record_t *record = ring_peek(&s->inbound, &tail);
     if (record == NULL) break;
-    if (record->family == 0) {
-      failures[2 * failure_count] = (int32_t)record->seq;
-      failures[2 * failure_count + 1] = record->port;
-      failure_count++;
-      tail += record_bytes(0);
-      ring_release(&s->inbound, tail);
-      continue;
-    }
     napi_handle_scope scope;
     if (napi_open_handle_scope(env, &scope) != napi_ok) break;
     napi_value argv[3];
@@ -384,29 +438,9 @@ static void on_wake(uv_async_t *async) {
     ring_release(&s->inbound, tail);
     call_js(s, s->on_datagram, 3, argv);
     napi_close_handle_scope(env, scope);
-    delivered++;
     if (s->closed) return;
   }
-  napi_handle_scope scope;
-  if (napi_open_handle_scope(env, &scope) == napi_ok) {
-    napi_value argv[2];
-    record_t *left = ring_peek(&s->inbound, &tail);
-    bool read_all = left == NULL || tail >= published;
-    if (read_all) s->reported_seq = sent;
-    napi_create_uint32(env, s->reported_seq, &argv[0]);
-    if (failure_count == 0) {
-      napi_get_null(env, &argv[1]);
-    } else {
-      void *data;
-      napi_value buffer;
-      napi_create_arraybuffer(env, (size_t)failure_count * 2 * sizeof(int32_t), &data, &buffer);
-      memcpy(data, failures, (size_t)failure_count * 2 * sizeof(int32_t));
-      napi_create_typedarray(env, napi_int32_array, (size_t)failure_count * 2, buffer, 0, &argv[1]);
-    }
-    call_js(s, s->on_sends_done, 2, argv);
-    napi_close_handle_scope(env, scope);
-  }
-  if (!s->closed && !ring_empty(&s->inbound)) uv_async_send(&s->wake_loop);
+  if (!ring_empty(&s->inbound)) uv_async_send(&s->wake_loop);
 }
 
 static void stop_thread(sip_udp_t *s) {
@@ -506,6 +540,9 @@ static napi_value socket_construct(napi_env env, napi_callback_info info) {
   atomic_init(&s->sleeping, false);
   atomic_init(&s->sent_seq, 0);
   atomic_init(&s->dropped, 0);
+  atomic_init(&s->failure_head, 0);
+  atomic_init(&s->failure_tail, 0);
+  atomic_init(&s->failures_lost, 0);
   napi_get_uv_event_loop(env, &s->loop);
   napi_create_reference(env, argv[0], 1, &s->on_datagram);
   napi_create_reference(env, argv[1], 1, &s->on_sends_done);
@@ -702,16 +739,23 @@ static napi_value socket_dropped(napi_env env, napi_callback_info info) {
 }
 
 /*
- * socket.close() -> the number of the last send done: the thread sends what was queued, then stops;
- * the socket is closed when this returns (its port free again), and no callback follows.
+ * socket.close() -> [sentThrough, failures | null] as onSendsDone would have them: the thread sends
+ * what was queued, then stops; the socket is closed when this returns (its port free again), and no
+ * callback follows.
  */
 static napi_value socket_close(napi_env env, napi_callback_info info) {
   size_t argc = 0;
   sip_udp_t *s = self_of(env, info, &argc, NULL);
   if (s == NULL) return NULL;
   teardown(s, true);
-  napi_value result;
-  napi_create_uint32(env, atomic_load(&s->sent_seq), &result);
+  uint32_t sent;
+  int32_t failures[2 * FAILURES_PER_REPORT];
+  int count = take_sends_done(s, &sent, failures);
+  napi_value values[2], result;
+  sends_done_values(env, sent, failures, count, values);
+  napi_create_array_with_length(env, 2, &result);
+  napi_set_element(env, result, 0, values[0]);
+  napi_set_element(env, result, 1, values[1]);
   return result;
 }
 

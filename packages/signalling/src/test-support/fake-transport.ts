@@ -1,5 +1,5 @@
 /** A transport that records what the layers above send, for transaction tests. */
-import { EncodedResponse } from '../message/encoded-response.js';
+import { EncodedResponse } from '../message/encoded-message.js';
 import { parseMessage } from '../message/parser.js';
 import type { SipMessage, SipResponse } from '../message/sip-message.js';
 import type { PeerAddress, Transport } from '../transport/transport.js';

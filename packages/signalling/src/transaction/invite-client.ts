@@ -27,7 +27,7 @@ import type { PeerAddress, Transport } from '../transport/transport.js';
 import { buildAckForNon2xx } from './ack.js';
 import { TIMER_A, TIMER_B, TIMER_D, TIMER_M } from './timers.js';
 import { Transaction, type TransactionEnvironment } from './transaction.js';
-import type { ClientTransactionUser } from './transaction-user.js';
+import { type ClientTransactionUser, NO_USER } from './transaction-user.js';
 
 export type InviteClientState = 'calling' | 'proceeding' | 'completed' | 'accepted' | 'terminated';
 
@@ -45,7 +45,8 @@ export class InviteClientTransaction extends Transaction<InviteClientState> {
   readonly destination: PeerAddress;
   /** Until a final response: then only its ACK (for a non-2xx) is needed, and the 2xx goes to the TU. */
   #request: SipRequest | undefined;
-  readonly #user: ClientTransactionUser;
+  /** Let go at a non-2xx final response: Completed only absorbs retransmissions for Timer D (32 s). */
+  #user: ClientTransactionUser;
   #timerA = TIMER_A;
   #ack: SipRequest | undefined;
 
@@ -104,7 +105,9 @@ export class InviteClientTransaction extends Transaction<InviteClientState> {
           if (ack !== undefined) this.transmit(this.transport.send(ack, this.destination));
           if (this.transport.reliable) this.transition('terminated');
           else this.startTimer('D', TIMER_D, () => this.transition('terminated'));
-          this.#user.onResponse(response);
+          const user = this.#user;
+          this.#user = NO_USER;
+          user.onResponse(response);
         }
         return;
       case 'completed':

@@ -25,7 +25,7 @@
  *    +-----------+ INVITE: absorbed; 2xx from TU: send
  */
 import { detachedText } from '../message/detached-text.js';
-import { EncodedResponse } from '../message/encoded-response.js';
+import { EncodedResponse } from '../message/encoded-message.js';
 import type { SipRequest, SipResponse } from '../message/sip-message.js';
 import type { Transport } from '../transport/transport.js';
 import { T2, TIMER_G, TIMER_H, TIMER_I, TIMER_L } from './timers.js';

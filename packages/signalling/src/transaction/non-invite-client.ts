@@ -24,7 +24,7 @@ import type { SipRequest, SipResponse } from '../message/sip-message.js';
 import type { PeerAddress, Transport } from '../transport/transport.js';
 import { T2, TIMER_E, TIMER_F, TIMER_K } from './timers.js';
 import { Transaction, type TransactionEnvironment } from './transaction.js';
-import type { ClientTransactionUser } from './transaction-user.js';
+import { type ClientTransactionUser, NO_USER } from './transaction-user.js';
 
 export type NonInviteClientState = 'trying' | 'proceeding' | 'completed' | 'terminated';
 
@@ -38,9 +38,11 @@ const TRANSITIONS: Record<NonInviteClientState, readonly NonInviteClientState[]>
 export class NonInviteClientTransaction extends Transaction<NonInviteClientState> {
   readonly kind = 'non-invite-client';
   protected readonly transitions = TRANSITIONS;
-  readonly request: SipRequest;
+  /** Until a final response: in Completed (Timer K) nothing is sent again. */
+  #request: SipRequest | undefined;
   readonly destination: PeerAddress;
-  readonly #user: ClientTransactionUser;
+  /** Let go at the final response: Completed only absorbs retransmissions for Timer K (5 s). */
+  #user: ClientTransactionUser;
   #timerE = TIMER_E;
 
   constructor(
@@ -52,7 +54,7 @@ export class NonInviteClientTransaction extends Transaction<NonInviteClientState
     env: TransactionEnvironment,
   ) {
     super(id, transport, 'trying', env);
-    this.request = request;
+    this.#request = request;
     this.destination = destination;
     this.#user = user;
   }
@@ -75,15 +77,18 @@ export class NonInviteClientTransaction extends Transaction<NonInviteClientState
       return;
     }
     this.transition('completed');
+    this.#request = undefined;
     this.stopTimer('E');
     this.stopTimer('F');
     if (this.transport.reliable) this.transition('terminated');
     else this.startTimer('K', TIMER_K, () => this.transition('terminated'));
-    this.#user.onResponse(response);
+    const user = this.#user;
+    this.#user = NO_USER;
+    user.onResponse(response);
   }
 
   #send(): void {
-    this.transmit(this.transport.send(this.request, this.destination));
+    if (this.#request !== undefined) this.transmit(this.transport.send(this.#request, this.destination));
   }
 
   #fireTimerE(): void {

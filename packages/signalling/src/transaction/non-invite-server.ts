@@ -20,7 +20,7 @@
  *             V
  *           Terminated
  */
-import { EncodedResponse } from '../message/encoded-response.js';
+import { EncodedResponse } from '../message/encoded-message.js';
 import type { SipRequest, SipResponse } from '../message/sip-message.js';
 import type { Transport } from '../transport/transport.js';
 import { TIMER_J } from './timers.js';

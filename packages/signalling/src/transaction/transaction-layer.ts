@@ -239,10 +239,12 @@ export class TransactionLayer implements TransportDelegate {
     if (branch === undefined) throw new Error('a client request needs a branch in its top Via');
     const key = clientTransactionKey(branch, request.method);
     if (this.#maxForwards !== undefined) request.setHeader('Max-Forwards', String(this.#maxForwards));
+    // The address often came out of a peer's message (a Contact); the transaction keeps it up to 32 s.
+    const to = { address: detachedText(destination.address), port: destination.port };
     const transaction =
       request.method === 'INVITE'
-        ? new InviteClientTransaction(key, request, transport, destination, user, this.#env)
-        : new NonInviteClientTransaction(key, request, transport, destination, user, this.#env);
+        ? new InviteClientTransaction(key, request, transport, to, user, this.#env)
+        : new NonInviteClientTransaction(key, request, transport, to, user, this.#env);
     this.#clients.set(key, transaction);
     transaction.start();
     return transaction;

@@ -15,3 +15,14 @@ export interface ClientTransactionUser {
   onTimeout(): void;
   onTransportError(err: unknown): void;
 }
+
+/**
+ * The user of a client transaction that has told its user everything: after a final response that
+ * ends the exchange, the transaction only absorbs retransmissions until its timer ends it, and its
+ * user (a call, a dialog) need not live that long with it.
+ */
+export const NO_USER: ClientTransactionUser = {
+  onResponse: () => {},
+  onTimeout: () => {},
+  onTransportError: () => {},
+};

@@ -167,6 +167,45 @@ describe('native SIP UDP socket', { skip }, () => {
     await socket.close();
   });
 
+  it('settles its sends on the next wake, however many datagrams still wait to be read', async () => {
+    const { socket, port, inbox } = await openNative();
+    const { peer, inbox: peerInbox } = await openPeer();
+    // A backlog of datagrams builds up while this thread is busy; the loop takes 32 per wake.
+    const flags = new Int32Array(new SharedArrayBuffer(4));
+    const sender = new Worker(
+      `const { createSocket } = require('node:dgram');
+       const { workerData } = require('node:worker_threads');
+       const socket = createSocket('udp4');
+       socket.bind(0, '127.0.0.1', () => {
+         const done = () => socket.close(() => { const flags = new Int32Array(workerData.flags); Atomics.store(flags, 0, 1); Atomics.notify(flags, 0); });
+         for (let i = 0; i < 3000; i++) socket.send(Buffer.alloc(200, 1), workerData.port, '127.0.0.1', i === 2999 ? done : undefined);
+       });`,
+      { eval: true, workerData: { port, flags: flags.buffer } },
+    );
+    try {
+      const sends = Array.from({ length: 20 }, (_, i) => socket.send(Buffer.from(`send ${i}`), peer.address().port, '127.0.0.1'));
+      let settledAt = -1;
+      void Promise.all(sends).then(() => {
+        settledAt = inbox.length;
+      });
+      Atomics.wait(flags, 0, 0, 10_000);
+      await until(() => settledAt >= 0, 'the sends to settle');
+      await until(() => peerInbox.length === 20, 'the 20 datagrams at the peer');
+      let seen = -1;
+      await until(() => {
+        const stable = inbox.length === seen;
+        seen = inbox.length;
+        return stable;
+      }, 'the backlog to be read');
+      assert.ok(inbox.length > 1000, `${inbox.length} datagrams of the backlog read`);
+      assert.ok(settledAt < inbox.length / 2, `the sends settled after ${settledAt} of ${inbox.length} datagrams`);
+    } finally {
+      await sender.terminate();
+      await socket.close();
+      await closePeer(peer);
+    }
+  });
+
   it('serves IPv4 and IPv6 peers on a dual-stack socket bound to ::', async (t) => {
     let bound: Awaited<ReturnType<typeof openNative>>;
     try {

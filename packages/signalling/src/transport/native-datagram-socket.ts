@@ -19,8 +19,8 @@ interface NativeSipUdpSocket {
   /** The send's number (> 0), or -errno at once. */
   send(bytes: Uint8Array, offset: number, length: number, address: string, port: number): number;
   dropped(): number;
-  /** Sends what was queued, closes; returns the number of the last send done. */
-  close(): number;
+  /** Sends what was queued, closes; returns the sends done as onSendsDone reports them. */
+  close(): [sentThrough: number, failures: Int32Array | null];
 }
 
 interface NativeSipAddon {
@@ -118,8 +118,8 @@ export class NativeDatagramSocket implements DatagramSocket {
     const socket = this.#socket;
     if (socket === undefined) return Promise.resolve();
     this.#socket = undefined;
-    const lastSent = socket.close();
-    this.#settle(lastSent, null);
+    const [sentThrough, failures] = socket.close();
+    this.#settle(sentThrough, failures);
     const closed = new Error('socket closed');
     for (let i = this.#head; i < this.#pending.length; i++) this.#pending[i]?.reject(closed);
     this.#pending = [];

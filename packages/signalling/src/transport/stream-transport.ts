@@ -16,7 +16,7 @@ import { isIP, type Server, type Socket, connect as tcpConnect, createServer as 
 import { createServer as createTlsServer, connect as tlsConnect, type TLSSocket } from 'node:tls';
 import { type Clock, sampleMessages, systemClock } from '@switchboard/core';
 import { SipParseError, SipTransportError } from '../errors.js';
-import type { EncodedResponse } from '../message/encoded-response.js';
+import type { EncodedMessage, EncodedResponse } from '../message/encoded-message.js';
 import { serializeMessage } from '../message/serializer.js';
 import type { SipMessage, SipResponse } from '../message/sip-message.js';
 import {
@@ -118,7 +118,7 @@ export class StreamTransport extends BoundTransport implements Transport {
     return this.bound(bound);
   }
 
-  async send(message: SipMessage | EncodedResponse, destination: PeerAddress): Promise<void> {
+  async send(message: SipMessage | EncodedMessage, destination: PeerAddress): Promise<void> {
     if (this.#closed) throw new SipTransportError(`transport ${this.name} is closed`);
     const data = this.encodeFor(message, destination.address);
     const connection = await this.#connectionTo(destination);

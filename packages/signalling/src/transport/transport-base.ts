@@ -9,7 +9,7 @@ import { type Logger, SampledLog, systemClock } from '@switchboard/core';
 import { SipTransportError } from '../errors.js';
 import { DEFAULT_PARSE_LIMITS, type ParseLimits } from '../message/parser.js';
 import { isWildcardAddress, localAddressToward } from './local-address.js';
-import { type EncodedResponse, encodeMessage } from '../message/encoded-response.js';
+import { type EncodedMessage, type EncodedResponse, encodeMessage } from '../message/encoded-message.js';
 import { LocalNetworks, withExternalPort } from './local-net.js';
 import type { SipMessage, SipRequest, SipResponse } from '../message/sip-message.js';
 import type { Via } from '../message/via.js';
@@ -83,12 +83,12 @@ export abstract class BoundTransport implements Transport {
    * The bytes of `message` for a peer at `address`: a peer outside `local_net` sees the external
    * address with `external_signaling_port` in place of the bound port (local-net.ts).
    */
-  protected encodeFor(message: SipMessage | EncodedResponse, address: string): Buffer {
+  protected encodeFor(message: SipMessage | EncodedMessage, address: string): Buffer {
     const external = this.#localNets.externalFor(this.#externalAddress, normaliseAddress(address));
     return withExternalPort(encodeMessage(message), external, this.localPort, this.#externalPort);
   }
 
-  abstract send(message: SipMessage | EncodedResponse, destination: PeerAddress): Promise<void>;
+  abstract send(message: SipMessage | EncodedMessage, destination: PeerAddress): Promise<void>;
   abstract sendResponse(response: SipResponse | EncodedResponse): Promise<void>;
   abstract close(): Promise<void>;
 

@@ -2,7 +2,7 @@
  * What the layers above see of a transport (RFC 3261 §18): UDP (udp-transport.ts), TCP/TLS
  * (stream-transport.ts) and WebSocket (ws-transport.ts, RFC 7118) implement it.
  */
-import type { EncodedResponse } from '../message/encoded-response.js';
+import type { EncodedMessage, EncodedResponse } from '../message/encoded-message.js';
 import type { SipMessage, SipRequest, SipResponse } from '../message/sip-message.js';
 
 export type TransportProtocol = 'udp' | 'tcp' | 'tls' | 'ws' | 'wss';
@@ -38,7 +38,7 @@ export interface Transport {
   readonly localAddress: string;
   readonly localPort: number;
   /** Sends one message; rejects with SipTransportError when it cannot be handed to the network. */
-  send(message: SipMessage | EncodedResponse, destination: PeerAddress): Promise<void>;
+  send(message: SipMessage | EncodedMessage, destination: PeerAddress): Promise<void>;
   /** Sends a response where RFC 3261 §18.2.2 / RFC 3581 §4 say it goes (from its top Via). */
   sendResponse(response: SipResponse | EncodedResponse): Promise<void>;
   /**

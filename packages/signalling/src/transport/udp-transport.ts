@@ -9,7 +9,7 @@ import { reportSipMessage } from './message-observers.js';
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { SipTransportError } from '../errors.js';
-import type { EncodedResponse } from '../message/encoded-response.js';
+import type { EncodedMessage, EncodedResponse } from '../message/encoded-message.js';
 import type { SipMessage, SipResponse } from '../message/sip-message.js';
 import type { PeerAddress, Transport } from './transport.js';
 import { type DatagramSocket, type DatagramSource, DgramDatagramSocket } from './datagram-socket.js';
@@ -95,7 +95,7 @@ export class UdpTransport extends BoundTransport implements Transport {
     return local;
   }
 
-  async send(message: SipMessage | EncodedResponse, destination: PeerAddress): Promise<void> {
+  async send(message: SipMessage | EncodedMessage, destination: PeerAddress): Promise<void> {
     const socket = this.#socket;
     if (socket === undefined || this.#closed) throw new SipTransportError(`transport ${this.name} is closed`);
     const data = this.encodeFor(message, destination.address);

@@ -13,7 +13,7 @@ import type { Socket } from 'node:net';
 import { type Clock, sampleMessages, systemClock } from '@switchboard/core';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { SipTransportError } from '../errors.js';
-import type { EncodedResponse } from '../message/encoded-response.js';
+import type { EncodedMessage, EncodedResponse } from '../message/encoded-message.js';
 import { serializeMessage } from '../message/serializer.js';
 import type { SipMessage, SipResponse } from '../message/sip-message.js';
 import {
@@ -100,7 +100,7 @@ export class WsTransport extends BoundTransport implements Transport {
     return this.bound(bound);
   }
 
-  async send(message: SipMessage | EncodedResponse, destination: PeerAddress): Promise<void> {
+  async send(message: SipMessage | EncodedMessage, destination: PeerAddress): Promise<void> {
     if (this.#closed) throw new SipTransportError(`transport ${this.name} is closed`);
     const connection = this.#connections.get(connectionKey(destination.address, destination.port));
     if (connection === undefined) {

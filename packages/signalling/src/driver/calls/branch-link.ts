@@ -10,10 +10,11 @@
  * a retransmitted 2xx of the answer gets the same ACK again (RFC 3261 §13.2.2.4) and nothing
  * else of the call is reachable.
  */
-import type { SipRequest, SipResponse } from '../../message/sip-message.js';
-import type { SipUri } from '../../message/uri.js';
+import { detachedText } from '../../message/detached-text.js';
+import type { EncodedRequest } from '../../message/encoded-message.js';
+import type { SipResponse } from '../../message/sip-message.js';
 import type { ClientTransactionUser } from '../../transaction/transaction-user.js';
-import type { Transport } from '../../transport/transport.js';
+import type { PeerAddress, Transport } from '../../transport/transport.js';
 
 export interface TransactionLink {
   onResponse(response: SipResponse): void;
@@ -21,15 +22,13 @@ export interface TransactionLink {
   onTransportError(err: unknown): void;
 }
 
-/** The ACK sent for a 2xx, to send again as it was. */
+/** The ACK sent for a 2xx, to send again as it was (as bytes: it may wait 32 s for a retransmitted 2xx). */
 export interface SentAck {
   readonly toTag: string;
-  readonly request: SipRequest;
+  readonly request: EncodedRequest;
   readonly transport: Transport;
-  readonly nextHop: SipUri;
+  readonly destination: PeerAddress;
 }
-
-type SendStateless = (request: SipRequest, transport: Transport, nextHop: SipUri) => Promise<unknown>;
 
 /** A transaction user that calls whatever the link holds now. */
 export function linkedUser(link: TransactionLink): ClientTransactionUser {
@@ -40,18 +39,26 @@ export function linkedUser(link: TransactionLink): ClientTransactionUser {
   };
 }
 
-/** Points the link away from the call: only a retransmitted 2xx of `ack`'s dialog is answered. */
-export function releaseLink(link: TransactionLink, ack: SentAck | undefined, sendStateless: SendStateless): void {
+/**
+ * Points the link away from the call: only a retransmitted 2xx of `ack`'s dialog is answered. What
+ * the link keeps for Timer M's 32 s are strings of their own: the tag and address came out of the
+ * callee's 2xx, and as views of its header text they would keep all of it.
+ */
+export function releaseLink(link: TransactionLink, ack: SentAck | undefined): void {
   link.onTimeout = ignore;
   link.onTransportError = ignore;
-  link.onResponse =
-    ack === undefined
-      ? ignore
-      : (response) => {
-          if (response.status >= 200 && response.status < 300 && response.to.tag === ack.toTag) {
-            sendStateless(ack.request, ack.transport, ack.nextHop).catch(ignore);
-          }
-        };
+  if (ack === undefined) {
+    link.onResponse = ignore;
+    return;
+  }
+  const { request, transport } = ack;
+  const toTag = detachedText(ack.toTag);
+  const destination = { address: detachedText(ack.destination.address), port: ack.destination.port };
+  link.onResponse = (response) => {
+    if (response.status >= 200 && response.status < 300 && response.to.tag === toTag) {
+      transport.send(request, destination).catch(ignore);
+    }
+  };
 }
 
 function ignore(): void {}

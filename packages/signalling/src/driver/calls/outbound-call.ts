@@ -33,11 +33,12 @@ import type { Dialog } from '../../dialog/dialog.js';
 import { linkedUser, releaseLink, type TransactionLink } from './branch-link.js';
 import type { IncomingInvite } from '../../dialog/incoming-invite.js';
 import { SipError } from '../../errors.js';
+import { EncodedRequest } from '../../message/encoded-message.js';
 import { newCallId } from '../../message/ids.js';
 import type { SipRequest, SipResponse } from '../../message/sip-message.js';
 import type { SipUri } from '../../message/uri.js';
 import type { Transport } from '../../transport/transport.js';
-import type { UserAgentCore } from '../../ua/user-agent-core.js';
+import { nextHopDestination, type UserAgentCore } from '../../ua/user-agent-core.js';
 import { authorizedAttempt, ChallengeResponder, nextAttempt } from '../auth/outbound-auth.js';
 import type { DtlsIdentities } from '../sdp/dtls-certificates.js';
 import { negotiateAnswer } from '../sdp/sdp.js';
@@ -474,8 +475,11 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
 
   /** §13.2.2.4: the ACK for a 2xx is a new transaction-less request of the dialog, same CSeq number. */
   #sendAck(dialog: Dialog, branch?: Branch): void {
-    const { request, nextHop } = dialog.createRequest('ACK');
-    if (branch !== undefined) branch.ack = { toTag: dialog.remoteTag, request, transport: dialog.transport, nextHop };
+    const { request: built, nextHop } = dialog.createRequest('ACK');
+    const request = new EncodedRequest(built);
+    if (branch !== undefined) {
+      branch.ack = { toTag: dialog.remoteTag, request, transport: dialog.transport, destination: nextHopDestination(nextHop) };
+    }
     this.#env.ua.sendStateless(request, dialog.transport, nextHop).catch((err: unknown) => {
       this.#log.info({ err }, 'ACK could not be sent');
     });
@@ -573,10 +577,9 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
     this.#core.close(this.#winner?.dialog);
     // Branches with a final response need the call no more (branch-link.ts); one still waiting
     // for it keeps the call, so that a 2xx crossing our CANCEL is acknowledged and ended with BYE.
-    const ua = this.#env.ua;
     for (const branch of this.#branches) {
       if (branch.link !== undefined && (branch.finalStatus !== undefined || branch.dialog !== undefined)) {
-        releaseLink(branch.link, branch.ack, (request, transport, nextHop) => ua.sendStateless(request, transport, nextHop));
+        releaseLink(branch.link, branch.ack);
       }
     }
     this.#env.onEnded(this);

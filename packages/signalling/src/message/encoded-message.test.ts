@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createResponse } from './builders.js';
-import { EncodedResponse } from './encoded-response.js';
+import { EncodedResponse } from './encoded-message.js';
 import { serializeMessage } from './serializer.js';
 import { headerFields, SipRequest } from './sip-message.js';
 
