@@ -228,6 +228,8 @@ describe('operating the server', () => {
     assert.doesNotMatch(text, /method="FROBNICATE"/);
     assert.match(text, /^switchboard_sip_transactions\{kind="server"\} \d+$/m);
     assert.match(text, /^switchboard_sip_retransmissions_total\{direction="sent"\} \d+$/m);
+    assert.match(text, /^switchboard_sip_datagrams_dropped_total\{reason="inbound_queue"\} 0$/m);
+    assert.match(text, /^switchboard_sip_datagrams_dropped_total\{reason="receive_buffer"\} 0$/m);
     assert.match(text, /^switchboard_calls\{state="up"\} 0$/m);
     assert.match(text, /^switchboard_media_tick_p99_seconds\{worker="0"\} [\d.e-]+$/m);
     const workerHeap = /^switchboard_media_worker_heap_used_bytes\{worker="0"\} (\d+)$/m.exec(text);

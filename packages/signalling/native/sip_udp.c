@@ -18,13 +18,15 @@
  * Sends are numbered; the thread publishes the number of the last one it has handed to the kernel,
  * and the ones the kernel refused in a small ring of their own, so the loop settles every send on its
  * next wake, whatever number of datagrams are still waiting to be read. A datagram that finds the
- * inbound ring full is dropped and counted, as a full socket buffer would drop it. A send that finds
+ * inbound ring full is dropped and counted, as a full socket buffer would drop it; the kernel's own
+ * drops (a full receive buffer) are read from the socket when asked (SO_MEMINFO). A send that finds
  * the outbound ring full is refused at once (-ENOBUFS).
  */
 #define NAPI_VERSION 8
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
+#include <linux/sock_diag.h>
 #include <netinet/in.h>
 #include <node_api.h>
 #include <pthread.h>
@@ -105,6 +107,8 @@ typedef struct sip_udp {
   _Atomic bool sleeping;
   _Atomic uint32_t sent_seq;
   _Atomic uint64_t dropped;
+  /* Main thread only: the kernel's drop count when last read (SO_MEMINFO), kept once the socket is closed. */
+  uint32_t kernel_dropped;
   failure_t failures[FAILURE_SLOTS];
   _Atomic uint32_t failure_head;
   _Atomic uint32_t failure_tail;
@@ -617,6 +621,7 @@ static napi_value socket_bind(napi_env env, napi_callback_info info) {
     setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &bytes, sizeof bytes);
     setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &bytes, sizeof bytes);
   }
+
   if (bind(fd, (struct sockaddr *)&bind_to, bind_length) != 0) {
     int err = errno;
     close(fd);
@@ -728,13 +733,27 @@ static napi_value socket_send(napi_env env, napi_callback_info info) {
   return result;
 }
 
-/* socket.dropped() -> datagrams dropped because the loop had not yet taken the ones before them. */
+/*
+ * socket.dropped() -> [inboundRing, receiveBuffer]: datagrams dropped because the loop had not yet
+ * taken the ones before them, and those the kernel dropped with the socket's receive buffer full.
+ */
 static napi_value socket_dropped(napi_env env, napi_callback_info info) {
   size_t argc = 0;
   sip_udp_t *s = self_of(env, info, &argc, NULL);
   if (s == NULL) return NULL;
-  napi_value result;
-  napi_create_double(env, (double)atomic_load(&s->dropped), &result);
+  napi_value ring, kernel, result;
+  napi_create_double(env, (double)atomic_load(&s->dropped), &ring);
+  if (s->fd >= 0) {
+    /* The socket's own count, current (net/core/sock.c, sk_get_meminfo); 32 bits, it wraps. */
+    uint32_t meminfo[SK_MEMINFO_VARS];
+    socklen_t length = sizeof meminfo;
+    if (getsockopt(s->fd, SOL_SOCKET, SO_MEMINFO, meminfo, &length) == 0 && length > SK_MEMINFO_DROPS * sizeof(uint32_t))
+      s->kernel_dropped = meminfo[SK_MEMINFO_DROPS];
+  }
+  napi_create_uint32(env, s->kernel_dropped, &kernel);
+  napi_create_array_with_length(env, 2, &result);
+  napi_set_element(env, result, 0, ring);
+  napi_set_element(env, result, 1, kernel);
   return result;
 }
 

@@ -1,8 +1,10 @@
 /**
  * SIP metrics from the transports' message observers and the transaction counters: requests by
- * method, responses by status, each by direction; retransmissions; transactions in progress.
+ * method, responses by status, each by direction; retransmissions; transactions in progress; datagrams
+ * the native SIP sockets received but dropped.
  */
 import {
+  droppedSipDatagrams,
   isKnownMethod,
   observeSipMessages,
   type SipMessageDirection,
@@ -69,6 +71,20 @@ export function registerSipMetrics(registry: Registry): () => void {
       this.inc({ direction: 'sent' }, Math.max(0, now.sent - seen.sent));
       this.inc({ direction: 'received' }, Math.max(0, now.received - seen.received));
       seen = now;
+    },
+  });
+  let droppedSeen = { inboundQueue: 0, receiveBuffer: 0 };
+  new Counter({
+    name: 'switchboard_sip_datagrams_dropped_total',
+    help: "SIP datagrams received but dropped (native UDP socket): inbound_queue (the event loop was behind), receive_buffer (the kernel's buffer was full)",
+    labelNames: ['reason'],
+    registers: [registry],
+    collect() {
+      const now = droppedSipDatagrams();
+      this.inc({ reason: 'inbound_queue' }, Math.max(0, now.inboundQueue - droppedSeen.inboundQueue));
+      // The kernel's count is 32 bits and wraps.
+      this.inc({ reason: 'receive_buffer' }, (now.receiveBuffer - droppedSeen.receiveBuffer) >>> 0);
+      droppedSeen = now;
     },
   });
   new Gauge({

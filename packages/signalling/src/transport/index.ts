@@ -1,5 +1,6 @@
 export * from './local-address.js';
 export * from './message-observers.js';
+export { type DroppedDatagrams, droppedSipDatagrams } from './native-datagram-socket.js';
 export * from './stream-framer.js';
 export * from './stream-transport.js';
 export * from './transport.js';

@@ -7,7 +7,7 @@ import { createSocket, type Socket } from 'node:dgram';
 import { describe, it } from 'node:test';
 import { Worker } from 'node:worker_threads';
 import type { DatagramSource } from './datagram-socket.js';
-import { NativeDatagramSocket, nativeDatagramSocketsAvailable } from './native-datagram-socket.js';
+import { droppedSipDatagrams, NativeDatagramSocket, nativeDatagramSocketsAvailable } from './native-datagram-socket.js';
 
 const skip = nativeDatagramSocketsAvailable() ? false : 'the native SIP UDP socket is not built here';
 
@@ -16,10 +16,13 @@ interface Received {
   source: DatagramSource;
 }
 
-async function openNative(address = '127.0.0.1'): Promise<{ socket: NativeDatagramSocket; port: number; inbox: Received[] }> {
+async function openNative(
+  address = '127.0.0.1',
+  bufferBytes?: number,
+): Promise<{ socket: NativeDatagramSocket; port: number; inbox: Received[] }> {
   const inbox: Received[] = [];
   const socket = new NativeDatagramSocket((data, source) => inbox.push({ data, source }));
-  const { port } = await socket.bind(address, 0);
+  const { port } = await socket.bind(address, 0, bufferBytes);
   return { socket, port, inbox };
 }
 
@@ -100,7 +103,7 @@ describe('native SIP UDP socket', { skip }, () => {
       await until(() => inbox.length >= (round + 1) * ROUND, `inbound round ${round}`);
     }
     for (const [i, { data }] of inbox.entries()) assert.ok(data.equals(payload(i)), `inbound datagram ${i}`);
-    assert.equal(socket.dropped, 0);
+    assert.deepEqual(socket.dropped, { inboundQueue: 0, receiveBuffer: 0 });
     await socket.close();
     await closePeer(peer);
   });
@@ -136,7 +139,8 @@ describe('native SIP UDP socket', { skip }, () => {
     await closePeer(peer);
   });
 
-  it('drops and counts datagrams that find its 4 MiB inbound queue full while the loop is busy', async () => {
+  it('drops and counts datagrams that find its 4 MiB inbound queue full while the loop is busy: every one accounted for', async () => {
+    const before = droppedSipDatagrams();
     const { socket, port, inbox } = await openNative();
     // The sender runs on a thread of its own while this one is kept busy: the socket's thread goes
     // on reading, and its ring fills.
@@ -149,21 +153,57 @@ describe('native SIP UDP socket', { skip }, () => {
        const payload = Buffer.alloc(1000, 1);
        let sent = 0;
        const burst = () => {
-         for (let i = 0; i < 500 && sent < 12000; i++, sent++) socket.send(payload, workerData.port, '127.0.0.1');
+         // Closed from the last send's callback: a send still queued in dgram when it closes is never sent.
+         const done = () => socket.close(() => { Atomics.store(flags, 0, 1); Atomics.notify(flags, 0); });
+         for (let i = 0; i < 500 && sent < 12000; i++, sent++) socket.send(payload, workerData.port, '127.0.0.1', sent === 11999 ? done : undefined);
          if (sent < 12000) setImmediate(burst);
-         else socket.close(() => { Atomics.store(flags, 0, 1); Atomics.notify(flags, 0); });
        };
        socket.bind(0, '127.0.0.1', burst);`,
       { eval: true, workerData: { port, flags: flags.buffer } },
     );
     Atomics.wait(flags, 0, 0, 20_000);
-    // Everything sent has reached the socket's thread once the rings stop changing.
-    await until(() => inbox.length + socket.dropped >= 12000 || socket.dropped > 0, 'the flood');
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // On loopback a datagram is either queued for the socket or dropped and counted by the kernel
+    // (its receive buffer full: SO_MEMINFO), so delivered + dropped in the ring + dropped by the
+    // kernel is everything sent, once the ring has been emptied.
+    const accounted = () => inbox.length + socket.dropped.inboundQueue + socket.dropped.receiveBuffer;
+    await until(() => accounted() >= 12000, 'the flood').catch((error: Error) => {
+      throw new Error(`${error.message}: ${inbox.length} delivered, dropped ${JSON.stringify(socket.dropped)}`);
+    });
     await sender.terminate();
-    assert.ok(socket.dropped > 0, 'the full ring dropped datagrams');
+    const dropped = socket.dropped;
+    assert.ok(dropped.inboundQueue > 0, 'the full ring dropped datagrams');
     assert.ok(inbox.length >= 3500, `${inbox.length} delivered`);
-    assert.ok(inbox.length + socket.dropped <= 12000);
+    assert.equal(accounted(), 12000, `${inbox.length} delivered, ${dropped.inboundQueue} + ${dropped.receiveBuffer} dropped`);
+    // The process's total counts them too, and keeps them once the socket is closed.
+    const after = droppedSipDatagrams();
+    assert.equal(after.inboundQueue - before.inboundQueue, dropped.inboundQueue);
+    assert.equal(after.receiveBuffer - before.receiveBuffer, dropped.receiveBuffer);
+    await socket.close();
+    assert.deepEqual(droppedSipDatagrams(), after);
+  });
+
+  it('counts the datagrams the kernel dropped with its receive buffer full (SO_MEMINFO)', async () => {
+    // A buffer of a few datagrams, and a sender on a thread of its own that does nothing but send.
+    const { socket, port, inbox } = await openNative('127.0.0.1', 2048);
+    const sender = new Worker(
+      `const { createSocket } = require('node:dgram');
+       const { workerData } = require('node:worker_threads');
+       const socket = createSocket('udp4');
+       const payload = Buffer.alloc(1000, 2);
+       let sent = 0;
+       const burst = () => {
+         for (let i = 0; i < 1000 && sent < 20000; i++, sent++) socket.send(payload, workerData.port, '127.0.0.1');
+         if (sent < 20000) setImmediate(burst);
+       };
+       socket.bind(0, '127.0.0.1', burst);`,
+      { eval: true, workerData: { port } },
+    );
+    const accounted = () => inbox.length + socket.dropped.inboundQueue + socket.dropped.receiveBuffer;
+    await until(() => accounted() >= 20000, 'the burst', 20_000);
+    await sender.terminate();
+    const dropped = socket.dropped;
+    assert.ok(dropped.receiveBuffer > 0, `the kernel dropped some: ${inbox.length} delivered, ${dropped.inboundQueue} dropped in the ring`);
+    assert.equal(accounted(), 20000);
     await socket.close();
   });
 

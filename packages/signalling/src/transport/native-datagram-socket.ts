@@ -18,7 +18,8 @@ interface NativeSipUdpSocket {
   bind(address: string, port: number, bufferBytes: number): [port: number, receiveBufferBytes: number];
   /** The send's number (> 0), or -errno at once. */
   send(bytes: Uint8Array, offset: number, length: number, address: string, port: number): number;
-  dropped(): number;
+  /** [inbound ring full, kernel receive buffer full (SO_MEMINFO, 32 bits)]. */
+  dropped(): [inboundQueue: number, receiveBuffer: number];
   /** Sends what was queued, closes; returns the sends done as onSendsDone reports them. */
   close(): [sentThrough: number, failures: Int32Array | null];
 }
@@ -43,6 +44,28 @@ const addon = loadAddon();
 
 export function nativeDatagramSocketsAvailable(): boolean {
   return addon !== null;
+}
+
+/** Datagrams received but dropped, by where: the process's total over every native SIP socket. */
+export interface DroppedDatagrams {
+  /** The ring between the socket's thread and the event loop was full: the loop was behind. */
+  inboundQueue: number;
+  /** The kernel's receive buffer was full: the socket's thread was behind (SO_MEMINFO). */
+  receiveBuffer: number;
+}
+
+const liveSockets = new Set<NativeDatagramSocket>();
+const droppedByClosedSockets: DroppedDatagrams = { inboundQueue: 0, receiveBuffer: 0 };
+
+/** What every native SIP socket of the process dropped so far, closed ones included (dgram's drops are the kernel's alone and not seen). */
+export function droppedSipDatagrams(): DroppedDatagrams {
+  const total = { ...droppedByClosedSockets };
+  for (const socket of liveSockets) {
+    const dropped = socket.dropped;
+    total.inboundQueue += dropped.inboundQueue;
+    total.receiveBuffer += dropped.receiveBuffer;
+  }
+  return total;
 }
 
 /** Whether send number `seq` is at or before `through`, on a 32-bit counter that wraps. */
@@ -80,7 +103,8 @@ export class NativeDatagramSocket implements DatagramSocket {
     this.#onMessage = onMessage;
   }
 
-  bind(address: string, port: number): Promise<{ port: number; receiveBufferBytes: number }> {
+  /** `bufferBytes`: the SO_RCVBUF and SO_SNDBUF asked for (the kernel doubles it, and caps it at its maximum). */
+  bind(address: string, port: number, bufferBytes = SOCKET_BUFFER_BYTES): Promise<{ port: number; receiveBufferBytes: number }> {
     if (addon === null) return Promise.reject(new Error('the native SIP UDP socket is not built'));
     const socket = new addon.SipUdpSocket(
       (data, from, fromPort) =>
@@ -88,8 +112,9 @@ export class NativeDatagramSocket implements DatagramSocket {
       (sentThrough, failures) => this.#settle(sentThrough, failures),
     );
     try {
-      const [boundPort, receiveBufferBytes] = socket.bind(address, port, SOCKET_BUFFER_BYTES);
+      const [boundPort, receiveBufferBytes] = socket.bind(address, port, bufferBytes);
       this.#socket = socket;
+      liveSockets.add(this);
       return Promise.resolve({ port: boundPort, receiveBufferBytes });
     } catch (error) {
       socket.close();
@@ -109,14 +134,19 @@ export class NativeDatagramSocket implements DatagramSocket {
     });
   }
 
-  /** Datagrams dropped because the event loop had not taken the ones before them yet. */
-  get dropped(): number {
-    return this.#socket?.dropped() ?? 0;
+  /** Datagrams this socket dropped (0 and 0 when not bound). */
+  get dropped(): DroppedDatagrams {
+    const counts = this.#socket?.dropped();
+    return counts === undefined ? { inboundQueue: 0, receiveBuffer: 0 } : { inboundQueue: counts[0], receiveBuffer: counts[1] };
   }
 
   close(): Promise<void> {
     const socket = this.#socket;
     if (socket === undefined) return Promise.resolve();
+    const dropped = this.dropped;
+    droppedByClosedSockets.inboundQueue += dropped.inboundQueue;
+    droppedByClosedSockets.receiveBuffer += dropped.receiveBuffer;
+    liveSockets.delete(this);
     this.#socket = undefined;
     const [sentThrough, failures] = socket.close();
     this.#settle(sentThrough, failures);
