@@ -98,7 +98,7 @@ export async function stepRates({ pid, rates, seconds, maxFailureRatio, run, met
   const steps = [];
   for (const rate of rates) {
     const calls = rate * seconds;
-    if (metricsUrl !== undefined) await mainLoopLagMaxMs(metricsUrl); // starts the step's window
+    const sipBefore = metricsUrl !== undefined ? await scrapeStep(metricsUrl) : undefined; // starts the step's lag window
     const cpuBefore = cpuSeconds(pid);
     const mainBefore = cpuSeconds(`${pid}/task/${pid}`);
     const mainSystemBefore = systemCpuSeconds(`${pid}/task/${pid}`);
@@ -110,6 +110,7 @@ export async function stepRates({ pid, rates, seconds, maxFailureRatio, run, met
     const mainCpu = cpuSeconds(`${pid}/task/${pid}`) - mainBefore;
     const mainSystem = systemCpuSeconds(`${pid}/task/${pid}`) - mainSystemBefore;
     const busy = machineBusySeconds() - busyBefore;
+    const sipAfter = metricsUrl !== undefined ? await scrapeStep(metricsUrl) : undefined;
     const ok = sippCount(sipp.stdout, 'Successful call');
     const failed = calls - ok;
     const step = {
@@ -129,7 +130,15 @@ export async function stepRates({ pid, rates, seconds, maxFailureRatio, run, met
       server_rss_mib: round(rssMiB(pid), 1),
       // How busy both cores were, all processes together (sipp, the server, anyone else's jobs).
       machine_busy_pct: round((100 * busy) / (elapsed * cpus().length), 1),
-      ...(metricsUrl !== undefined ? { main_loop_lag_max_ms: round(await mainLoopLagMaxMs(metricsUrl), 1) } : {}),
+      ...(sipBefore !== undefined && sipAfter !== undefined
+        ? {
+            main_loop_lag_max_ms: round(sipAfter.lagMaxMs, 1),
+            // Datagrams the server's SIP socket received but dropped, and its retransmissions: where
+            // failed calls of a step went.
+            sip_datagrams_dropped: sipAfter.dropped - sipBefore.dropped,
+            sip_retransmissions_sent: sipAfter.retransmissionsSent - sipBefore.retransmissionsSent,
+          }
+        : {}),
     };
     // With a failed call the step lasts until sipp's time limit, so its pace can only be judged
     // when every call succeeded.
@@ -148,13 +157,26 @@ export async function stepRates({ pid, rates, seconds, maxFailureRatio, run, met
 }
 
 /**
- * The main event loop's longest delay since the last scrape, in ms: prom-client's
- * `nodejs_eventloop_lag_max_seconds` (its histogram starts again at every scrape).
+ * One scrape of the server's /metrics: the main event loop's longest delay since the last scrape, in
+ * ms (prom-client's `nodejs_eventloop_lag_max_seconds`, whose histogram starts again at every scrape:
+ * the longest interval between two ticks of the server's 20 ms monitoring timer, so a stall of S ms
+ * reads as S to S + 20 and an idle loop as 20), and the SIP datagrams dropped and retransmissions
+ * sent so far.
  */
-export async function mainLoopLagMaxMs(metricsUrl) {
+async function scrapeStep(metricsUrl) {
   const text = await (await fetch(metricsUrl)).text();
-  const match = /^nodejs_eventloop_lag_max_seconds(?:\{[^}]*\})? ([0-9.e+-]+)$/m.exec(text);
-  return match === null ? Number.NaN : 1000 * Number(match[1]);
+  const number = (pattern) => {
+    const match = pattern.exec(text);
+    return match === null ? 0 : Number(match[1]);
+  };
+  const lag = /^nodejs_eventloop_lag_max_seconds(?:\{[^}]*\})? ([0-9.e+-]+)$/m.exec(text);
+  return {
+    lagMaxMs: lag === null ? Number.NaN : 1000 * Number(lag[1]),
+    dropped:
+      number(/^switchboard_sip_datagrams_dropped_total\{reason="inbound_queue"\} ([0-9.e+]+)$/m) +
+      number(/^switchboard_sip_datagrams_dropped_total\{reason="receive_buffer"\} ([0-9.e+]+)$/m),
+    retransmissionsSent: number(/^switchboard_sip_retransmissions_total\{direction="sent"\} ([0-9.e+]+)$/m),
+  };
 }
 
 /**
