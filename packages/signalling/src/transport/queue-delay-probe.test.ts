@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createSocket } from 'node:dgram';
 import { describe, it } from 'node:test';
 import { silentLogger } from '@switchboard/core';
-import { QueueDelayProbe } from './queue-delay-probe.js';
+import { QUIET_AFTER_MS, QUIET_INTERVAL_MS, QueueDelayProbe } from './queue-delay-probe.js';
 import { UdpTransport } from './udp-transport.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -51,6 +51,37 @@ describe('receive queue delay probe', () => {
       }
       await waitFor(() => delays.some((ms) => ms >= 150));
     } finally {
+      probe.close();
+      sip.close();
+    }
+  });
+
+  it('probes a socket that reads no SIP datagram every 100 ms, and at its own interval again once one comes', async () => {
+    const sip = createSocket('udp4');
+    await new Promise<void>((resolve) => sip.bind(0, '127.0.0.1', resolve));
+    const reports: number[] = [];
+    const probe = new QueueDelayProbe('127.0.0.1', sip.address().port, 10, () => reports.push(performance.now()));
+    sip.on('message', (data, rinfo) => probe.receive(data, rinfo));
+    await probe.start();
+    const peer = createSocket('udp4');
+    try {
+      assert.equal(probe.quiet, false);
+      await waitFor(() => probe.quiet);
+      // Quiet: a second brings about ten probes, not a hundred.
+      reports.length = 0;
+      await sleep(1000);
+      assert.ok(reports.length >= 5 && reports.length <= 1000 / QUIET_INTERVAL_MS + 3, `${reports.length} probes in a second`);
+      // A SIP datagram: probed at the full rate again, and quiet again after a second without one.
+      await new Promise<void>((resolve) => peer.send('OPTIONS sip:x SIP/2.0\r\n\r\n', sip.address().port, '127.0.0.1', () => resolve()));
+      await waitFor(() => !probe.quiet);
+      reports.length = 0;
+      await sleep(300);
+      assert.ok(reports.length >= 10, `${reports.length} probes in 300 ms`);
+      const busySince = performance.now();
+      await waitFor(() => probe.quiet);
+      assert.ok(performance.now() - busySince >= QUIET_AFTER_MS - 350);
+    } finally {
+      peer.close();
       probe.close();
       sip.close();
     }
