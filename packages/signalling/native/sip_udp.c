@@ -52,7 +52,7 @@
 #define DELIVER_PER_WAKE 32
 #define WRAP UINT32_MAX
 #define HEADER_BYTES 32u
-/* Refused sends not yet reported; a power of two. Beyond it a refusal is counted and its send reported done. */
+/* Refused sends not yet reported; a power of two. Beyond it a refusal is lost and its send reported done. */
 #define FAILURE_SLOTS 4096u
 
 typedef struct {
@@ -109,10 +109,11 @@ typedef struct sip_udp {
   _Atomic uint64_t dropped;
   /* Main thread only: the kernel's drop count when last read (SO_MEMINFO), kept once the socket is closed. */
   uint32_t kernel_dropped;
+  /* Main thread only: the last sentThrough handed to JavaScript. */
+  uint32_t reported_seq;
   failure_t failures[FAILURE_SLOTS];
   _Atomic uint32_t failure_head;
   _Atomic uint32_t failure_tail;
-  _Atomic uint64_t failures_lost;
 } sip_udp_t;
 
 static uint64_t record_bytes(uint32_t length) { return (HEADER_BYTES + (uint64_t)length + 7u) & ~(uint64_t)7u; }
@@ -169,10 +170,7 @@ static bool ring_empty(ring_t *ring) {
 static void push_failure(sip_udp_t *s, uint32_t seq, int err) {
   uint32_t head = atomic_load_explicit(&s->failure_head, memory_order_relaxed);
   uint32_t tail = atomic_load_explicit(&s->failure_tail, memory_order_acquire);
-  if (head - tail >= FAILURE_SLOTS) {
-    atomic_fetch_add_explicit(&s->failures_lost, 1, memory_order_relaxed);
-    return;
-  }
+  if (head - tail >= FAILURE_SLOTS) return;
   s->failures[head & (FAILURE_SLOTS - 1)] = (failure_t){.seq = seq, .err = err};
   atomic_store_explicit(&s->failure_head, head + 1, memory_order_release);
 }
@@ -397,14 +395,17 @@ static void sends_done_values(napi_env env, uint32_t sent, const int32_t *failur
   napi_create_typedarray(env, napi_int32_array, (size_t)count * 2, buffer, 0, &values[1]);
 }
 
-/* The sends done since the last wake: one call, before any datagram. */
+/* The sends done since the last report, if any: one call, before any datagram. */
 static void report_sends(sip_udp_t *s) {
   napi_env env = s->env;
   uint32_t sent;
   int32_t failures[2 * FAILURES_PER_REPORT];
   int count = take_sends_done(s, &sent, failures);
+  /* A wake that only brought datagrams does not enter JavaScript for the sends. */
+  if (count == 0 && sent == s->reported_seq) return;
   napi_handle_scope scope;
   if (napi_open_handle_scope(env, &scope) != napi_ok) return;
+  s->reported_seq = sent;
   napi_value argv[2];
   sends_done_values(env, sent, failures, count, argv);
   call_js(s, s->on_sends_done, 2, argv);
@@ -546,7 +547,6 @@ static napi_value socket_construct(napi_env env, napi_callback_info info) {
   atomic_init(&s->dropped, 0);
   atomic_init(&s->failure_head, 0);
   atomic_init(&s->failure_tail, 0);
-  atomic_init(&s->failures_lost, 0);
   napi_get_uv_event_loop(env, &s->loop);
   napi_create_reference(env, argv[0], 1, &s->on_datagram);
   napi_create_reference(env, argv[1], 1, &s->on_sends_done);
@@ -621,7 +621,6 @@ static napi_value socket_bind(napi_env env, napi_callback_info info) {
     setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &bytes, sizeof bytes);
     setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &bytes, sizeof bytes);
   }
-
   if (bind(fd, (struct sockaddr *)&bind_to, bind_length) != 0) {
     int err = errno;
     close(fd);

@@ -10,7 +10,6 @@ import { type Dialog, dialogKey, isKnownMethod } from '../dialog/dialog.js';
 import { IncomingInvite } from '../dialog/incoming-invite.js';
 import type { DialogServices } from '../dialog/services.js';
 import { createResponse } from '../message/builders.js';
-import type { EncodedRequest } from '../message/encoded-message.js';
 import { newTag } from '../message/ids.js';
 import type { SipRequest, SipResponse } from '../message/sip-message.js';
 import type { SipUri } from '../message/uri.js';
@@ -156,7 +155,7 @@ export class UserAgentCore implements TransactionLayerUser {
    * Sends a request outside any transaction (the ACK for a 2xx, RFC 3261 §13.2.2.4), to the address
    * `nextHop` resolves to (§8.1.2).
    */
-  sendStateless(request: SipRequest | EncodedRequest, transport: Transport, nextHop: SipUri): Promise<void> {
+  sendStateless(request: SipRequest, transport: Transport, nextHop: SipUri): Promise<void> {
     return transport.send(request, nextHopDestination(nextHop));
   }
 

@@ -476,11 +476,11 @@ export class OutboundSipCall implements ChannelTechnology, TransferSource, Early
   /** §13.2.2.4: the ACK for a 2xx is a new transaction-less request of the dialog, same CSeq number. */
   #sendAck(dialog: Dialog, branch?: Branch): void {
     const { request: built, nextHop } = dialog.createRequest('ACK');
+    // Serialised once: sent now, and again for each retransmitted 2xx while the branch lingers.
     const request = new EncodedRequest(built);
-    if (branch !== undefined) {
-      branch.ack = { toTag: dialog.remoteTag, request, transport: dialog.transport, destination: nextHopDestination(nextHop) };
-    }
-    this.#env.ua.sendStateless(request, dialog.transport, nextHop).catch((err: unknown) => {
+    const destination = nextHopDestination(nextHop);
+    if (branch !== undefined) branch.ack = { toTag: dialog.remoteTag, request, transport: dialog.transport, destination };
+    dialog.transport.send(request, destination).catch((err: unknown) => {
       this.#log.info({ err }, 'ACK could not be sent');
     });
   }
